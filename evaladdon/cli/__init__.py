@@ -1,0 +1,1 @@
+"""The ``evaladdon`` command line."""

@@ -1,0 +1,1 @@
+"""Rendering of result objects: text tables (rich), JSON, markdown."""

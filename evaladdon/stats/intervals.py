@@ -1,0 +1,133 @@
+"""Confidence intervals for a binomial proportion and for a mean.
+
+Formulas follow Brown, Cai & DasGupta (2001), "Interval Estimation for a Binomial
+Proportion", Statistical Science 16(2), 101-133, and Agresti & Coull (1998).
+Oracle in the tests: ``statsmodels.stats.proportion.proportion_confint`` for every
+method, plus the published values listed in ``tests/test_intervals.py``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from scipy import stats as sps
+
+from evaladdon.stats._checks import check_level
+from evaladdon.stats._result import Result
+
+ProportionMethod = Literal["wilson", "clopper-pearson", "jeffreys", "agresti-coull", "wald"]
+PROPORTION_METHODS: tuple[str, ...] = ("wilson", "clopper-pearson", "jeffreys", "agresti-coull", "wald")
+
+
+@dataclass(frozen=True)
+class Interval(Result):
+    """A two-sided confidence interval ``[low, high]`` at ``level`` made by ``method``."""
+
+    estimate: float
+    low: float
+    high: float
+    level: float
+    method: str
+
+
+@dataclass(frozen=True)
+class ProportionInterval(Interval):
+    """Interval for ``successes`` out of ``n`` Bernoulli trials."""
+
+    successes: int
+    n: int
+
+
+def _z(level: float) -> float:
+    return float(sps.norm.ppf(0.5 + level / 2.0))
+
+
+def proportion_interval(
+    successes: int, n: int, method: str = "wilson", level: float = 0.95
+) -> ProportionInterval:
+    """Two-sided interval for a binomial proportion ``successes / n``.
+
+    Methods (``z`` = standard normal quantile at ``(1 + level) / 2``, ``p = k/n``):
+
+    - ``wilson``: score interval, centre ``(k + z^2/2)/(n + z^2)``, half-width
+      ``z sqrt(n) / (n + z^2) * sqrt(p(1-p) + z^2/(4n))`` (Wilson 1927; BCD 2001 eq. 4).
+    - ``clopper-pearson``: exact, ``Beta(a/2; k, n-k+1)`` and ``Beta(1-a/2; k+1, n-k)``
+      quantiles, with 0 at k = 0 and 1 at k = n (conservative; for sign-offs).
+    - ``jeffreys``: equal-tailed ``Beta(k + 1/2, n - k + 1/2)`` quantiles, with the lower
+      bound set to 0 at k = 0 and the upper to 1 at k = n (BCD 2001, section 4.1.2).
+    - ``agresti-coull``: Wald around ``p~ = (k + z^2/2)/(n + z^2)`` with ``n~ = n + z^2``,
+      clipped to [0, 1] (Agresti & Coull 1998).
+    - ``wald``: ``p +- z sqrt(p(1-p)/n)``, clipped to [0, 1]; shown for contrast only --
+      it has length 0 at k = 0 and k = n and undercovers badly (BCD 2001).
+
+    Raises ``ValueError`` for ``n < 1``, ``k`` outside ``[0, n]``, or an unknown method.
+    """
+    level = check_level(level)
+    if int(n) != n or int(successes) != successes:
+        raise ValueError(f"successes and n must be whole numbers, got {successes} and {n}")
+    k, n = int(successes), int(n)
+    if n < 1:
+        raise ValueError(f"n must be at least 1, got {n}")
+    if not 0 <= k <= n:
+        raise ValueError(f"successes must be between 0 and n={n}, got {k}")
+    alpha = 1.0 - level
+    p = k / n
+    method = method.lower().replace("_", "-")
+    if method == "wilson":
+        z = _z(level)
+        z2 = z * z
+        centre = (k + z2 / 2.0) / (n + z2)
+        half = z * math.sqrt(n) / (n + z2) * math.sqrt(p * (1.0 - p) + z2 / (4.0 * n))
+        low, high = centre - half, centre + half
+        if k == 0:
+            low = 0.0
+        if k == n:
+            high = 1.0
+    elif method == "clopper-pearson":
+        low = 0.0 if k == 0 else float(sps.beta.ppf(alpha / 2.0, k, n - k + 1))
+        high = 1.0 if k == n else float(sps.beta.ppf(1.0 - alpha / 2.0, k + 1, n - k))
+    elif method == "jeffreys":
+        low = 0.0 if k == 0 else float(sps.beta.ppf(alpha / 2.0, k + 0.5, n - k + 0.5))
+        high = 1.0 if k == n else float(sps.beta.ppf(1.0 - alpha / 2.0, k + 0.5, n - k + 0.5))
+    elif method == "agresti-coull":
+        z = _z(level)
+        n_tilde = n + z * z
+        p_tilde = (k + z * z / 2.0) / n_tilde
+        half = z * math.sqrt(p_tilde * (1.0 - p_tilde) / n_tilde)
+        low, high = p_tilde - half, p_tilde + half
+    elif method == "wald":
+        z = _z(level)
+        half = z * math.sqrt(p * (1.0 - p) / n)
+        low, high = p - half, p + half
+    else:
+        raise ValueError(f"unknown interval method {method!r}; choose one of {', '.join(PROPORTION_METHODS)}")
+    return ProportionInterval(
+        estimate=p,
+        low=float(min(max(low, 0.0), 1.0)),
+        high=float(min(max(high, 0.0), 1.0)),
+        level=level,
+        method=method,
+        successes=k,
+        n=n,
+    )
+
+
+def t_interval(estimate: float, se: float, df: float, level: float = 0.95, method: str = "t") -> Interval:
+    """``estimate +- t_{df, (1+level)/2} * se``; ``df = inf`` gives the normal interval.
+
+    Oracle in the tests: ``scipy.stats.t.interval``.
+    """
+    level = check_level(level)
+    if not (df > 0):
+        raise ValueError(f"degrees of freedom must be positive, got {df}")
+    q = float(sps.norm.ppf(0.5 + level / 2.0)) if np.isinf(df) else float(sps.t.ppf(0.5 + level / 2.0, df))
+    return Interval(
+        estimate=float(estimate),
+        low=float(estimate - q * se),
+        high=float(estimate + q * se),
+        level=level,
+        method=method,
+    )

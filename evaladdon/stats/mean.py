@@ -1,0 +1,230 @@
+"""The mean score of one run, with its standard error at the right unit.
+
+Design (Miller 2024, arXiv:2411.00640, sections 2.1-2.3):
+
+1. Average epochs within an item first: ``xbar_i = mean_k x_ik``.  Items (or clusters
+   of items) are the independent units, epochs are not.
+2. ``p_hat = mean_i xbar_i``.
+3. ``se_naive`` = ``s(x_ik)/sqrt(N)`` over all ``N`` rows as if independent (shown only to
+   say how far it is off); ``se_item = s(xbar)/sqrt(n)``; ``se_cluster`` = CR1 sandwich
+   with ``C/(C-1)`` (t on ``C - 1`` df) and ``se_cluster_cr2`` = Bell-McCaffrey CR2 with
+   Satterthwaite df (:mod:`evaladdon.stats.cluster`).
+4. ``deff = se_cluster^2 / se_item^2``, ``n_eff = n / deff``; the intra-cluster
+   correlation from ``deff = 1 + (m~ - 1) icc`` with the size-weighted mean cluster size
+   ``m~ = sum n_c^2 / n`` (Kish 1965; exact for equal sizes, the usual approximation
+   otherwise).
+5. Interval: Wilson for 0/1 scores with one epoch and no clusters (Brown, Cai & DasGupta
+   2001), a t interval otherwise (``n - 1`` df, or the cluster df); the caller may choose
+   any proportion method (0/1, one epoch, no clusters only), ``t`` or a cluster
+   ``bootstrap``.
+
+Oracles in the tests: statsmodels ``OLS(...).fit(cov_type="cluster")`` for CR1, dense
+Bell-McCaffrey algebra for CR2, hand computation for everything else.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from evaladdon.stats._checks import as_finite_1d, check_level, codes, is_binary
+from evaladdon.stats._result import Result
+from evaladdon.stats.bootstrap import bootstrap_mean
+from evaladdon.stats.cluster import ClusteredSE, clustered_se
+from evaladdon.stats.epochs import EpochVariance, epoch_variance
+from evaladdon.stats.intervals import PROPORTION_METHODS, proportion_interval, t_interval
+
+MEAN_METHODS: tuple[str, ...] = ("auto", "t", "bootstrap", *PROPORTION_METHODS)
+
+NAN = float("nan")
+
+
+@dataclass(frozen=True)
+class MeanEstimate(Result):
+    """One run's mean with every standard error worth showing; see the module doc.
+
+    ``se`` is the one the interval uses: ``se_cluster`` (or ``se_cluster_cr2`` when
+    ``cluster_method="cr2"``) with clusters, else ``se_item``.  ``notes`` says why any
+    field is NaN (one item, one cluster, zero variance).
+    """
+
+    mean: float
+    se: float
+    ci_low: float
+    ci_high: float
+    level: float
+    method: str
+    df: float
+    n_rows: int
+    n_items: int
+    n_epochs_min: int
+    n_epochs_max: int
+    n_clusters: int | None
+    se_naive: float
+    se_item: float
+    se_cluster: float | None
+    se_cluster_cr2: float | None
+    df_cluster_cr2: float | None
+    deff: float | None
+    icc: float | None
+    n_eff: float | None
+    icc_epochs: float | None
+    binary: bool
+    epoch_variance: EpochVariance | None
+    notes: tuple[str, ...] = ()
+
+
+def _item_means(x: np.ndarray, item_codes: np.ndarray, n_items: int) -> tuple[np.ndarray, np.ndarray]:
+    counts = np.bincount(item_codes, minlength=n_items)
+    sums = np.bincount(item_codes, weights=x, minlength=n_items)
+    return sums / counts, counts
+
+
+def _cluster_of_items(
+    clusters: npt.ArrayLike, item_codes: np.ndarray, n_items: int, n_rows: int
+) -> np.ndarray:
+    """One cluster label per item; refuses items whose rows disagree on the cluster."""
+    cluster_codes, _ = codes(clusters, n_rows, "clusters")
+    first = np.full(n_items, -1, dtype=np.int64)
+    # first occurrence of each item (reverse assignment keeps the first)
+    first[item_codes[::-1]] = cluster_codes[::-1]
+    mismatch = first[item_codes] != cluster_codes
+    if mismatch.any():
+        row = int(np.flatnonzero(mismatch)[0])
+        raise ValueError(f"an item lies in two clusters (row {row}); a cluster label must be constant within an item")
+    return first
+
+
+def estimate_mean(
+    values: npt.ArrayLike,
+    items: npt.ArrayLike | None = None,
+    clusters: npt.ArrayLike | None = None,
+    *,
+    epochs: npt.ArrayLike | None = None,
+    level: float = 0.95,
+    method: str = "auto",
+    cluster_method: str = "cr1",
+    n_resamples: int = 10_000,
+    seed: int | None = 0,
+) -> MeanEstimate:
+    """Mean of ``values`` with SEs at the item and cluster level (see module docstring).
+
+    ``items`` labels the item of each value (``None``: every value its own item, one
+    epoch); ``clusters`` the cluster of each value (constant within an item); ``epochs``,
+    if given, is only checked: an (item, epoch) pair may occur once.
+
+    Degenerate input: empty or non-finite values, or an item in two clusters, raise
+    ``ValueError``.  One item gives NaN SEs (a Wilson interval still exists for 0/1);
+    one cluster gives NaN cluster SEs and interval; zero variance gives SE 0 and a
+    degenerate t interval; each of these is said in ``notes``.
+    """
+    level = check_level(level)
+    method = method.lower().replace("_", "-")
+    if method not in MEAN_METHODS:
+        raise ValueError(f"unknown interval method {method!r}; choose one of {', '.join(MEAN_METHODS)}")
+    if cluster_method not in ("cr1", "cr2"):
+        raise ValueError(f"cluster_method must be 'cr1' or 'cr2', got {cluster_method!r}")
+    x = as_finite_1d(values)
+    n_rows = x.size
+    item_codes, n_items = codes(items, n_rows, "items")
+    if epochs is not None:
+        epoch_codes, _ = codes(epochs, n_rows, "epochs")
+        pair = item_codes.astype(np.int64) * (int(epoch_codes.max()) + 1) + epoch_codes
+        if np.unique(pair).size != n_rows:
+            raise ValueError("an (item, epoch) pair occurs more than once")
+    xbar, counts = _item_means(x, item_codes, n_items)
+    mean = float(xbar.mean())
+    binary = is_binary(x)
+    notes: list[str] = []
+
+    se_naive = float(x.std(ddof=1) / math.sqrt(n_rows)) if n_rows > 1 else NAN
+    se_item = float(xbar.std(ddof=1) / math.sqrt(n_items)) if n_items > 1 else NAN
+    if n_items == 1:
+        notes.append("one item: no standard error exists")
+    elif se_item == 0.0:
+        notes.append("all item means are equal: the standard error is 0 and a t interval has length 0")
+
+    epoch_var: EpochVariance | None = None
+    if counts.max() >= 2 and n_items >= 2:
+        epoch_var = epoch_variance(x, item_codes)
+
+    cl: ClusteredSE | None = None
+    se_cluster = se_cr2 = df_cr2 = deff = icc = n_eff = None
+    n_clusters: int | None = None
+    item_cluster: np.ndarray | None = None
+    if clusters is not None:
+        item_cluster = _cluster_of_items(clusters, item_codes, n_items, n_rows)
+        cl = clustered_se(xbar, item_cluster)
+        n_clusters = cl.n_clusters
+        se_cluster, se_cr2, df_cr2 = cl.se_cr1, cl.se_cr2, cl.df_cr2
+        notes.extend(cl.notes)
+        if n_clusters >= 2 and se_item and se_item > 0:
+            deff = (se_cluster / se_item) ** 2
+            n_eff = n_items / deff if deff > 0 else NAN
+            sizes = np.bincount(item_cluster).astype(float)
+            m_tilde = float(np.sum(sizes * sizes) / n_items)
+            icc = (deff - 1.0) / (m_tilde - 1.0) if m_tilde > 1.0 else NAN
+            if m_tilde <= 1.0:
+                notes.append("singleton clusters: the intra-cluster correlation is undefined")
+
+    if cl is not None:
+        se, df = (cl.se_cr2, cl.df_cr2) if cluster_method == "cr2" else (cl.se_cr1, cl.df_cr1)
+    else:
+        se, df = se_item, float(n_items - 1)
+
+    single_epoch = bool(counts.max() == 1)
+    chosen = method
+    if method == "auto":
+        chosen = "wilson" if binary and single_epoch and cl is None else "t"
+    if chosen in PROPORTION_METHODS:
+        if not (binary and single_epoch and cl is None):
+            raise ValueError(
+                f"the {chosen} interval is for 0/1 scores with one epoch and no clusters; use t or bootstrap"
+            )
+        pi = proportion_interval(int(round(x.sum())), n_rows, chosen, level)
+        low, high = pi.low, pi.high
+    elif chosen == "bootstrap":
+        if cl is not None and n_clusters is not None and n_clusters < 2 or n_items < 2:
+            low = high = NAN
+        else:
+            bs = bootstrap_mean(xbar, item_cluster, n_resamples=n_resamples, level=level, seed=seed)
+            low, high = bs.low, bs.high
+            notes.append(f"percentile bootstrap over {bs.n_units} units, {n_resamples} resamples, seed {seed}")
+    else:
+        if math.isnan(se) or not df > 0:
+            low = high = NAN
+        else:
+            ti = t_interval(mean, se, df, level)
+            low, high = ti.low, ti.high
+            if chosen == "t" and binary:
+                low, high = max(low, 0.0), min(high, 1.0)
+
+    return MeanEstimate(
+        mean=mean,
+        se=float(se),
+        ci_low=float(low),
+        ci_high=float(high),
+        level=level,
+        method=chosen if chosen != "t" or cl is None else f"t-cluster-{cluster_method}",
+        df=float(df),
+        n_rows=n_rows,
+        n_items=n_items,
+        n_epochs_min=int(counts.min()),
+        n_epochs_max=int(counts.max()),
+        n_clusters=n_clusters,
+        se_naive=se_naive,
+        se_item=se_item,
+        se_cluster=se_cluster,
+        se_cluster_cr2=se_cr2,
+        df_cluster_cr2=df_cr2,
+        deff=deff,
+        icc=icc,
+        n_eff=n_eff,
+        icc_epochs=epoch_var.icc if epoch_var is not None else None,
+        binary=binary,
+        epoch_variance=epoch_var,
+        notes=tuple(notes),
+    )

@@ -1,0 +1,126 @@
+"""Per (run, task, metric) summaries of a canonical table: the glue from table to stats."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from evaladdon.errors import EvalAddonError
+from evaladdon.stats import MeanEstimate, estimate_mean
+from evaladdon.stats._result import Result
+from evaladdon.table import GROUP
+
+
+@dataclass(frozen=True)
+class GroupSummary(Result):
+    """One run's estimate for one task and metric, with the rows left out and why."""
+
+    run: str
+    task: str
+    model: str
+    metric: str
+    estimate: MeanEstimate
+    n_dropped: int
+    dropped: dict[str, int]
+
+    def flat(self) -> dict[str, Any]:
+        """The JSON record of ``evaladdon summarize --json``."""
+        e = self.estimate
+        return {
+            "run": self.run,
+            "task": self.task,
+            "model": self.model,
+            "metric": self.metric,
+            "mean": e.mean,
+            "se": e.se,
+            "ci_low": e.ci_low,
+            "ci_high": e.ci_high,
+            "level": e.level,
+            "method": e.method,
+            "df": e.df,
+            "n_items": e.n_items,
+            "n_rows": e.n_rows,
+            "n_epochs": e.n_epochs_max,
+            "n_epochs_min": e.n_epochs_min,
+            "n_clusters": e.n_clusters,
+            "se_naive": e.se_naive,
+            "se_item": e.se_item,
+            "se_cluster": e.se_cluster,
+            "se_cluster_cr2": e.se_cluster_cr2,
+            "df_cluster_cr2": e.df_cluster_cr2,
+            "deff": e.deff,
+            "icc": e.icc,
+            "n_eff": e.n_eff,
+            "icc_epochs": e.icc_epochs,
+            "within_var": e.epoch_variance.within_var if e.epoch_variance else None,
+            "between_var": e.epoch_variance.between_var if e.epoch_variance else None,
+            "se_floor": e.epoch_variance.se_floor if e.epoch_variance else None,
+            "binary": e.binary,
+            "n_dropped": self.n_dropped,
+            "dropped": dict(self.dropped),
+            "notes": list(e.notes),
+        }
+
+
+def usable_rows(df: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, int]]:
+    """Rows with a finite value and no error, and the counts of the others by reason."""
+    bad = df["error"].notna().to_numpy() | ~np.isfinite(df["value"].to_numpy())
+    reasons = df.loc[bad, "error"].fillna("missing value")
+    return df.loc[~bad], {str(k): int(v) for k, v in reasons.value_counts().items()}
+
+
+def summarize_table(
+    df: pd.DataFrame,
+    metric: str | None = None,
+    level: float = 0.95,
+    method: str = "auto",
+    cluster_method: str = "cr1",
+) -> list[GroupSummary]:
+    """One :class:`GroupSummary` per (run, task, metric) of a canonical table.
+
+    ``metric`` keeps only that metric (an error if no row has it).  Rows with an error or
+    no value are left out and counted by reason.  Clusters are used when the group's
+    ``cluster`` column is filled.
+    """
+    if metric is not None:
+        df = df[df["metric"] == metric]
+        if df.empty:
+            raise EvalAddonError(f"no rows with metric {metric!r}")
+    if df.empty:
+        raise EvalAddonError("no rows to summarize")
+    out: list[GroupSummary] = []
+    for (run, task, metric_name), group in df.groupby(list(GROUP), sort=False):
+        good, dropped = usable_rows(group)
+        where = f"run {run!r}, task {task!r}, metric {metric_name!r}"
+        if good.empty:
+            raise EvalAddonError(f"{where}: no scored rows (left out: {dropped})")
+        has_cluster = good["cluster"].notna()
+        if has_cluster.any() and not has_cluster.all():
+            raise EvalAddonError(f"{where}: {int((~has_cluster).sum())} row(s) have no cluster id")
+        try:
+            est = estimate_mean(
+                good["value"].to_numpy(),
+                items=good["item"].to_numpy(),
+                clusters=good["cluster"].to_numpy() if has_cluster.all() else None,
+                epochs=good["epoch"].to_numpy(),
+                level=level,
+                method=method,
+                cluster_method=cluster_method,
+            )
+        except ValueError as exc:
+            raise EvalAddonError(f"{where}: {exc}") from None
+        out.append(
+            GroupSummary(
+                run=str(run),
+                task=str(task),
+                model=str(group["model"].iloc[0]),
+                metric=str(metric_name),
+                estimate=est,
+                n_dropped=int(sum(dropped.values())),
+                dropped=dropped,
+            )
+        )
+    return out
