@@ -11,9 +11,73 @@ from evaladdon.stats.intervals import (
     proportion_interval,
     t_interval,
 )
+from evaladdon.stats.gate import GateDecision, regression_gate
+from evaladdon.stats.judge import (
+    CorrectedDifference,
+    CorrectedRate,
+    JudgeAgreement,
+    PPIResult,
+    corrected_difference,
+    judge_agreement,
+    ppi_mean,
+    rogan_gladen,
+    rogan_gladen_bootstrap,
+)
+from evaladdon.stats.power import (
+    PowerCurve,
+    PowerPlan,
+    Retrodesign,
+    binary_unpaired_variance,
+    epoch_item_variance,
+    plan,
+    power_curve,
+    power_normal,
+    retrodesign,
+)
+from evaladdon.stats.mcnemar import Discordance, McNemarResult, discordance, mcnemar
 from evaladdon.stats.mean import MEAN_METHODS, MeanEstimate, estimate_mean
+from evaladdon.stats.multiple import ADJUST_METHODS, CochranQResult, adjust_pvalues, cochrans_q
+from evaladdon.stats.paired import PAIRED_INTERVALS, PAIRED_TESTS, PairedComparison, compare_paired
+from evaladdon.stats.paired_binary import PAIRED_BINARY_METHODS, paired_binary_interval
+from evaladdon.stats.permutation import PermutationResult, sign_flip_test
 
 __all__ = [
+    "CorrectedDifference",
+    "CorrectedRate",
+    "JudgeAgreement",
+    "PPIResult",
+    "PowerCurve",
+    "PowerPlan",
+    "Retrodesign",
+    "binary_unpaired_variance",
+    "corrected_difference",
+    "epoch_item_variance",
+    "judge_agreement",
+    "plan",
+    "power_curve",
+    "power_normal",
+    "ppi_mean",
+    "retrodesign",
+    "rogan_gladen",
+    "rogan_gladen_bootstrap",
+    "ADJUST_METHODS",
+    "PAIRED_BINARY_METHODS",
+    "PAIRED_INTERVALS",
+    "PAIRED_TESTS",
+    "CochranQResult",
+    "Discordance",
+    "GateDecision",
+    "McNemarResult",
+    "PairedComparison",
+    "PermutationResult",
+    "adjust_pvalues",
+    "cochrans_q",
+    "compare_paired",
+    "discordance",
+    "mcnemar",
+    "paired_binary_interval",
+    "regression_gate",
+    "sign_flip_test",
     "MEAN_METHODS",
     "PROPORTION_METHODS",
     "BootstrapResult",

@@ -1,0 +1,259 @@
+"""Paired comparisons of runs in a canonical table: alignment on items, then statistics.
+
+Two runs are paired on (task, metric, item) after averaging epochs within each item.  Items
+only in one run are counted and left out; items whose content hash differs are paired with
+a warning (or refused with ``strict``); nothing different is paired silently.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, replace
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from evaladdon.errors import EvalAddonError
+from evaladdon.stats import (
+    GateDecision,
+    PairedComparison,
+    adjust_pvalues,
+    compare_paired,
+    regression_gate,
+)
+from evaladdon.stats._result import Result
+from evaladdon.summary import usable_rows
+
+
+@dataclass(frozen=True)
+class Alignment(Result):
+    """What pairing did: shared items, items on one side only, hash mismatches, drops."""
+
+    n_shared: int
+    only_a: int
+    only_b: int
+    hash_mismatch: int
+    hash_mismatch_examples: tuple[str, ...]
+    dropped_a: dict[str, int]
+    dropped_b: dict[str, int]
+    one_epoch: bool
+
+
+@dataclass(frozen=True)
+class RunComparison(Result):
+    run_a: str
+    run_b: str
+    model_a: str
+    model_b: str
+    task: str
+    metric: str
+    alignment: Alignment
+    comparison: PairedComparison
+    p_adjusted: float | None = None
+    adjust_method: str | None = None
+    mde: float | None = None
+    gate: GateDecision | None = None
+
+    def flat(self) -> dict[str, Any]:
+        c, al = self.comparison, self.alignment
+        disc = c.discordance
+        return {
+            "run_a": self.run_a,
+            "run_b": self.run_b,
+            "model_a": self.model_a,
+            "model_b": self.model_b,
+            "task": self.task,
+            "metric": self.metric,
+            "n": c.n,
+            "mean_a": c.mean_a,
+            "mean_b": c.mean_b,
+            "delta": c.delta,
+            "se": c.se,
+            "df": c.df,
+            "se_paired": c.se_paired,
+            "se_unpaired": c.se_unpaired,
+            "correlation": c.correlation,
+            "variance_removed": c.variance_removed,
+            "ci_low": c.ci_low,
+            "ci_high": c.ci_high,
+            "ci_method": c.ci_method,
+            "level": c.level,
+            "test": c.test,
+            "p_value": c.p_value,
+            "p_adjusted": self.p_adjusted,
+            "adjust_method": self.adjust_method,
+            "t_p_value": c.t_p_value,
+            "n11": disc.n11 if disc else None,
+            "n10": disc.n10 if disc else None,
+            "n01": disc.n01 if disc else None,
+            "n00": disc.n00 if disc else None,
+            "mcnemar_exact_p": c.mcnemar.exact_p if c.mcnemar else None,
+            "mcnemar_mid_p": c.mcnemar.mid_p if c.mcnemar else None,
+            "binary_intervals": {k: list(v) for k, v in c.binary_intervals.items()} if c.binary_intervals else None,
+            "n_clusters": c.n_clusters,
+            "se_cluster": c.se_cluster,
+            "se_cluster_cr2": c.se_cluster_cr2,
+            "permutation_p": c.permutation_p,
+            "mde": self.mde,
+            "decision": self.gate.decision if self.gate else None,
+            "margin": self.gate.margin if self.gate else None,
+            "only_a": al.only_a,
+            "only_b": al.only_b,
+            "hash_mismatch": al.hash_mismatch,
+            "dropped_a": al.dropped_a,
+            "dropped_b": al.dropped_b,
+            "notes": list(c.notes),
+        }
+
+
+def item_table(rows: pd.DataFrame) -> pd.DataFrame:
+    """Per-item mean over epochs, epoch count, cluster and content hash (one groupby)."""
+    g = rows.groupby("item", sort=False)
+    out = pd.DataFrame({"value": g["value"].mean(), "n_epochs": g["value"].size()})
+    out["cluster"] = g["cluster"].first()
+    out["item_hash"] = g["item_hash"].first()
+    return out
+
+
+def align_runs(
+    df: pd.DataFrame, run_a: str, run_b: str, task: str, metric: str, strict: bool = False
+) -> tuple[pd.DataFrame, Alignment]:
+    """Shared items of two runs for one (task, metric): columns a, b, cluster."""
+    where = f"task {task!r}, metric {metric!r}, runs {run_a!r} vs {run_b!r}"
+    sel = (df["task"] == task) & (df["metric"] == metric)
+    good_a, dropped_a = usable_rows(df[sel & (df["run"] == run_a)])
+    good_b, dropped_b = usable_rows(df[sel & (df["run"] == run_b)])
+    ia, ib = item_table(good_a), item_table(good_b)
+    shared = ia.index.intersection(ib.index)
+    if len(shared) == 0:
+        raise EvalAddonError(f"{where}: no items in common; nothing to pair")
+    ia, ib = ia.loc[shared], ib.loc[shared]
+    both_hashed = ia["item_hash"].notna() & ib["item_hash"].notna()
+    mismatch = both_hashed & (ia["item_hash"] != ib["item_hash"])
+    examples = tuple(str(i) for i in shared[mismatch.to_numpy()][:5])
+    if mismatch.any() and strict:
+        raise EvalAddonError(
+            f"{where}: {int(mismatch.sum())} shared item(s) have different content hashes (e.g. {', '.join(examples)}); "
+            "refusing to pair them (--strict)"
+        )
+    cluster = ia["cluster"].where(ia["cluster"].notna(), ib["cluster"])
+    clash = ia["cluster"].notna() & ib["cluster"].notna() & (ia["cluster"] != ib["cluster"])
+    if clash.any():
+        raise EvalAddonError(f"{where}: item {shared[clash.to_numpy()][0]!r} has different clusters in the two runs")
+    if cluster.notna().any() and not cluster.notna().all():
+        raise EvalAddonError(f"{where}: {int(cluster.isna().sum())} shared item(s) have no cluster id")
+    one_epoch = bool(ia["n_epochs"].max() == 1 and ib["n_epochs"].max() == 1)
+    aligned = pd.DataFrame({"a": ia["value"].to_numpy(), "b": ib["value"].to_numpy(), "cluster": cluster.to_numpy()},
+                           index=shared)
+    alignment = Alignment(
+        n_shared=len(shared),
+        only_a=int(len(good_a["item"].unique()) - len(shared)),
+        only_b=int(len(good_b["item"].unique()) - len(shared)),
+        hash_mismatch=int(mismatch.sum()),
+        hash_mismatch_examples=examples,
+        dropped_a=dropped_a,
+        dropped_b=dropped_b,
+        one_epoch=one_epoch,
+    )
+    return aligned, alignment
+
+
+def run_order(df: pd.DataFrame) -> list[str]:
+    return list(dict.fromkeys(df["run"].tolist()))
+
+
+def choose_pairs(df: pd.DataFrame, baseline: str | None = None, all_pairs: bool = False) -> list[tuple[str, str]]:
+    """(baseline, candidate) pairs: each run against ``baseline``, all pairs, or the only two.
+
+    ``baseline`` is a run id, or the path of the file a single run came from.
+    """
+    runs = run_order(df)
+    if baseline is not None:
+        if baseline in runs:
+            base = baseline
+        else:
+            from_source = list(dict.fromkeys(df.loc[df["source"] == baseline, "run"].tolist()))
+            if len(from_source) != 1:
+                raise EvalAddonError(f"--baseline {baseline!r} names no run (runs: {', '.join(runs)})")
+            base = from_source[0]
+        others = [r for r in runs if r != base]
+        if not others:
+            raise EvalAddonError("only the baseline run was found; nothing to compare")
+        return [(base, r) for r in others]
+    if all_pairs:
+        if len(runs) < 2:
+            raise EvalAddonError(f"need at least two runs to compare, found {len(runs)}")
+        return list(itertools.combinations(runs, 2))
+    if len(runs) != 2:
+        raise EvalAddonError(
+            f"found {len(runs)} runs ({', '.join(runs[:6])}{'...' if len(runs) > 6 else ''}); "
+            "compare needs exactly two, or --baseline RUN, or --all-pairs"
+        )
+    return [(runs[0], runs[1])]
+
+
+def compare_table(
+    df: pd.DataFrame,
+    pairs: Sequence[tuple[str, str]],
+    metric: str | None = None,
+    *,
+    level: float = 0.95,
+    test: str = "auto",
+    interval: str = "auto",
+    cluster_method: str = "cr1",
+    strict: bool = False,
+    adjust: str = "holm",
+    margin: float | None = None,
+    n_permutations: int = 10_000,
+    seed: int | None = 0,
+) -> list[RunComparison]:
+    """Every pair on every (task, metric) both runs have, with adjusted p-values."""
+    if metric is not None:
+        df = df[df["metric"] == metric]
+        if df.empty:
+            raise EvalAddonError(f"no rows with metric {metric!r}")
+    results: list[RunComparison] = []
+    for run_a, run_b in pairs:
+        keys_a = set(map(tuple, df.loc[df["run"] == run_a, ["task", "metric"]].drop_duplicates().to_numpy()))
+        keys_b = set(map(tuple, df.loc[df["run"] == run_b, ["task", "metric"]].drop_duplicates().to_numpy()))
+        common = sorted(keys_a & keys_b)
+        if not common:
+            raise EvalAddonError(f"runs {run_a!r} and {run_b!r} share no (task, metric)")
+        for task, metric_name in common:
+            aligned, alignment = align_runs(df, run_a, run_b, task, metric_name, strict)
+            has_cluster = aligned["cluster"].notna().all()
+            try:
+                comp = compare_paired(
+                    aligned["a"].to_numpy(),
+                    aligned["b"].to_numpy(),
+                    aligned["cluster"].to_numpy() if has_cluster else None,
+                    one_epoch=alignment.one_epoch,
+                    level=level,
+                    test=test,
+                    interval=interval,
+                    cluster_method=cluster_method,
+                    n_permutations=n_permutations,
+                    seed=seed,
+                )
+            except ValueError as exc:
+                raise EvalAddonError(f"task {task!r}, metric {metric_name!r}, {run_a!r} vs {run_b!r}: {exc}") from None
+            model = df.loc[df["run"] == run_a, "model"]
+            model_b = df.loc[df["run"] == run_b, "model"]
+            results.append(
+                RunComparison(
+                    run_a=run_a,
+                    run_b=run_b,
+                    model_a=str(model.iloc[0]),
+                    model_b=str(model_b.iloc[0]),
+                    task=str(task),
+                    metric=str(metric_name),
+                    alignment=alignment,
+                    comparison=comp,
+                    gate=regression_gate(comp.ci_low, comp.ci_high, margin) if margin is not None else None,
+                )
+            )
+    if len(results) > 1 and adjust != "none":
+        adjusted = adjust_pvalues(np.array([r.comparison.p_value for r in results]), adjust)
+        results = [replace(r, p_adjusted=float(p), adjust_method=adjust) for r, p in zip(results, adjusted)]
+    return results

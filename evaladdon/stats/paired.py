@@ -1,0 +1,229 @@
+"""Paired comparison of two runs on the same items: ``delta = mean_B - mean_A``.
+
+Inputs are aligned item-level values (epochs already averaged within each item), ``a`` the
+baseline and ``b`` the candidate, ``d_i = b_i - a_i``.
+
+- ``se_paired = s(d)/sqrt(n)``; paired t on ``n - 1`` df (Student 1908; oracle
+  ``scipy.stats.ttest_rel``); clustered: CR1/CR2 on ``d`` (:mod:`evaladdon.stats.cluster`).
+- beside it, always: ``se_unpaired = sqrt(s^2(a)/n + s^2(b)/n)``, the correlation of the
+  runs, and the share of variance that pairing removed, ``1 - Var(d)/(Var(a) + Var(b))``.
+- 0/1 scores with one epoch: the discordance table, McNemar (exact by default), and the
+  paired intervals of :mod:`evaladdon.stats.paired_binary` (Newcombe by default).
+- the sign-flip permutation test and a (cluster) bootstrap interval on request.
+Reference: Dietterich (1998); Miller (2024) section 4.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+from scipy import stats as sps
+
+from evaladdon.stats._checks import as_finite_1d, check_level, codes, is_binary
+from evaladdon.stats._result import Result
+from evaladdon.stats.bootstrap import bootstrap_totals, ratio_of_totals
+from evaladdon.stats.cluster import clustered_se
+from evaladdon.stats.intervals import t_interval
+from evaladdon.stats.mcnemar import Discordance, McNemarResult, discordance, mcnemar
+from evaladdon.stats.paired_binary import PAIRED_BINARY_METHODS, paired_binary_interval
+from evaladdon.stats.permutation import sign_flip_test
+
+PAIRED_TESTS: tuple[str, ...] = (
+    "auto",
+    "mcnemar",
+    "mcnemar-midp",
+    "mcnemar-chi2",
+    "mcnemar-chi2-cc",
+    "t",
+    "permutation",
+)
+PAIRED_INTERVALS: tuple[str, ...] = ("auto", "t", "bootstrap", *PAIRED_BINARY_METHODS)
+
+NAN = float("nan")
+
+
+@dataclass(frozen=True)
+class PairedComparison(Result):
+    """Everything about ``mean_B - mean_A`` on shared items; see the module doc.
+
+    ``p_value`` is from ``test``; ``ci_low``/``ci_high`` from ``ci_method``.  ``se`` is the
+    SE the t test and interval use (clustered when clusters are given).
+    """
+
+    n: int
+    mean_a: float
+    mean_b: float
+    delta: float
+    se: float
+    df: float
+    se_paired: float
+    se_unpaired: float
+    correlation: float
+    variance_removed: float
+    ci_low: float
+    ci_high: float
+    ci_method: str
+    level: float
+    test: str
+    p_value: float
+    t_statistic: float
+    t_p_value: float
+    binary: bool
+    discordance: Discordance | None
+    mcnemar: McNemarResult | None
+    binary_intervals: dict[str, tuple[float, float]] | None
+    n_clusters: int | None
+    se_cluster: float | None
+    se_cluster_cr2: float | None
+    df_cluster_cr2: float | None
+    permutation_p: float | None
+    notes: tuple[str, ...] = ()
+
+
+def _paired_t(delta: float, se: float, df: float) -> tuple[float, float]:
+    if not se > 0 or not df > 0:
+        return (0.0, 1.0) if delta == 0 else (math.copysign(math.inf, delta), 0.0)
+    t = delta / se
+    return t, float(2.0 * sps.t.sf(abs(t), df))
+
+
+def compare_paired(
+    a: npt.ArrayLike,
+    b: npt.ArrayLike,
+    clusters: npt.ArrayLike | None = None,
+    *,
+    one_epoch: bool = True,
+    level: float = 0.95,
+    test: str = "auto",
+    interval: str = "auto",
+    cluster_method: str = "cr1",
+    n_permutations: int = 10_000,
+    n_resamples: int = 10_000,
+    seed: int | None = 0,
+) -> PairedComparison:
+    """Compare candidate ``b`` with baseline ``a`` item by item (see module doc).
+
+    ``one_epoch`` says each value is a single run's score (needed for McNemar: item means
+    over several epochs are not Bernoulli even when they are 0 or 1).
+    """
+    level = check_level(level)
+    x_a = as_finite_1d(a, "a")
+    x_b = as_finite_1d(b, "b")
+    if x_a.size != x_b.size:
+        raise ValueError(f"paired runs must have the same items: {x_a.size} vs {x_b.size} values")
+    test = test.lower().replace("_", "-")
+    interval = interval.lower().replace("_", "-")
+    if test not in PAIRED_TESTS:
+        raise ValueError(f"unknown test {test!r}; choose one of {', '.join(PAIRED_TESTS)}")
+    if interval not in PAIRED_INTERVALS:
+        raise ValueError(f"unknown interval {interval!r}; choose one of {', '.join(PAIRED_INTERVALS)}")
+    n = x_a.size
+    d = x_b - x_a
+    delta = float(d.mean())
+    notes: list[str] = []
+    if n < 2:
+        raise ValueError("a paired comparison needs at least two shared items")
+    var_a, var_b, var_d = float(x_a.var(ddof=1)), float(x_b.var(ddof=1)), float(d.var(ddof=1))
+    se_paired = math.sqrt(var_d / n)
+    se_unpaired = math.sqrt((var_a + var_b) / n)
+    corr = float(np.corrcoef(x_a, x_b)[0, 1]) if var_a > 0 and var_b > 0 else NAN
+    removed = 1.0 - var_d / (var_a + var_b) if var_a + var_b > 0 else NAN
+    binary = is_binary(x_a) and is_binary(x_b) and one_epoch
+
+    se, df = se_paired, float(n - 1)
+    n_clusters = se_cl = se_cl2 = df_cl2 = None
+    cluster_codes = None
+    if clusters is not None:
+        cluster_codes, _ = codes(clusters, n, "clusters")
+        cl = clustered_se(d, cluster_codes)
+        n_clusters, se_cl, se_cl2, df_cl2 = cl.n_clusters, cl.se_cr1, cl.se_cr2, cl.df_cr2
+        notes.extend(cl.notes)
+        se, df = (cl.se_cr2, cl.df_cr2) if cluster_method == "cr2" else (cl.se_cr1, cl.df_cr1)
+    t_stat, t_p = _paired_t(delta, se, df) if not math.isnan(se) else (NAN, NAN)
+
+    table = mc = None
+    binary_cis: dict[str, tuple[float, float]] | None = None
+    if binary:
+        table = discordance(x_a, x_b)
+        mc = mcnemar(table.n10, table.n01)
+        binary_cis = {}
+        for m in PAIRED_BINARY_METHODS:
+            ci = paired_binary_interval(table.n11, table.n10, table.n01, table.n00, m, level)
+            binary_cis[m] = (ci.low, ci.high)
+
+    chosen_test = test
+    if test == "auto":
+        chosen_test = "mcnemar" if binary and clusters is None else "t"
+    if chosen_test.startswith("mcnemar") and (mc is None or clusters is not None):
+        raise ValueError(f"{chosen_test} needs 0/1 scores with one epoch and no clusters; use t or permutation")
+    perm_p: float | None = None
+    if chosen_test == "permutation":
+        perm = sign_flip_test(d, cluster_codes, n_permutations=n_permutations, seed=seed)
+        perm_p = perm.p_value
+        p_value = perm_p
+    elif chosen_test == "t":
+        p_value = t_p
+    else:
+        assert mc is not None
+        p_value = {
+            "mcnemar": mc.exact_p,
+            "mcnemar-midp": mc.mid_p,
+            "mcnemar-chi2": mc.chi2_p,
+            "mcnemar-chi2-cc": mc.chi2_cc_p,
+        }[chosen_test]
+
+    chosen_ci = interval
+    if interval == "auto":
+        chosen_ci = "newcombe" if binary and clusters is None else "t"
+    if chosen_ci in PAIRED_BINARY_METHODS:
+        if binary_cis is None or clusters is not None:
+            raise ValueError(f"the {chosen_ci} interval needs 0/1 scores with one epoch and no clusters")
+        low, high = binary_cis[chosen_ci]
+    elif chosen_ci == "bootstrap":
+        unit_codes, n_units = codes(cluster_codes, n, "clusters")
+        totals = np.column_stack(
+            [np.bincount(unit_codes, weights=d, minlength=n_units), np.bincount(unit_codes, minlength=n_units).astype(float)]
+        )
+        bs = bootstrap_totals(totals, ratio_of_totals, n_resamples=n_resamples, level=level, seed=seed)
+        low, high = bs.low, bs.high
+    else:
+        if math.isnan(se) or not df > 0:
+            low = high = NAN
+        else:
+            ti = t_interval(delta, se, df, level)
+            low, high = ti.low, ti.high
+    if se_paired == 0.0:
+        notes.append("every item difference is the same: the paired SE is 0")
+    return PairedComparison(
+        n=n,
+        mean_a=float(x_a.mean()),
+        mean_b=float(x_b.mean()),
+        delta=delta,
+        se=float(se),
+        df=float(df),
+        se_paired=se_paired,
+        se_unpaired=se_unpaired,
+        correlation=corr,
+        variance_removed=float(removed),
+        ci_low=float(low),
+        ci_high=float(high),
+        ci_method=chosen_ci if chosen_ci != "t" or clusters is None else f"t-cluster-{cluster_method}",
+        level=level,
+        test=chosen_test,
+        p_value=float(p_value),
+        t_statistic=float(t_stat),
+        t_p_value=float(t_p),
+        binary=binary,
+        discordance=table,
+        mcnemar=mc,
+        binary_intervals=binary_cis,
+        n_clusters=n_clusters,
+        se_cluster=se_cl,
+        se_cluster_cr2=se_cl2,
+        df_cluster_cr2=df_cl2,
+        permutation_p=perm_p,
+        notes=tuple(notes),
+    )
