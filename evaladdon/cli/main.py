@@ -12,7 +12,7 @@ import sys
 from typing import Sequence
 
 from evaladdon import __version__
-from evaladdon.cli import ci_cmd, summarize_cmd
+from evaladdon.cli import ci_cmd, compare_cmd, export_cmd, judge_cmd, power_cmd, summarize_cmd
 from evaladdon.errors import EvalAddonError
 
 EXIT_OK, EXIT_REGRESSION, EXIT_USAGE = 0, 1, 2
@@ -31,6 +31,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
     ci_cmd.add_parser(sub)
     summarize_cmd.add_parser(sub)
+    compare_cmd.add_parser(sub)
+    power_cmd.add_parser(sub)
+    judge_cmd.add_parser(sub)
+    export_cmd.add_parser(sub)
     return parser
 
 

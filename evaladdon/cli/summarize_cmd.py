@@ -7,7 +7,8 @@ import sys
 from typing import Any
 
 from evaladdon.adapters import load
-from evaladdon.report.text import console, fmt, table, write_json
+from evaladdon.cli.options import add_inputs, add_output
+from evaladdon.report.text import console, fmt, markdown_table, table, write_json
 from evaladdon.stats import MEAN_METHODS
 from evaladdon.summary import GroupSummary, summarize_table
 
@@ -15,17 +16,17 @@ from evaladdon.summary import GroupSummary, summarize_table
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("summarize", help="score, SE and interval per run, task and metric")
     p.add_argument("paths", nargs="+", metavar="PATH", help="log or table files, or directories of them")
-    p.add_argument("--metric", help="only this metric")
-    p.add_argument("--cluster", metavar="FIELD", help="column (tables) or metadata field (logs) to cluster on")
-    p.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
+    add_inputs(p)
     p.add_argument("--method", choices=MEAN_METHODS, default="auto", help="interval method (default: auto)")
     p.add_argument("--cluster-method", choices=("cr1", "cr2"), default="cr1", help="clustered SE (default cr1)")
-    p.add_argument("--json", action="store_true", help="print JSON")
+    add_output(p)
     p.set_defaults(run=run)
 
 
-def render(summaries: list[GroupSummary], stream: Any = None) -> None:
-    con = console(stream)
+COLUMNS = ["run", "task/metric", "mean", "se", "CI", "naive se", "deff", "n", "method"]
+
+
+def rows_of(summaries: list[GroupSummary]) -> list[list[Any]]:
     rows = []
     for s in summaries:
         e = s.estimate
@@ -35,9 +36,19 @@ def render(summaries: list[GroupSummary], stream: Any = None) -> None:
         ci = f"{fmt(e.ci_low, 3)}-{fmt(e.ci_high, 3)}"
         rows.append([s.run, f"{s.task}/{s.metric}", fmt(e.mean, 3), fmt(e.se, 4), ci, fmt(e.se_naive, 4),
                      fmt(e.deff, 2), n, e.method.replace("t-cluster-", "t ")])
+    return rows
+
+
+def render(summaries: list[GroupSummary], stream: Any = None, quiet: bool = False, markdown: bool = False) -> None:
+    con = console(stream)
     level = summaries[0].estimate.level
-    con.print(table(None, ["run", "task/metric", "mean", "se", f"{level:.0%} CI", "naive se", "deff",
-                           "n", "method"], rows, n_left=2))
+    columns = [c if c != "CI" else f"{level:.0%} CI" for c in COLUMNS]
+    if markdown:
+        con.file.write(markdown_table(columns, rows_of(summaries)))
+    else:
+        con.print(table(None, columns, rows_of(summaries), n_left=2))
+    if quiet:
+        return
     for s in summaries:
         label = f"{s.run} / {s.task} / {s.metric}"
         if s.n_dropped:
@@ -54,5 +65,5 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         write_json([s.flat() for s in summaries])
     else:
-        render(summaries, sys.stdout)
+        render(summaries, sys.stdout, quiet=args.quiet, markdown=args.markdown)
     return 0

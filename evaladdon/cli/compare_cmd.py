@@ -1,0 +1,137 @@
+"""``evaladdon compare PATH...``: paired comparison of runs on the items they share."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import math
+import sys
+from typing import Any
+
+from evaladdon.adapters import load
+from evaladdon.cli.options import add_inputs, add_output
+from evaladdon.comparison import RunComparison, choose_pairs, compare_table
+from evaladdon.report.text import console, fmt, markdown_table, signed_points, table, write_json
+from evaladdon.stats import ADJUST_METHODS, PAIRED_INTERVALS, PAIRED_TESTS, plan
+
+EXIT_REGRESSION = 1
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("compare", help="paired comparison of two or more runs on shared items")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="run files or directories (A then B)")
+    p.add_argument("--baseline", metavar="RUN", help="compare every run against this run id (or file)")
+    p.add_argument("--all-pairs", action="store_true", help="compare every pair of runs")
+    add_inputs(p)
+    p.add_argument("--test", choices=PAIRED_TESTS, default="auto", help="test for the p-value (default auto)")
+    p.add_argument("--interval", choices=PAIRED_INTERVALS, default="auto", help="interval of the difference")
+    p.add_argument("--cluster-method", choices=("cr1", "cr2"), default="cr1")
+    p.add_argument("--adjust", choices=ADJUST_METHODS, default="holm", help="p-value adjustment over comparisons")
+    p.add_argument("--strict", action="store_true", help="refuse to pair items whose content hashes differ")
+    p.add_argument("--fail-on-regression", action="store_true", help="exit 1 when a regression is shown")
+    p.add_argument("--margin", type=float, help="regression margin for the gate (default 0)")
+    p.add_argument("--power", type=float, default=0.8, help="power for the minimum detectable effect")
+    p.add_argument("--seed", type=int, default=0, help="seed for permutation and bootstrap")
+    add_output(p)
+    p.set_defaults(run=run)
+
+
+def minimum_detectable(r: RunComparison, power: float, alpha: float) -> float | None:
+    """Paired MDE at this n: from psi for 0/1 single-epoch data, else from the SE used."""
+    c = r.comparison
+    try:
+        if c.binary and c.n_clusters is None and c.discordance is not None and c.discordance.n_discordant > 0:
+            return plan(n=c.n, discordance=c.discordance.n_discordant / c.n, power=power, alpha=alpha).mde
+        if c.se > 0 and not math.isnan(c.se):
+            return plan(n=c.n, variance=c.se * c.se * c.n, power=power, alpha=alpha).mde
+    except ValueError:
+        return None
+    return None
+
+
+def verdict(r: RunComparison, power: float) -> str:
+    c = r.comparison
+    mde = f"; this set can detect {100 * r.mde:.1f} points at {power:.0%} power" if r.mde else ""
+    p = f"p = {c.p_value:.3g} ({c.test})" + (f", adjusted {r.p_adjusted:.3g}" if r.p_adjusted is not None else "")
+    gate = f"; gate: {r.gate.decision}" if r.gate else ""
+    return (
+        f"{r.run_b} vs {r.run_a} on {r.task}/{r.metric}: {signed_points(c.delta)} points, "
+        f"{c.level:.0%} CI {signed_points(c.ci_low)} to {signed_points(c.ci_high)}; {p}{mde}{gate}"
+    )
+
+
+COLUMNS = ["task/metric", "A", "B", "delta", "CI", "p", "se pair", "se unpair", "n", "n10/n01"]
+
+
+def rows_of(results: list[RunComparison]) -> list[list[Any]]:
+    """Table rows (delta and CI in points); one table per pair of runs."""
+    rows = []
+    for r in results:
+        c = r.comparison
+        disc = f"{c.discordance.n10}/{c.discordance.n01}" if c.discordance else "-"
+        p = c.p_value if r.p_adjusted is None else r.p_adjusted
+        n = f"{c.n}" + (f"/{c.n_clusters}c" if c.n_clusters else "")
+        rows.append([f"{r.task}/{r.metric}", fmt(c.mean_a, 3), fmt(c.mean_b, 3),
+                     signed_points(c.delta), f"{signed_points(c.ci_low)},{signed_points(c.ci_high)}",
+                     f"{p:.2g}", fmt(c.se, 4), fmt(c.se_unpaired, 4), n, disc])
+    return rows
+
+
+def render(results: list[RunComparison], power: float, quiet: bool, markdown: bool, stream: Any = None) -> None:
+    con = console(stream)
+    pairs = list(dict.fromkeys((r.run_a, r.run_b) for r in results))
+    for run_a, run_b in pairs:
+        group = [r for r in results if (r.run_a, r.run_b) == (run_a, run_b)]
+        title = f"B = {run_b}  vs  A = {run_a}"
+        if markdown:
+            con.file.write(f"**{title}**\n\n" + markdown_table(COLUMNS, rows_of(group)) + "\n")
+        else:
+            con.print(table(title, COLUMNS, rows_of(group), n_left=1))
+    if any(r.p_adjusted is not None for r in results):
+        con.print(f"p: {results[0].adjust_method}-adjusted over {len(results)} comparisons; delta and CI in points")
+    for r in results:
+        con.print(verdict(r, power))
+    if quiet:
+        return
+    for r in results:
+        al, label = r.alignment, f"{r.run_b} vs {r.run_a} / {r.task} / {r.metric}"
+        if al.only_a or al.only_b:
+            con.print(f"warning: {label}: {al.only_a} item(s) only in A, {al.only_b} only in B (left out)")
+        if al.hash_mismatch:
+            con.print(f"warning: {label}: {al.hash_mismatch} paired item(s) have different content hashes "
+                      f"(e.g. {', '.join(al.hash_mismatch_examples)}); --strict refuses them")
+        for side, dropped in (("A", al.dropped_a), ("B", al.dropped_b)):
+            if dropped:
+                con.print(f"warning: {label}: {sum(dropped.values())} row(s) of {side} left out "
+                          f"({', '.join(f'{v} {k}' for k, v in dropped.items())})")
+        for note in r.comparison.notes:
+            con.print(f"note: {label}: {note}")
+
+
+def run(args: argparse.Namespace) -> int:
+    df = load(args.paths, cluster=args.cluster)
+    pairs = choose_pairs(df, baseline=args.baseline, all_pairs=args.all_pairs)
+    results = compare_table(
+        df,
+        pairs,
+        args.metric,
+        level=args.level,
+        test=args.test,
+        interval=args.interval,
+        cluster_method=args.cluster_method,
+        strict=args.strict,
+        adjust=args.adjust,
+        margin=(args.margin or 0.0) if args.fail_on_regression or args.margin is not None else None,
+        seed=args.seed,
+    )
+    alpha = 1.0 - args.level
+    results = [dataclasses.replace(r, mde=minimum_detectable(r, args.power, alpha)) for r in results]
+    if args.json:
+        write_json([r.flat() for r in results])
+    else:
+        render(results, args.power, args.quiet, args.markdown, sys.stdout)
+    if args.fail_on_regression and any(r.gate is not None and r.gate.is_regression for r in results):
+        if not args.json:
+            sys.stderr.write("evaladdon: regression shown\n")
+        return EXIT_REGRESSION
+    return 0

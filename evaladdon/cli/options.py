@@ -1,0 +1,19 @@
+"""Flags shared by several subcommands, so they mean the same everywhere."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_output(p: argparse.ArgumentParser, markdown: bool = True) -> None:
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--json", action="store_true", help="print JSON for machines")
+    if markdown:
+        g.add_argument("--markdown", action="store_true", help="print a markdown table (PR comments)")
+    p.add_argument("--quiet", action="store_true", help="print only the table (no warnings or notes)")
+
+
+def add_inputs(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--metric", help="only this metric")
+    p.add_argument("--cluster", metavar="FIELD", help="column (tables) or metadata field (logs) to cluster on")
+    p.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")

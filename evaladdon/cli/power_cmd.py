@@ -1,0 +1,137 @@
+"""``evaladdon power``: minimum detectable effect, sample size and power."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from evaladdon.adapters import load
+from evaladdon.errors import EvalAddonError
+from evaladdon.pilot import measure_pilot
+from evaladdon.report.text import console, fmt, table, write_json
+from evaladdon.stats import binary_unpaired_variance, epoch_item_variance, plan, retrodesign
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("power", help="MDE, sample size and power for comparing two runs")
+    what = p.add_argument_group("what to solve (one or both)")
+    what.add_argument("--n", type=int, help="items per run: report the minimum detectable effect")
+    what.add_argument("--delta", type=float, help="difference to detect: report the items needed")
+    design = p.add_argument_group("design")
+    design.add_argument("--paired", action="store_true", help="both runs on the same items")
+    design.add_argument("--discordance", type=float, metavar="PSI", help="paired 0/1: share of items the runs disagree on")
+    design.add_argument("--p-a", type=float, help="unpaired 0/1: baseline accuracy")
+    design.add_argument("--p-b", type=float, help="unpaired 0/1: candidate accuracy")
+    design.add_argument("--sd", type=float, help="per-item SD of the score (of the item difference with --paired)")
+    design.add_argument("--epochs", type=int, default=1, help="epochs per item (with --icc)")
+    design.add_argument("--icc", type=float, help="intra-item correlation across epochs")
+    design.add_argument("--deff", type=float, default=1.0, help="design effect of clustering")
+    design.add_argument("--pilot", nargs="+", metavar="RUN", help="measure the design on one or two stored runs")
+    design.add_argument("--metric", help="with --pilot: the metric to use")
+    design.add_argument("--cluster", metavar="FIELD", help="with --pilot: cluster on this field")
+    p.add_argument("--alpha", type=float, default=0.05)
+    p.add_argument("--power", type=float, default=0.8, help="target power (default 0.8)")
+    p.add_argument("--one-sided", action="store_true")
+    p.add_argument("--test", choices=("wald", "mcnemar"), default="wald",
+                   help="wald (normal approximation) or the exact-McNemar planning formula (needs psi)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(run=run)
+
+
+def _variance(args: argparse.Namespace) -> tuple[float | None, float | None, str]:
+    """(variance, discordance, design label) from the flags."""
+    given = [args.discordance is not None, args.p_a is not None or args.p_b is not None, args.sd is not None]
+    if sum(given) != 1:
+        raise EvalAddonError("give exactly one design: --paired --discordance PSI, --p-a/--p-b, --sd S, or --pilot")
+    if args.icc is None and args.epochs > 1:
+        raise EvalAddonError("--epochs needs --icc (the correlation of an item's repeated scores)")
+
+    def per_epochs(v: float) -> float:
+        return epoch_item_variance(v, args.icc, args.epochs) if args.icc is not None else v
+
+    if args.discordance is not None:
+        if not args.paired:
+            raise EvalAddonError("--discordance is for paired designs: add --paired")
+        if args.icc is not None:
+            raise EvalAddonError("--discordance describes single-epoch 0/1 pairs; use --sd with --epochs/--icc instead")
+        return None, args.discordance, "paired 0/1 (psi)"
+    if args.p_a is not None or args.p_b is not None:
+        if args.p_a is None or args.p_b is None:
+            raise EvalAddonError("give both --p-a and --p-b")
+        if args.paired:
+            raise EvalAddonError("--p-a/--p-b describe two independent samples; for paired 0/1 use --discordance")
+        var = per_epochs(args.p_a * (1 - args.p_a)) + per_epochs(args.p_b * (1 - args.p_b))
+        binary_unpaired_variance(args.p_a, args.p_b)  # range checks
+        return var, None, "unpaired 0/1"
+    sd2 = args.sd**2
+    if args.paired:
+        return per_epochs(sd2), None, "paired (sd of the item difference)"
+    return 2.0 * per_epochs(sd2), None, "unpaired (sd per item, two arms)"
+
+
+def run(args: argparse.Namespace) -> int:
+    sides = 1 if args.one_sided else 2
+    pilot = None
+    if args.pilot:
+        if any(v is not None for v in (args.discordance, args.p_a, args.p_b, args.sd)):
+            raise EvalAddonError("--pilot measures the design; do not also give --discordance, --p-a/--p-b or --sd")
+        pilot = measure_pilot(load(args.pilot, cluster=args.cluster), args.metric)
+        use_psi = pilot.discordance is not None
+        variance = None if use_psi else pilot.variance
+        discordance = pilot.discordance if use_psi else None
+        design = f"pilot: {pilot.kind}, n = {pilot.n}"
+        n = args.n if args.n is not None else pilot.n
+        deff = 1.0  # the pilot variance already includes clustering
+    else:
+        variance, discordance, design = _variance(args)
+        n, deff = args.n, args.deff
+    if n is None and args.delta is None:
+        raise EvalAddonError("give --n (for the MDE), --delta (for the sample size), or both")
+    try:
+        at_n = plan(n=n, delta=args.delta, variance=variance, discordance=discordance, alpha=args.alpha,
+                    power=args.power, sides=sides, deff=deff, test=args.test, design=design) if n is not None else None
+        needed = plan(delta=args.delta, variance=variance, discordance=discordance, alpha=args.alpha,
+                      power=args.power, sides=sides, deff=deff, test=args.test, design=design) if args.delta else None
+    except ValueError as exc:
+        raise EvalAddonError(str(exc)) from None
+    main_plan = needed if needed is not None else at_n
+    assert main_plan is not None
+    result: dict[str, Any] = {
+        "n": main_plan.n,
+        "mde": at_n.mde if at_n is not None else None,
+        "mde_at_n": n,
+        "delta": args.delta,
+        "power": main_plan.power,
+        "power_at_n": at_n.power if at_n is not None and args.delta else None,
+        "variance": main_plan.variance,
+        "discordance": discordance,
+        "deff": deff if pilot is None else pilot.deff,
+        "alpha": args.alpha,
+        "target_power": args.power,
+        "sides": sides,
+        "test": args.test,
+        "design": design,
+    }
+    if args.delta and n is not None and main_plan.variance:
+        se = (main_plan.variance / n) ** 0.5
+        rd = retrodesign(args.delta, se, args.alpha)
+        result.update(type_s=rd.type_s, type_m=rd.type_m)
+    if pilot is not None:
+        result["pilot"] = pilot.to_dict()
+    if args.json:
+        write_json(result)
+        return 0
+    con = console()
+    rows = [[k, fmt(result[k]) if not isinstance(result[k], str) else result[k]] for k in
+            ("design", "n", "mde", "mde_at_n", "delta", "power", "power_at_n", "variance", "deff", "type_s", "type_m")
+            if k in result and result[k] is not None]
+    con.print(table(None, ["quantity", "value"], rows, n_left=1))
+    if result.get("mde") is not None:
+        con.print(f"With {n} items this design detects {100 * result['mde']:.1f} points at {args.power:.0%} power "
+                  f"(alpha {args.alpha}, {'one' if sides == 1 else 'two'}-sided).")
+    if needed is not None:
+        con.print(f"Detecting {100 * args.delta:.1f} points at {args.power:.0%} power needs {needed.n} items.")
+    if result.get("type_m") is not None:
+        con.print(f"At n = {n}, a significant estimate of a true {100 * args.delta:.1f}-point effect exaggerates it "
+                  f"{result['type_m']:.2f}x on average and has the wrong sign {100 * result['type_s']:.2f}% of the time.")
+    return 0
