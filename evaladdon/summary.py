@@ -78,12 +78,14 @@ def summarize_table(
     level: float = 0.95,
     method: str = "auto",
     cluster_method: str = "cr1",
+    notes: list[str] | None = None,
 ) -> list[GroupSummary]:
     """One :class:`GroupSummary` per (run, task, metric) of a canonical table.
 
     ``metric`` keeps only that metric (an error if no row has it).  Rows with an error or
     no value are left out and counted by reason.  Clusters are used when the group's
-    ``cluster`` column is filled.
+    ``cluster`` column is filled.  A group with no scored row at all is left out with a
+    message appended to ``notes`` (an error when ``notes`` is None or no group is left).
     """
     if metric is not None:
         df = df[df["metric"] == metric]
@@ -96,7 +98,11 @@ def summarize_table(
         good, dropped = usable_rows(group)
         where = f"run {run!r}, task {task!r}, metric {metric_name!r}"
         if good.empty:
-            raise EvalAddonError(f"{where}: no scored rows (left out: {dropped})")
+            message = f"{where}: no scored rows (left out: {dropped})"
+            if notes is None:
+                raise EvalAddonError(message)
+            notes.append(f"skipped {message}")
+            continue
         has_cluster = good["cluster"].notna()
         if has_cluster.any() and not has_cluster.all():
             raise EvalAddonError(f"{where}: {int((~has_cluster).sum())} row(s) have no cluster id")
@@ -123,4 +129,6 @@ def summarize_table(
                 dropped=dropped,
             )
         )
+    if not out:
+        raise EvalAddonError("no scored rows to summarize" + (f": {'; '.join(notes)}" if notes else ""))
     return out

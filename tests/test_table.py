@@ -94,13 +94,15 @@ def test_load_disambiguates_runs_across_files(tmp_path: Path) -> None:
     a = make(tmp_path, "old.csv", "model,id,score\nm,1,1\nm,2,0\n")
     b = make(tmp_path, "new.csv", "model,id,score\nm,1,1\nm,2,1\n")
     df = load([a, b])
-    assert sorted(df["run"].unique()) == ["new/m", "old/m"]
+    assert sorted(df["run"].unique()) == ["new.csv/m", "old.csv/m"]
 
 
 def test_load_refuses_unknown_and_missing(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="no such file"):
         load([tmp_path / "nope.csv"])
     with pytest.raises(InputError, match="unsupported file type"):
+        load([make(tmp_path, "x.xyz", "hi")])
+    with pytest.raises(InputError, match="not a log"):
         load([make(tmp_path, "x.txt", "hi")])
     empty = tmp_path / "empty"
     empty.mkdir()

@@ -1,60 +1,108 @@
 """Files in, canonical item table out.  Adapters know nothing about statistics.
 
-:func:`load` takes files and directories, picks the reader for each file, and returns one
-validated canonical table.  Rows that cannot be scored stay in the table with their
-reason in ``error``; the summary counts them.
+:func:`read_runs` takes files and directories, picks the reader for each file by its
+name and first bytes, and returns one validated canonical table with notes on what was
+skipped or is incomplete.  Rows that cannot be scored stay in the table with their reason
+in ``error``; the summaries count them.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
 import pandas as pd
 
+from evaladdon.adapters.inspect_log import is_inspect_json, read_inspect_log
 from evaladdon.adapters.table import TABLE_SUFFIXES, read_long_table
 from evaladdon.errors import InputError
 from evaladdon.table import concat, validate
 
 Reader = Callable[[Path, "str | None"], pd.DataFrame]
+SNIFF_BYTES = 4096
 
 
-def _reader_for(path: Path) -> Reader | None:
-    if path.suffix.lower() in TABLE_SUFFIXES:
-        return read_long_table
-    return None
+@dataclass
+class Loaded:
+    """The canonical table of everything read, and notes for the user (skips, statuses)."""
+
+    table: pd.DataFrame
+    notes: list[str] = field(default_factory=list)
 
 
-def expand_paths(paths: Iterable[str | Path]) -> list[Path]:
-    """Files as given, and the readable files found recursively in directories (sorted)."""
-    files: list[Path] = []
+def _head(path: Path) -> bytes:
+    with path.open("rb") as fh:
+        return fh.read(SNIFF_BYTES)
+
+
+def sniff(path: Path) -> tuple[Reader | None, str]:
+    """The reader for ``path`` and what it is, or ``None`` and why not."""
+    suffix = path.suffix.lower()
+    if suffix == ".eval":
+        return read_inspect_log, "inspect log"
+    if suffix in (".json", ".txt"):
+        head = _head(path).lstrip()
+        if head[:1] == b"{" and is_inspect_json(head):
+            return read_inspect_log, "inspect log"
+        return None, "not an Inspect log or a table (unrecognised JSON)" if head[:1] in (b"{", b"[") else "not a log"
+    if suffix in TABLE_SUFFIXES:
+        return read_long_table, "table"
+    return None, f"unsupported file type {suffix or '(none)'!r}"
+
+
+def expand_paths(paths: Iterable[str | Path]) -> tuple[list[tuple[Path, Reader, bool]], list[str]]:
+    """Readable files (as given, and found recursively in directories) and skip notes.
+
+    Each file comes with whether it was named explicitly (True) or found in a directory.
+    """
+    files: list[tuple[Path, Reader, bool]] = []
+    notes: list[str] = []
     for raw in paths:
         p = Path(raw)
         if not p.exists():
             raise InputError("no such file or directory", str(p))
         if p.is_dir():
-            found = sorted(f for f in p.rglob("*") if f.is_file() and _reader_for(f) is not None)
+            found = 0
+            for f in sorted(x for x in p.rglob("*") if x.is_file()):
+                reader, what = sniff(f)
+                if reader is None:
+                    if f.suffix.lower() in (".json", ".jsonl", ".eval", ".csv", ".txt"):
+                        notes.append(f"skipped {f}: {what}")
+                    continue
+                files.append((f, reader, False))
+                found += 1
             if not found:
                 raise InputError("no readable logs or tables in this directory", str(p))
-            files.extend(found)
         else:
-            if _reader_for(p) is None:
-                raise InputError(f"unsupported file type {p.suffix or '(none)'!r}; expected {', '.join(TABLE_SUFFIXES)}", str(p))
-            files.append(p)
-    return files
+            reader, what = sniff(p)
+            if reader is None:
+                raise InputError(f"{what}; expected an Inspect log (.eval/.json) or a table ({', '.join(TABLE_SUFFIXES)})",
+                                 str(p))
+            files.append((p, reader, True))
+    return files, notes
 
 
-def load(paths: Iterable[str | Path], cluster: str | None = None) -> pd.DataFrame:
-    """Read every file into one canonical table and validate it.
+def read_runs(paths: Iterable[str | Path], cluster: str | None = None) -> Loaded:
+    """Read every file into one validated canonical table, with notes.
 
+    A file named explicitly that cannot be read is an error; one found in a directory is
+    skipped with a note (so one bad log does not hide the rest, and is still reported).
     When two files give the same run id, each such run is prefixed with its file's stem so
-    runs stay distinct.
+    runs stay distinct (the same run stored as .eval and .json stays two runs).
     """
+    files, notes = expand_paths(paths)
     tables = []
-    for f in expand_paths(paths):
-        reader = _reader_for(f)
-        assert reader is not None
-        tables.append(reader(f, cluster))
+    for f, reader, explicit in files:
+        try:
+            t = reader(f, cluster)
+        except InputError as exc:
+            if explicit:
+                raise
+            notes.append(f"skipped {exc}")
+            continue
+        notes.extend(t.attrs.get("notes", []))
+        tables.append(t)
     runs_by_source: dict[str, set[str]] = {}
     for t in tables:
         for run in t["run"].unique():
@@ -63,5 +111,13 @@ def load(paths: Iterable[str | Path], cluster: str | None = None) -> pd.DataFram
     if clashing:
         for t in tables:
             hit = t["run"].isin(clashing)
-            t.loc[hit, "run"] = t.loc[hit, "source"].map(lambda s: Path(s).stem) + "/" + t.loc[hit, "run"]
-    return validate(concat(tables))
+            t.loc[hit, "run"] = t.loc[hit, "source"].map(lambda s: Path(s).name) + "/" + t.loc[hit, "run"]
+    table = validate(concat(tables))
+    if table.empty:
+        raise InputError("no rows: " + ("; ".join(notes) if notes else "the inputs hold no samples"))
+    return Loaded(table, notes)
+
+
+def load(paths: Iterable[str | Path], cluster: str | None = None) -> pd.DataFrame:
+    """The canonical table of :func:`read_runs` (notes dropped; use ``read_runs`` to show them)."""
+    return read_runs(paths, cluster).table

@@ -8,7 +8,7 @@ import math
 import sys
 from typing import Any
 
-from evaladdon.adapters import load
+from evaladdon.adapters import read_runs
 from evaladdon.cli.options import add_inputs, add_output
 from evaladdon.comparison import RunComparison, choose_pairs, compare_table
 from evaladdon.report.text import console, fmt, markdown_table, signed_points, table, write_json
@@ -77,7 +77,14 @@ def rows_of(results: list[RunComparison]) -> list[list[Any]]:
     return rows
 
 
-def render(results: list[RunComparison], power: float, quiet: bool, markdown: bool, stream: Any = None) -> None:
+def render(
+    results: list[RunComparison],
+    power: float,
+    quiet: bool,
+    markdown: bool,
+    stream: Any = None,
+    notes: list[str] | None = None,
+) -> None:
     con = console(stream)
     pairs = list(dict.fromkeys((r.run_a, r.run_b) for r in results))
     for run_a, run_b in pairs:
@@ -93,6 +100,8 @@ def render(results: list[RunComparison], power: float, quiet: bool, markdown: bo
         con.print(verdict(r, power))
     if quiet:
         return
+    for note in notes or []:
+        con.print(f"warning: {note}")
     for r in results:
         al, label = r.alignment, f"{r.run_b} vs {r.run_a} / {r.task} / {r.metric}"
         if al.only_a or al.only_b:
@@ -109,7 +118,8 @@ def render(results: list[RunComparison], power: float, quiet: bool, markdown: bo
 
 
 def run(args: argparse.Namespace) -> int:
-    df = load(args.paths, cluster=args.cluster)
+    loaded = read_runs(args.paths, cluster=args.cluster)
+    df = loaded.table
     pairs = choose_pairs(df, baseline=args.baseline, all_pairs=args.all_pairs)
     results = compare_table(
         df,
@@ -129,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         write_json([r.flat() for r in results])
     else:
-        render(results, args.power, args.quiet, args.markdown, sys.stdout)
+        render(results, args.power, args.quiet, args.markdown, sys.stdout, loaded.notes)
     if args.fail_on_regression and any(r.gate is not None and r.gate.is_regression for r in results):
         if not args.json:
             sys.stderr.write("evaladdon: regression shown\n")

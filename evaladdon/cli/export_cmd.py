@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from evaladdon.adapters import load
+from evaladdon.adapters import read_runs
 from evaladdon.errors import EvalAddonError
 
 
@@ -21,7 +21,8 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    df = load(args.paths, cluster=args.cluster)
+    loaded = read_runs(args.paths, cluster=args.cluster)
+    df = loaded.table
     out = Path(args.output)
     suffix = out.suffix.lower()
     if suffix == ".csv":
@@ -37,5 +38,7 @@ def run(args: argparse.Namespace) -> int:
         raise EvalAddonError(f"unsupported output type {suffix or '(none)'!r}; use .csv, .jsonl or .parquet", str(out))
     if not args.quiet:
         unusable = int(df["error"].notna().sum())
+        for note in loaded.notes:
+            sys.stderr.write(f"warning: {note}\n")
         sys.stderr.write(f"wrote {len(df)} rows ({unusable} with an error reason) to {out}\n")
     return 0

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from evaladdon.adapters import load
+from evaladdon.adapters import read_runs
 from evaladdon.cli.options import add_inputs, add_output
 from evaladdon.report.text import console, fmt, markdown_table, table, write_json
 from evaladdon.stats import MEAN_METHODS
@@ -39,7 +39,13 @@ def rows_of(summaries: list[GroupSummary]) -> list[list[Any]]:
     return rows
 
 
-def render(summaries: list[GroupSummary], stream: Any = None, quiet: bool = False, markdown: bool = False) -> None:
+def render(
+    summaries: list[GroupSummary],
+    stream: Any = None,
+    quiet: bool = False,
+    markdown: bool = False,
+    notes: list[str] | None = None,
+) -> None:
     con = console(stream)
     level = summaries[0].estimate.level
     columns = [c if c != "CI" else f"{level:.0%} CI" for c in COLUMNS]
@@ -49,6 +55,8 @@ def render(summaries: list[GroupSummary], stream: Any = None, quiet: bool = Fals
         con.print(table(None, columns, rows_of(summaries), n_left=2))
     if quiet:
         return
+    for note in notes or []:
+        con.print(f"warning: {note}")
     for s in summaries:
         label = f"{s.run} / {s.task} / {s.metric}"
         if s.n_dropped:
@@ -59,11 +67,12 @@ def render(summaries: list[GroupSummary], stream: Any = None, quiet: bool = Fals
 
 
 def run(args: argparse.Namespace) -> int:
-    df = load(args.paths, cluster=args.cluster)
-    summaries = summarize_table(df, metric=args.metric, level=args.level, method=args.method,
-                                cluster_method=args.cluster_method)
+    loaded = read_runs(args.paths, cluster=args.cluster)
+    notes = list(loaded.notes)
+    summaries = summarize_table(loaded.table, metric=args.metric, level=args.level, method=args.method,
+                                cluster_method=args.cluster_method, notes=notes)
     if args.json:
         write_json([s.flat() for s in summaries])
     else:
-        render(summaries, sys.stdout, quiet=args.quiet, markdown=args.markdown)
+        render(summaries, sys.stdout, quiet=args.quiet, markdown=args.markdown, notes=notes)
     return 0

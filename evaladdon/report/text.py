@@ -37,14 +37,14 @@ def table(
     """A rich table; the first ``n_left`` columns are labels (left-aligned), the rest numbers.
 
     Number columns never wrap; label columns get at least the room of their longest value
-    up to 24 characters, so the whole fits in :data:`WIDTH` columns.
+    up to 16 characters, so the whole fits in :data:`WIDTH` columns.
     """
     rows = [[fmt(v) for v in r] for r in rows]
     t = Table(title=title, box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), pad_edge=False, title_justify="left")
     for i, c in enumerate(columns):
         if i < n_left:
             longest = max([len(c)] + [len(r[i]) for r in rows])
-            t.add_column(c, justify="left", overflow="fold", min_width=min(longest, 24))
+            t.add_column(c, justify="left", overflow="fold", min_width=min(longest, 16))
         else:
             t.add_column(c, justify="right", no_wrap=True)
     for r in rows:
