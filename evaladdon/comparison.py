@@ -24,6 +24,7 @@ from evaladdon.stats import (
 )
 from evaladdon.stats._result import Result
 from evaladdon.summary import usable_rows
+from evaladdon.table import run_labels
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,8 @@ class RunComparison(Result):
     adjust_method: str | None = None
     mde: float | None = None
     gate: GateDecision | None = None
+    label_a: str = ""
+    label_b: str = ""
 
     def flat(self) -> dict[str, Any]:
         c, al = self.comparison, self.alignment
@@ -61,6 +64,8 @@ class RunComparison(Result):
         return {
             "run_a": self.run_a,
             "run_b": self.run_b,
+            "label_a": self.label_a or self.run_a,
+            "label_b": self.label_b or self.run_b,
             "model_a": self.model_a,
             "model_b": self.model_b,
             "task": self.task,
@@ -214,6 +219,7 @@ def compare_table(
         if df.empty:
             raise EvalAddonError(f"no rows with metric {metric!r}")
     results: list[RunComparison] = []
+    labels = run_labels(df)
     for run_a, run_b in pairs:
         keys_a = set(map(tuple, df.loc[df["run"] == run_a, ["task", "metric"]].drop_duplicates().to_numpy()))
         keys_b = set(map(tuple, df.loc[df["run"] == run_b, ["task", "metric"]].drop_duplicates().to_numpy()))
@@ -251,6 +257,8 @@ def compare_table(
                     alignment=alignment,
                     comparison=comp,
                     gate=regression_gate(comp.ci_low, comp.ci_high, margin) if margin is not None else None,
+                    label_a=labels[run_a],
+                    label_b=labels[run_b],
                 )
             )
     if len(results) > 1 and adjust != "none":

@@ -11,7 +11,7 @@ import pandas as pd
 from evaladdon.errors import EvalAddonError
 from evaladdon.stats import MeanEstimate, estimate_mean
 from evaladdon.stats._result import Result
-from evaladdon.table import GROUP
+from evaladdon.table import GROUP, run_labels
 
 
 @dataclass(frozen=True)
@@ -25,12 +25,14 @@ class GroupSummary(Result):
     estimate: MeanEstimate
     n_dropped: int
     dropped: dict[str, int]
+    label: str = ""
 
     def flat(self) -> dict[str, Any]:
         """The JSON record of ``evaladdon summarize --json``."""
         e = self.estimate
         return {
             "run": self.run,
+            "label": self.label or self.run,
             "task": self.task,
             "model": self.model,
             "metric": self.metric,
@@ -94,6 +96,7 @@ def summarize_table(
     if df.empty:
         raise EvalAddonError("no rows to summarize")
     out: list[GroupSummary] = []
+    labels = run_labels(df)
     for (run, task, metric_name), group in df.groupby(list(GROUP), sort=False):
         good, dropped = usable_rows(group)
         where = f"run {run!r}, task {task!r}, metric {metric_name!r}"
@@ -127,6 +130,7 @@ def summarize_table(
                 estimate=est,
                 n_dropped=int(sum(dropped.values())),
                 dropped=dropped,
+                label=labels[str(run)],
             )
         )
     if not out:

@@ -7,6 +7,7 @@ Column names and meanings are the contract between adapters and statistics (see
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Iterable
 
 import numpy as np
@@ -136,3 +137,17 @@ def row_errors(df: pd.DataFrame) -> dict[str, int]:
 
 def as_records(df: pd.DataFrame) -> list[dict[str, Any]]:
     return df.to_dict(orient="records")  # type: ignore[no-any-return]
+
+
+def run_labels(df: pd.DataFrame) -> dict[str, str]:
+    """Readable names for runs: the log file's stem when a run comes from one file of its
+    own (Inspect eval ids are opaque), else the run id.  Ambiguous stems fall back to ids."""
+    sources = df.groupby("run", sort=False)["source"].unique()
+    label: dict[str, str] = {}
+    for run, srcs in sources.items():
+        own_file = len(srcs) == 1 and df.loc[df["source"] == srcs[0], "run"].nunique() == 1
+        label[str(run)] = Path(str(srcs[0])).stem if own_file else str(run)
+    counts: dict[str, int] = {}
+    for v in label.values():
+        counts[v] = counts.get(v, 0) + 1
+    return {r: (v if counts[v] == 1 else r) for r, v in label.items()}

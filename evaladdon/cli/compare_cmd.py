@@ -55,7 +55,7 @@ def verdict(r: RunComparison, power: float) -> str:
     p = f"p = {c.p_value:.3g} ({c.test})" + (f", adjusted {r.p_adjusted:.3g}" if r.p_adjusted is not None else "")
     gate = f"; gate: {r.gate.decision}" if r.gate else ""
     return (
-        f"{r.run_b} vs {r.run_a} on {r.task}/{r.metric}: {signed_points(c.delta)} points, "
+        f"{r.label_b or r.run_b} vs {r.label_a or r.run_a} on {r.task}/{r.metric}: {signed_points(c.delta)} points, "
         f"{c.level:.0%} CI {signed_points(c.ci_low)} to {signed_points(c.ci_high)}; {p}{mde}{gate}"
     )
 
@@ -89,7 +89,7 @@ def render(
     pairs = list(dict.fromkeys((r.run_a, r.run_b) for r in results))
     for run_a, run_b in pairs:
         group = [r for r in results if (r.run_a, r.run_b) == (run_a, run_b)]
-        title = f"B = {run_b}  vs  A = {run_a}"
+        title = f"B = {group[0].label_b or run_b}  vs  A = {group[0].label_a or run_a}"
         if markdown:
             con.file.write(f"**{title}**\n\n" + markdown_table(COLUMNS, rows_of(group)) + "\n")
         else:
@@ -103,7 +103,7 @@ def render(
     for note in notes or []:
         con.print(f"warning: {note}")
     for r in results:
-        al, label = r.alignment, f"{r.run_b} vs {r.run_a} / {r.task} / {r.metric}"
+        al, label = r.alignment, f"{r.label_b or r.run_b} vs {r.label_a or r.run_a} / {r.task} / {r.metric}"
         if al.only_a or al.only_b:
             con.print(f"warning: {label}: {al.only_a} item(s) only in A, {al.only_b} only in B (left out)")
         if al.hash_mismatch:

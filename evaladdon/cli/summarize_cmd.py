@@ -34,7 +34,7 @@ def rows_of(summaries: list[GroupSummary]) -> list[list[Any]]:
             f"x{e.n_epochs_max}" if e.n_epochs_max > 1 else ""
         )
         ci = f"{fmt(e.ci_low, 3)}-{fmt(e.ci_high, 3)}"
-        rows.append([s.run, f"{s.task}/{s.metric}", fmt(e.mean, 3), fmt(e.se, 4), ci, fmt(e.se_naive, 4),
+        rows.append([s.label or s.run, f"{s.task}/{s.metric}", fmt(e.mean, 3), fmt(e.se, 4), ci, fmt(e.se_naive, 4),
                      fmt(e.deff, 2), n, e.method.replace("t-cluster-", "t ")])
     return rows
 
@@ -58,7 +58,7 @@ def render(
     for note in notes or []:
         con.print(f"warning: {note}")
     for s in summaries:
-        label = f"{s.run} / {s.task} / {s.metric}"
+        label = f"{s.label or s.run} / {s.task} / {s.metric}"
         if s.n_dropped:
             reasons = ", ".join(f"{v} {k}" for k, v in s.dropped.items())
             con.print(f"warning: {label}: {s.n_dropped} row(s) left out ({reasons})")
