@@ -15,6 +15,14 @@ from typing import Callable, Iterable
 import pandas as pd
 
 from evaladdon.adapters.inspect_log import is_inspect_json, read_inspect_log
+from evaladdon.adapters.lm_eval_log import (
+    looks_like_results_json,
+    looks_like_samples_jsonl,
+    looks_like_write_out,
+    read_results_file,
+    read_samples,
+    read_write_out,
+)
 from evaladdon.adapters.table import TABLE_SUFFIXES, read_long_table
 from evaladdon.errors import InputError
 from evaladdon.table import concat, validate
@@ -45,7 +53,17 @@ def sniff(path: Path) -> tuple[Reader | None, str]:
         head = _head(path).lstrip()
         if head[:1] == b"{" and is_inspect_json(head):
             return read_inspect_log, "inspect log"
-        return None, "not an Inspect log or a table (unrecognised JSON)" if head[:1] in (b"{", b"[") else "not a log"
+        if suffix == ".json" and looks_like_write_out(path, head):
+            return read_write_out, "lm-eval 0.3 write-out"
+        if suffix == ".json" and looks_like_results_json(head):
+            return read_results_file, "lm-eval results"
+        if suffix == ".json" and looks_like_samples_jsonl(head):
+            return read_samples, "lm-eval samples"
+        return None, "not a log or a table (unrecognised JSON)" if head[:1] in (b"{", b"[") else "not a log"
+    if suffix in (".jsonl", ".ndjson"):
+        if looks_like_samples_jsonl(_head(path)):
+            return read_samples, "lm-eval samples"
+        return read_long_table, "table"
     if suffix in TABLE_SUFFIXES:
         return read_long_table, "table"
     return None, f"unsupported file type {suffix or '(none)'!r}"
@@ -64,11 +82,15 @@ def expand_paths(paths: Iterable[str | Path]) -> tuple[list[tuple[Path, Reader, 
             raise InputError("no such file or directory", str(p))
         if p.is_dir():
             found = 0
-            for f in sorted(x for x in p.rglob("*") if x.is_file()):
-                reader, what = sniff(f)
+            sniffed = [(f, *sniff(f)) for f in sorted(x for x in p.rglob("*") if x.is_file())]
+            # lm-eval results next to samples only name runs and filters: read via pairing
+            sample_dirs = {f.parent for f, reader, _ in sniffed if reader is read_samples}
+            for f, reader, what in sniffed:
                 if reader is None:
                     if f.suffix.lower() in (".json", ".jsonl", ".eval", ".csv", ".txt"):
                         notes.append(f"skipped {f}: {what}")
+                    continue
+                if reader is read_results_file and f.parent in sample_dirs:
                     continue
                 files.append((f, reader, False))
                 found += 1
@@ -77,7 +99,7 @@ def expand_paths(paths: Iterable[str | Path]) -> tuple[list[tuple[Path, Reader, 
         else:
             reader, what = sniff(p)
             if reader is None:
-                raise InputError(f"{what}; expected an Inspect log (.eval/.json) or a table ({', '.join(TABLE_SUFFIXES)})",
+                raise InputError(f"{what}; expected an Inspect log, lm-eval output or a table ({', '.join(TABLE_SUFFIXES)})",
                                  str(p))
             files.append((p, reader, True))
     return files, notes
@@ -114,7 +136,8 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None) -> Loaded
             t.loc[hit, "run"] = t.loc[hit, "source"].map(lambda s: Path(s).name) + "/" + t.loc[hit, "run"]
     table = validate(concat(tables))
     if table.empty:
-        raise InputError("no rows: " + ("; ".join(notes) if notes else "the inputs hold no samples"))
+        why = f"{len(notes)} note(s), first: {notes[0]}" if notes else "the inputs hold no samples"
+        raise InputError(f"no per-item rows to analyse ({why})")
     return Loaded(table, notes)
 
 
