@@ -140,13 +140,16 @@ def as_records(df: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def run_labels(df: pd.DataFrame) -> dict[str, str]:
-    """Readable names for runs: the log file's stem when a run comes from one file of its
-    own (Inspect eval ids are opaque), else the run id.  Ambiguous stems fall back to ids."""
+    """Readable names for runs: for Inspect (whose eval ids are opaque) the log file's stem
+    when a run comes from one file of its own, else the run id.  Ambiguous stems fall back
+    to ids."""
     sources = df.groupby("run", sort=False)["source"].unique()
+    harness = df.groupby("run", sort=False)["harness"].first()
     label: dict[str, str] = {}
     for run, srcs in sources.items():
         own_file = len(srcs) == 1 and df.loc[df["source"] == srcs[0], "run"].nunique() == 1
-        label[str(run)] = Path(str(srcs[0])).stem if own_file else str(run)
+        opaque = harness[run] == "inspect"  # lm-eval and table run ids are already readable
+        label[str(run)] = Path(str(srcs[0])).stem if own_file and opaque else str(run)
     counts: dict[str, int] = {}
     for v in label.values():
         counts[v] = counts.get(v, 0) + 1

@@ -125,11 +125,14 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None) -> Loaded
             continue
         notes.extend(t.attrs.get("notes", []))
         tables.append(t)
-    runs_by_source: dict[str, set[str]] = {}
+    # one run may span files (lm-eval writes one samples file per task); only when two files
+    # give the same run the same (task, metric) are they different runs under one id
+    sources_by_key: dict[tuple[str, str, str], set[str]] = {}
     for t in tables:
-        for run in t["run"].unique():
-            runs_by_source.setdefault(run, set()).update(t["source"].unique())
-    clashing = {r for r, sources in runs_by_source.items() if len(sources) > 1}
+        keys = t[["run", "task", "metric", "source"]].drop_duplicates()
+        for run, task, metric, source in keys.itertuples(index=False):
+            sources_by_key.setdefault((run, task, metric), set()).add(source)
+    clashing = {key[0] for key, sources in sources_by_key.items() if len(sources) > 1}
     if clashing:
         for t in tables:
             hit = t["run"].isin(clashing)

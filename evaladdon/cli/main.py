@@ -12,7 +12,7 @@ import sys
 from typing import Sequence
 
 from evaladdon import __version__
-from evaladdon.cli import ci_cmd, compare_cmd, export_cmd, judge_cmd, power_cmd, summarize_cmd
+from evaladdon.cli import ci_cmd, compare_cmd, export_cmd, judge_cmd, lm_eval_cmd, power_cmd, summarize_cmd
 from evaladdon.errors import EvalAddonError
 
 EXIT_OK, EXIT_REGRESSION, EXIT_USAGE = 0, 1, 2
@@ -35,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     power_cmd.add_parser(sub)
     judge_cmd.add_parser(sub)
     export_cmd.add_parser(sub)
+    lm_eval_cmd.add_parser(sub)
     return parser
 
 
