@@ -9,4 +9,6 @@ enable_clustered_stderr()
 
 
 def process_results(doc, results):  # type: ignore[no-untyped-def]
-    return accuracy_with_clusters(doc, results, gold_key="answer", cluster_field="passage_id")
+    scores = accuracy_with_clusters(doc, results, gold_key="answer", cluster_field="passage_id")
+    del scores["acc_clustered_se"]  # the SE goes into acc_clustered's own _stderr slot here
+    return scores
