@@ -149,3 +149,17 @@ def test_sample_logs_match_the_harness(capsys: pytest.CaptureFixture[str]) -> No
     assert row["se_item"] == pytest.approx(results["acc_stderr,none"])
     assert row["se_cluster"] == pytest.approx(results["acc_clustered_se,none"])
     assert math.isclose(row["mean"], results["acc_clustered,none"])
+
+
+def test_samples_with_nan_literals_and_json_arrays(tmp_path: Path) -> None:
+    p = tmp_path / "samples_t_2026-01-01T00-00-00.jsonl"
+    p.write_text('{"doc_id": 0, "doc": {"c": {"id": 1}}, "resps": [], "filter": "none", "metrics": ["acc"], "acc": NaN}\n'
+                 '{"doc_id": 1, "doc": {"c": {"id": 2}}, "resps": [], "filter": "none", "metrics": ["acc"], "acc": 1}\n')
+    df = read_samples(p, cluster="c.id")
+    assert df["error"].tolist() == ["non-finite value (NaN or Infinity)", None]
+    assert df["cluster"].tolist() == ["1", "2"]
+    arr = tmp_path / "pretrained=x_t.jsonl"
+    arr.write_text(json.dumps([{"doc_id": 0, "doc": {}, "resps": [], "acc": 1.0, "bleu": ["a", "b"]}]))
+    df = read_samples(arr)
+    assert set(df["metric"]) == {"acc,none", "bleu,none"}
+    assert df.set_index("metric").loc["bleu,none", "error"] == CORPUS_LEVEL

@@ -9,12 +9,12 @@ numbers are kept with their reason in ``error``, never dropped.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from evaladdon.adapters.jsonlines import read_json_records
 from evaladdon.adapters.scores import coerce_scores, raw_strings
 from evaladdon.errors import InputError
 from evaladdon.table import COLUMNS, finalize
@@ -34,30 +34,14 @@ TABLE_SUFFIXES: tuple[str, ...] = (".csv", ".tsv", ".jsonl", ".ndjson", ".parque
 
 
 def _read_jsonl(path: Path) -> pd.DataFrame:
-    """Parse JSON lines with one C-level ``json.loads`` over the whole file.
-
-    (``pandas.read_json`` turns ``null`` into NaN and ints into floats, which would lose
-    the difference between a missing score and a ``NaN`` literal, and the raw value.)
-    """
-    text = path.read_text(encoding="utf-8", errors="replace")
-    lines = [line for line in text.splitlines() if line.strip()]
-    try:
-        records = json.loads("[" + ",".join(lines) + "]")
-    except json.JSONDecodeError:
-        records = None
-    if records is not None and all(isinstance(r, dict) for r in records):
-        return pd.DataFrame.from_records(records)
-    # only on failure: find the offending line for a precise message
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise InputError(f"line {lineno}: not valid JSON ({err.msg}); the file may be truncated", str(path)) from None
-        if not isinstance(obj, dict):
-            raise InputError(f"line {lineno}: expected a JSON object, found {type(obj).__name__}", str(path))
-    raise InputError("cannot read as JSON lines", str(path))
+    """JSON lines via :func:`read_json_records` (``pandas.read_json`` would turn ``null``
+    into NaN and ints into floats, losing the difference between a missing score and a
+    ``NaN`` literal, and the raw value)."""
+    records = read_json_records(path)
+    for i, r in enumerate(records):
+        if not isinstance(r, dict):
+            raise InputError(f"line {i + 1}: expected a JSON object, found {type(r).__name__}", str(path))
+    return pd.DataFrame.from_records(records)
 
 
 def read_raw_table(path: Path) -> pd.DataFrame:
