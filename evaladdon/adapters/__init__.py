@@ -105,7 +105,23 @@ def expand_paths(paths: Iterable[str | Path]) -> tuple[list[tuple[Path, Reader, 
     return files, notes
 
 
-def read_runs(paths: Iterable[str | Path], cluster: str | None = None) -> Loaded:
+def _progress(files: list[tuple[Path, Reader, bool]], show: bool) -> Iterable[tuple[Path, Reader, bool]]:
+    """Files as they are read, with a transient progress bar on stderr when ``show``."""
+    if not show or len(files) < 2 and sum(f.stat().st_size for f, _, _ in files) < 20 * 2**20:
+        yield from files
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn
+
+    with Progress(TextColumn("reading logs"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                  console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("read", total=len(files))
+        for item in files:
+            yield item
+            bar.advance(task)
+
+
+def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress: bool = False) -> Loaded:
     """Read every file into one validated canonical table, with notes.
 
     A file named explicitly that cannot be read is an error; one found in a directory is
@@ -115,7 +131,7 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None) -> Loaded
     """
     files, notes = expand_paths(paths)
     tables = []
-    for f, reader, explicit in files:
+    for f, reader, explicit in _progress(files, progress):
         try:
             t = reader(f, cluster)
         except InputError as exc:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from evaladdon.adapters import read_runs
+from evaladdon.cli.options import show_progress
 from evaladdon.errors import EvalAddonError
 
 
@@ -21,7 +22,7 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    loaded = read_runs(args.paths, cluster=args.cluster)
+    loaded = read_runs(args.paths, cluster=args.cluster, progress=show_progress(args))
     df = loaded.table
     out = Path(args.output)
     suffix = out.suffix.lower()

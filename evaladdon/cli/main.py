@@ -12,7 +12,16 @@ import sys
 from typing import Sequence
 
 from evaladdon import __version__
-from evaladdon.cli import ci_cmd, compare_cmd, export_cmd, judge_cmd, lm_eval_cmd, power_cmd, summarize_cmd
+from evaladdon.cli import (
+    ci_cmd,
+    compare_cmd,
+    export_cmd,
+    judge_cmd,
+    lm_eval_cmd,
+    power_cmd,
+    report_cmd,
+    summarize_cmd,
+)
 from evaladdon.errors import EvalAddonError
 
 EXIT_OK, EXIT_REGRESSION, EXIT_USAGE = 0, 1, 2
@@ -36,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     judge_cmd.add_parser(sub)
     export_cmd.add_parser(sub)
     lm_eval_cmd.add_parser(sub)
+    report_cmd.add_parser(sub)
     return parser
 
 

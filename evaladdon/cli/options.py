@@ -17,3 +17,10 @@ def add_inputs(p: argparse.ArgumentParser) -> None:
     p.add_argument("--metric", help="only this metric")
     p.add_argument("--cluster", metavar="FIELD", help="column (tables) or metadata field (logs) to cluster on")
     p.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
+
+
+def show_progress(args: argparse.Namespace) -> bool:
+    """A progress bar only for people: not with --quiet/--json, nor when stderr is no terminal."""
+    import sys
+
+    return not getattr(args, "quiet", False) and not getattr(args, "json", False) and sys.stderr.isatty()

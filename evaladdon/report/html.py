@@ -1,0 +1,103 @@
+"""A self-contained HTML report: tables and plots, no network references.
+
+Plots are PNGs embedded as ``data:`` URIs; styles are inline.  Nothing is fetched when the
+file is opened.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+from typing import Any, Sequence
+
+from evaladdon.comparison import RunComparison
+from evaladdon.report.plots import epoch_variance_plot, forest_plot, power_curve_plot
+from evaladdon.report.text import fmt, signed_points
+from evaladdon.stats import power_curve
+from evaladdon.summary import GroupSummary
+
+STYLE = """
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:70rem;color:#1b1b1b}
+h1{font-size:1.6rem}h2{font-size:1.25rem;margin-top:2rem;border-bottom:1px solid #ddd}
+table{border-collapse:collapse;font-size:.9rem;margin:.5rem 0}
+th,td{padding:.25rem .6rem;border-bottom:1px solid #eee;text-align:right}
+th:first-child,td:first-child,th:nth-child(2),td:nth-child(2){text-align:left}
+.verdict{margin:.3rem 0;font-size:.95rem}.warn{color:#8a4b00}.note{color:#555;font-size:.85rem}
+img{max-width:100%;display:block;margin:.6rem 0}
+"""
+
+
+def _table(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(fmt(v))}</td>" for v in r) + "</tr>" for r in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _img(png: bytes, alt: str) -> str:
+    return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{base64.b64encode(png).decode()}">'
+
+
+def render_report(
+    summaries: Sequence[GroupSummary],
+    comparisons: Sequence[RunComparison],
+    notes: Sequence[str] = (),
+    title: str = "evaladdon report",
+    power: float = 0.8,
+) -> str:
+    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
+             f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>"]
+    parts.append("<h2>Scores with the right error bars</h2>")
+    rows = []
+    for s in summaries:
+        e = s.estimate
+        rows.append([s.label or s.run, f"{s.task}/{s.metric}", e.mean, e.se, f"{fmt(e.ci_low)} to {fmt(e.ci_high)}",
+                     e.se_naive, e.deff, e.n_items, e.n_clusters, e.n_epochs_max, e.method])
+    parts.append(_table(["run", "task/metric", "mean", "se", f"{summaries[0].estimate.level:.0%} CI" if summaries
+                         else "CI", "naive se", "deff", "items", "clusters", "epochs", "method"], rows))
+    epochs = [s for s in summaries if s.estimate.epoch_variance is not None]
+    if epochs:
+        parts.append("<h2>Epoch variance</h2>")
+        parts.append(_img(epoch_variance_plot(
+            [f"{s.label or s.run} {s.task}/{s.metric}" for s in epochs],
+            [s.estimate.epoch_variance.within_var for s in epochs],  # type: ignore[union-attr]
+            [s.estimate.epoch_variance.between_var for s in epochs],  # type: ignore[union-attr]
+        ), "epoch variance"))
+    if comparisons:
+        parts.append("<h2>Paired comparisons</h2>")
+        crow = []
+        for r in comparisons:
+            c = r.comparison
+            crow.append([f"{r.label_b or r.run_b} vs {r.label_a or r.run_a}", f"{r.task}/{r.metric}", c.mean_a,
+                         c.mean_b, signed_points(c.delta), f"{signed_points(c.ci_low)} to {signed_points(c.ci_high)}",
+                         c.p_value, r.p_adjusted, c.se_paired, c.se_unpaired, c.n,
+                         f"{c.discordance.n10}/{c.discordance.n01}" if c.discordance else "-",
+                         None if r.mde is None else 100 * r.mde])
+        parts.append(_table(["B vs A", "task/metric", "A", "B", "delta (pts)", "CI (pts)", "p", "p adjusted",
+                             "se paired", "se unpaired", "n", "n10/n01", "MDE (pts)"], crow))
+        labels = [f"{r.label_b or r.run_b} vs {r.label_a or r.run_a}: {r.task}/{r.metric}" for r in comparisons]
+        parts.append(_img(forest_plot(labels, [r.comparison.delta for r in comparisons],
+                                      [r.comparison.ci_low for r in comparisons],
+                                      [r.comparison.ci_high for r in comparisons]), "forest plot"))
+        curves = []
+        for label, r in zip(labels, comparisons):
+            c = r.comparison
+            if c.se > 0:
+                pc = power_curve(c.n, c.se * c.se * c.n, alpha=1 - c.level)
+                curves.append((label, pc.delta, pc.power))
+        if curves:
+            parts.append(_img(power_curve_plot(curves, power), "power curve"))
+        for r in comparisons:
+            c = r.comparison
+            mde = f"; this set can detect {100 * r.mde:.1f} points at {power:.0%} power" if r.mde else ""
+            parts.append(f"<p class='verdict'>{html.escape(r.label_b or r.run_b)} vs "
+                         f"{html.escape(r.label_a or r.run_a)} on {html.escape(r.task)}/{html.escape(r.metric)}: "
+                         f"{signed_points(c.delta)} points, {c.level:.0%} CI {signed_points(c.ci_low)} to "
+                         f"{signed_points(c.ci_high)}; p = {c.p_value:.3g} ({html.escape(c.test)}){mde}</p>")
+    if notes:
+        parts.append("<h2>Warnings and notes</h2>")
+        parts.extend(f"<p class='warn'>{html.escape(n)}</p>" for n in notes)
+    for s in summaries:
+        for n in s.estimate.notes:
+            parts.append(f"<p class='note'>{html.escape(f'{s.label or s.run} / {s.task} / {s.metric}: {n}')}</p>")
+    parts.append("</body></html>")
+    return "\n".join(parts)
