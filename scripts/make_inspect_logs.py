@@ -10,7 +10,8 @@ with a tokenizer it would download).  Produces:
   evaladdon's ``clustered_se``, ``epoch_variance``, ``mde``; the candidate also reports
   ``paired_delta`` against the baseline log;
 - ``judge.eval``: a model-graded scorer (``model_graded_qa`` with a mock grader) on one
-  epoch, with human labels on a subsample in metadata and ``judge_corrected``.
+  epoch, with human labels on a subsample in metadata and ``judge_corrected``; the same
+  labels as a table in ``judge_labels.csv`` for ``evaladdon judge``.
 
     python scripts/make_inspect_logs.py [OUT_DIR]
 """
@@ -104,7 +105,18 @@ def run(out_dir: Path) -> dict[str, Path]:
             shutil.copyfile(log.location, dest)
             produced[variant] = dest
         produced["judge"] = _judge_run(out_dir, tmp)
+    produced["labels"] = write_labels(produced["judge"], out_dir / "judge_labels.csv")
     return produced
+
+
+def write_labels(judge_log: Path, dest: Path) -> Path:
+    """The human labels stored in the judge run's metadata, as a table for ``evaladdon judge``."""
+    from inspect_ai.log import read_eval_log_sample_summaries
+
+    rows = ["id,human"] + [f"{s.id},{s.metadata['human_label']}" for s in read_eval_log_sample_summaries(str(judge_log))
+                           if "human_label" in (s.metadata or {})]
+    dest.write_text("\n".join(rows) + "\n")
+    return dest
 
 
 def _judge_run(out_dir: Path, tmp: str) -> Path:

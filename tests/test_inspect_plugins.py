@@ -90,6 +90,19 @@ def test_judge_corrected_matches_cli_statistics(runs: dict[str, Path]) -> None:
     assert m["ci_low"] <= truth <= m["ci_high"]
 
 
+def test_judge_cli_matches_the_metric(runs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from evaladdon.cli.main import main
+
+    m = logged_metrics(runs["judge"])
+    assert main(["judge", "--labels", str(runs["labels"]), str(runs["judge"]), "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert row["corrected"] == pytest.approx(m["corrected"])
+    assert row["se"] == pytest.approx(m["se"])
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((m["ci_low"], m["ci_high"]))
+
+
 def _tiny_eval(metrics: list[Any], log_dir: Path, epochs: int = 1) -> Any:
     from inspect_ai import Task, eval
     from inspect_ai.dataset import Sample

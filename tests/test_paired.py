@@ -192,3 +192,31 @@ def test_regression_gate_decisions() -> None:
     assert regression_gate(float("nan"), 0.1).decision == "inconclusive"
     with pytest.raises(ValueError):
         regression_gate(0, 1, -0.1)
+
+
+def test_paired_bootstrap_interval_near_t_and_clustered() -> None:
+    rng = np.random.default_rng(31)
+    a = rng.normal(size=400)
+    b = a + rng.normal(0.1, 0.5, 400)
+    t = compare_paired(a, b, one_epoch=False)
+    bs = compare_paired(a, b, one_epoch=False, interval="bootstrap", n_resamples=4000, seed=2)
+    assert bs.ci_method == "bootstrap"
+    assert (bs.ci_low, bs.ci_high) == pytest.approx((t.ci_low, t.ci_high), abs=0.01)
+    clusters = np.repeat(np.arange(40), 10)
+    b2 = b + rng.normal(0, 0.3, 40)[clusters]
+    cb = compare_paired(a, b2, clusters, one_epoch=False, interval="bootstrap", n_resamples=4000, seed=2)
+    ct = compare_paired(a, b2, clusters, one_epoch=False)
+    # the cluster bootstrap resamples whole clusters: its width tracks the clustered t interval
+    assert cb.ci_high - cb.ci_low == pytest.approx(ct.ci_high - ct.ci_low, rel=0.2)
+    assert ct.n_clusters == 40 and ct.se > ct.se_paired
+
+
+def test_cr2_paired_with_few_unequal_clusters() -> None:
+    rng = np.random.default_rng(32)
+    sizes = [40, 20, 10, 5, 3, 2]
+    clusters = np.repeat(np.arange(len(sizes)), sizes)
+    a = rng.normal(size=clusters.size)
+    b = a + 0.2 + rng.normal(0, 0.3, len(sizes))[clusters]
+    r = compare_paired(a, b, clusters, one_epoch=False, cluster_method="cr2")
+    assert r.se == r.se_cluster_cr2 and r.df == pytest.approx(r.df_cluster_cr2) and r.df < len(sizes) - 1
+    assert any("clusters" in n for n in r.notes)

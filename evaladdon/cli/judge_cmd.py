@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -16,7 +17,7 @@ from evaladdon.errors import EvalAddonError, InputError
 from evaladdon.report.text import console, fmt, markdown_table, table, write_json
 from evaladdon.stats import judge_agreement, ppi_mean, rogan_gladen, rogan_gladen_bootstrap
 from evaladdon.summary import usable_rows
-from pathlib import Path
+from evaladdon.table import run_labels
 
 HUMAN_ALIASES = ("human", "human_label", "label", "gold")
 
@@ -61,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
         if df.empty:
             raise EvalAddonError(f"no rows with metric {args.metric!r}")
     results = []
+    names = run_labels(df)
     for (run, task, metric), group in df.groupby(["run", "task", "metric"], sort=False):
         where = f"run {run!r}, task {task!r}, metric {metric!r}"
         good, dropped = usable_rows(group)
@@ -90,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as exc:
             raise EvalAddonError(f"{where}: {exc}") from None
         results.append({
-            "run": run, "task": task, "metric": metric, "method": args.method,
+            "run": run, "label": names[str(run)], "task": task, "metric": metric, "method": args.method,
             "n": n, "n_labelled": agr.n_labelled, "n_pos": agr.n_pos, "n_neg": agr.n_neg,
             "sensitivity": agr.sensitivity, "sensitivity_ci": [agr.sensitivity_low, agr.sensitivity_high],
             "specificity": agr.specificity, "specificity_ci": [agr.specificity_low, agr.specificity_high],
@@ -102,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
         write_json(results)
         return 0
     cols = ["run", "task/metric", "observed", "corrected", "CI", "Se", "Sp", "kappa", "labelled"]
-    rows = [[r["run"], f"{r['task']}/{r['metric']}", fmt(r["observed"], 3), fmt(r["corrected"], 3),
+    rows = [[r["label"], f"{r['task']}/{r['metric']}", fmt(r["observed"], 3), fmt(r["corrected"], 3),
              f"{fmt(r['ci_low'], 3)}-{fmt(r['ci_high'], 3)}", fmt(r["sensitivity"], 3), fmt(r["specificity"], 3),
              fmt(r["kappa"], 3), r["n_labelled"]] for r in results]
     con = console()
@@ -113,5 +115,5 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         for r in results:
             for note in r["notes"]:
-                con.print(f"note: {r['run']} / {r['task']} / {r['metric']}: {note}")
+                con.print(f"note: {r['label']} / {r['task']} / {r['metric']}: {note}")
     return 0

@@ -187,7 +187,8 @@ def estimate_mean(
         pi = proportion_interval(int(round(x.sum())), n_rows, chosen, level)
         low, high = pi.low, pi.high
     elif chosen == "bootstrap":
-        if cl is not None and n_clusters is not None and n_clusters < 2 or n_items < 2:
+        too_few_units = n_items < 2 or (n_clusters is not None and n_clusters < 2)
+        if too_few_units:
             low = high = NAN
         else:
             bs = bootstrap_mean(xbar, item_cluster, n_resamples=n_resamples, level=level, seed=seed)
