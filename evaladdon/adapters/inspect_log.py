@@ -146,7 +146,7 @@ def read_inspect_log(path: str | Path, cluster: str | None = None) -> pd.DataFra
                 )
             cluster_value = str(cluster_value)
         meta = {f"meta.{k}": v for k, v in (s.metadata or {}).items() if isinstance(v, (str, int, float, bool))}
-        sample_error = None
+        sample_error: str | None = None
         if s.error:
             sample_error = "sample error"
         elif s.limit is not None and not s.scores:
@@ -163,12 +163,12 @@ def read_inspect_log(path: str | Path, cluster: str | None = None) -> pd.DataFra
         if not scores:
             reason = sample_error or "unscored sample"
             entries = [(name, None, reason) for name in (known_names or ["score"])]
-        for metric, value, reason in entries:
+        for metric, value, why in entries:
             items.append(item)
             epochs.append(int(s.epoch))
             metrics.append(metric)
             raws.append(value)
-            errors.append(reason)
+            errors.append(why)
             clusters.append(cluster_value)
             metas.append(meta)
 

@@ -10,17 +10,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from evaladdon.errors import InputError
 
 try:  # orjson is a dependency; the fallback keeps a broken install working, only slower
     import orjson
 
-    _fast_loads = orjson.loads
+    _fast_loads: Callable[[Any], Any] = orjson.loads
     _FastError: type[Exception] = orjson.JSONDecodeError
 except ImportError:  # pragma: no cover
-    _fast_loads = json.loads
+    _fast_loads = json.loads  # type: ignore[assignment]
     _FastError = json.JSONDecodeError
 
 

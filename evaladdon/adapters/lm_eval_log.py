@@ -37,7 +37,7 @@ import pandas as pd
 try:  # a dependency; without it (a broken install) samples are parsed fully, only slower
     import simdjson
 except ImportError:  # pragma: no cover
-    simdjson = None
+    simdjson = None  # type: ignore[assignment]
 
 from evaladdon.adapters.inspect_log import dotted
 from evaladdon.adapters.scores import coerce_scores, raw_strings
@@ -317,7 +317,7 @@ def rows_from_records(
                 filt = "none"
             else:
                 filt, extra_filters = f"filter{k}", True
-        names = r.get("metrics") if isinstance(r.get("metrics"), list) else (
+        names: list[Any] = r["metrics"] if isinstance(r.get("metrics"), list) else (
             metric_names or [k for k in r if k not in NOT_METRICS and not _WRITE_OUT.match(k)])
         cluster_value = None
         if cluster is not None:

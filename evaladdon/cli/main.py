@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Sequence
+from typing import NoReturn, Sequence
 
 from evaladdon import __version__
 from evaladdon.cli import (
@@ -28,7 +28,7 @@ EXIT_OK, EXIT_REGRESSION, EXIT_USAGE = 0, 1, 2
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2 (argparse prints usage too)
+    def error(self, message: str) -> NoReturn:  # one line, exit 2 (argparse prints usage too)
         sys.stderr.write(f"evaladdon: error: {message}\n")
         raise SystemExit(EXIT_USAGE)
 

@@ -143,7 +143,8 @@ def mde(power: float = 0.8, alpha: float = 0.05, to_float: ValueToFloat = value_
             var_d = 2.0 * float(means.var(ddof=1))
         if var_d <= 0:
             return 0.0
-        return float(stats.plan(n=n, variance=var_d, power=power, alpha=alpha).mde)
+        result = stats.plan(n=n, variance=var_d, power=power, alpha=alpha).mde
+        return float(result) if result is not None else NAN
 
     return compute
 
@@ -259,7 +260,7 @@ def keep_epoch(inner: Scorer) -> Callable[[TaskState, Target], Any]:
     :func:`epoch_tagged`.
     """
 
-    async def score(state: TaskState, target: Target) -> Score:
+    async def score(state: TaskState, target: Target) -> Score | None:
         result = await inner(state, target)
         if result is None:
             return result

@@ -63,7 +63,7 @@ def sign_flip_test(
     batch = max(1, batch_cells // m)
     for start in range(0, n_permutations, batch):  # batches of permutations, vectorised within
         b = min(batch, n_permutations - start)
-        signs = rng.integers(0, 2, size=(b, m), dtype=np.int8) * 2 - 1
-        hits += int(np.sum(np.abs(signs @ nonzero) >= observed - tol))
+        flips = rng.integers(0, 2, size=(b, m), dtype=np.int8) * 2 - 1
+        hits += int(np.sum(np.abs(flips @ nonzero) >= observed - tol))
     p = (1.0 + hits) / (1.0 + n_permutations)
     return PermutationResult(observed, float(p), n_units, m, False, int(n_permutations), seed)
