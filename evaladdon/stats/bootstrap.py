@@ -52,12 +52,18 @@ def _replicates(
     n_units, m = totals.shape
     out = np.empty(n_resamples)
     batch = max(1, min(n_resamples, batch_cells // max(n_units, 1)))
+    # two columns (sum, count: the common mean) gather as one complex array: one pass, not two
+    packed = totals[:, 0] + 1j * totals[:, 1] if m == 2 else None
     for start in range(0, n_resamples, batch):  # loop over batches of replicates, not replicates
         b = min(batch, n_resamples - start)
         idx = rng.integers(0, n_units, size=(b, n_units), dtype=np.int64 if n_units > 2**31 - 1 else np.int32)
         sums = np.empty((b, m))
-        for j in range(m):  # m is the handful of totals columns
-            sums[:, j] = totals[:, j][idx].sum(axis=1)
+        if packed is not None:
+            z = packed[idx].sum(axis=1)
+            sums[:, 0], sums[:, 1] = z.real, z.imag
+        else:
+            for j in range(m):  # m is the handful of totals columns
+                sums[:, j] = totals[:, j][idx].sum(axis=1)
         out[start : start + b] = statistic(sums)
     return out
 
