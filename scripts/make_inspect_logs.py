@@ -11,7 +11,7 @@ with a tokenizer it would download).  Produces:
   ``paired_delta`` against the baseline log;
 - ``judge.eval``: a model-graded scorer (``model_graded_qa`` with a mock grader) on one
   epoch, with human labels on a subsample in metadata and ``judge_corrected``; the same
-  labels as a table in ``judge_labels.csv`` for ``evaladdon judge``.
+  labels as a table in ``../labels/judge_labels.csv`` for ``evaladdon judge``.
 
     python scripts/make_inspect_logs.py [OUT_DIR]
 """
@@ -105,7 +105,10 @@ def run(out_dir: Path) -> dict[str, Path]:
             shutil.copyfile(log.location, dest)
             produced[variant] = dest
         produced["judge"] = _judge_run(out_dir, tmp)
-    produced["labels"] = write_labels(produced["judge"], out_dir / "judge_labels.csv")
+    # the labels live beside the logs' folder, not in it, so summarizing the folder reads logs only
+    labels_dir = out_dir.parent / "labels"
+    labels_dir.mkdir(exist_ok=True)
+    produced["labels"] = write_labels(produced["judge"], labels_dir / "judge_labels.csv")
     return produced
 
 
