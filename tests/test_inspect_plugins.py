@@ -6,7 +6,6 @@ summarize``/``compare`` on the same logs.
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -23,12 +22,9 @@ from evaladdon.adapters import load  # noqa: E402
 from evaladdon.comparison import compare_table  # noqa: E402
 from evaladdon.summary import summarize_table  # noqa: E402
 
-from conftest import REPO  # noqa: E402
+from conftest import REPO, load_script  # noqa: E402
 
-spec = importlib.util.spec_from_file_location("make_inspect_logs", REPO / "scripts" / "make_inspect_logs.py")
-assert spec and spec.loader
-make_inspect_logs = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(make_inspect_logs)
+make_inspect_logs = load_script("make_inspect_logs")
 
 
 @pytest.fixture(scope="module")

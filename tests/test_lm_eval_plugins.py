@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -19,12 +18,9 @@ from evaladdon.cli.main import main  # noqa: E402
 from evaladdon.stats import clustered_se  # noqa: E402
 from evaladdon.summary import summarize_table  # noqa: E402
 
-from conftest import REPO  # noqa: E402
+from conftest import REPO, load_script  # noqa: E402
 
-spec = importlib.util.spec_from_file_location("make_lm_eval_logs", REPO / "scripts" / "make_lm_eval_logs.py")
-assert spec and spec.loader
-make_lm_eval_logs = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(make_lm_eval_logs)
+make_lm_eval_logs = load_script("make_lm_eval_logs")
 
 
 @pytest.fixture(scope="module")

@@ -115,6 +115,15 @@ def proportion_interval(
     )
 
 
+def t_bounds(estimate: float, se: float, df: float, level: float = 0.95) -> tuple[float, float]:
+    """``(low, high)`` of :func:`t_interval`, or ``(nan, nan)`` when no SE or df exists
+    (one item, one cluster): the callers record why in their notes."""
+    if math.isnan(se) or not df > 0:
+        return float("nan"), float("nan")
+    ti = t_interval(estimate, se, df, level)
+    return ti.low, ti.high
+
+
 def t_interval(estimate: float, se: float, df: float, level: float = 0.95, method: str = "t") -> Interval:
     """``estimate +- t_{df, (1+level)/2} * se``; ``df = inf`` gives the normal interval.
 

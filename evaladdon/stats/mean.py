@@ -35,7 +35,7 @@ from evaladdon.stats._result import Result
 from evaladdon.stats.bootstrap import bootstrap_mean
 from evaladdon.stats.cluster import ClusteredSE, clustered_se
 from evaladdon.stats.epochs import EpochVariance, epoch_variance
-from evaladdon.stats.intervals import PROPORTION_METHODS, proportion_interval, t_interval
+from evaladdon.stats.intervals import PROPORTION_METHODS, proportion_interval, t_bounds
 
 MEAN_METHODS: tuple[str, ...] = ("auto", "t", "bootstrap", *PROPORTION_METHODS)
 
@@ -195,13 +195,9 @@ def estimate_mean(
             low, high = bs.low, bs.high
             notes.append(f"percentile bootstrap over {bs.n_units} units, {n_resamples} resamples, seed {seed}")
     else:
-        if math.isnan(se) or not df > 0:
-            low = high = NAN
-        else:
-            ti = t_interval(mean, se, df, level)
-            low, high = ti.low, ti.high
-            if chosen == "t" and binary:
-                low, high = max(low, 0.0), min(high, 1.0)
+        low, high = t_bounds(mean, se, df, level)
+        if binary and not math.isnan(low):
+            low, high = max(low, 0.0), min(high, 1.0)
 
     return MeanEstimate(
         mean=mean,

@@ -26,7 +26,7 @@ from evaladdon.stats._checks import as_finite_1d, check_level, codes, is_binary
 from evaladdon.stats._result import Result
 from evaladdon.stats.bootstrap import bootstrap_totals, ratio_of_totals
 from evaladdon.stats.cluster import clustered_se
-from evaladdon.stats.intervals import t_interval
+from evaladdon.stats.intervals import t_bounds
 from evaladdon.stats.mcnemar import Discordance, McNemarResult, discordance, mcnemar
 from evaladdon.stats.paired_binary import PAIRED_BINARY_METHODS, paired_binary_interval
 from evaladdon.stats.permutation import sign_flip_test
@@ -190,11 +190,7 @@ def compare_paired(
         bs = bootstrap_totals(totals, ratio_of_totals, n_resamples=n_resamples, level=level, seed=seed)
         low, high = bs.low, bs.high
     else:
-        if math.isnan(se) or not df > 0:
-            low = high = NAN
-        else:
-            ti = t_interval(delta, se, df, level)
-            low, high = ti.low, ti.high
+        low, high = t_bounds(delta, se, df, level)
     if se_paired == 0.0:
         notes.append("every item difference is the same: the paired SE is 0")
     return PairedComparison(
