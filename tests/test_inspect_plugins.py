@@ -174,3 +174,30 @@ def test_entry_point_makes_metrics_findable_by_name() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd="/")
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "evaladdon/clustered_se"
+
+
+def test_one_score_name_with_two_reducers(tmp_path: Path) -> None:
+    """Epochs(3, ["mean", "max"]) logs two results for 'match'; the rows are the per-epoch
+    scores once, and their item means reproduce the mean reducer's accuracy."""
+    from inspect_ai import Epochs, Task, eval
+    from inspect_ai.dataset import Sample
+    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+    from inspect_ai.scorer import accuracy, match
+
+    calls = {"n": 0}
+
+    def answer(messages: list[Any], *_: Any) -> ModelOutput:
+        calls["n"] += 1
+        out = ModelOutput.from_content(model="mockllm/model", content="1" if calls["n"] % 3 else "0")
+        out.usage = ModelUsage(input_tokens=3, output_tokens=1, total_tokens=4)
+        return out
+
+    samples = [Sample(id=f"s{i}", input=f"q{i}", target="1") for i in range(5)]
+    (log,) = eval(Task(dataset=samples, scorer=match(), metrics=[accuracy()], epochs=Epochs(3, ["mean", "max"])),
+                  model=get_model("mockllm/model", custom_outputs=answer), display="none", log_dir=str(tmp_path))
+    reducers = {s.reducer: s.metrics["accuracy"].value for s in log.results.scores}
+    assert set(reducers) == {"mean", "max"}
+    df = load([Path(log.location)])
+    assert set(df["metric"]) == {"match"} and len(df) == 15 and df["epoch"].max() == 3
+    s = summarize_table(df)[0].estimate
+    assert s.mean == pytest.approx(reducers["mean"]) and s.n_epochs_max == 3
