@@ -8,7 +8,7 @@ Column names and meanings are the contract between adapters and statistics (see
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Iterable
 
 import numpy as np
 import pandas as pd
@@ -126,17 +126,6 @@ def concat(tables: Iterable[pd.DataFrame]) -> pd.DataFrame:
     if not frames:
         return empty_table()
     return finalize(pd.concat(frames, ignore_index=True, sort=False))
-
-
-def row_errors(df: pd.DataFrame) -> dict[str, int]:
-    """Counts of unusable rows by reason (``error``), for reporting drops."""
-    bad = df["error"].notna() | df["value"].isna()
-    reasons = df.loc[bad, "error"].fillna("missing value")
-    return {str(k): int(v) for k, v in reasons.value_counts().items()}
-
-
-def as_records(df: pd.DataFrame) -> list[dict[str, Any]]:
-    return df.to_dict(orient="records")  # type: ignore[no-any-return]
 
 
 def run_labels(df: pd.DataFrame) -> dict[str, str]:

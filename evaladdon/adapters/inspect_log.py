@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evaladdon.adapters.scores import MISSING, NON_FINITE, NON_NUMERIC
+from evaladdon.adapters.scores import MISSING, NON_FINITE, NON_NUMERIC, raw_strings
 from evaladdon.errors import InputError
 from evaladdon.table import finalize
 
@@ -178,23 +178,23 @@ def read_inspect_log(path: str | Path, cluster: str | None = None) -> pd.DataFra
     from inspect_ai.scorer import value_to_float
 
     to_float = value_to_float()
-    values = np.full(n, np.nan)
-    err = np.array(errors, dtype=object) if n else np.array([], dtype=object)
-    # convert each distinct raw value once (scores repeat: "C", "I", 0.5, ...)
-    raw_keys = [repr(v) for v in raws]
-    cache: dict[str, tuple[float, str | None]] = {}
-    for key, v in zip(raw_keys, raws):
-        if key not in cache:
-            ok, why = _convertible(v)
-            cache[key] = (float(to_float(v)), None) if ok else (float("nan"), why)
-    for i, key in enumerate(raw_keys):
-        value, why = cache[key]
-        if err[i] is None:
-            values[i] = value
-            err[i] = why
-    out["value"] = values
-    out["raw"] = ["" if v is None else str(v) for v in raws]
-    out["error"] = err
+    # convert each distinct raw value once (scores repeat: "C", "I", 0.5, ...); repr keys
+    # make dict/list values hashable for factorize
+    key_codes, uniques = pd.factorize(pd.Series([repr(v) for v in raws], dtype=object))
+    _, first = np.unique(key_codes, return_index=True)  # first row of each distinct value
+    unique_values = np.full(len(uniques), np.nan)
+    unique_errors = np.full(len(uniques), None, dtype=object)
+    for code, i in enumerate(first):  # a loop over distinct values, not rows
+        ok, why = _convertible(raws[i])
+        if ok:
+            unique_values[code] = float(to_float(raws[i]))
+        else:
+            unique_errors[code] = why
+    sample_reason = np.array(errors, dtype=object)
+    has_reason = pd.Series(errors, dtype=object).notna().to_numpy()
+    out["value"] = np.where(has_reason, np.nan, unique_values[key_codes]) if n else []
+    out["raw"] = raw_strings(pd.Series(raws, dtype=object)).to_numpy() if n else []
+    out["error"] = np.where(has_reason, sample_reason, unique_errors[key_codes]) if n else []
     out["cluster"] = clusters if n else []
     out["run"] = run
     out["task"] = spec.task

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
+import pandas as pd
 from inspect_ai.scorer import (
     Metric,
     SampleScore,
@@ -56,12 +57,10 @@ def _floats(scores: list[SampleScore], to_float: ValueToFloat) -> np.ndarray:
 def _item_means(scores: list[SampleScore], to_float: ValueToFloat) -> tuple[np.ndarray, np.ndarray, list[Any]]:
     """Per-sample means over epochs (unreduced scores), epoch counts, and sample ids."""
     values = _floats(scores, to_float)
-    ids = [str(s.sample_id) for s in scores]
-    order: dict[str, int] = {}
-    codes = np.array([order.setdefault(i, len(order)) for i in ids], dtype=np.int64)
-    counts = np.bincount(codes, minlength=len(order))
-    means = np.bincount(codes, weights=values, minlength=len(order)) / counts
-    return means, counts, list(order)
+    codes, ids = pd.factorize(pd.Series([str(s.sample_id) for s in scores], dtype=object))
+    counts = np.bincount(codes, minlength=len(ids))
+    means = np.bincount(codes, weights=values, minlength=len(ids)) / counts
+    return means, counts, list(ids)
 
 
 CLUSTER_KEYS = ("se", "n_clusters", "df", "se_cr1", "se_cr2", "df_cr2", "deff")
