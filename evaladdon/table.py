@@ -38,7 +38,14 @@ COLUMNS: tuple[str, ...] = (
     "item_hash",
     "error",
 )
-HARNESSES: tuple[str, ...] = ("inspect", "lm_eval", "table")
+HARNESSES: tuple[str, ...] = ("inspect", "lm_eval", "table", "helm", "promptfoo", "deepeval")
+
+OPTIONAL_COLUMNS: tuple[str, ...] = ("prediction", "label", "confidence", "score")
+"""Optional per-row inputs of the metrics that are not means (present only when a reader has them):
+``prediction`` (str: the answer given, e.g. a choice letter or class), ``label`` (str: the
+target / gold class), ``confidence`` (float: the probability the model gave its prediction),
+``score`` (float: for binary labels 0/1, the predicted probability of label 1).  Readers that
+do not know them leave them out; :func:`finalize` keeps them after the canonical columns."""
 
 
 def empty_table() -> pd.DataFrame:

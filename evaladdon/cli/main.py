@@ -2,29 +2,36 @@
 
 Exit codes: 0 ok, 1 regression shown (the ``compare`` gate), 2 usage or input error.
 Errors print one line on stderr (``evaladdon: error: <where>: <what>``); ``--debug``
-shows the traceback instead.
+(before or after the subcommand) shows the traceback instead.
+
+Start-up is kept short: only the module of the subcommand that runs is imported (each
+subcommand module is listed in :data:`COMMANDS` with its one-line help), so ``--help`` and
+``ci`` never import pandas or a harness.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from typing import NoReturn, Sequence
 
 from evaladdon import __version__
-from evaladdon.cli import (
-    ci_cmd,
-    compare_cmd,
-    export_cmd,
-    judge_cmd,
-    lm_eval_cmd,
-    power_cmd,
-    report_cmd,
-    summarize_cmd,
-)
-from evaladdon.errors import EvalAddonError
 
 EXIT_OK, EXIT_REGRESSION, EXIT_USAGE = 0, 1, 2
+
+# name -> (module under evaladdon.cli, one-line help). Add a subcommand with one line here;
+# its module provides ``add_parser(sub)`` (registering under the same name) and ``run(args)``.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "summarize": ("summarize_cmd", "score, SE and interval per run, task and metric"),
+    "compare": ("compare_cmd", "paired comparison of two or more runs on shared items"),
+    "power": ("power_cmd", "minimum detectable effect, sample size or power of a design"),
+    "judge": ("judge_cmd", "correct LLM-judge pass rates with human labels"),
+    "ci": ("ci_cmd", "confidence interval for k successes out of n"),
+    "report": ("report_cmd", "one self-contained HTML report with tables and plots"),
+    "export": ("export_cmd", "write the canonical per-item table (csv, jsonl, parquet)"),
+    "lm-eval-stderr": ("lm_eval_cmd", "write clustered / group-level SEs next to lm-eval results files"),
+}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -33,32 +40,48 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_USAGE)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _command_in(argv: Sequence[str]) -> str | None:
+    """The first argument that names a subcommand (flags before it are global ones)."""
+    for a in argv:
+        if a in COMMANDS:
+            return a
+        if not a.startswith("-"):
+            return None
+    return None
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser; only the subcommand named in ``argv`` is imported (all when ``argv`` is None)."""
     parser = _Parser(prog="evaladdon", description="Honest statistics for Inspect AI and lm-eval logs.")
     parser.add_argument("--version", action="version", version=f"evaladdon {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
-    ci_cmd.add_parser(sub)
-    summarize_cmd.add_parser(sub)
-    compare_cmd.add_parser(sub)
-    power_cmd.add_parser(sub)
-    judge_cmd.add_parser(sub)
-    export_cmd.add_parser(sub)
-    lm_eval_cmd.add_parser(sub)
-    report_cmd.add_parser(sub)
+    wanted = _command_in(argv) if argv is not None else None
+    for name, (module, help_text) in COMMANDS.items():
+        if argv is None or name == wanted:
+            importlib.import_module(f"evaladdon.cli.{module}").add_parser(sub)
+        else:  # listed in --help without importing its module
+            sub.add_parser(name, help=help_text)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
+    if debug:  # accepted before or after the subcommand
+        argv = [a for a in argv if a != "--debug"]
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
+    args.debug = debug
     if args.command is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
+    from evaladdon.errors import EvalAddonError
+
     try:
         return int(args.run(args))
     except (EvalAddonError, ValueError, OSError) as exc:
-        if args.debug:
+        if debug:
             raise
         message = " ".join(str(exc).split()) or type(exc).__name__
         sys.stderr.write(f"evaladdon: error: {message}\n")

@@ -1,0 +1,1 @@
+"""Writing files safely: never over an input, never through a link, never half-written."""

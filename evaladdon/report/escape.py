@@ -1,0 +1,43 @@
+"""Making strings that came from a log safe to show: terminal, markdown (HTML uses ``html.escape``).
+
+Every name (run, task, model, metric, item, file) comes from input a stranger may have written.
+On a terminal, control characters (ANSI/OSC escape sequences, carriage returns, backspaces)
+could rewrite what is on screen; in GitHub-flavoured markdown, newlines break rows, ``|``
+splits cells, and raw HTML, links and images render.  Written here: no small, well-kept
+library does either job (rich's ``escape`` only handles its own markup).
+"""
+
+from __future__ import annotations
+
+import re
+
+# C0 and C1 controls and DEL, except none: tabs and newlines are also replaced in one-line fields
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+# bidirectional overrides and zero-width characters that disguise text
+_INVISIBLE = re.compile(r"[\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+
+
+def _visible(match: re.Match[str]) -> str:
+    ch = match.group(0)
+    return {"\n": "\\n", "\r": "\\r", "\t": " "}.get(ch, f"\\x{ord(ch):02x}")
+
+
+def clean(text: object) -> str:
+    """``text`` on one line with every control or invisible character shown as an escape (``\\x1b``)."""
+    s = str(text)
+    s = _CONTROL.sub(_visible, s)
+    return _INVISIBLE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", s)
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|<>~])")
+
+
+def markdown_cell(text: object) -> str:
+    """``text`` as the content of one GitHub-flavoured markdown table cell.
+
+    Controls are escaped as in :func:`clean`; markdown punctuation (``|``, brackets, ``<``,
+    backticks, emphasis marks ...) is backslash-escaped so no link, image, HTML tag or code
+    span forms, and ``&`` becomes ``&amp;`` so no character reference forms.
+    """
+    s = clean(text).replace("&", "&amp;")
+    return _MD_SPECIAL.sub(r"\\\1", s)
