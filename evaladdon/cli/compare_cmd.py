@@ -8,8 +8,8 @@ import math
 import sys
 from typing import Any
 
-from evaladdon.adapters import read_runs
-from evaladdon.cli.options import add_inputs, add_output, show_progress
+
+from evaladdon.cli.options import add_inputs, add_output, load_runs, show_progress
 from evaladdon.comparison import RunComparison, choose_pairs, compare_table
 from evaladdon.report.text import console, fmt, markdown_table, signed_points, table, write_json
 from evaladdon.stats import ADJUST_METHODS, PAIRED_INTERVALS, PAIRED_TESTS, plan
@@ -118,7 +118,7 @@ def render(
 
 
 def run(args: argparse.Namespace) -> int:
-    loaded = read_runs(args.paths, cluster=args.cluster, progress=show_progress(args))
+    loaded = load_runs(args)
     df = loaded.table
     pairs = choose_pairs(df, baseline=args.baseline, all_pairs=args.all_pairs)
     results = compare_table(

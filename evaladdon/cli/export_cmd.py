@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from evaladdon.adapters import read_runs
-from evaladdon.cli.options import show_progress
+
+from evaladdon.cli.options import load_runs, show_progress
 from evaladdon.errors import EvalAddonError
 
 
@@ -22,7 +22,7 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    loaded = read_runs(args.paths, cluster=args.cluster, progress=show_progress(args))
+    loaded = load_runs(args)
     df = loaded.table
     out = Path(args.output)
     suffix = out.suffix.lower()

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from evaladdon.adapters import Loaded
 
 
 def add_output(p: argparse.ArgumentParser, markdown: bool = True) -> None:
@@ -24,3 +28,14 @@ def show_progress(args: argparse.Namespace) -> bool:
     import sys
 
     return not getattr(args, "quiet", False) and not getattr(args, "json", False) and sys.stderr.isatty()
+
+
+def load_runs(args: argparse.Namespace) -> "Loaded":
+    """The canonical table for a command's inputs (``args.paths``), with notes on what was skipped.
+
+    Every command that reads runs goes through here, so input options (``--cluster``, and
+    later sources such as a store) mean the same everywhere.
+    """
+    from evaladdon.adapters import read_runs
+
+    return read_runs(args.paths, cluster=getattr(args, "cluster", None), progress=show_progress(args))

@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from evaladdon.adapters import read_runs
+
 from evaladdon.cli.compare_cmd import minimum_detectable
-from evaladdon.cli.options import add_inputs, show_progress
+from evaladdon.cli.options import add_inputs, load_runs, show_progress
 from evaladdon.comparison import choose_pairs, compare_table
 from evaladdon.errors import EvalAddonError
 from evaladdon.report.html import render_report
@@ -31,7 +31,7 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    loaded = read_runs(args.paths, cluster=args.cluster, progress=show_progress(args))
+    loaded = load_runs(args)
     notes = list(loaded.notes)
     summaries = summarize_table(loaded.table, metric=args.metric, level=args.level, notes=notes)
     comparisons = []

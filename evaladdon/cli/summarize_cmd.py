@@ -6,8 +6,8 @@ import argparse
 import sys
 from typing import Any
 
-from evaladdon.adapters import read_runs
-from evaladdon.cli.options import add_inputs, add_output, show_progress
+
+from evaladdon.cli.options import add_inputs, add_output, load_runs, show_progress
 from evaladdon.report.text import console, fmt, markdown_table, table, write_json
 from evaladdon.stats import MEAN_METHODS
 from evaladdon.summary import GroupSummary, summarize_table
@@ -67,7 +67,7 @@ def render(
 
 
 def run(args: argparse.Namespace) -> int:
-    loaded = read_runs(args.paths, cluster=args.cluster, progress=show_progress(args))
+    loaded = load_runs(args)
     notes = list(loaded.notes)
     summaries = summarize_table(loaded.table, metric=args.metric, level=args.level, method=args.method,
                                 cluster_method=args.cluster_method, notes=notes)
