@@ -1,0 +1,273 @@
+"""Pairwise-preference files in, a battle table out (not the canonical item table).
+
+Three formats, sniffed by content (the keys of the first record), not by file name:
+
+- **Arena battles** (Chatbot Arena ``clean_battle*.json``, Arena-Hard ``arena_hard_battles.jsonl``):
+  records ``{question_id, model_a, model_b, winner}`` with ``winner`` in ``model_a``, ``model_b``,
+  ``tie``, ``tie (bothbad)``.  One battle per record; ``cluster`` = ``question_id``.
+- **FastChat MT-bench pair judgments** (``gpt-4_pair.jsonl``): ``{question_id, model_1, model_2,
+  g1_winner, g2_winner, judge, turn}``; g1 and g2 are the same pair judged with the positions
+  swapped (``g2_winner`` already mapped back to model_1/model_2).  FastChat's rule
+  (``fastchat/llm_judge/show_result.py``): a win only when both games agree, otherwise a tie
+  (inconsistent); a record with an ``error`` in either game is dropped.  Both games are kept in
+  :attr:`Preferences.games` for the position-bias check.
+- **AlpacaEval annotations** (``annotations.json``): a JSON list of ``{instruction, dataset,
+  generator_1, generator_2, preference}``; ``preference`` in [1, 2] (1 = ``output_1``, the
+  baseline ``generator_1``, preferred; 2 = ``output_2``; 1.5 = tie; fractional values of the
+  weighted annotators are the win weight).  ``item`` = instruction, ``cluster`` = dataset.
+
+The battle table has one row per battle: ``source, model_a, model_b, outcome`` (1 = a wins,
+0 = b wins, 0.5 = tie, fractional = weighted preference), ``tie`` (bool: the judge declared a
+tie, as opposed to a split), ``item`` (question/prompt id), ``cluster`` (the resampling unit),
+``game``, ``turn``, ``judge``.  Every record left out is counted with its reason.  Adapters
+compute nothing: aggregation and models live in :mod:`evaladdon.stats.bradley_terry`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+import numpy as np
+import pandas as pd
+
+from evaladdon.errors import InputError
+
+BATTLE_COLUMNS: tuple[str, ...] = ("source", "model_a", "model_b", "outcome", "tie", "item", "cluster", "game",
+                                   "turn", "judge")
+GAME_COLUMNS: tuple[str, ...] = ("source", "model_a", "model_b", "item", "cluster", "turn", "judge", "g1", "g2")
+
+ARENA_KEYS = (b'"model_a"', b'"model_b"', b'"winner"')
+MTBENCH_KEYS = (b'"model_1"', b'"model_2"', b'"g1_winner"', b'"g2_winner"')
+ALPACA_KEYS = (b'"generator_1"', b'"generator_2"', b'"preference"')
+PREFERENCE_SUFFIXES = (".json", ".jsonl", ".ndjson")
+
+
+@dataclass
+class Preferences:
+    """The battles read, the position-swapped games (MT-bench), and what was left out and why."""
+
+    battles: pd.DataFrame
+    games: pd.DataFrame
+    dropped: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    kinds: list[str] = field(default_factory=list)
+
+    @property
+    def n_dropped(self) -> int:
+        return sum(self.dropped.values())
+
+
+def sniff_preferences(head: bytes) -> str | None:
+    """``arena``, ``mtbench`` or ``alpaca_eval`` when the first bytes hold such a record, else None."""
+    start = head.lstrip()[:1]
+    if start not in (b"{", b"["):
+        return None
+    if all(k in head for k in MTBENCH_KEYS):
+        return "mtbench"
+    if all(k in head for k in ARENA_KEYS):
+        return "arena"
+    if start == b"[" and all(k in head for k in ALPACA_KEYS):
+        return "alpaca_eval"
+    return None
+
+
+def _head(path: Path, n: int = 4096) -> bytes:
+    with path.open("rb") as fh:
+        return fh.read(n)
+
+
+def looks_like_preferences(path: Path) -> str | None:
+    """The preference format of ``path`` (by content), or None."""
+    if path.suffix.lower() not in PREFERENCE_SUFFIXES or not path.is_file():
+        return None
+    return sniff_preferences(_head(path))
+
+
+def _records(path: Path) -> pd.DataFrame:
+    from evaladdon.adapters.jsonlines import read_json_records
+
+    records = read_json_records(path)
+    bad = [i for i, r in enumerate(records[:1000]) if not isinstance(r, dict)]
+    if bad or not all(isinstance(r, dict) for r in records):
+        raise InputError("expected JSON objects (one battle or judgment each)", str(path))
+    if not records:
+        raise InputError("no battles in this file", str(path))
+    return pd.DataFrame.from_records(records)
+
+
+def _column(df: pd.DataFrame, name: str) -> pd.Series:
+    return df[name] if name in df else pd.Series([None] * len(df), index=df.index, dtype=object)
+
+
+def _as_str(s: pd.Series) -> pd.Series:
+    return s.astype(object).where(s.notna(), None).map(lambda v: None if v is None else str(v), na_action="ignore")
+
+
+def _count(dropped: dict[str, int], reason: str, mask: np.ndarray) -> None:
+    n = int(np.count_nonzero(mask))
+    if n:
+        dropped[reason] = dropped.get(reason, 0) + n
+
+
+def _common_drops(df: pd.DataFrame, a: pd.Series, b: pd.Series, dropped: dict[str, int]) -> np.ndarray:
+    """Rows without both model names, or with the same model on both sides (counted, left out)."""
+    missing = (a.isna() | b.isna()).to_numpy()
+    _count(dropped, "missing model name", missing)
+    same = (~missing) & (a.astype(str) == b.astype(str)).to_numpy()
+    _count(dropped, "same model on both sides", same)
+    return ~(missing | same)
+
+
+ARENA_OUTCOME = {"model_a": 1.0, "model_b": 0.0, "tie": 0.5, "tie (bothbad)": 0.5}
+
+
+def _read_arena(df: pd.DataFrame, source: str, dropped: dict[str, int]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    a, b = _as_str(_column(df, "model_a")), _as_str(_column(df, "model_b"))
+    keep = _common_drops(df, a, b, dropped)
+    winner = _column(df, "winner").astype(object)
+    outcome = winner.map(lambda w: ARENA_OUTCOME.get(w) if isinstance(w, str) else None).astype(float).to_numpy()
+    unknown = keep & np.isnan(outcome)
+    for value, n in pd.Series(winner[unknown].astype(str)).value_counts().items():
+        dropped[f"winner {value!r} not model_a/model_b/tie"] = dropped.get(f"winner {value!r} not model_a/model_b/tie",
+                                                                           0) + int(n)
+    keep &= ~np.isnan(outcome)
+    qid = _column(df, "question_id")
+    qid = qid if qid.notna().any() else _column(df, "prompt_id")
+    item = _as_str(qid)
+    judge = _as_str(_column(df, "judge"))
+    turn = _column(df, "turn")
+    battles = pd.DataFrame({
+        "source": source, "model_a": a, "model_b": b, "outcome": outcome,
+        "tie": winner.astype(str).str.startswith("tie").to_numpy(), "item": item, "cluster": item,
+        "game": None, "turn": _as_str(turn), "judge": judge,
+    })[keep]
+    return battles, pd.DataFrame(columns=list(GAME_COLUMNS))
+
+
+MT_OUTCOME = {"model_1": 1.0, "model_2": 0.0, "tie": 0.5}
+
+
+def _read_mtbench(df: pd.DataFrame, source: str, dropped: dict[str, int],
+                  notes: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    a, b = _as_str(_column(df, "model_1")), _as_str(_column(df, "model_2"))
+    keep = _common_drops(df, a, b, dropped)
+    g1 = _column(df, "g1_winner").map(lambda w: MT_OUTCOME.get(w) if isinstance(w, str) else None).astype(float)
+    g2 = _column(df, "g2_winner").map(lambda w: MT_OUTCOME.get(w) if isinstance(w, str) else None).astype(float)
+    g1, g2 = g1.to_numpy(), g2.to_numpy()
+    raw1, raw2 = _column(df, "g1_winner").astype(str), _column(df, "g2_winner").astype(str)
+    err = keep & ((raw1 == "error") | (raw2 == "error")).to_numpy()
+    _count(dropped, "judge error in g1 or g2 (FastChat drops the pair)", err)
+    keep &= ~err
+    other = keep & (np.isnan(g1) | np.isnan(g2))
+    _count(dropped, "winner not model_1/model_2/tie", other)
+    keep &= ~other
+    # FastChat's rule: a win only when both position orders agree, otherwise a tie (inconsistent)
+    agree = g1 == g2
+    outcome = np.where(agree, g1, 0.5)
+    inconsistent = keep & ~agree
+    if inconsistent.any():
+        notes.append(f"{source}: {int(inconsistent.sum())} pair(s) where the two position orders disagree "
+                     "count as ties (FastChat's rule)")
+    judge_raw = _column(df, "judge")
+    judge = judge_raw.map(lambda j: "/".join(map(str, j)) if isinstance(j, (list, tuple)) else j,
+                          na_action="ignore")
+    item = _as_str(_column(df, "question_id"))
+    turn = _as_str(_column(df, "turn"))
+    # FastChat's rule: the judge must agree with itself; a stated tie only when both games say tie
+    tie = agree & (g1 == 0.5)
+    battles = pd.DataFrame({
+        "source": source, "model_a": a, "model_b": b, "outcome": outcome, "tie": tie, "item": item,
+        "cluster": item, "game": "g1+g2", "turn": turn, "judge": _as_str(judge),
+    })[keep]
+    games = pd.DataFrame({
+        "source": source, "model_a": a, "model_b": b, "item": item, "cluster": item, "turn": turn,
+        "judge": _as_str(judge), "g1": g1, "g2": g2,
+    })[keep]
+    return battles, games
+
+
+def _read_alpaca(df: pd.DataFrame, source: str, dropped: dict[str, int],
+                 notes: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    a, b = _as_str(_column(df, "generator_1")), _as_str(_column(df, "generator_2"))
+    keep = _common_drops(df, a, b, dropped)
+    pref = pd.to_numeric(_column(df, "preference"), errors="coerce").to_numpy(dtype=float)
+    missing = keep & np.isnan(pref)
+    _count(dropped, "no preference (null or not a number)", missing)
+    keep &= ~missing
+    outside = keep & ((pref < 1) | (pref > 2))
+    _count(dropped, "preference outside [1, 2]", outside)
+    keep &= ~outside
+    # preference 1 = output_1 (generator_1 = model_a) preferred: outcome for a = 2 - preference
+    outcome = 2.0 - pref
+    fractional = keep & ~np.isin(pref, (1.0, 1.5, 2.0))
+    if fractional.any():
+        notes.append(f"{source}: {int(fractional.sum())} weighted preference(s) in (1, 2) used as fractional wins")
+    item = _as_str(_column(df, "instruction"))
+    dataset = _column(df, "dataset")
+    cluster = _as_str(dataset) if dataset.notna().any() else item
+    battles = pd.DataFrame({
+        "source": source, "model_a": a, "model_b": b, "outcome": outcome, "tie": pref == 1.5, "item": item,
+        "cluster": cluster, "game": None, "turn": None, "judge": _as_str(_column(df, "annotator")),
+    })[keep]
+    return battles, pd.DataFrame(columns=list(GAME_COLUMNS))
+
+
+def read_preference_file(path: Path) -> Preferences:
+    """One preference file (format sniffed by content) as a :class:`Preferences`."""
+    kind = looks_like_preferences(path)
+    if kind is None:
+        raise InputError("not a pairwise-preference file (Arena battles, MT-bench pair judgments or "
+                         "AlpacaEval annotations)", str(path))
+    df = _records(path)
+    dropped: dict[str, int] = {}
+    notes: list[str] = []
+    source = str(path)
+    if kind == "arena":
+        battles, games = _read_arena(df, source, dropped)
+    elif kind == "mtbench":
+        battles, games = _read_mtbench(df, source, dropped, notes)
+    else:
+        battles, games = _read_alpaca(df, source, dropped, notes)
+    return Preferences(battles.reset_index(drop=True), games.reset_index(drop=True), dropped, notes, [kind])
+
+
+def read_preferences(paths: Iterable[str | Path]) -> Preferences:
+    """Every preference file among ``paths`` (files or directories) in one :class:`Preferences`."""
+    files: list[Path] = []
+    for raw in paths:
+        p = Path(raw)
+        if not p.exists():
+            raise InputError("no such file or directory", str(p))
+        if p.is_dir():
+            found = [f for f in sorted(p.rglob("*")) if f.is_file() and looks_like_preferences(f)]
+            if not found:
+                raise InputError("no pairwise-preference files in this directory", str(p))
+            files.extend(found)
+        else:
+            files.append(p)
+    parts = [read_preference_file(f) for f in files]
+    battles = pd.concat([p.battles for p in parts if len(p.battles)] or [parts[0].battles], ignore_index=True)
+    games = pd.concat([p.games for p in parts if len(p.games)] or [parts[0].games], ignore_index=True)
+    dropped: dict[str, int] = {}
+    for p in parts:
+        for k, v in p.dropped.items():
+            dropped[k] = dropped.get(k, 0) + v
+    out = Preferences(battles, games, dropped, [n for p in parts for n in p.notes], [k for p in parts for k in p.kinds])
+    if out.battles.empty:
+        where = str(files[0]) if len(files) == 1 else None
+        raise InputError(f"no usable battles ({out.n_dropped} left out)", where)
+    return out
+
+
+def any_preferences(paths: Iterable[str | Path]) -> bool:
+    """Whether any of ``paths`` (or any file inside a directory among them) is a preference file."""
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            if any(looks_like_preferences(f) for f in p.rglob("*") if f.is_file()):
+                return True
+        elif p.exists() and looks_like_preferences(p):
+            return True
+    return False
