@@ -23,6 +23,7 @@ from evaladdon.adapters.lm_eval_log import (
     read_samples,
     read_write_out,
 )
+from evaladdon.adapters.preferences import PREFERENCE_SUFFIXES, refuse_preferences, sniff_preferences
 from evaladdon.adapters.table import TABLE_SUFFIXES, read_long_table
 from evaladdon.errors import InputError
 from evaladdon.table import concat, validate
@@ -49,6 +50,8 @@ def sniff(path: Path) -> tuple[Reader | None, str]:
     suffix = path.suffix.lower()
     if suffix == ".eval":
         return read_inspect_log, "inspect log"
+    if suffix in PREFERENCE_SUFFIXES and sniff_preferences(_head(path)):  # battles, not per-item scores
+        return refuse_preferences, "pairwise preferences: use evaladdon rank"
     if suffix in (".json", ".txt"):
         head = _head(path).lstrip()
         if head[:1] == b"{" and is_inspect_json(head):

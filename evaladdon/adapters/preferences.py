@@ -85,6 +85,11 @@ def looks_like_preferences(path: Path) -> str | None:
     return sniff_preferences(_head(path))
 
 
+def refuse_preferences(path: Path, cluster: str | None = None) -> pd.DataFrame:
+    """The canonical-table reader for a preference file: refuses (battles are not per-item scores)."""
+    raise InputError("pairwise preferences: use evaladdon rank", str(path))
+
+
 def _records(path: Path) -> pd.DataFrame:
     from evaladdon.adapters.jsonlines import read_json_records
 

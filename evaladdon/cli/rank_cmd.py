@@ -1,0 +1,310 @@
+"""``evaladdon rank PATH...``: leaderboards with honest intervals.
+
+Pairwise-preference files (Arena battles, MT-bench pair judgments, AlpacaEval annotations) are
+fitted by Bradley–Terry (:mod:`evaladdon.stats.bradley_terry`); logs and tables (the canonical
+per-item table, through :func:`evaladdon.cli.options.load_runs`) are ranked per (task, metric)
+from their per-item scores on shared items (:mod:`evaladdon.stats.ranking`).
+
+For the HTML report: :func:`preference_ranking` / :func:`score_rankings` compute, and
+``evaladdon.report.html.render_rank_section(preferences=..., scores=...)`` renders.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from evaladdon.cli.options import add_inputs, add_output
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+    from evaladdon.stats.bradley_terry import BradleyTerryResult, PositionBias
+    from evaladdon.stats.ranking import RankingResult
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("rank", help="leaderboard with rating and rank intervals (Bradley–Terry or per-item scores)")
+    p.add_argument("paths", nargs="+", metavar="PATH",
+                   help="preference files (Arena, MT-bench pair, AlpacaEval), or logs/tables, or directories")
+    add_inputs(p)
+    p.add_argument("--ties", choices=("half", "davidson"), default="half",
+                   help="ties as half a win each (Arena, default) or Davidson's tie model")
+    p.add_argument("--anchor", metavar="MODEL", help="this model's rating is fixed at 1000 (default: mean 1000)")
+    p.add_argument("--n-boot", type=int, default=1000, help="bootstrap replicates over prompts/items (default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--sandwich", action="store_true",
+                   help="Bradley–Terry: cluster-robust sandwich intervals instead of the bootstrap")
+    p.add_argument("--unit", choices=("cluster", "item"), default="cluster",
+                   help="preferences: resample clusters (default; AlpacaEval: dataset) or single prompts")
+    add_output(p)
+    p.set_defaults(run=run)
+
+
+@dataclass
+class PreferenceRanking:
+    """A Bradley–Terry fit with what was read and left out."""
+
+    result: "BradleyTerryResult"
+    position: "PositionBias | None"
+    dropped: dict[str, int]
+    notes: list[str]
+    sources: list[str]
+    kinds: list[str]
+
+
+@dataclass
+class ScoreRanking:
+    task: str
+    metric: str
+    result: "RankingResult"
+    dropped: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+def preference_ranking(paths: list[str], ties: str = "half", anchor: str | None = None, n_boot: int = 1000,
+                       seed: int | None = 0, level: float = 0.95, sandwich: bool = False,
+                       unit: str = "cluster") -> PreferenceRanking:
+    """Read preference files and fit Bradley–Terry (clusters are kept apart per source file)."""
+    from evaladdon.adapters.preferences import read_preferences
+    from evaladdon.stats.bradley_terry import bradley_terry, position_bias
+
+    prefs = read_preferences(paths)
+    bt = prefs.battles
+    key = bt["item"] if unit == "item" else bt["cluster"]
+    cluster = bt["source"].astype(str) + "\x1f" + key.fillna("").astype(str)
+    single = key.isna().all()
+    res = bradley_terry(bt["model_a"].to_numpy(), bt["model_b"].to_numpy(), bt["outcome"].to_numpy(),
+                        None if single else cluster.to_numpy(), bt["tie"].to_numpy(dtype=bool),
+                        ties=ties, anchor=anchor, interval="sandwich" if sandwich else "bootstrap",  # type: ignore[arg-type]
+                        n_boot=n_boot, seed=seed, level=level)
+    notes = list(prefs.notes)
+    if single:
+        notes.append("no prompt ids: each battle is its own resampling unit")
+    pos = None
+    if len(prefs.games):
+        pos = position_bias(prefs.games["g1"].to_numpy(), prefs.games["g2"].to_numpy(), level=level)
+    return PreferenceRanking(res, pos, dict(prefs.dropped), notes, sorted(bt["source"].unique().tolist()),
+                             prefs.kinds)
+
+
+def _item_matrix(rows: "pd.DataFrame") -> tuple["pd.DataFrame", "pd.Series", int]:
+    """Per (item, run) means over epochs on the items every run scored; clusters; items left out."""
+    means = rows.groupby(["item", "run"], sort=False)["value"].mean().unstack("run")
+    full = means.dropna()
+    cluster = rows.groupby("item", sort=False)["cluster"].first().reindex(full.index)
+    return full, cluster, int(len(means) - len(full))
+
+
+def score_rankings(table: "pd.DataFrame", metric: str | None = None, level: float = 0.95, n_boot: int = 1000,
+                   seed: int | None = 0, notes: list[str] | None = None) -> list[ScoreRanking]:
+    """One ranking per (task, metric) with at least two runs, from the canonical table."""
+    from evaladdon.errors import EvalAddonError
+    from evaladdon.stats.ranking import rank_models
+    from evaladdon.summary import usable_rows
+    from evaladdon.table import run_labels
+
+    labels = run_labels(table)
+    df = table if metric is None else table[table["metric"] == metric]
+    if df.empty:
+        raise EvalAddonError(f"no rows for metric {metric!r}")
+    out: list[ScoreRanking] = []
+    for (task, met), rows in df.groupby(["task", "metric"], sort=False):
+        good, dropped = usable_rows(rows)
+        n_runs = good["run"].nunique()
+        if n_runs < 2:
+            if notes is not None:
+                notes.append(f"{task}/{met}: only {n_runs} run(s) scored; nothing to rank")
+            continue
+        mat, cluster, not_shared = _item_matrix(good)
+        if not_shared:
+            dropped = {**dropped, "item not scored by every run": not_shared}
+        if len(mat) < 2:
+            if notes is not None:
+                notes.append(f"{task}/{met}: fewer than two items scored by every run; nothing to rank")
+            continue
+        cl = None
+        local: list[str] = []
+        if cluster.notna().any():
+            if cluster.isna().any():
+                raise EvalAddonError(f"{task}/{met}: {int(cluster.isna().sum())} item(s) have no cluster id")
+            cl = cluster.astype(str).to_numpy()
+        names = [labels.get(str(r), str(r)) for r in mat.columns]
+        res = rank_models(mat.to_numpy(), names, cl, level=level, n_boot=n_boot, seed=seed)
+        out.append(ScoreRanking(str(task), str(met), res, dropped, local))
+    if not out:
+        raise EvalAddonError("nothing to rank: every task/metric needs at least two runs on shared items")
+    return out
+
+
+def _order(rank: Any) -> list[int]:
+    return sorted(range(len(rank)), key=lambda i: (int(rank[i]), i))
+
+
+def preference_json(pr: PreferenceRanking) -> dict[str, Any]:
+    r = pr.result
+    models = []
+    for i in _order(r.rank):
+        models.append({
+            "model": r.models[i], "rating": r.rating[i], "ci_low": r.ci_low[i], "ci_high": r.ci_high[i],
+            "rank": int(r.rank[i]), "rank_low": int(r.rank_low[i]), "rank_high": int(r.rank_high[i]),
+            "method": f"bradley-terry ({r.ties} ties), {r.interval} interval", "se": r.se[i],
+            "sandwich_low": r.sandwich_low[i], "sandwich_high": r.sandwich_high[i], "battles": float(r.battles[i].sum()),
+        })
+    k = len(r.models)
+    pairs = []
+    for i in range(k):
+        for j in range(k):
+            if i != j and r.battles[i, j] > 0:
+                pairs.append({"model_a": r.models[i], "model_b": r.models[j], "battles": float(r.battles[i, j]),
+                              "win_rate": r.win_rate[i, j], "win_rate_low": r.win_rate_low[i, j],
+                              "win_rate_high": r.win_rate_high[i, j], "predicted": r.predicted[i, j],
+                              "predicted_low": r.predicted_low[i, j], "predicted_high": r.predicted_high[i, j]})
+    return {
+        "kind": "bradley_terry", "sources": pr.sources, "formats": sorted(set(pr.kinds)), "ties": r.ties,
+        "tie_param": r.tie_param, "interval": r.interval, "level": r.level, "scale": r.scale, "base": r.base,
+        "anchor": r.anchor, "n_battles": r.n_battles, "n_clusters": r.n_clusters, "n_boot": r.n_boot,
+        "n_boot_degenerate": r.n_boot_degenerate, "seed": r.seed, "log_likelihood": r.log_likelihood,
+        "models": models, "win_rates": pairs,
+        "position_bias": None if pr.position is None else pr.position.to_dict(),
+        "n_dropped": sum(pr.dropped.values()), "dropped": dict(pr.dropped), "notes": pr.notes + list(r.notes),
+    }
+
+
+def score_json(sr: ScoreRanking) -> dict[str, Any]:
+    r = sr.result
+    models = []
+    for i in _order(r.rank):
+        models.append({
+            "model": r.models[i], "rating": r.mean[i], "ci_low": r.ci_low[i], "ci_high": r.ci_high[i],
+            "rank": int(r.rank[i]), "rank_low": int(r.rank_low[i]), "rank_high": int(r.rank_high[i]),
+            "method": "mean score; rank bounds from Holm-adjusted paired tests", "se": r.se[i],
+            "boot_rank_low": int(r.boot_rank_low[i]), "boot_rank_high": int(r.boot_rank_high[i]),
+            "tier": int(r.tier[i]),
+        })
+    return {
+        "kind": "scores", "task": sr.task, "metric": sr.metric, "level": r.level, "n_items": r.n_items,
+        "n_clusters": r.n_clusters, "n_boot": r.n_boot, "seed": r.seed, "method": r.method, "models": models,
+        "winners_curse": {"top_model": r.top_model, "top_score": r.top_score, "optimism": r.optimism,
+                          "top_corrected": r.top_corrected, "optimism_bound": r.optimism_bound},
+        "n_dropped": sum(sr.dropped.values()), "dropped": dict(sr.dropped), "notes": sr.notes + list(r.notes),
+    }
+
+
+def _rows_pref(pr: PreferenceRanking, cell: Any) -> tuple[list[str], list[list[Any]]]:
+    from evaladdon.report.text import fmt
+
+    r = pr.result
+    cols = ["rank", "model", "rating", f"{r.level:.0%} CI", "rank range", "battles"]
+    rows = []
+    for i in _order(r.rank):
+        rows.append([str(int(r.rank[i])), cell(r.models[i]), fmt(float(r.rating[i]), 1),
+                     f"{fmt(float(r.ci_low[i]), 1)} to {fmt(float(r.ci_high[i]), 1)}",
+                     f"{int(r.rank_low[i])}-{int(r.rank_high[i])}", f"{r.battles[i].sum():g}"])
+    return cols, rows
+
+
+def _rows_score(sr: ScoreRanking, cell: Any) -> tuple[list[str], list[list[Any]]]:
+    from evaladdon.report.text import fmt
+
+    r = sr.result
+    cols = ["rank", "model", "mean", f"{r.level:.0%} CI", "rank range", "tier"]
+    rows = []
+    for i in _order(r.rank):
+        rows.append([str(int(r.rank[i])), cell(r.models[i]), fmt(float(r.mean[i]), 3),
+                     f"{fmt(float(r.ci_low[i]), 3)} to {fmt(float(r.ci_high[i]), 3)}",
+                     f"{int(r.rank_low[i])}-{int(r.rank_high[i])}", str(int(r.tier[i]))])
+    return cols, rows
+
+
+def _md_table(cols: list[str], rows: list[list[Any]]) -> str:
+    head = "| " + " | ".join(cols) + " |"
+    sep = "|" + "|".join("---:" if c not in ("model",) else "---" for c in cols) + "|"
+    return "\n".join([head, sep, *("| " + " | ".join(r) + " |" for r in rows)]) + "\n"
+
+
+def _pref_lines(pr: PreferenceRanking, cell: Any) -> list[str]:
+    r = pr.result
+    ties = "ties split half/half" if r.ties == "half" else f"Davidson ties (nu = {r.tie_param:.3g})"
+    anchor = f"{cell(r.anchor)} = {r.base:g}" if r.anchor else f"mean {r.base:g}"
+    unit = (f"{r.n_boot} bootstrap replicates over {r.n_clusters} prompts (seed {r.seed})"
+            if r.interval == "bootstrap" else f"cluster-robust sandwich over {r.n_clusters} prompts")
+    lines = [f"Bradley–Terry on {r.n_battles:g} battles, {ties}; Elo scale (400/ln 10), {anchor}; "
+             f"intervals: {unit}; rank range: {'bootstrap percentile' if r.interval == 'bootstrap' else 'pairwise z'}"]
+    if pr.position is not None:
+        p = pr.position
+        lines.append(f"position bias ({p.n_pairs} swapped pairs): agreement {p.agreement:.2f}, kappa {p.kappa:.2f}; "
+                     f"first position wins {p.first_position_rate:.2f} of {p.n_decisive_games} decisive games "
+                     f"(CI {p.first_low:.2f}-{p.first_high:.2f}, p = {p.p_value:.3g})")
+    return lines
+
+
+def _score_lines(sr: ScoreRanking, cell: Any) -> list[str]:
+    r = sr.result
+    return [f"{cell(sr.task)}/{cell(sr.metric)}: {r.n_items} shared items, {r.n_clusters} units; {r.method}",
+            f"winner's curse: top score {r.top_score:.3f} ({cell(r.top_model)}) is optimistic by about "
+            f"{r.optimism:.3f} (bootstrap; bound {r.optimism_bound:.3f}); corrected {r.top_corrected:.3f}"]
+
+
+def _warnings(dropped: dict[str, int], notes: list[str], cell: Any) -> list[str]:
+    out = []
+    if dropped:
+        reasons = ", ".join(f"{v} {cell(k)}" for k, v in dropped.items())
+        out.append(f"warning: {sum(dropped.values())} row(s) left out ({reasons})")
+    out.extend(f"note: {cell(n)}" for n in notes)
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    from evaladdon.adapters.preferences import any_preferences, looks_like_preferences
+    from evaladdon.errors import InputError
+    from evaladdon.report.escape import clean, markdown_cell
+    from evaladdon.report.text import console, table, write_json
+
+    if args.n_boot and args.n_boot < 100:
+        raise InputError("--n-boot must be 0 or at least 100")
+    prefs = any_preferences(args.paths)
+    if prefs:
+        from pathlib import Path
+
+        others = [p for p in args.paths if Path(p).is_file() and not looks_like_preferences(Path(p))]
+        if others:
+            raise InputError("mixes pairwise-preference files with score logs; rank them separately", others[0])
+        pr = preference_ranking(args.paths, args.ties, args.anchor, args.n_boot, args.seed, args.level,
+                                args.sandwich, args.unit)
+        if args.json:
+            write_json(preference_json(pr))
+            return 0
+        cell = markdown_cell if args.markdown else clean
+        cols, rows = _rows_pref(pr, cell)
+        lines = _pref_lines(pr, cell)
+        warn = _warnings(pr.dropped, pr.notes + list(pr.result.notes), cell)
+        blocks = [(cols, rows, lines, warn)]
+    else:
+        from evaladdon.cli.options import load_runs
+
+        loaded = load_runs(args)
+        notes = list(loaded.notes)
+        srs = score_rankings(loaded.table, args.metric, args.level, args.n_boot, args.seed, notes)
+        if args.json:
+            write_json({"kind": "scores", "rankings": [score_json(s) for s in srs], "notes": notes})
+            return 0
+        cell = markdown_cell if args.markdown else clean
+        blocks = []
+        for i, s in enumerate(srs):
+            cols, rows = _rows_score(s, cell)
+            blocks.append((cols, rows, _score_lines(s, cell),
+                           _warnings(s.dropped, s.notes + list(s.result.notes) + (notes if i == 0 else []), cell)))
+    con = console(sys.stdout)
+    for cols, rows, lines, warn in blocks:
+        if args.markdown:
+            con.file.write(_md_table(cols, rows))
+            for line in lines + ([] if args.quiet else warn):
+                con.file.write(f"\n{line}\n")
+        else:
+            con.print(table(None, cols, rows, n_left=2))
+            for line in lines + ([] if args.quiet else warn):
+                con.print(line)
+    return 0
