@@ -22,7 +22,7 @@ Everything is computed from per-cluster totals ``T_ck = sum_{i in c} x_ik`` and 
 - **Winner's curse**: the top observed score over-estimates the best model's true score.
   ``optimism`` = bootstrap estimate of ``E[max_k m_k] - max_k mu_k`` (mean over replicates of the
   replicate's maximum minus the observed maximum; Efron & Tibshirani 1993, ch. 10 bias estimate);
-  ``top_corrected = max_k m_k - optimism``.  ``optimism_bound`` = ``sqrt(2 ln K) max_k se_k``, an
+  ``top_corrected = max_k m_k - optimism`` (floored at 0: a negative estimate is resampling noise).  ``optimism_bound`` = ``sqrt(2 ln K) max_k se_k``, an
   upper bound for Gaussian errors under any dependence (the maximal inequality
   ``E max_k e_k <= sigma sqrt(2 ln K)``), since ``max(mu + e) - max mu <= max e``.
 
@@ -187,7 +187,8 @@ def rank_models(
         b_lo, b_hi = np.quantile(ranks, q, axis=0, method="inverted_cdf").astype(int)
         ci_low, ci_high = np.quantile(reps, q, axis=0)
         probs = np.stack([(ranks == r).mean(axis=0) for r in range(1, k + 1)], axis=1)
-        optimism = float(reps.max(axis=1).mean() - mean.max())
+        # E*[max] >= max E* = the observed maximum (Jensen); a negative value is resampling noise
+        optimism = max(0.0, float(reps.max(axis=1).mean() - mean.max()))
         method = f"Holm pairwise t (df {df}) rank bounds; cluster bootstrap ({n_boot}) percentile"
     else:
         from scipy import stats as sps
