@@ -297,8 +297,13 @@ def run(args: argparse.Namespace) -> int:
             cols, rows = _rows_score(s, cell)
             blocks.append((cols, rows, _score_lines(s, cell),
                            _warnings(s.dropped, s.notes + list(s.result.notes) + (notes if i == 0 else []), cell)))
+    import textwrap
+
     con = console(sys.stdout)
     for cols, rows, lines, warn in blocks:
+        if not args.markdown:  # the terminal: at most 100 columns, like the tables
+            lines = [textwrap.fill(x, 100, subsequent_indent="  ", break_on_hyphens=False) for x in lines]
+            warn = [textwrap.fill(x, 100, subsequent_indent="  ", break_on_hyphens=False) for x in warn]
         if args.markdown:
             con.file.write(_md_table(cols, rows))
             for line in lines + ([] if args.quiet else warn):
