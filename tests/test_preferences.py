@@ -159,3 +159,30 @@ def test_rank_refuses_mixed_inputs_and_bad_flags(real_logs: Path, capsys: pytest
     assert code == 2 and "--n-boot" in err
     code, _, err = run_cli(capsys, "rank", str(arena_file(real_logs)), "--anchor", "nobody", "--n-boot", "0")
     assert code == 2 and "anchor" in err
+
+
+def test_rank_html_page(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("matplotlib")
+    rng = np.random.default_rng(1)
+    names = ["evil|<img src=x>$x$", "ok", "third"]
+    recs = [{"question_id": int(q), "model_a": names[i], "model_b": names[(i + 1 + j) % 3],
+             "winner": ["model_a", "model_b", "tie"][int(w)]}
+            for q, i, j, w in zip(rng.integers(0, 30, 300), rng.integers(0, 3, 300), rng.integers(0, 2, 300),
+                                  rng.integers(0, 3, 300))]
+    f = tmp_path / "battles.jsonl"
+    f.write_text("\n".join(json.dumps(r) for r in recs))
+    out = tmp_path / "rank.html"
+    code, _, _ = run_cli(capsys, "rank", str(f), "--n-boot", "100", "--html", str(out), "--quiet")
+    assert code == 0
+    page = out.read_text()
+    assert page.count("data:image/png;base64,") == 2 and "<img src=x>" not in page and "evil|&lt;img" in page
+    code, _, err = run_cli(capsys, "rank", str(f), "--n-boot", "100", "--html", str(f))
+    assert code == 2 and "input" in err
+
+
+def test_rank_html_for_scores(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "scores.html"
+    code, _, _ = run_cli(capsys, "rank", str(SAMPLE_TABLE), "--cluster", "passage_id", "--n-boot", "100",
+                         "--html", str(out), "--quiet")
+    assert code == 0 and "Ranking: " in out.read_text() and "winner" in out.read_text()

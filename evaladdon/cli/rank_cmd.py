@@ -39,6 +39,8 @@ def add_parser(sub: Any) -> None:
                    help="Bradley–Terry: cluster-robust sandwich intervals instead of the bootstrap")
     p.add_argument("--unit", choices=("cluster", "item"), default="cluster",
                    help="preferences: resample clusters (default; AlpacaEval: dataset) or single prompts")
+    p.add_argument("--html", metavar="FILE", help="also write a self-contained HTML page (table, interval plot, "
+                   "win-rate heatmap)")
     add_output(p)
     p.set_defaults(run=run)
 
@@ -257,6 +259,16 @@ def _warnings(dropped: dict[str, int], notes: list[str], cell: Any) -> list[str]
     return out
 
 
+def _write_html(args: argparse.Namespace, **section: Any) -> None:
+    from evaladdon.io.safe_write import atomic_write_text
+    from evaladdon.report.html import render_rank_page, render_rank_section
+
+    page = render_rank_page(render_rank_section(**section))
+    out = atomic_write_text(args.html, page, inputs=args.paths)
+    if not args.quiet and not args.json:
+        sys.stderr.write(f"wrote {out}\n")
+
+
 def run(args: argparse.Namespace) -> int:
     from evaladdon.adapters.preferences import any_preferences, looks_like_preferences
     from evaladdon.errors import InputError
@@ -274,6 +286,8 @@ def run(args: argparse.Namespace) -> int:
             raise InputError("mixes pairwise-preference files with score logs; rank them separately", others[0])
         pr = preference_ranking(args.paths, args.ties, args.anchor, args.n_boot, args.seed, args.level,
                                 args.sandwich, args.unit)
+        if args.html:
+            _write_html(args, bt=pr.result, position=pr.position, dropped=pr.dropped, notes=pr.notes)
         if args.json:
             write_json(preference_json(pr))
             return 0
@@ -288,6 +302,8 @@ def run(args: argparse.Namespace) -> int:
         loaded = load_runs(args)
         notes = list(loaded.notes)
         srs = score_rankings(loaded.table, args.metric, args.level, args.n_boot, args.seed, notes)
+        if args.html:
+            _write_html(args, rankings=[(f"{s.task}/{s.metric}", s.result, s.dropped) for s in srs], notes=notes)
         if args.json:
             write_json({"kind": "scores", "rankings": [score_json(s) for s in srs], "notes": notes})
             return 0

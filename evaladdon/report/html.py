@@ -101,3 +101,75 @@ def render_report(
             parts.append(f"<p class='note'>{html.escape(f'{s.label or s.run} / {s.task} / {s.metric}: {n}')}</p>")
     parts.append("</body></html>")
     return "\n".join(parts)
+
+
+def render_rank_section(
+    bt: Any = None,
+    position: Any = None,
+    rankings: Sequence[tuple[str, Any, dict[str, int]]] = (),
+    dropped: dict[str, int] | None = None,
+    notes: Sequence[str] = (),
+) -> str:
+    """HTML fragment for leaderboards: the ``rank`` command's results.
+
+    ``bt``: a :class:`evaladdon.stats.bradley_terry.BradleyTerryResult` (table, ratings forest,
+    win-rate heatmap), ``position``: its :class:`PositionBias` or None, ``dropped``/``notes``: what
+    the preference reader left out and why.  ``rankings``: ``(label, RankingResult, dropped)`` per
+    task/metric ranked from per-item scores.  Build them with
+    ``evaladdon.cli.rank_cmd.preference_ranking(paths, ...)`` and ``score_rankings(table, ...)``.
+    """
+    import numpy as np
+
+    from evaladdon.report.plots import rating_plot, win_rate_heatmap
+
+    parts: list[str] = []
+    if bt is not None:
+        order = sorted(range(len(bt.models)), key=lambda i: (int(bt.rank[i]), i))
+        parts.append("<h2>Leaderboard (Bradley–Terry)</h2>")
+        ties = "ties split half/half" if bt.ties == "half" else f"Davidson ties (nu = {bt.tie_param:.3g})"
+        anchor = f"{bt.anchor} = {bt.base:g}" if bt.anchor else f"mean {bt.base:g}"
+        parts.append(f"<p class='note'>{html.escape(f'{bt.n_battles:g} battles over {bt.n_clusters} prompts; {ties}; Elo scale, {anchor}; {bt.level:.0%} {bt.interval} intervals')}</p>")
+        rows = [[int(bt.rank[i]), bt.models[i], f"{bt.rating[i]:.1f}", f"{bt.ci_low[i]:.1f} to {bt.ci_high[i]:.1f}",
+                 f"{int(bt.rank_low[i])}-{int(bt.rank_high[i])}", f"{bt.battles[i].sum():g}"] for i in order]
+        parts.append(_table(["rank", "model", "rating", f"{bt.level:.0%} CI", "rank range", "battles"], rows))
+        parts.append(_img(rating_plot(list(bt.models), list(bt.rating), list(bt.ci_low), list(bt.ci_high),
+                                      ref=bt.base), "ratings with intervals"))
+        names = [bt.models[i] for i in order]
+        parts.append(_img(win_rate_heatmap(names, bt.win_rate[order][:, order],
+                                           "Observed win rate of row over column (ties half)"), "win-rate heatmap"))
+        off = ~np.eye(len(order), dtype=bool)
+        if np.isnan(bt.win_rate[off]).any():  # some pairs never met: show what the model predicts too
+            parts.append(_img(win_rate_heatmap(names, bt.predicted[order][:, order],
+                                               "Bradley–Terry expected score of row over column"), "predicted heatmap"))
+        if position is not None:
+            p = position
+            parts.append(f"<p class='verdict'>Position bias ({p.n_pairs} swapped pairs): agreement {p.agreement:.2f}, "
+                         f"kappa {p.kappa:.2f}; the first position wins {p.first_position_rate:.2f} of "
+                         f"{p.n_decisive_games} decisive games ({p.level:.0%} CI {p.first_low:.2f} to "
+                         f"{p.first_high:.2f}, p = {p.p_value:.3g})</p>")
+        if dropped:
+            reasons = ", ".join(f"{v} {k}" for k, v in dropped.items())
+            parts.append(f"<p class='warn'>{html.escape(f'{sum(dropped.values())} record(s) left out ({reasons})')}</p>")
+        parts.extend(f"<p class='note'>{html.escape(n)}</p>" for n in list(notes) + list(bt.notes))
+    for label, r, drop in rankings:
+        order = sorted(range(len(r.models)), key=lambda i: (int(r.rank[i]), i))
+        parts.append(f"<h2>Ranking: {html.escape(label)}</h2>")
+        rows = [[int(r.rank[i]), r.models[i], f"{r.mean[i]:.3f}", f"{r.ci_low[i]:.3f} to {r.ci_high[i]:.3f}",
+                 f"{int(r.rank_low[i])}-{int(r.rank_high[i])}", int(r.tier[i])] for i in order]
+        parts.append(_table(["rank", "model", "mean", f"{r.level:.0%} CI", "rank range", "tier"], rows))
+        parts.append(_img(rating_plot(list(r.models), list(r.mean), list(r.ci_low), list(r.ci_high),
+                                      title=f"Mean scores with intervals: {label}", xlabel="mean score"),
+                          "scores with intervals"))
+        parts.append(f"<p class='note'>{html.escape(r.method)}; winner's curse: the top score {r.top_score:.3f} "
+                     f"is optimistic by about {r.optimism:.3f} (bound {r.optimism_bound:.3f})</p>")
+        if drop:
+            reasons = ", ".join(f"{v} {k}" for k, v in drop.items())
+            parts.append(f"<p class='warn'>{html.escape(f'{sum(drop.values())} row(s) left out ({reasons})')}</p>")
+        parts.extend(f"<p class='note'>{html.escape(n)}</p>" for n in r.notes)
+    return "\n".join(parts)
+
+
+def render_rank_page(section: str, title: str = "evaladdon leaderboard") -> str:
+    """A whole self-contained page around :func:`render_rank_section`'s fragment."""
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+            f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>\n{section}\n</body></html>")

@@ -71,3 +71,55 @@ def epoch_variance_plot(labels: Sequence[str], within: Sequence[float], between:
     ax.set_title("Where the variance is: items vs repeated epochs")
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.28), ncol=2)
     return _png(fig)
+
+
+def _label(text: object) -> str:
+    """A name from a log as a plot label: controls escaped, ``$`` not read as mathtext."""
+    from evaladdon.report.escape import clean
+
+    return clean(text).replace("$", r"\$")
+
+
+def rating_plot(models: Sequence[str], rating: Sequence[float], low: Sequence[float], high: Sequence[float],
+                title: str = "Ratings with intervals", xlabel: str = "rating (Elo scale)",
+                ref: float | None = None) -> bytes:
+    """Forest plot of ratings (or mean scores) with their intervals, best at the top."""
+    plt = _plt()
+    order = sorted(range(len(models)), key=lambda i: rating[i])
+    fig, ax = plt.subplots(figsize=(7.5, 0.35 * len(models) + 1.4))
+    ys = list(range(len(order)))
+    r = [rating[i] for i in order]
+    ax.errorbar(r, ys, xerr=[[rating[i] - low[i] for i in order], [high[i] - rating[i] for i in order]], fmt="o",
+                color="#1f4e79", ecolor="#6b8fb5", capsize=3)
+    if ref is not None:
+        ax.axvline(ref, color="#999999", lw=1, ls="--")
+    ax.set_yticks(ys)
+    ax.set_yticklabels([_label(models[i]) for i in order])
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
+    return _png(fig)
+
+
+def win_rate_heatmap(models: Sequence[str], matrix: Any, title: str = "Win rate of row over column") -> bytes:
+    """Heatmap of a K x K win-rate matrix (NaN cells: no battles), values printed when K <= 15."""
+    import numpy as np
+
+    plt = _plt()
+    m = np.asarray(matrix, dtype=float)
+    k = len(models)
+    size = max(3.5, min(0.45 * k + 2.0, 14.0))
+    fig, ax = plt.subplots(figsize=(size + 1.2, size))
+    img = ax.imshow(np.ma.masked_invalid(m), cmap="RdBu", vmin=0.0, vmax=1.0)
+    ax.set_xticks(range(k))
+    ax.set_yticks(range(k))
+    ax.set_xticklabels([_label(x) for x in models], rotation=60, ha="right", fontsize=8)
+    ax.set_yticklabels([_label(x) for x in models], fontsize=8)
+    if k <= 15:
+        for i in range(k):
+            for j in range(k):
+                if np.isfinite(m[i, j]):
+                    ax.text(j, i, f"{m[i, j]:.2f}", ha="center", va="center", fontsize=7,
+                            color="white" if abs(m[i, j] - 0.5) > 0.3 else "black")
+    fig.colorbar(img, ax=ax, fraction=0.046, pad=0.04)
+    ax.set_title(title)
+    return _png(fig)
