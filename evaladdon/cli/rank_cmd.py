@@ -234,7 +234,7 @@ def _pref_lines(pr: PreferenceRanking, cell: Any) -> list[str]:
     unit = (f"{r.n_boot} bootstrap replicates over {r.n_clusters} prompts (seed {r.seed})"
             if r.interval == "bootstrap" else f"cluster-robust sandwich over {r.n_clusters} prompts")
     lines = [f"Bradley–Terry on {r.n_battles:g} battles, {ties}; Elo scale (400/ln 10), {anchor}; "
-             f"intervals: {unit}; rank range: {'bootstrap percentile' if r.interval == 'bootstrap' else 'pairwise z'}"]
+             f"intervals: {unit}; rank range: {'bootstrap percentile' if r.interval == 'bootstrap' else 'Holm pairwise z'}"]
     if pr.position is not None:
         p = pr.position
         lines.append(f"position bias ({p.n_pairs} swapped pairs): agreement {p.agreement:.2f}, kappa {p.kappa:.2f}; "

@@ -28,7 +28,8 @@ Intervals:
   rank intervals are marginal percentile intervals of the replicate ranks).
 - ``sandwich``: cluster-robust covariance ``I^-1 (C/(C-1) sum_c s_c s_c') I^-1`` with ``I`` the
   observed information and ``s_c`` the score summed over cluster c (Liang & Zeger 1986), normal
-  intervals.
+  intervals; rank intervals from Holm-adjusted pairwise z-tests of rating differences
+  (``1 + #{significantly above}`` to ``K - #{significantly below}``, simultaneous).
 
 Oracles in the tests: ``choix.opt_pairwise`` and statsmodels' binomial GLM (MLE and, with
 ``cov_type="cluster"``, the sandwich), a direct ``scipy.optimize`` maximisation of Davidson's
@@ -343,6 +344,15 @@ def bradley_terry(
     w1, w2, t = pc.totals()
     ok, labels = _strongly_connected(pi, pj, w1, w2, t, k)
     if not ok:
+        from scipy import sparse
+        from scipy.sparse.csgraph import connected_components
+
+        graph = sparse.csr_matrix((np.ones(pi.size), (pi, pj)), shape=(k, k))
+        n_weak, weak = connected_components(graph, directed=False)
+        if n_weak > 1:
+            small = weak != np.bincount(weak).argmax()
+            raise ValueError(f"Bradley–Terry ratings are not comparable: the battles split into {n_weak} groups of "
+                             f"models that never met (e.g. {', '.join(models[small][:3])}); rank them separately")
         top = labels == np.bincount(labels).argmax()
         raise ValueError("Bradley–Terry ratings do not exist (the maximum likelihood is at infinity): "
                          f"{int((~top).sum())} model(s) never both win and lose against the others "
@@ -459,8 +469,7 @@ def bradley_terry(
         wr_lo = wr_hi = pr_lo = pr_hi = nan_kk
     if interval == "sandwich" or not n_boot:
         low, high, se = sand_low, sand_high, sand_se
-        # rank intervals from the sandwich: simultaneous-free pairwise z on rating differences
-        rank_low, rank_high = _rank_bounds_from_cov(rating, cov_r, z)
+        rank_low, rank_high = _rank_bounds_from_cov(rating, cov_r, level)
         used = "sandwich"
     else:
         low, high, se = boot_low, boot_high, boot_se
@@ -519,17 +528,28 @@ def _information(pi: np.ndarray, pj: np.ndarray, k: int, terms: tuple[np.ndarray
     return info
 
 
-def _rank_bounds_from_cov(rating: np.ndarray, cov: np.ndarray, z: float) -> tuple[np.ndarray, np.ndarray]:
-    """Rank bounds from pairwise z-tests of rating differences: 1 + #clearly better, K - #clearly worse."""
+def _rank_bounds_from_cov(rating: np.ndarray, cov: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Rank bounds from Holm-adjusted pairwise z-tests of rating differences:
+    ``1 + #{clearly above}`` to ``K - #{clearly below}`` (as in :mod:`evaladdon.stats.ranking`)."""
+    from scipy.stats import norm
+
+    from evaladdon.stats.multiple import adjust_pvalues
+
+    k = rating.size
     var = np.diag(cov)
     vd = var[:, None] + var[None, :] - 2.0 * cov
     diff = rating[:, None] - rating[None, :]
     with np.errstate(invalid="ignore", divide="ignore"):
         zs = diff / np.sqrt(np.clip(vd, 0.0, None))
-    better = (zs < -z).sum(axis=1)  # j clearly above i
-    worse = (zs > z).sum(axis=1)
-    k = rating.size
-    return 1 + better, k - worse
+    p = 2.0 * norm.sf(np.abs(zs))
+    p = np.where(np.isfinite(p), p, np.where(diff == 0, 1.0, 0.0))
+    iu = np.triu_indices(k, 1)
+    adj = np.ones((k, k))
+    adj[iu] = adjust_pvalues(p[iu], "holm")
+    adj.T[iu] = adj[iu]
+    sig = adj < 1.0 - level
+    np.fill_diagonal(sig, False)
+    return 1 + (sig & (diff < 0)).sum(axis=1), k - (sig & (diff > 0)).sum(axis=1)
 
 
 @dataclass(frozen=True)
