@@ -107,7 +107,23 @@ def _column(df: pd.DataFrame, name: str) -> pd.Series:
 
 
 def _as_str(s: pd.Series) -> pd.Series:
-    return s.astype(object).where(s.notna(), None).map(lambda v: None if v is None else str(v), na_action="ignore")
+    """Values as str, missing ones as None (vectorised; no Python call per row)."""
+    return s.astype(str).astype(object).where(s.notna().to_numpy(), None)
+
+
+def _outcomes(s: pd.Series, table: dict[str, float]) -> np.ndarray:
+    """Winner labels mapped through ``table`` (NaN for anything else).  Values are stringified
+    first so lists or objects in a log cannot break the lookup; only a JSON string can print as
+    one of the labels."""
+    return s.astype(str).map(pd.Series(table)).astype(float).to_numpy() if len(s) else np.zeros(0)
+
+
+def _non_string(s: pd.Series) -> np.ndarray:
+    """Present values that are not strings (a name given as a number, list or object)."""
+    if pd.api.types.infer_dtype(s, skipna=True) in ("string", "empty"):
+        return np.zeros(len(s), bool)
+    # mixed column: the type check runs per value, only for such (malformed) files
+    return (s.notna() & ~s.map(lambda v: isinstance(v, str), na_action="ignore").fillna(True).astype(bool)).to_numpy()
 
 
 def _count(dropped: dict[str, int], reason: str, mask: np.ndarray) -> None:
@@ -116,10 +132,15 @@ def _count(dropped: dict[str, int], reason: str, mask: np.ndarray) -> None:
         dropped[reason] = dropped.get(reason, 0) + n
 
 
-def _common_drops(df: pd.DataFrame, a: pd.Series, b: pd.Series, dropped: dict[str, int]) -> np.ndarray:
+def _common_drops(df: pd.DataFrame, a: pd.Series, b: pd.Series, dropped: dict[str, int],
+                  raw_a: pd.Series | None = None, raw_b: pd.Series | None = None) -> np.ndarray:
     """Rows without both model names, or with the same model on both sides (counted, left out)."""
     missing = (a.isna() | b.isna()).to_numpy()
     _count(dropped, "missing model name", missing)
+    if raw_a is not None and raw_b is not None:
+        odd = ~missing & (_non_string(raw_a) | _non_string(raw_b))
+        _count(dropped, "model name not a string", odd)
+        missing = missing | odd
     same = (~missing) & (a.astype(str) == b.astype(str)).to_numpy()
     _count(dropped, "same model on both sides", same)
     return ~(missing | same)
@@ -130,13 +151,17 @@ ARENA_OUTCOME = {"model_a": 1.0, "model_b": 0.0, "tie": 0.5, "tie (bothbad)": 0.
 
 def _read_arena(df: pd.DataFrame, source: str, dropped: dict[str, int]) -> tuple[pd.DataFrame, pd.DataFrame]:
     a, b = _as_str(_column(df, "model_a")), _as_str(_column(df, "model_b"))
-    keep = _common_drops(df, a, b, dropped)
+    keep = _common_drops(df, a, b, dropped, _column(df, "model_a"), _column(df, "model_b"))
     winner = _column(df, "winner").astype(object)
-    outcome = winner.map(lambda w: ARENA_OUTCOME.get(w) if isinstance(w, str) else None).astype(float).to_numpy()
+    outcome = _outcomes(winner, ARENA_OUTCOME)
     unknown = keep & np.isnan(outcome)
-    for value, n in pd.Series(winner[unknown].astype(str)).value_counts().items():
-        dropped[f"winner {value!r} not model_a/model_b/tie"] = dropped.get(f"winner {value!r} not model_a/model_b/tie",
-                                                                           0) + int(n)
+    counts = pd.Series(winner[unknown].astype(str)).value_counts()
+    for value, n in counts.head(5).items():  # the commonest unknown values by name, the rest together
+        reason = f"winner {value[:40]!r} not model_a/model_b/tie"
+        dropped[reason] = dropped.get(reason, 0) + int(n)
+    rest = int(counts.iloc[5:].sum())
+    if rest:
+        dropped["other winner values not model_a/model_b/tie"] = rest
     keep &= ~np.isnan(outcome)
     qid = _column(df, "question_id")
     qid = qid if qid.notna().any() else _column(df, "prompt_id")
@@ -157,10 +182,9 @@ MT_OUTCOME = {"model_1": 1.0, "model_2": 0.0, "tie": 0.5}
 def _read_mtbench(df: pd.DataFrame, source: str, dropped: dict[str, int],
                   notes: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
     a, b = _as_str(_column(df, "model_1")), _as_str(_column(df, "model_2"))
-    keep = _common_drops(df, a, b, dropped)
-    g1 = _column(df, "g1_winner").map(lambda w: MT_OUTCOME.get(w) if isinstance(w, str) else None).astype(float)
-    g2 = _column(df, "g2_winner").map(lambda w: MT_OUTCOME.get(w) if isinstance(w, str) else None).astype(float)
-    g1, g2 = g1.to_numpy(), g2.to_numpy()
+    keep = _common_drops(df, a, b, dropped, _column(df, "model_1"), _column(df, "model_2"))
+    g1 = _outcomes(_column(df, "g1_winner"), MT_OUTCOME)
+    g2 = _outcomes(_column(df, "g2_winner"), MT_OUTCOME)
     raw1, raw2 = _column(df, "g1_winner").astype(str), _column(df, "g2_winner").astype(str)
     err = keep & ((raw1 == "error") | (raw2 == "error")).to_numpy()
     _count(dropped, "judge error in g1 or g2 (FastChat drops the pair)", err)
@@ -176,8 +200,9 @@ def _read_mtbench(df: pd.DataFrame, source: str, dropped: dict[str, int],
         notes.append(f"{source}: {int(inconsistent.sum())} pair(s) where the two position orders disagree "
                      "count as ties (FastChat's rule)")
     judge_raw = _column(df, "judge")
-    judge = judge_raw.map(lambda j: "/".join(map(str, j)) if isinstance(j, (list, tuple)) else j,
-                          na_action="ignore")
+    # FastChat logs the judge as [model, prompt name]; joined without a Python call per row
+    joined = judge_raw.str.join("/") if judge_raw.notna().any() else judge_raw
+    judge = joined.where(joined.notna(), judge_raw)
     item = _as_str(_column(df, "question_id"))
     turn = _as_str(_column(df, "turn"))
     # FastChat's rule: the judge must agree with itself; a stated tie only when both games say tie
@@ -196,7 +221,7 @@ def _read_mtbench(df: pd.DataFrame, source: str, dropped: dict[str, int],
 def _read_alpaca(df: pd.DataFrame, source: str, dropped: dict[str, int],
                  notes: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
     a, b = _as_str(_column(df, "generator_1")), _as_str(_column(df, "generator_2"))
-    keep = _common_drops(df, a, b, dropped)
+    keep = _common_drops(df, a, b, dropped, _column(df, "generator_1"), _column(df, "generator_2"))
     pref = pd.to_numeric(_column(df, "preference"), errors="coerce").to_numpy(dtype=float)
     missing = keep & np.isnan(pref)
     _count(dropped, "no preference (null or not a number)", missing)
