@@ -186,3 +186,23 @@ def test_rank_html_for_scores(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     code, _, _ = run_cli(capsys, "rank", str(SAMPLE_TABLE), "--cluster", "passage_id", "--n-boot", "100",
                          "--html", str(out), "--quiet")
     assert code == 0 and "Ranking: " in out.read_text() and "winner" in out.read_text()
+
+
+def test_malformed_records_are_counted_not_crashing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    lines = ['{"question_id":1,"model_a":"a","model_b":"b","winner":["x"]}',
+             '{"question_id":1,"model_a":{"k":1},"model_b":"b","winner":"model_a"}',
+             '{"question_id":2,"model_a":"a","model_b":"b","winner":"model_b"}',
+             '{"question_id":3,"model_a":"b","model_b":"a","winner":"model_b"}',
+             '{"question_id":4,"model_a":null,"model_b":"a","winner":"model_b"}']
+    f = tmp_path / "w.jsonl"
+    f.write_text("\n".join(lines))
+    p = read_preference_file(f)
+    assert len(p.battles) == 2
+    assert p.dropped == {"model name not a string": 1, "winner \"['x']\" not model_a/model_b/tie": 1,
+                         "missing model name": 1}
+    code, out, _ = run_cli(capsys, "rank", str(f), "--n-boot", "0", "--json")
+    assert code == 0 and json.loads(out)["n_dropped"] == 3
+    t = tmp_path / "t.jsonl"
+    t.write_text(lines[2] + "\n" + lines[2][:20])
+    code, _, err = run_cli(capsys, "rank", str(t))
+    assert code == 2 and "t.jsonl" in err and "line 2" in err and err.count("\n") == 1
