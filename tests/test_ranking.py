@@ -103,3 +103,18 @@ def test_bad_inputs() -> None:
         rank_models(np.ones((3, 1)), ["a"], n_boot=0)
     with pytest.raises(ValueError, match="100"):
         rank_models(np.eye(3), ["a", "b", "c"], n_boot=10)
+
+
+def test_bootstrap_mean_intervals_cover() -> None:
+    """Seeded Monte Carlo: the percentile cluster-bootstrap intervals of each model's mean."""
+    rng = np.random.default_rng(11)
+    mu = np.array([0.3, 0.5, 0.7])
+    cl = np.repeat(np.arange(40), 5)
+    hits = total = 0
+    for _ in range(200):
+        p = np.clip(mu[None, :] + rng.normal(0, 0.1, 40)[cl][:, None], 0, 1)
+        x = (rng.random((200, 3)) < p).astype(float)
+        r = rank_models(x, ["a", "b", "c"], cl, n_boot=300, seed=int(rng.integers(1 << 30)))
+        hits += int(((r.ci_low <= mu) & (mu <= r.ci_high)).sum())
+        total += 3
+    assert 0.92 <= hits / total <= 0.98, hits / total

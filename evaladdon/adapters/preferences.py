@@ -266,15 +266,22 @@ def read_preference_file(path: Path) -> Preferences:
 def read_preferences(paths: Iterable[str | Path]) -> Preferences:
     """Every preference file among ``paths`` (files or directories) in one :class:`Preferences`."""
     files: list[Path] = []
+    skipped: list[str] = []
     for raw in paths:
         p = Path(raw)
         if not p.exists():
             raise InputError("no such file or directory", str(p))
         if p.is_dir():
-            found = [f for f in sorted(p.rglob("*")) if f.is_file() and looks_like_preferences(f)]
+            every = [f for f in sorted(p.rglob("*")) if f.is_file()]
+            found = [f for f in every if looks_like_preferences(f)]
             if not found:
                 raise InputError("no pairwise-preference files in this directory", str(p))
             files.extend(found)
+            other = [f for f in every if f not in found and f.suffix.lower() in
+                     (".json", ".jsonl", ".ndjson", ".eval", ".csv", ".tsv", ".parquet")]
+            if other:
+                skipped.append(f"{p}: {len(other)} file(s) that are not pairwise preferences not read "
+                               f"(e.g. {other[0].name}); rank them separately")
         else:
             files.append(p)
     parts = [read_preference_file(f) for f in files]
@@ -284,7 +291,8 @@ def read_preferences(paths: Iterable[str | Path]) -> Preferences:
     for p in parts:
         for k, v in p.dropped.items():
             dropped[k] = dropped.get(k, 0) + v
-    out = Preferences(battles, games, dropped, [n for p in parts for n in p.notes], [k for p in parts for k in p.kinds])
+    out = Preferences(battles, games, dropped, skipped + [n for p in parts for n in p.notes],
+                      [k for p in parts for k in p.kinds])
     if out.battles.empty:
         where = str(files[0]) if len(files) == 1 else None
         raise InputError(f"no usable battles ({out.n_dropped} left out)", where)
