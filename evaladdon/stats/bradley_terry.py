@@ -152,10 +152,14 @@ def _newton(pi: np.ndarray, pj: np.ndarray, n_models: int, w1: np.ndarray, w2: n
     b_count, k = theta0.shape
     dav = kappa0 is not None
     m = k + (1 if dav else 0)
-    inc = np.zeros((pi.size, k))
-    inc[np.arange(pi.size), pi] = 1.0
-    inc[np.arange(pi.size), pj] = -1.0
-    absinc = np.abs(inc)
+    from scipy import sparse
+
+    # signed incidence (K x P): scatters per-pair terms to models in O(P) per replicate
+    rows = np.concatenate([pi, pj])
+    cols = np.concatenate([np.arange(pi.size), np.arange(pi.size)])
+    inc_t = sparse.csr_matrix((np.concatenate([np.ones(pi.size), -np.ones(pi.size)]), (rows, cols)),
+                              shape=(k, pi.size))
+    abs_t = abs(inc_t)
     theta = theta0.copy()
     kappa = None if kappa0 is None else kappa0.copy()
     active = np.arange(b_count)
@@ -172,11 +176,11 @@ def _newton(pi: np.ndarray, pj: np.ndarray, n_models: int, w1: np.ndarray, w2: n
         info[:, pi, pj] = -i_dd
         info[:, pj, pi] = -i_dd
         diag = np.arange(k)
-        info[:, diag, diag] = i_dd @ absinc
+        info[:, diag, diag] = (abs_t @ i_dd.T).T
         grad = np.zeros((n_a, m))
-        grad[:, :k] = g_d @ inc
+        grad[:, :k] = (inc_t @ g_d.T).T
         if dav:
-            cross = i_dk @ inc
+            cross = (inc_t @ i_dk.T).T
             info[:, :k, k] = cross
             info[:, k, :k] = cross
             info[:, k, k] = i_kk.sum(axis=1)
@@ -432,6 +436,8 @@ def bradley_terry(
         reps_theta = np.empty((n_boot, k))
         reps_kappa = np.empty(n_boot) if dav else None
         reps_wr = np.empty((n_boot, pi.size))
+        # a batch's Newton systems take batch * m^2 floats: keep them near 40 MB whatever K is
+        batch = max(1, min(batch, int(5e6 // (m * m))))
         for start in range(0, n_boot, batch):  # batches of replicates, not one at a time
             nb_ = min(batch, n_boot - start)
             wts = rng.multinomial(n_clusters, np.full(n_clusters, 1.0 / n_clusters), size=nb_).astype(float)
@@ -456,10 +462,14 @@ def bradley_terry(
         lo_p, hi_p = _nan_percentiles(reps_wr, q)
         wr_lo[pi, pj], wr_hi[pi, pj] = lo_p, hi_p
         wr_lo[pj, pi], wr_hi[pj, pi] = 1.0 - hi_p, 1.0 - lo_p
-        pred_b = _expected_score(reps_theta, reps_kappa)
-        pr_lo, pr_hi = np.quantile(pred_b, q, axis=0)
-        np.fill_diagonal(pr_lo, np.nan)
-        np.fill_diagonal(pr_hi, np.nan)
+        if n_boot * k * k <= 3e7:  # replicate matrices fit in ~240 MB
+            pred_b = _expected_score(reps_theta, reps_kappa)
+            pr_lo, pr_hi = np.quantile(pred_b, q, axis=0)
+            np.fill_diagonal(pr_lo, np.nan)
+            np.fill_diagonal(pr_hi, np.nan)
+        else:
+            pr_lo = pr_hi = nan_kk
+            notes.append(f"{k} models: intervals of the predicted win probabilities left out (memory)")
         if degenerate:
             notes.append(f"{degenerate} of {n_boot} bootstrap replicates have a rating at infinity (a model that "
                          "never loses or never wins in the resample); intervals reflect it")
