@@ -208,6 +208,23 @@ def _rows_pref(pr: PreferenceRanking, cell: Any) -> tuple[list[str], list[list[A
     return cols, rows
 
 
+def _rows_pairs(pr: PreferenceRanking, cell: Any, limit: int = 30) -> tuple[list[str], list[list[Any]]]:
+    """Pairs that met (better-ranked model first): observed and fitted win rates with intervals."""
+    from evaladdon.report.text import fmt
+
+    r = pr.result
+    order = _order(r.rank)
+    cols = ["model", "vs", "battles", "win rate", f"{r.level:.0%} CI", "BT fit"]
+    rows = []
+    for x, i in enumerate(order):
+        for j in order[x + 1:]:
+            if r.battles[i, j] > 0:
+                rows.append([cell(r.models[i]), cell(r.models[j]), f"{r.battles[i, j]:g}", fmt(float(r.win_rate[i, j]), 3),
+                             f"{fmt(float(r.win_rate_low[i, j]), 3)}-{fmt(float(r.win_rate_high[i, j]), 3)}",
+                             fmt(float(r.predicted[i, j]), 3)])
+    return cols, rows if len(rows) <= limit else []
+
+
 def _rows_score(sr: ScoreRanking, cell: Any) -> tuple[list[str], list[list[Any]]]:
     from evaladdon.report.text import fmt
 
@@ -223,7 +240,7 @@ def _rows_score(sr: ScoreRanking, cell: Any) -> tuple[list[str], list[list[Any]]
 
 def _md_table(cols: list[str], rows: list[list[Any]]) -> str:
     head = "| " + " | ".join(cols) + " |"
-    sep = "|" + "|".join("---:" if c not in ("model",) else "---" for c in cols) + "|"
+    sep = "|" + "|".join("---:" if c not in ("model", "vs") else "---" for c in cols) + "|"
     return "\n".join([head, sep, *("| " + " | ".join(r) + " |" for r in rows)]) + "\n"
 
 
@@ -295,7 +312,11 @@ def run(args: argparse.Namespace) -> int:
         cols, rows = _rows_pref(pr, cell)
         lines = _pref_lines(pr, cell)
         warn = _warnings(pr.dropped, pr.notes + list(pr.result.notes), cell)
-        blocks = [(cols, rows, lines, warn)]
+        blocks = [(cols, rows, lines, [])]
+        pcols, prows = _rows_pairs(pr, cell)
+        if prows and not args.quiet:  # the win-rate matrix, pair by pair, when it is small
+            blocks.append((pcols, prows, [], []))
+        blocks[-1] = (*blocks[-1][:3], warn)
     else:
         from evaladdon.cli.options import load_runs
 
@@ -316,7 +337,9 @@ def run(args: argparse.Namespace) -> int:
     import textwrap
 
     con = console(sys.stdout)
-    for cols, rows, lines, warn in blocks:
+    for n_block, (cols, rows, lines, warn) in enumerate(blocks):
+        if args.markdown and n_block:
+            con.file.write("\n")
         if not args.markdown:  # the terminal: at most 100 columns, like the tables
             lines = [textwrap.fill(x, 100, subsequent_indent="  ", break_on_hyphens=False) for x in lines]
             warn = [textwrap.fill(x, 100, subsequent_indent="  ", break_on_hyphens=False) for x in warn]
