@@ -303,6 +303,10 @@ def run(args: argparse.Namespace) -> int:
             raise InputError("mixes pairwise-preference files with score logs; rank them separately", others[0])
         pr = preference_ranking(args.paths, args.ties, args.anchor, args.n_boot, args.seed, args.level,
                                 args.sandwich, args.unit)
+        ignored = [f for f, v in (("--metric", args.metric), ("--cluster", args.cluster)) if v]
+        if ignored:
+            pr.notes.append(f"{' and '.join(ignored)} apply to per-item scores; not used for preferences "
+                            "(see --unit)")
         if args.html:
             _write_html(args, bt=pr.result, position=pr.position, dropped=pr.dropped, notes=pr.notes)
         if args.json:
