@@ -305,7 +305,8 @@ def run(args: argparse.Namespace) -> int:
                                 args.sandwich, args.unit)
         ignored = [f for f, v in (("--metric", args.metric), ("--cluster", args.cluster)) if v]
         if ignored:
-            pr.notes.append(f"{' and '.join(ignored)} apply to per-item scores; not used for preferences "
+            verb = "apply" if len(ignored) > 1 else "applies"
+            pr.notes.append(f"{' and '.join(ignored)} {verb} to per-item scores; not used for preferences "
                             "(see --unit)")
         if args.html:
             _write_html(args, bt=pr.result, position=pr.position, dropped=pr.dropped, notes=pr.notes)
