@@ -203,3 +203,20 @@ def test_position_bias_against_sklearn_and_scipy() -> None:
     dec = int(np.sum(g1 != 0.5) + np.sum(g2 != 0.5))
     assert (r.first_position_wins, r.n_decisive_games) == (first, dec)
     assert r.p_value == pytest.approx(binomtest(first, dec, 0.5).pvalue)
+
+
+def test_invariances_side_swap_order_and_duplication() -> None:
+    rng = np.random.default_rng(12)
+    a, b, y, cl = tournament(rng, np.array([0.0, 0.7, -0.4, 0.2]), 800, 50, tie_rate=0.1)
+    base = bradley_terry(a, b, y, cl, n_boot=0)
+    swapped = bradley_terry(b, a, 1 - y, cl, n_boot=0)
+    perm = rng.permutation(a.size)
+    shuffled = bradley_terry(a[perm], b[perm], y[perm], cl[perm], n_boot=0)
+    np.testing.assert_allclose(swapped.rating, base.rating, atol=1e-8)
+    np.testing.assert_allclose(shuffled.sandwich_se, base.sandwich_se, rtol=1e-10)
+    # every prompt twice over (new prompt ids): same MLE, sandwich SE shrinks by about sqrt(2)
+    doubled = bradley_terry(np.tile(a, 2), np.tile(b, 2), np.tile(y, 2), np.concatenate([cl, cl + 1000]), n_boot=0)
+    np.testing.assert_allclose(doubled.rating, base.rating, atol=1e-8)
+    ratio = base.sandwich_se / doubled.sandwich_se
+    c = np.unique(cl).size
+    np.testing.assert_allclose(ratio, np.sqrt((2 * c - 1) / (c - 1)), rtol=1e-8)  # C/(C-1) factor
