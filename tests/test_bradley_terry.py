@@ -187,6 +187,9 @@ def test_win_rates_and_predictions() -> None:
     assert r.win_rate[0, 1] == pytest.approx(1 - r.win_rate[1, 0])
     assert r.win_rate_low[1, 0] <= r.win_rate[1, 0] <= r.win_rate_high[1, 0]
     assert r.battles[0, 1] == 800
+    # Arena's "Rank (UB)": 1 + number of models whose lower bound beats this one's upper bound
+    want = [1 + sum(r.ci_low[j] > r.ci_high[i] for j in range(2)) for i in range(2)]
+    assert r.rank_ub.tolist() == want
 
 
 def test_position_bias_against_sklearn_and_scipy() -> None:

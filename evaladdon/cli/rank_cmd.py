@@ -152,7 +152,7 @@ def preference_json(pr: PreferenceRanking) -> dict[str, Any]:
         models.append({
             "model": r.models[i], "rating": r.rating[i], "ci_low": r.ci_low[i], "ci_high": r.ci_high[i],
             "rank": int(r.rank[i]), "rank_low": int(r.rank_low[i]), "rank_high": int(r.rank_high[i]),
-            "method": f"bradley-terry ({r.ties} ties), {r.interval} interval", "se": r.se[i],
+            "rank_ub": int(r.rank_ub[i]), "method": f"bradley-terry ({r.ties} ties), {r.interval} interval", "se": r.se[i],
             "sandwich_low": r.sandwich_low[i], "sandwich_high": r.sandwich_high[i], "battles": float(r.battles[i].sum()),
         })
     k = len(r.models)

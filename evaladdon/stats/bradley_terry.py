@@ -25,7 +25,8 @@ Intervals:
   matrix times these stacked tables (one sparse matrix product for all replicates), and each
   replicate is solved by Newton's method warm-started at the full-data MLE, vectorised across
   replicates.  Percentile intervals for ratings, win probabilities and ranks (rank 1 = best;
-  rank intervals are marginal percentile intervals of the replicate ranks).
+  rank intervals are marginal percentile intervals of the replicate ranks).  ``rank_ub`` is the
+  Chatbot Arena leaderboard's "Rank (UB)": ``1 + #{j: low_j > high_i}``.
 - ``sandwich``: cluster-robust covariance ``I^-1 (C/(C-1) sum_c s_c s_c') I^-1`` with ``I`` the
   observed information and ``s_c`` the score summed over cluster c (Liang & Zeger 1986), normal
   intervals; rank intervals from Holm-adjusted pairwise z-tests of rating differences
@@ -233,6 +234,7 @@ class BradleyTerryResult(Result):
     rank: np.ndarray
     rank_low: np.ndarray
     rank_high: np.ndarray
+    rank_ub: np.ndarray
     level: float
     interval: str
     ties: str
@@ -488,7 +490,8 @@ def bradley_terry(
         notes.append(f"ratings anchored at {anchor} = {base:g}: its interval has zero width; others are relative to it")
     return BradleyTerryResult(
         models=tuple(models.tolist()), theta=theta_hat - theta_hat @ centre, rating=rating, ci_low=low, ci_high=high,
-        se=se, rank=rank, rank_low=np.asarray(rank_low), rank_high=np.asarray(rank_high), level=level,
+        se=se, rank=rank, rank_low=np.asarray(rank_low), rank_high=np.asarray(rank_high),
+        rank_ub=1 + (low[None, :] > high[:, None]).sum(axis=1), level=level,
         interval=used, ties=ties, tie_param=None if kappa_hat is None else math.exp(kappa_hat), anchor=anchor,
         base=base, scale=scale, n_battles=float(y.size), n_clusters=int(n_clusters), n_boot=int(n_boot),
         n_boot_degenerate=degenerate, seed=seed, battles=nb, win_rate=wr, win_rate_low=wr_lo,
