@@ -83,6 +83,9 @@ def preference_ranking(paths: list[str], ties: str = "half", anchor: str | None 
                         ties=ties, anchor=anchor, interval="sandwich" if sandwich else "bootstrap",  # type: ignore[arg-type]
                         n_boot=n_boot, seed=seed, level=level)
     notes = list(prefs.notes)
+    if unit == "cluster" and res.n_clusters < 20 and bt["item"].nunique() > res.n_clusters:
+        notes.append(f"{res.n_clusters} clusters hold {bt['item'].nunique()} prompts: --unit item resamples prompts "
+                     "instead (valid when prompts of a cluster are independent)")
     if single:
         notes.append("no prompt ids: each battle is its own resampling unit")
     pos = None
@@ -248,8 +251,8 @@ def _pref_lines(pr: PreferenceRanking, cell: Any) -> list[str]:
     r = pr.result
     ties = "ties split half/half" if r.ties == "half" else f"Davidson ties (nu = {r.tie_param:.3g})"
     anchor = f"{cell(r.anchor)} = {r.base:g}" if r.anchor else f"mean {r.base:g}"
-    unit = (f"{r.n_boot} bootstrap replicates over {r.n_clusters} prompts (seed {r.seed})"
-            if r.interval == "bootstrap" else f"cluster-robust sandwich over {r.n_clusters} prompts")
+    unit = (f"{r.n_boot} bootstrap replicates over {r.n_clusters} clusters (seed {r.seed})"
+            if r.interval == "bootstrap" else f"cluster-robust sandwich over {r.n_clusters} clusters")
     lines = [f"Bradley–Terry on {r.n_battles:g} battles, {ties}; Elo scale (400/ln 10), {anchor}; "
              f"intervals: {unit}; rank range: {'bootstrap percentile' if r.interval == 'bootstrap' else 'Holm pairwise z'}"]
     if pr.position is not None:

@@ -128,7 +128,7 @@ def render_rank_section(
         parts.append("<h2>Leaderboard (Bradley–Terry)</h2>")
         ties = "ties split half/half" if bt.ties == "half" else f"Davidson ties (nu = {bt.tie_param:.3g})"
         anchor = f"{bt.anchor} = {bt.base:g}" if bt.anchor else f"mean {bt.base:g}"
-        parts.append(f"<p class='note'>{html.escape(f'{bt.n_battles:g} battles over {bt.n_clusters} prompts; {ties}; Elo scale, {anchor}; {bt.level:.0%} {bt.interval} intervals')}</p>")
+        parts.append(f"<p class='note'>{html.escape(f'{bt.n_battles:g} battles in {bt.n_clusters} clusters; {ties}; Elo scale, {anchor}; {bt.level:.0%} {bt.interval} intervals')}</p>")
         rows = [[int(bt.rank[i]), bt.models[i], f"{bt.rating[i]:.1f}", f"{bt.ci_low[i]:.1f} to {bt.ci_high[i]:.1f}",
                  f"{int(bt.rank_low[i])}-{int(bt.rank_high[i])}", f"{bt.battles[i].sum():g}"] for i in order]
         parts.append(_table(["rank", "model", "rating", f"{bt.level:.0%} CI", "rank range", "battles"], rows))
