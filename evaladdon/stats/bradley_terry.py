@@ -439,7 +439,8 @@ def bradley_terry(
         reps_kappa = np.empty(n_boot) if dav else None
         reps_wr = np.empty((n_boot, pi.size))
         # a batch's Newton systems take batch * m^2 floats: keep them near 40 MB whatever K is
-        batch = max(1, min(batch, int(5e6 // (m * m))))
+        # and its (batch, C) weight matrix near 80 MB however many prompts there are
+        batch = max(1, min(batch, int(5e6 // (m * m)), int(1e7 // n_clusters)))
         for start in range(0, n_boot, batch):  # batches of replicates, not one at a time
             nb_ = min(batch, n_boot - start)
             wts = rng.multinomial(n_clusters, np.full(n_clusters, 1.0 / n_clusters), size=nb_).astype(float)

@@ -178,6 +178,7 @@ def rank_models(
     if n_boot:
         rng = np.random.default_rng(seed)
         reps = np.empty((n_boot, k))
+        batch = max(1, min(batch, int(1e7 // c)))  # the (batch, C) weight matrix stays near 80 MB
         for start in range(0, n_boot, batch):  # batches of replicates
             b = min(batch, n_boot - start)
             w = rng.multinomial(c, np.full(c, 1.0 / c), size=b).astype(float)
