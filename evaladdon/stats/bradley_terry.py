@@ -397,17 +397,23 @@ def bradley_terry(
     keep = np.array([x for x in range(m) if x != ref])
     rd = theta_hat[pc.pair_i[pc.row_pair]] - theta_hat[pc.pair_j[pc.row_pair]]
     rg = _pair_terms(rd[None], None if ka is None else ka, pc.w_ij[None], pc.w_ji[None], pc.t[None])
+    from scipy import sparse
+
     g_rows = rg[0][0]
-    scores = np.zeros((n_clusters, m))
     ri, rj = pc.pair_i[pc.row_pair], pc.pair_j[pc.row_pair]
-    np.add.at(scores, (pc.row_cluster, ri), g_rows)
-    np.add.at(scores, (pc.row_cluster, rj), -g_rows)
+    # per-cluster scores as a sparse (C, m) matrix: Arena-scale inputs have ~10^6 clusters
+    s_rows = [pc.row_cluster, pc.row_cluster]
+    s_cols = [ri, rj]
+    s_vals = [g_rows, -g_rows]
     if dav:
-        scores[:, k] = np.bincount(pc.row_cluster, rg[1][0], n_clusters)
+        s_rows.append(pc.row_cluster)
+        s_cols.append(np.full(pc.row_cluster.size, k))
+        s_vals.append(rg[1][0])
+    scores = sparse.csc_matrix((np.concatenate(s_vals), (np.concatenate(s_rows), np.concatenate(s_cols))),
+                               shape=(n_clusters, m))[:, keep]
     info = _information(pi, pj, k, terms, dav)
     bread = np.linalg.inv(info[np.ix_(keep, keep)])
-    sk = scores[:, keep]
-    meat = (n_clusters / max(n_clusters - 1, 1)) * (sk.T @ sk)
+    meat = (n_clusters / max(n_clusters - 1, 1)) * (scores.T @ scores).toarray()
     v = bread @ meat @ bread
     embed = np.zeros((k, keep.size))
     for col, idx in enumerate(keep):
