@@ -206,3 +206,22 @@ def test_malformed_records_are_counted_not_crashing(tmp_path: Path, capsys: pyte
     t.write_text(lines[2] + "\n" + lines[2][:20])
     code, _, err = run_cli(capsys, "rank", str(t))
     assert code == 2 and "t.jsonl" in err and "line 2" in err and err.count("\n") == 1
+
+
+def test_rank_scores_counts_items_not_shared(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rng = np.random.default_rng(0)
+    lines = ["model,task,item,score"]
+    for m, p in (("m1", 0.3), ("m2", 0.6), ("m3", 0.9)):
+        n = 40 if m != "m3" else 37  # m3 misses three items
+        lines += [f"{m},t,i{i},{int(rng.random() < p)}" for i in range(n)]
+    lines.append("m1,t,i0b,oops")  # not a number: counted as left out
+    f = tmp_path / "scores.csv"
+    f.write_text("\n".join(lines) + "\n")
+    code, out, _ = run_cli(capsys, "rank", str(f), "--json", "--n-boot", "200")
+    assert code == 0
+    r = json.loads(out)["rankings"][0]
+    assert r["n_items"] == 37 and r["dropped"]["item(s) not scored by every run"] == 3
+    assert r["n_dropped"] == 4
+    assert [m["model"] for m in r["models"]][0] == "m3"
+    code, out, _ = run_cli(capsys, "rank", str(f), "--n-boot", "200")
+    assert "4 rows or items left out" in out and "not scored by every run" in out

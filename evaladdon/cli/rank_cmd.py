@@ -125,13 +125,17 @@ def score_rankings(table: "pd.DataFrame", metric: str | None = None, level: floa
             continue
         mat, cluster, not_shared = _item_matrix(good)
         if not_shared:
-            dropped = {**dropped, "item not scored by every run": not_shared}
+            dropped = {**dropped, "item(s) not scored by every run": not_shared}
         if len(mat) < 2:
             if notes is not None:
                 notes.append(f"{task}/{met}: fewer than two items scored by every run; nothing to rank")
             continue
         cl = None
         local: list[str] = []
+        hashes = good.loc[good["item"].isin(mat.index)].groupby("item")["item_hash"].nunique()
+        if (hashes > 1).any():
+            local.append(f"{int((hashes > 1).sum())} shared item(s) have different content hashes across runs "
+                         f"(e.g. {hashes[hashes > 1].index[0]}); they are ranked as the same item")
         if cluster.notna().any():
             if cluster.isna().any():
                 raise EvalAddonError(f"{task}/{met}: {int(cluster.isna().sum())} item(s) have no cluster id")
@@ -270,11 +274,11 @@ def _score_lines(sr: ScoreRanking, cell: Any) -> list[str]:
             f"{r.optimism:.3f} (bootstrap; bound {r.optimism_bound:.3f}); corrected {r.top_corrected:.3f}"]
 
 
-def _warnings(dropped: dict[str, int], notes: list[str], cell: Any) -> list[str]:
+def _warnings(dropped: dict[str, int], notes: list[str], cell: Any, what: str = "row(s)") -> list[str]:
     out = []
     if dropped:
         reasons = ", ".join(f"{v} {cell(k)}" for k, v in dropped.items())
-        out.append(f"warning: {sum(dropped.values())} row(s) left out ({reasons})")
+        out.append(f"warning: {sum(dropped.values())} {what} left out ({reasons})")
     out.extend(f"note: {cell(n)}" for n in notes)
     return out
 
@@ -341,7 +345,8 @@ def run(args: argparse.Namespace) -> int:
         for i, s in enumerate(srs):
             cols, rows = _rows_score(s, cell)
             blocks.append((cols, rows, _score_lines(s, cell),
-                           _warnings(s.dropped, s.notes + list(s.result.notes) + (notes if i == 0 else []), cell)))
+                           _warnings(s.dropped, s.notes + list(s.result.notes) + (notes if i == 0 else []), cell,
+                                     "rows or items")))
     import textwrap
 
     con = console(sys.stdout)
