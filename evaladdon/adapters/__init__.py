@@ -23,7 +23,6 @@ from evaladdon.adapters.lm_eval_log import (
     read_samples,
     read_write_out,
 )
-from evaladdon.adapters.preferences import PREFERENCE_SUFFIXES, refuse_preferences, sniff_preferences
 from evaladdon.adapters.table import TABLE_SUFFIXES, read_long_table
 from evaladdon.errors import InputError
 from evaladdon.table import concat, validate
@@ -47,11 +46,13 @@ def _head(path: Path) -> bytes:
 
 def sniff(path: Path) -> tuple[Reader | None, str]:
     """The reader for ``path`` and what it is, or ``None`` and why not."""
+    from evaladdon.adapters.preferences import looks_like_preferences, refuse_preferences
+
+    if looks_like_preferences(path):  # pairwise battles, not per-item scores: `evaladdon rank` reads them
+        return refuse_preferences, "pairwise preferences: use evaladdon rank"
     suffix = path.suffix.lower()
     if suffix == ".eval":
         return read_inspect_log, "inspect log"
-    if suffix in PREFERENCE_SUFFIXES and sniff_preferences(_head(path)):  # battles, not per-item scores
-        return refuse_preferences, "pairwise preferences: use evaladdon rank"
     if suffix in (".json", ".txt"):
         head = _head(path).lstrip()
         if head[:1] == b"{" and is_inspect_json(head):
