@@ -76,7 +76,7 @@ def _nullable_strings(s: pd.Series) -> pd.Series:
         mask = s.isna()
         has_na = bool(mask.any())
         if kind in ("string", "empty"):
-            if not has_na or s[mask].map(lambda v: v is None).all():  # a loop over the missing rows only
+            if not has_na or bool((s.to_numpy()[mask.to_numpy()] == None).all()):  # noqa: E711 - elementwise
                 return s
             return s.where(~mask, None)
     mask = s.isna()

@@ -341,4 +341,8 @@ def _read_long_table(p: Path, cluster: str | None) -> pd.DataFrame:
     for col in names:
         if col not in used and col not in COLUMNS:
             out[col if col.startswith("meta.") else f"meta.{col}"] = cols.pandas(col)
-    return finalize(pd.DataFrame(out))
+    # object arrays stay object (pandas 3 would otherwise infer its pyarrow string dtype,
+    # copying every constant column into 10M-element string buffers)
+    frame = pd.DataFrame({k: pd.Series(v, dtype=object) if isinstance(v, np.ndarray) and v.dtype == object else v
+                          for k, v in out.items()})
+    return finalize(frame)
