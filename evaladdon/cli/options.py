@@ -83,7 +83,7 @@ def load_runs(args: argparse.Namespace) -> "Loaded":
     if where and not store:
         raise EvalAddonError("--where filters a store: add --store DIR")
     if not store and not paths:
-        raise EvalAddonError("nothing to read: give PATHs or --store DIR")
+        raise EvalAddonError("nothing to read: the following arguments are required: PATH (or --store DIR)")
     if getattr(args, "scheduler", None) and engine != "dask":
         raise EvalAddonError("--scheduler needs --engine dask")
     try:
