@@ -84,6 +84,8 @@ def summarize_table(
 ) -> list[GroupSummary]:
     """One :class:`GroupSummary` per (run, task, metric) of a canonical table.
 
+    ``df`` is a validated canonical table (:func:`evaladdon.table.validate` checks that each
+    (run, task, metric, item, epoch) occurs once, so it is not checked again here).
     ``metric`` keeps only that metric (an error if no row has it).  Rows with an error or
     no value are left out and counted by reason.  Clusters are used when the group's
     ``cluster`` column is filled.  A group with no scored row at all is left out with a
@@ -122,7 +124,7 @@ def summarize_table(
                 good["value"].to_numpy(),
                 items=item_codes[at],
                 clusters=cluster_codes[at] if has_cluster.all() else None,
-                epochs=good["epoch"].to_numpy(),
+                # no epochs=: the (item, epoch) uniqueness is checked once, by table.validate
                 level=level,
                 method=method,
                 cluster_method=cluster_method,
