@@ -189,6 +189,9 @@ def ingest(
     manifest = Manifest.load(root, create=True)
     (manifest.root / DATA).mkdir(exist_ok=True)
     files, notes = expand_paths(paths)
+    own = manifest.root.resolve()
+    files = [f for f in files if own not in Path(f[0]).resolve().parents]  # never the store's own files
+    notes = [n for n in notes if str(own) not in n]
     report = IngestReport(notes=list(notes))
     sources = [str(Path(f).resolve()) for f, _, _ in files]
     explicit = [e for _, _, e in files]
