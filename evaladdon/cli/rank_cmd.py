@@ -284,11 +284,12 @@ def _warnings(dropped: dict[str, int], notes: list[str], cell: Any, what: str = 
 
 
 def _write_html(args: argparse.Namespace, **section: Any) -> None:
+    from evaladdon.cli.options import input_paths
     from evaladdon.io.safe_write import atomic_write_text
     from evaladdon.report.html import render_rank_page, render_rank_section
 
     page = render_rank_page(render_rank_section(**section))
-    out = atomic_write_text(args.html, page, inputs=args.paths)
+    out = atomic_write_text(args.html, page, inputs=input_paths(args))
     if not args.quiet and not args.json:
         sys.stderr.write(f"wrote {out}\n")
 
@@ -301,14 +302,17 @@ def run(args: argparse.Namespace) -> int:
 
     if args.n_boot and args.n_boot < 100:
         raise InputError("--n-boot must be 0 or at least 100")
-    prefs = any_preferences(args.paths)
+    paths = list(args.paths or [])
+    prefs = bool(paths) and any_preferences(paths)
     if prefs:
         from pathlib import Path
 
-        others = [p for p in args.paths if Path(p).is_file() and not looks_like_preferences(Path(p))]
+        if getattr(args, "store", None):
+            raise InputError("--store holds per-item scores; give preference files as PATHs without --store")
+        others = [p for p in paths if Path(p).is_file() and not looks_like_preferences(Path(p))]
         if others:
             raise InputError("mixes pairwise-preference files with score logs; rank them separately", others[0])
-        pr = preference_ranking(args.paths, args.ties, args.anchor, args.n_boot, args.seed, args.level,
+        pr = preference_ranking(paths, args.ties, args.anchor, args.n_boot, args.seed, args.level,
                                 args.sandwich, args.unit)
         ignored = [f for f, v in (("--metric", args.metric), ("--cluster", args.cluster)) if v]
         if ignored:
