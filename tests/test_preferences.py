@@ -225,3 +225,17 @@ def test_rank_scores_counts_items_not_shared(tmp_path: Path, capsys: pytest.Capt
     assert [m["model"] for m in r["models"]][0] == "m3"
     code, out, _ = run_cli(capsys, "rank", str(f), "--n-boot", "200")
     assert "4 rows or items left out" in out and "not scored by every run" in out
+
+
+def test_rank_scores_from_a_store(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("duckdb")
+    store = tmp_path / "store"
+    code, _, _ = run_cli(capsys, "ingest", str(SAMPLE_TABLE), "--store", str(store))
+    assert code == 0
+    code, out, _ = run_cli(capsys, "rank", "--store", str(store), "--cluster", "passage_id", "--json",
+                           "--n-boot", "200")
+    assert code == 0
+    direct = run_cli(capsys, "rank", str(SAMPLE_TABLE), "--cluster", "passage_id", "--json", "--n-boot", "200")[1]
+    a, b = json.loads(out)["rankings"][0], json.loads(direct)["rankings"][0]
+    assert [m["model"] for m in a["models"]] == [m["model"] for m in b["models"]]
+    assert [m["rating"] for m in a["models"]] == pytest.approx([m["rating"] for m in b["models"]])
