@@ -160,7 +160,7 @@ def _check_exact(n: int, discordance: float, delta: float, alpha: float, sides: 
     if not 0 < psi <= 1:
         raise ValueError(f"the discordance rate must be in (0, 1], got {psi}")
     if d > psi * (1 + 1e-12):
-        raise ValueError(f"|delta| = {d} cannot exceed the discordance rate psi = {psi}")
+        raise ValueError(f"|delta| = {d:g} must be at or below the discordance rate psi = {psi:g}")
     _z_alpha(alpha, sides)
     return n, psi, min((psi + d) / (2.0 * psi), 1.0)  # pi: share of discordant pairs favouring the better run
 
@@ -234,6 +234,12 @@ def _exact_sample_size(psi: float, d: float, alpha: float, target: float, sides:
     return hi
 
 
+def _squared_ratio(num: float, den: float) -> float:
+    """``(num/den)^2`` that gives inf instead of raising OverflowError (``delta = 1e-300``)."""
+    r = num / den
+    return r * r if r < 1e150 else math.inf
+
+
 def plan(
     *,
     n: int | None = None,
@@ -292,8 +298,8 @@ def plan(
         raise ValueError("the exact McNemar test is for unclustered pairs; with a design effect plan with wald")
     d_abs = abs(delta) if delta is not None else None
     if discordance is not None and d_abs is not None and d_abs > discordance:
-        raise ValueError(f"|delta| = {d_abs} cannot exceed the discordance rate psi = {discordance} "
-                         "(paired 0/1 data: the difference is at most the share of items the runs disagree on)")
+        raise ValueError(f"|delta| = {d_abs:g} must be at or below the discordance rate psi = {discordance:g}: for "
+                         "paired 0/1 data the difference is at most the share of items the runs disagree on")
 
     def var_at(d: float) -> float:
         if variance is not None:
@@ -335,9 +341,10 @@ def plan(
         if n is None:
             if test == "mcnemar-connor-approx":
                 assert discordance is not None
-                raw = (za * math.sqrt(discordance) + zb * math.sqrt(discordance - d_abs**2)) ** 2 / d_abs**2 * deff
+                root = za * math.sqrt(discordance) + zb * math.sqrt(discordance - d_abs * d_abs)
+                raw = _squared_ratio(root, d_abs) * deff
             else:
-                raw = z * z * var_at(d_abs) / d_abs**2
+                raw = _squared_ratio(z * math.sqrt(var_at(d_abs)), d_abs)
             if not raw <= MAX_N:
                 raise ValueError(f"detecting delta = {d_abs:g} needs more than {MAX_N:.0e} items "
                                  f"(about {raw:.3g}); plan for a larger difference")
