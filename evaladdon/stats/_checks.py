@@ -96,4 +96,4 @@ def pow2_scale(*arrays: np.ndarray) -> float:
     top = max((float(np.max(np.abs(a))) for a in arrays if a.size), default=0.0)
     if top < 2.0**500:
         return 1.0
-    return float(2.0 ** math.frexp(top)[1])
+    return math.ldexp(1.0, math.frexp(top)[1] - 1)  # top / scale in [1, 2)
