@@ -347,9 +347,9 @@ def test_default_with_zero_se_fallback_covers_near_the_ceiling() -> None:
     rng = np.random.default_rng(5)
     clusters = np.repeat(np.arange(12), 5)
     for p in (0.97, 0.99):
-        x = (rng.random((400, 60)) < p).astype(float)
-        est = [estimate_mean(x[r], clusters=clusters) for r in range(400)]
+        x = (rng.random((250, 60)) < p).astype(float)
+        est = [estimate_mean(x[r], clusters=clusters) for r in range(250)]
         fell_back = np.array([e.method == "zero-se-wilson-clusters" for e in est])
         hits = np.array([e.ci_low <= p <= e.ci_high for e in est])
-        assert fell_back.sum() > 40 and hits[fell_back].all() and hits.mean() >= 0.93
+        assert fell_back.sum() > 25 and hits[fell_back].all() and hits.mean() >= 0.93
         assert all(e.ci_high > e.ci_low for e in est)
