@@ -250,7 +250,8 @@ def read_helm_run(path: str | Path, cluster: str | None = None) -> pd.DataFrame:
         raw["count_v"] = raw["count"].astype(float)
         first = ~raw.duplicated(key, keep="first")
         agg = raw[dup].groupby(key, sort=False)[["sum_v", "count_v"]].sum()
-        merged = raw[dup & first].join(agg, on=key, rsuffix="_t")
+        agg.columns = ["sum_v_t", "count_v_t"]
+        merged = raw[dup & first].join(agg, on=key)
         pooled = (merged["sum_v_t"] / merged["count_v_t"]).to_numpy()
         notes.append(f"{where}: {int(dup.sum()) - int((dup & first).sum())} HELM stat(s) logged again for the same "
                      "(instance, trial, perturbation) merged (sums and counts added)")
