@@ -47,7 +47,7 @@ def test_compare_helm_models_on_the_same_instances(capsys: pytest.CaptureFixture
         raw[model] = {e["instance_id"]: s["mean"] for e in json.loads((d / "per_instance_stats.json").read_text())
                       for s in e["stats"] if s["name"]["name"] == "exact_match"}
     for r in res:
-        assert r["n"] == 50 and r["test"] == "mcnemar"
+        assert r["n"] == 50 and r["test"] == "mcnemar" and r["hash_mismatch"] == 0  # same input texts
         n10, n01 = discordance(raw[r["model_a"]], raw[r["model_b"]])
         assert (r["n10"], r["n01"]) == (n10, n01)
         if n10 + n01:

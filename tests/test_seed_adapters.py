@@ -134,6 +134,12 @@ def test_helm_trials_perturbations_and_model_fallbacks(tmp_path: Path) -> None:
     assert plain.to_dict() == {("id7", 1): 1.0, ("id7", 2): 0.0, ("id8", 1): 1.0}
     assert t.set_index("item")["meta.split"].to_dict()["id8"] == "valid"
     assert any("scenario_state" in n for n in t.attrs["notes"])
+    # sniffed by content: a per-instance stats file under another name
+    other = tmp_path / "elsewhere" / "pis_copy.json"
+    other.parent.mkdir()
+    other.write_text(json.dumps(entries))
+    reader, what = sniff(other)
+    assert what == "HELM run" and len(validate(reader(other, None))) == len(t)
     # no run spec and no state: the model from the folder's run name
     t2 = read_helm_run(write_helm_run(tmp_path / "b", entries[:1], None))
     assert set(t2["model"]) == {"openai_gpt2"}

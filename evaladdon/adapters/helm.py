@@ -1,7 +1,8 @@
 """HELM run directories (``benchmark_output/runs/<suite>/<run_name>/``) -> canonical rows.
 
 A run is a DIRECTORY: ``per_instance_stats.json`` (the per-item scores) and ``run_spec.json``
-(model and scenario); ``scenario_state.json`` is read only when the run spec names no model.
+(model and scenario); ``scenario_state.json``, when present, gives each instance's input
+text hash as ``item_hash`` (and the model when the run spec names none).
 
 - item = ``instance_id``; epoch = ``train_trial_index + 1``;
 - task = the run name without its ``model=``/``model_deployment=`` arguments (the scenario
@@ -29,7 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evaladdon.adapters.jsondoc import load_json, type_name
+from evaladdon.adapters.jsondoc import load_json, stable_hash, type_name
 from evaladdon.adapters.scores import coerce_scores, raw_strings
 from evaladdon.errors import InputError
 from evaladdon.table import finalize
@@ -46,6 +47,7 @@ RUN_FILES = frozenset({
 _PERT_FLAGS = ("name", "robustness", "fairness", "computed_on")
 _MODEL_ARG = re.compile(r"^(model|model_deployment)=")
 CLUSTER_FIELDS = ("split", "sub_split")
+MAX_STATE_BYTES = 256 * 2**20
 RUN_PART = "part of a HELM run (read through the run directory)"
 
 
@@ -137,6 +139,26 @@ def model_name(run_dir: Path, run_name: str, spec: dict[str, Any]) -> tuple[str,
 # ---------------------------------------------------------------- reading
 
 
+def input_hashes(run_dir: Path) -> dict[tuple[str, str | None], str]:
+    """``(instance id, perturbation label)`` -> hash of the instance's input text, from
+    ``scenario_state.json`` when the run has one (so runs of different models are checked to
+    hold the same instances); empty when it is absent or too large to read whole."""
+    state_path = run_dir / SCENARIO_STATE
+    if not state_path.is_file() or state_path.stat().st_size > MAX_STATE_BYTES:
+        return {}
+    state = load_json(state_path)
+    states = state.get("request_states") if isinstance(state, dict) else None
+    out: dict[tuple[str, str | None], str] = {}
+    for rs in states if isinstance(states, list) else []:
+        inst = rs.get("instance") if isinstance(rs, dict) else None
+        if not isinstance(inst, dict) or inst.get("id") is None:
+            continue
+        text = inst.get("input", {}).get("text") if isinstance(inst.get("input"), dict) else None
+        if text is not None:
+            out[(str(inst["id"]), _perturbation_label(inst.get("perturbation")))] = stable_hash(text)
+    return out
+
+
 def _entries(path: Path) -> list[dict[str, Any]]:
     data = load_json(path)
     if not isinstance(data, list):
@@ -160,7 +182,7 @@ def read_helm_run(path: str | Path, cluster: str | None = None) -> pd.DataFrame:
     """Read one HELM run (its directory, or its ``per_instance_stats.json``) into canonical rows."""
     p = Path(path)
     run_dir = p if p.is_dir() else p.parent
-    pis = run_dir / PER_INSTANCE if p.is_dir() or p.name != PER_INSTANCE else p
+    pis = run_dir / PER_INSTANCE if p.is_dir() else p
     if not pis.is_file():
         raise InputError(f"no {PER_INSTANCE} in this HELM run directory", str(run_dir))
     where = str(pis)
@@ -272,6 +294,14 @@ def read_helm_run(path: str | Path, cluster: str | None = None) -> pd.DataFrame:
         notes.append(f"{where}: {n_entries - n_keys} HELM entr(ies) repeating an (instance, trial, perturbation) key "
                      "merged with the first (stats lists united)")
 
+    hashes = input_hashes(run_dir)
+    if hashes:
+        keys = pd.MultiIndex.from_arrays([raw["item"], raw["pert"]])
+        lookup = pd.Series(list(hashes.values()), index=pd.MultiIndex.from_tuples(list(hashes.keys())), dtype=object)
+        item_hash = lookup.reindex(keys).to_numpy(dtype=object)
+        item_hash = np.where(pd.isna(item_hash), None, item_hash)
+    else:
+        item_hash = None
     out = pd.DataFrame({
         "run": run_id,
         "source": str(run_dir),
@@ -284,7 +314,7 @@ def read_helm_run(path: str | Path, cluster: str | None = None) -> pd.DataFrame:
         "value": values,
         "raw": raw_text.to_numpy(),
         "cluster": None,
-        "item_hash": None,
+        "item_hash": item_hash,
         "error": errors.to_numpy(),
         "meta.split": raw["meta.split"].to_numpy(),
         "meta.count": pd.to_numeric(raw["count"]).to_numpy(dtype=float),
