@@ -268,7 +268,11 @@ def test_promptfoo_arm_where_every_assertion_threw_is_reported(tmp_path: Path) -
     threw = {"pass": False, "score": 0, "reason": "Custom function threw error: x is not defined\nStack Trace: ..."}
     rows = [pf_row("a", i, False, fr=1, grading=threw, error=threw["reason"]) for i in range(5)]
     rows += [pf_row("b", i, i != 0) for i in range(5)]
-    t = validate(read_promptfoo(pf_file(tmp_path / "o.json", rows, {"successes": 4, "failures": 6, "errors": 0})))
+    rows += [pf_row("c", i, False, fr=1, error="Expected output to contain 'ok'") for i in range(5)]
+    t = validate(read_promptfoo(pf_file(tmp_path / "o.json", rows, {"successes": 4, "failures": 11, "errors": 0})))
+    # an arm failing everything for one reason is kept as failures, with a warning
+    assert (t.loc[(t["run"] == "c") & (t["metric"] == "pass"), "value"] == 0).all()
+    assert any("'c': every row failed with the same reason" in n for n in t.attrs["notes"])
     a = t[t["run"] == "a"]
     assert a["value"].isna().all() and a["error"].str.startswith("assertion error").all()
     assert any("every row failed because an assertion threw" in n for n in t.attrs["notes"])

@@ -45,7 +45,7 @@ GRADER_ERROR = "assertion error (the grader threw)"
 # output was wrong (javascript/python assertions, regex and scoring functions)
 _THREW = re.compile(
     r"^\s*(Custom function threw error|Python code execution failed|Invalid regex pattern|Scoring function error|"
-    r"Error running assertion|Error loading|Could not load)", re.IGNORECASE)
+    r"Error running assertion|Error loading|Could not load|(?:Type|Reference|Syntax|Range)Error\b)", re.IGNORECASE)
 _CELL = re.compile(r"^\s*\[(PASS|FAIL|ERROR)\]\s*(?:\(\s*([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|NaN)\s*\))?")
 _HEADER = re.compile(r"^\[([^\]]+)\]\s*(.*)$", re.DOTALL)
 
@@ -202,6 +202,7 @@ def read_promptfoo(path: str | Path, cluster: str | None = None) -> pd.DataFrame
     score: list[Any] = []
     kind: list[str | None] = []  # None, PROVIDER_ERROR, GRADER_ERROR
     reason: list[str | None] = []
+    fail_reason: list[str | None] = []  # why a row failed (when it did, without an error)
     named: list[tuple[int, str, Any]] = []
     has_score = False
     for i, row in enumerate(results):
@@ -243,6 +244,11 @@ def read_promptfoo(path: str | Path, cluster: str | None = None) -> pd.DataFrame
                 k, why = GRADER_ERROR, t
         kind.append(k)
         reason.append(why)
+        if row.get("success") is not True and k is None:
+            grade_reason = grading.get("reason") if isinstance(grading, dict) else err
+            fail_reason.append(_first_line(grade_reason) if grade_reason else None)
+        else:
+            fail_reason.append(None)
         ns = row.get("namedScores")
         if isinstance(ns, dict):
             named.extend((i, str(name), v) for name, v in ns.items())
@@ -292,6 +298,10 @@ def read_promptfoo(path: str | Path, cluster: str | None = None) -> pd.DataFrame
         if threw.any() and threw.sum() == in_arm.sum():
             notes.append(f"{where}: promptfoo arm {label!r}: every row failed because an assertion threw "
                          f"({why_s[threw].iloc[0]}); its pass rate is unknown, not 0")
+        reasons = {fail_reason[i] for i in np.flatnonzero(in_arm)}
+        if in_arm.sum() >= 2 and len(reasons) == 1 and None not in reasons:
+            notes.append(f"{where}: promptfoo arm {label!r}: every row failed with the same reason "
+                         f"({next(iter(reasons))}); if the assertion itself is broken, 0 is not this arm's pass rate")
     n_prov = int((kinds == PROVIDER_ERROR).sum())
     n_threw = int((kinds == GRADER_ERROR).sum())
     if n_prov or n_threw:
