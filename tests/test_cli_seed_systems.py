@@ -29,6 +29,12 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     return code, out.out, out.err
 
 
+def records(out: str) -> list[dict]:
+    """The comparison records of ``compare --json`` (a list, or ``{"results": [...]}``)."""
+    data = json.loads(out)
+    return data["results"] if isinstance(data, dict) else data
+
+
 def discordance(a: dict[str, float], b: dict[str, float]) -> tuple[int, int]:
     """(n10, n01): A right and B wrong, A wrong and B right, over shared items."""
     shared = a.keys() & b.keys()
@@ -39,7 +45,7 @@ def test_compare_helm_models_on_the_same_instances(capsys: pytest.CaptureFixture
     code, out, err = run(capsys, "compare", str(real_logs / HELM_RUNS), "--all-pairs", "--metric", "exact_match",
                          "--json")
     assert code == 0, err
-    res = json.loads(out)
+    res = records(out)
     assert len(res) == 3
     raw = {}
     for d in (real_logs / HELM_RUNS).iterdir():
@@ -57,7 +63,7 @@ def test_compare_helm_models_on_the_same_instances(capsys: pytest.CaptureFixture
 def test_compare_promptfoo_providers_on_the_same_tests(capsys: pytest.CaptureFixture[str], real_logs: Path) -> None:
     code, out, err = run(capsys, "compare", str(real_logs / TDS), "--metric", "pass", "--json")
     assert code == 0, err
-    (r,) = json.loads(out)
+    (r,) = records(out)
     data = json.loads((real_logs / TDS).read_text())["results"]["results"]
     by = {}
     for row in data:
@@ -70,7 +76,7 @@ def test_compare_promptfoo_providers_on_the_same_tests(capsys: pytest.CaptureFix
     code, out, err = run(capsys, "compare", str(v2), "--metric", "pass", "--json", "--baseline",
                          "openai:gpt-3.5-turbo | Write a haiku about: {{body}}")
     assert code == 0, err
-    assert len(json.loads(out)) == 7
+    assert len(records(out)) == 7
 
 
 def test_compare_deepeval_configurations(capsys: pytest.CaptureFixture[str], real_logs: Path, tmp_path: Path) -> None:
@@ -94,7 +100,7 @@ def test_compare_deepeval_configurations(capsys: pytest.CaptureFixture[str], rea
     code, out, err = run(capsys, "compare", str(tmp_path / "base"), str(tmp_path / "new"), "--metric",
                          "Correctness [GEval]/success", "--json", "--fail-on-regression")
     assert code == 1, err
-    (r,) = json.loads(out)
+    (r,) = records(out)
     assert r["model_a"] == "retriever=base_k5" and r["n"] == 40 and (r["n10"], r["n01"]) == (18, 2)
     assert r["p_value"] == pytest.approx(binomtest(18, 20, 0.5).pvalue)
     assert "disagree" not in err
@@ -111,7 +117,7 @@ def test_promptfoo_gate_passes_without_a_regression(capsys: pytest.CaptureFixtur
     f.write_text(json.dumps({"evalId": "e", "results": {"version": 3, "results": rows, "stats": {}}, "config": {}}))
     code, out, err = run(capsys, "compare", str(f), "--metric", "pass", "--fail-on-regression", "--json")
     assert code == 0, err
-    (r,) = json.loads(out)
+    (r,) = records(out)
     assert r["n"] == 30 and (r["n10"], r["n01"]) == (0, 1)
 
 
