@@ -368,3 +368,59 @@ def test_deepeval_repeated_names_link_and_hyperparameters(tmp_path: Path) -> Non
     g = de_file(tmp_path / "clash", [de_case("t", "a", {"M": 1.0}), de_case("t", "b", {"M": 1.0})], wrapped=False)
     with pytest.raises(InputError, match="different inputs"):
         read_deepeval(g)
+
+
+# ---------------------------------------------------------------- wrong types anywhere
+
+
+def _paths(obj: object, pre: tuple = ()) -> list[tuple]:
+    out = [pre]
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            out += _paths(v, pre + (k,))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj[:2]):
+            out += _paths(v, pre + (i,))
+    return out
+
+
+def _set(obj: object, path: tuple, value: object) -> object:
+    if not path:
+        return value
+    cur = obj
+    for k in path[:-1]:
+        cur = cur[k]  # type: ignore[index]
+    cur[path[-1]] = value  # type: ignore[index]
+    return obj
+
+
+def test_wrong_types_give_one_line_errors_never_crashes(tmp_path: Path, real_logs: Path) -> None:
+    import copy
+    import random
+
+    from evaladdon.errors import EvalAddonError
+
+    rng = random.Random(7)
+    weird = [None, 1, "x", [], {}, True, 1.5, [1], {"a": 1}]
+    sources = [real_logs / "promptfoo_tds_project/tds-project-1/promptfoo_results.json",
+               real_logs / "promptfoo_examples/pf-v2-wrapped-2023-07-19/output.json"] + deepeval_files(real_logs)
+    helm_entries = json.loads((helm_dirs(real_logs)[0] / "per_instance_stats.json").read_text())[:2]
+    cases: list[tuple[str, object]] = []
+    for src in sources:
+        base = json.loads(src.read_text())
+        ps = _paths(base)
+        cases += [(src.name, _set(copy.deepcopy(base), rng.choice(ps), rng.choice(weird))) for _ in range(6)]
+    ps = _paths(helm_entries)
+    cases += [("helm", _set(copy.deepcopy(helm_entries), rng.choice(ps), rng.choice(weird))) for _ in range(10)]
+    for k, (name, data) in enumerate(cases):
+        if name == "helm":
+            target = tmp_path / "runs" / "v1" / f"s:model=m{k}"
+            target.mkdir(parents=True)
+            (target / "per_instance_stats.json").write_text(json.dumps(data))
+        else:
+            target = tmp_path / f"{k}{name}"
+            target.write_text(json.dumps(data))
+        try:
+            validate(read_runs([target]).table)
+        except EvalAddonError as exc:
+            assert "\n" not in str(exc)

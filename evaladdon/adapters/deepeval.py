@@ -204,7 +204,8 @@ def _check_metrics_scores(ms: list[Any], base: pd.DataFrame, scores: list[Any], 
         sel = (base["metric_name"] == entry["metric"]).to_numpy()
         mine = {"passes": int((ok & sel).sum()), "fails": int((~ok & ~err & sel).sum()), "errors": int((err & sel).sum())}
         theirs = {k: entry.get(k) for k in mine}
-        logged = sorted(float(s) for s in entry.get("scores") or [] if isinstance(s, (int, float)))
+        logged_scores = entry.get("scores") if isinstance(entry.get("scores"), list) else []
+        logged = sorted(float(s) for s in logged_scores if isinstance(s, (int, float)) and not isinstance(s, bool))
         rows = sorted(float(scores[i]) for i in np.flatnonzero(sel & ~err) if isinstance(scores[i], (int, float)))
         same_scores = len(logged) == len(rows) and bool(np.allclose(logged, rows))
         if theirs != mine or not same_scores:
