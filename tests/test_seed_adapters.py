@@ -57,17 +57,19 @@ def test_helm_every_shipped_run_reproduces_stats_json(real_logs: Path) -> None:
         n_zero = sum(1 for e in raw for s in e["stats"] if s["count"] == 0)
         assert len(t) == n_positive  # one row per stat with a value
         assert any(f"{n_zero} HELM stat(s) with count 0" in n for n in t.attrs["notes"])
+        # HELM: per trial, sums over counts pooled; then the mean over trials -- for every stat at once
+        pooled = t.assign(s=t["value"] * t["meta.count"]).groupby(["metric", "meta.split", "epoch"])[
+            ["s", "meta.count"]].sum()
+        run_level = (pooled["s"] / pooled["meta.count"]).groupby(level=["metric", "meta.split"]).mean().to_dict()
         checked = 0
         for st in json.loads((d / "stats.json").read_text()):
             name = st["name"]
             if name.get("perturbation") or st["count"] == 0:  # robustness/fairness "worst": not per instance
                 continue
-            rows = t[(t["metric"] == name["name"]) & (t["meta.split"] == name["split"])]
-            if rows.empty:  # run-level only (e.g. bbq bias metrics)
+            key = (name["name"], name["split"])
+            if key not in run_level:  # run-level only (e.g. bbq bias metrics)
                 continue
-            # HELM: per trial, sums over counts pooled; then the mean over trials
-            per_trial = rows.assign(s=rows["value"] * rows["meta.count"]).groupby("epoch")[["s", "meta.count"]].sum()
-            assert np.isclose((per_trial["s"] / per_trial["meta.count"]).mean(), st["mean"], rtol=1e-12, atol=1e-12), name
+            assert run_level[key] == pytest.approx(st["mean"], rel=1e-12, abs=1e-12), name
             checked += 1
         assert checked >= 20
 
@@ -121,6 +123,7 @@ def test_helm_trials_perturbations_and_model_fallbacks(tmp_path: Path) -> None:
         {"instance_id": "id7", "train_trial_index": 1, "stats": [stat("exact_match", 0.0)]},
         {"instance_id": "id7", "train_trial_index": 0, "perturbation": pert, "stats": [stat("exact_match", 0.0)]},
         {"instance_id": "id8", "train_trial_index": 0, "stats": [stat("exact_match", 1.0, split="valid")]},
+        {"instance_id": "id9", "train_trial_index": 0, "stats": []},
     ]
     # 2023 run: no model in the run spec, the model is in scenario_state's adapter_spec
     spec = {"name": "mmlu:subject=anatomy,method=multiple_choice_joint,model=openai_gpt2",
@@ -134,6 +137,7 @@ def test_helm_trials_perturbations_and_model_fallbacks(tmp_path: Path) -> None:
     assert plain.to_dict() == {("id7", 1): 1.0, ("id7", 2): 0.0, ("id8", 1): 1.0}
     assert t.set_index("item")["meta.split"].to_dict()["id8"] == "valid"
     assert any("scenario_state" in n for n in t.attrs["notes"])
+    assert any("1 HELM per-instance entr(ies) with no stat" in n for n in t.attrs["notes"])
     # sniffed by content: a per-instance stats file under another name
     other = tmp_path / "elsewhere" / "pis_copy.json"
     other.parent.mkdir()
@@ -199,8 +203,11 @@ def test_promptfoo_every_shipped_file_read_or_refused(real_logs: Path) -> None:
     assert all("holds no scores" in m for m in refused.values())
 
 
-def test_promptfoo_arms_items_and_pairs(real_logs: Path) -> None:
-    tds = read_promptfoo(real_logs / "promptfoo_tds_project/tds-project-1/promptfoo_results.json")
+TDS_FILE = "promptfoo_tds_project/tds-project-1/promptfoo_results.json"
+
+
+def test_promptfoo_arms_items_and_pairs(real_logs: Path, tmp_path: Path) -> None:
+    tds = read_promptfoo(real_logs / TDS_FILE)
     assert sorted(tds["run"].unique()) == ["https://tds-project-1-ruby-one.vercel.app/query", "openai:chat:gpt-4o-mini"]
     assert sorted(tds["metric"].unique()) == ["pass", "score"]
     rows, _ = _raw_rows(real_logs / "promptfoo_tds_project/tds-project-1/promptfoo_results.json")
@@ -208,6 +215,13 @@ def test_promptfoo_arms_items_and_pairs(real_logs: Path) -> None:
     for run, g in tds[tds["metric"] == "pass"].groupby("run"):
         assert sorted(g["item"]) == ["0", "1", "2", "3", "4"]
         assert g.set_index("item")["item_hash"].to_dict() == by_idx
+    # v3's per-arm counts (prompts[].metrics) are checked too: a wrong one is reported
+    data = json.loads((real_logs / TDS_FILE).read_text())
+    data["results"]["prompts"][1]["metrics"]["testPassCount"] = 5
+    (tmp_path / "tds.json").write_text(json.dumps(data))
+    bad = read_promptfoo(tmp_path / "tds.json", cluster="question")
+    assert [n for n in bad.attrs["notes"] if "disagree" in n][0].count("testPassCount") == 2
+    assert bad["cluster"].nunique() == 5  # --cluster names a var
     v2 = read_promptfoo(real_logs / "promptfoo_examples/pf-v2-2024-06-05/output.json")
     assert v2["run"].nunique() == 8 and v2["model"].nunique() == 2
     assert (v2[v2["metric"] == "pass"].groupby("run")["item"].nunique() == 2).all()
@@ -350,7 +364,8 @@ def de_file(folder: Path, cases: list[dict], hp: dict | None = None, wrapped: bo
 
 def test_deepeval_repeated_names_link_and_hyperparameters(tmp_path: Path) -> None:
     cases = [de_case("test_case_0", "q0", {"Exact Match": 1.0}), de_case("test_case_1", "q1", {"Exact Match": 0.0}),
-             de_case("test_case_0", "q0", {"Faithfulness [GEval]": 0.8, "Exact Match": 0.0})]
+             de_case("test_case_0", "q0", {"Faithfulness [GEval]": 0.8, "Exact Match": 0.0}),
+             de_case("test_case_2", "q2", {})]
     f = de_file(tmp_path / "proj", cases, hp={"retriever": "reranker", "judge_model": "gpt-4o"})
     t = validate(read_runs([tmp_path / "proj"]).table)
     assert set(t["model"]) == {"judge_model=gpt-4o, retriever=reranker"}
@@ -359,6 +374,7 @@ def test_deepeval_repeated_names_link_and_hyperparameters(tmp_path: Path) -> Non
     assert set(t.loc[t["item"] == "test_case_0", "metric"]) >= {"Faithfulness [GEval]/score"}
     notes = " ".join(read_deepeval(f).attrs["notes"])
     assert "share 1 name" in notes and "repeated epochs" in notes
+    assert "1 DeepEval test case(s) have no metric results (first: test_case_2)" in notes
     link = tmp_path / "link" / ".deepeval" / ".latest_test_run.json"
     link.parent.mkdir(parents=True)
     link.write_text(json.dumps({"testRunLink": "https://app.confident-ai.com/x"}))

@@ -108,6 +108,7 @@ def read_deepeval(path: str | Path, cluster: str | None = None) -> pd.DataFrame:
     successes: list[Any] = []
     errs: list[str | None] = []
     names_seen: dict[str, int] = {}
+    unscored: list[str] = []  # test cases with no metric results: no rows, counted in a note
     for key, prefix in (("testCases", ""), ("conversationalTestCases", "conv:")):
         for i, tc in enumerate(run.get(key) or []):
             if not isinstance(tc, dict):
@@ -122,6 +123,8 @@ def read_deepeval(path: str | Path, cluster: str | None = None) -> pd.DataFrame:
                 md = []
             if not isinstance(md, list):
                 raise InputError(f"{key}[{i}] ({item}): metricsData is {type_name(md)}, expected an array", where)
+            if not md:
+                unscored.append(item)
             inp = tc.get("input")
             h = stable_hash(inp) if inp is not None else None
             if cluster is not None:
@@ -143,6 +146,9 @@ def read_deepeval(path: str | Path, cluster: str | None = None) -> pd.DataFrame:
                 errs.append(f"{METRIC_ERROR}: {_first_line(m['error'])}" if m.get("error") else None)
     if not items:
         raise InputError("DeepEval test run has no metric results (no metricsData in any test case)", where)
+    if unscored:
+        notes.append(f"{where}: {len(unscored)} DeepEval test case(s) have no metric results (first: "
+                     f"{_first_line(unscored[0], 60)}); left out")
     repeated = {k: v for k, v in names_seen.items() if v > 1}
     if repeated:
         notes.append(f"{where}: {sum(repeated.values())} DeepEval test cases share {len(repeated)} name(s); merged "

@@ -218,10 +218,12 @@ def read_helm_run(path: str | Path, cluster: str | None = None) -> pd.DataFrame:
     sums: list[Any] = []
     means: list[Any] = []
     n_zero = 0
+    empty_entries = 0
     for i, e in enumerate(entries):
         item = str(e["instance_id"])
         epoch = int(e.get("train_trial_index", 0)) + 1
         entry_pert = _perturbation_label(e.get("perturbation"))
+        before = len(items)
         for j, st in enumerate(e["stats"]):
             name = st.get("name") if isinstance(st, dict) else None
             if not isinstance(name, dict) or not isinstance(name.get("name"), str):
@@ -242,6 +244,10 @@ def read_helm_run(path: str | Path, cluster: str | None = None) -> pd.DataFrame:
             counts.append(count)
             sums.append(st.get("sum"))
             means.append(st.get("mean"))
+        if len(items) == before:
+            empty_entries += 1
+    if empty_entries:
+        notes.append(f"{where}: {empty_entries} HELM per-instance entr(ies) with no stat that has a value left out")
     if n_zero:
         notes.append(f"{where}: {n_zero} HELM stat(s) with count 0 (no per-instance value) left out")
     if not items:

@@ -153,13 +153,13 @@ def _threw(grading: Any) -> str | None:
     return None
 
 
-def _unwrap(data: Any, where: str) -> tuple[list[Any], dict[str, Any], Any, Any]:
-    """(results, stats, version, config) of any generation."""
+def _unwrap(data: Any, where: str) -> tuple[list[Any], dict[str, Any], Any, Any, list[Any]]:
+    """(results, stats, version, config, prompts summary) of any generation."""
     if isinstance(data, list):
         if data and all(isinstance(r, dict) and "success" not in r for r in data):
             raise InputError("promptfoo 2023 output (a bare list of prompt/output records) holds no scores "
                              "(no pass/fail per test); nothing to analyse", where)
-        return data, {}, None, None
+        return data, {}, None, None, []
     if not isinstance(data, dict):
         raise InputError(f"not a promptfoo output: expected a JSON object, found {type_name(data)}", where)
     config = data.get("config")
@@ -171,7 +171,8 @@ def _unwrap(data: Any, where: str) -> tuple[list[Any], dict[str, Any], Any, Any]
         raise InputError(f"not a promptfoo output: 'results' is {type_name(results)}, expected an array of rows",
                          where)
     stats = summary.get("stats") if isinstance(summary.get("stats"), dict) else {}
-    return results, stats, summary.get("version", data.get("version")), config
+    prompts = summary.get("prompts") if isinstance(summary.get("prompts"), list) else []
+    return results, stats, summary.get("version", data.get("version")), config, prompts
 
 
 # ---------------------------------------------------------------- JSON
@@ -183,7 +184,7 @@ def read_promptfoo(path: str | Path, cluster: str | None = None) -> pd.DataFrame
     if p.suffix.lower() in (".csv", ".tsv"):
         return read_promptfoo_csv(p, cluster)
     where = str(p)
-    results, stats, version, config = _unwrap(load_json(p), where)
+    results, stats, version, config, prompt_summaries = _unwrap(load_json(p), where)
     if not results:
         raise InputError("promptfoo output has no result rows", where)
     default_provider = _config_provider(config)
@@ -193,6 +194,8 @@ def read_promptfoo(path: str | Path, cluster: str | None = None) -> pd.DataFrame
     # one pass: per-record extraction
     n = len(results)
     arm_key: list[tuple[str, str]] = []
+    prov_ids: list[str | None] = []
+    prompt_ids: list[str | None] = []
     prov_name: list[str] = []
     prompt_label: list[str] = []
     test_idx: list[Any] = []
@@ -211,6 +214,9 @@ def read_promptfoo(path: str | Path, cluster: str | None = None) -> pd.DataFrame
         pk, pname = _provider(row, default_provider)
         qk, qlabel = _prompt(row)
         arm_key.append((pk, qk))
+        prov = row.get("provider")
+        prov_ids.append(str(prov.get("id")) if isinstance(prov, dict) else prov if isinstance(prov, str) else None)
+        prompt_ids.append(row.get("promptId") if isinstance(row.get("promptId"), str) else None)
         prov_name.append(pname)
         prompt_label.append(qlabel)
         tidx = row.get("testIdx")
@@ -308,6 +314,8 @@ def read_promptfoo(path: str | Path, cluster: str | None = None) -> pd.DataFrame
         notes.append(f"{where}: promptfoo rows without a usable outcome: {n_prov} provider error(s), "
                      f"{n_threw} assertion error(s); counted as errors, not failures")
     _check_stats(stats, pd.Series(success, dtype=object), kinds, where, notes)
+    _check_prompt_metrics(prompt_summaries, prov_ids, prompt_ids, pd.Series(success, dtype=object), kinds, where,
+                          notes)
 
     base = pd.DataFrame({"run": run, "model": model, "item": item, "epoch": epoch,
                          "item_hash": pd.Series(var_hash, dtype=object), "row_error": row_error})
@@ -361,6 +369,32 @@ def _check_stats(stats: dict[str, Any], success: pd.Series, kinds: pd.Series, wh
     theirs = {k: stats.get(k) for k in mine}
     if theirs != mine:
         notes.append(f"{where}: the file's stats {theirs} disagree with its rows {mine}")
+
+
+def _check_prompt_metrics(summaries: list[Any], prov_ids: list[str | None], prompt_ids: list[str | None],
+                          success: pd.Series, kinds: pd.Series, where: str, notes: list[str]) -> None:
+    """v3's per-arm counts (``prompts[].metrics``: testPassCount, testFailCount, testErrorCount)
+    against the arm's rows."""
+    ok = success.map(lambda s: s is True).to_numpy()
+    prov_err = (kinds == PROVIDER_ERROR).to_numpy()
+    provs = np.asarray(prov_ids, dtype=object)
+    pids = np.asarray(prompt_ids, dtype=object)
+    for entry in summaries:
+        metrics = entry.get("metrics") if isinstance(entry, dict) else None
+        if not isinstance(metrics, dict) or "testPassCount" not in metrics:
+            continue
+        arm = (provs == entry.get("provider")) & (pids == entry.get("id"))
+        if not arm.any():
+            continue
+        mine = {"testPassCount": int((ok & arm).sum()), "testFailCount": int((~ok & ~prov_err & arm).sum()),
+                "testErrorCount": int((prov_err & arm).sum())}
+        theirs = {k: metrics.get(k, 0 if k == "testErrorCount" else None) for k in mine}
+        if "testErrorCount" not in metrics:  # before errors were counted apart, they were failures
+            mine["testFailCount"] += mine["testErrorCount"]
+            mine["testErrorCount"] = 0
+        if theirs != mine:
+            notes.append(f"{where}: the file's counts for prompt {_short(str(entry.get('label') or entry.get('id')))!r} "
+                         f"on {entry.get('provider')!r} {theirs} disagree with its rows {mine}")
 
 
 # ---------------------------------------------------------------- CSV
