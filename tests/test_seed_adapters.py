@@ -307,6 +307,13 @@ def test_promptfoo_old_generations_crafted(tmp_path: Path) -> None:
     p = t[t["metric"] == "pass"]
     assert sorted(p["epoch"]) == [1, 1, 2] and p["item"].nunique() == 2
     assert p["item"].str.startswith("vars:").all()
+    # JSON lines of v3 result rows
+    jl = tmp_path / "results.jsonl"
+    jl.write_text("\n".join(json.dumps(pf_row(p, i, i % 2 == 0)) for p in ("a", "b") for i in range(4)) + "\n")
+    assert sniff(jl)[1] == "promptfoo output"
+    jt = validate(read_runs([jl]).table)
+    assert sorted(jt["run"].unique()) == ["a", "b"] and (jt[jt["metric"] == "pass"].groupby("run")["value"].mean()
+                                                          == 0.5).all()
     # a CSV export with an [ERROR] cell: a provider error
     c = tmp_path / "e.csv"
     c.write_text('q,[openai:a] P {{q}},[openai:b] P {{q}}\n1,[PASS] (1.00) ok,[ERROR] timeout\n'

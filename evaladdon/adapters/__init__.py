@@ -25,7 +25,12 @@ from evaladdon.adapters.lm_eval_log import (
     read_samples,
     read_write_out,
 )
-from evaladdon.adapters.promptfoo import looks_like_promptfoo_csv, looks_like_promptfoo_json, read_promptfoo
+from evaladdon.adapters.promptfoo import (
+    looks_like_promptfoo_csv,
+    looks_like_promptfoo_json,
+    looks_like_promptfoo_jsonl,
+    read_promptfoo,
+)
 from evaladdon.adapters.table import TABLE_SUFFIXES, read_long_table
 from evaladdon.errors import InputError
 from evaladdon.table import concat, validate
@@ -78,6 +83,8 @@ def sniff(path: Path) -> tuple[Reader | None, str]:
     if suffix in (".jsonl", ".ndjson"):
         if looks_like_samples_jsonl(_head(path)):
             return read_samples, "lm-eval samples"
+        if looks_like_promptfoo_jsonl(_head(path)):
+            return read_promptfoo, "promptfoo output"
         return read_long_table, "table"
     if suffix in (".csv", ".tsv") and looks_like_promptfoo_csv(_head(path)):
         return read_promptfoo, "promptfoo CSV export"

@@ -4,7 +4,7 @@ Generations (see ``SEED_SYSTEMS.md``): the 2023-04 bare list of ``{prompt, outpu
 (no outcome: refused, it holds no scores); unversioned ``{results[], stats, table}``;
 ``version: 1``; ``version: 2`` wrapped as ``{results: {version: 2, ...}, config}`` and
 unwrapped (node ``evaluate()``); ``version: 3`` ``{evalId, results: {version: 3, prompts[],
-results[], stats}, config}``; and the CSV table export (``[PASS] (1.00) output`` cells; the
+results[], stats}, config}``; JSON lines of result rows; and the CSV table export (``[PASS] (1.00) output`` cells; the
 2023-05 CSV with plain outputs holds no scores and is refused).
 
 - one run per (prompt, provider) arm: the provider (label, else id) and, when the file has
@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from evaladdon.adapters.jsondoc import load_json, stable_hash, type_name
+from evaladdon.adapters.jsonlines import read_json_records
 from evaladdon.adapters.scores import coerce_scores, raw_strings
 from evaladdon.errors import InputError
 from evaladdon.table import finalize
@@ -68,6 +69,13 @@ def looks_like_promptfoo_json(head: bytes) -> bool:
     m = re.search(r'"results"\s*:\s*\[\s*\{', text)
     return m is not None and any(k in text[m.end():] for k in ('"prompt"', '"vars"', '"provider"')) and \
         any(k in text for k in ('"success"', '"response"', '"promptIdx"'))
+
+
+def looks_like_promptfoo_jsonl(head: bytes) -> bool:
+    """JSON lines of promptfoo result rows (``-o results.jsonl`` in later versions)."""
+    first = head.decode("utf-8", errors="replace").lstrip().split("\n", 1)[0]
+    return first.startswith("{") and '"success"' in first and any(
+        k in first for k in ('"testIdx"', '"promptIdx"', '"gradingResult"', '"testCase"'))
 
 
 def looks_like_promptfoo_csv(head: bytes) -> bool:
@@ -184,7 +192,10 @@ def read_promptfoo(path: str | Path, cluster: str | None = None) -> pd.DataFrame
     if p.suffix.lower() in (".csv", ".tsv"):
         return read_promptfoo_csv(p, cluster)
     where = str(p)
-    results, stats, version, config, prompt_summaries = _unwrap(load_json(p), where)
+    if p.suffix.lower() in (".jsonl", ".ndjson"):  # one result row per line; no summary, no stats
+        results, stats, config, prompt_summaries = read_json_records(p), {}, None, []
+    else:
+        results, stats, _, config, prompt_summaries = _unwrap(load_json(p), where)
     if not results:
         raise InputError("promptfoo output has no result rows", where)
     default_provider = _config_provider(config)
