@@ -5,11 +5,8 @@ from __future__ import annotations
 
 import csv
 import json
-import re
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
 import pytest
 
 from evaladdon.adapters import expand_paths, read_runs, sniff
@@ -109,6 +106,7 @@ def test_helm_medhelm_duplicate_entries_merged_not_overwritten(tmp_path: Path) -
     assert len(t) == 6
     j = t[t["metric"] == "jury_score"].set_index("item")
     assert j.loc["id1", "value"] == pytest.approx((3.0 * 2 + 5.0) / 3) and j.loc["id1", "meta.count"] == 3
+    assert float(j.loc["id1", "raw"]) == pytest.approx(11 / 3)
     assert j.loc["id2", "value"] == 3.0
     assert t[t["metric"] == "exact_match"].set_index("item")["value"].to_dict() == {"id1": 1.0, "id2": 0.0}
     assert set(t["run"]) == {"suite1/openai/gpt-4.1-nano"} and set(t["task"]) == {"aci_bench"}

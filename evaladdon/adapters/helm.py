@@ -290,7 +290,7 @@ def read_helm_run(path: str | Path, cluster: str | None = None) -> pd.DataFrame:
         pos = np.flatnonzero((dup & first).to_numpy())
         values[pos] = pooled
         errors.iloc[pos] = None
-        raw_text.iloc[pos] = pd.Series(pooled).map(repr).to_numpy()
+        raw_text.iloc[pos] = pd.Series(pooled, dtype=float).astype(str).to_numpy()
         raw["count"] = raw["count"].where(~(dup & first), merged["count_v_t"].reindex(raw.index))
         raw, values, errors, raw_text = raw[keep], values[keep], errors[keep], raw_text[keep]
     n_entries = len(entries)
