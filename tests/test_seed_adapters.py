@@ -222,12 +222,15 @@ def test_promptfoo_arms_items_and_pairs(real_logs: Path, tmp_path: Path) -> None
     assert bad["cluster"].nunique() == 5  # --cluster names a var
     v2 = read_promptfoo(real_logs / "promptfoo_examples/pf-v2-2024-06-05/output.json")
     assert v2["run"].nunique() == 8 and v2["model"].nunique() == 2
+    assert v2.groupby("run")[["meta.provider", "meta.prompt"]].nunique().eq(1).all().all()
+    assert v2[["meta.provider", "meta.prompt"]].drop_duplicates().shape[0] == 8
     assert (v2[v2["metric"] == "pass"].groupby("run")["item"].nunique() == 2).all()
     # the v3 JSON and the CSV export of the same eval hold the same tests (vars hashes) and outcomes
     js = read_promptfoo(real_logs / "promptfoo_examples/pf-v3-2024-10-07/output.json")
     cs = read_promptfoo(real_logs / "promptfoo_examples/pf-csv-2024-10-07/output.csv")
     assert set(js["item_hash"]) == set(cs["item_hash"]) and len(set(cs["item_hash"])) == 4
     assert sorted(js["run"].unique()) == sorted(cs["run"].unique())
+    assert set(js["meta.prompt"]) == set(cs["meta.prompt"])
     # CSV cells parsed independently of the reader
     f = real_logs / "promptfoo_examples/pf-csv-2023-07-20/output.csv"
     t = read_promptfoo(f)

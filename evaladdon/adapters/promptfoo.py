@@ -8,7 +8,8 @@ results[], stats}, config}``; JSON lines of result rows; and the CSV table expor
 2023-05 CSV with plain outputs holds no scores and is refused).
 
 - one run per (prompt, provider) arm: the provider (label, else id) and, when the file has
-  several prompts, the prompt's label -- the run id is readable;
+  several prompts, the prompt's label -- the run id is readable; ``meta.provider`` and
+  ``meta.prompt`` keep the arm's two factors;
 - item = ``testIdx`` when logged, else a stable hash of the test's ``vars`` (also kept as
   ``item_hash`` so two files are checked to hold the same tests); a test repeated within an
   arm (``--repeat``) becomes epochs;
@@ -329,7 +330,9 @@ def read_promptfoo(path: str | Path, cluster: str | None = None) -> pd.DataFrame
                           notes)
 
     base = pd.DataFrame({"run": run, "model": model, "item": item, "epoch": epoch,
-                         "item_hash": pd.Series(var_hash, dtype=object), "row_error": row_error})
+                         "item_hash": pd.Series(var_hash, dtype=object), "row_error": row_error,
+                         # the arm's two factors, so runs can be grouped by prompt or by provider
+                         "meta.provider": model, "meta.prompt": pd.Series(prompt_label, dtype=object)})
     if cluster is not None:
         base["cluster"] = raw_strings(pd.Series(clusters, dtype=object))
     parts = [_metric_rows(base, "pass", pd.Series(success, dtype=object))]
@@ -472,7 +475,7 @@ def read_promptfoo_csv(path: Path, cluster: str | None = None) -> pd.DataFrame:
         names.append(name if name not in names else f"{name} #{names.count(name) + 1}")
     parts = []
     notes: list[str] = []
-    for (col, (prov, _)), name in zip(outputs.items(), names):
+    for (col, (prov, label)), name in zip(outputs.items(), names):
         cells = table[col]
         m = cells.str.extract(_CELL)
         verdict = m[0]
@@ -480,7 +483,8 @@ def read_promptfoo_csv(path: Path, cluster: str | None = None) -> pd.DataFrame:
         passed = verdict.map({"PASS": True, "FAIL": False}).astype(object)
         base = pd.DataFrame({"run": name, "model": prov or name, "item": item.to_numpy(), "epoch": epoch,
                              "item_hash": hashes.to_numpy(),
-                             "row_error": np.where(is_error, PROVIDER_ERROR + ": [ERROR] cell", None)})
+                             "row_error": np.where(is_error, PROVIDER_ERROR + ": [ERROR] cell", None),
+                             "meta.provider": prov or None, "meta.prompt": label})
         if cluster is not None:
             base["cluster"] = table[cluster].to_numpy()
         ungraded = verdict.isna().to_numpy() & ~is_error
