@@ -155,3 +155,19 @@ def test_bad_helm_run_directory_through_the_module(tmp_path: Path) -> None:
     p = subprocess.run([sys.executable, "-m", "evaladdon.cli.main", "summarize", str(d)], capture_output=True,
                        text=True, env=env, cwd=REPO, timeout=120)
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "count is a string" in p.stderr
+
+
+def test_ingest_helm_run_directory_and_compare_from_the_store(capsys: pytest.CaptureFixture[str], real_logs: Path,
+                                                               tmp_path: Path) -> None:
+    runs = sorted(p for p in (real_logs / HELM_RUNS).iterdir() if p.is_dir())
+    store = tmp_path / "store"
+    code, _, err = run(capsys, "ingest", str(runs[0]), str(runs[1]), "--store", str(store), "--quiet")
+    assert code == 0, err  # a run directory is one input, read through its per-instance stats
+    code, out, err = run(capsys, "compare", "--store", str(store), "--metric", "exact_match", "--json")
+    assert code == 0, err
+    from_store = records(out)
+    code, out, err = run(capsys, "compare", str(runs[0]), str(runs[1]), "--metric", "exact_match", "--json")
+    assert code == 0, err
+    (direct,) = records(out)
+    (stored,) = from_store
+    assert (stored["n10"], stored["n01"], stored["p_value"]) == (direct["n10"], direct["n01"], direct["p_value"])

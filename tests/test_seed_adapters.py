@@ -153,7 +153,7 @@ def test_helm_suite_folder_expands_to_run_directories(real_logs: Path) -> None:
     assert [f for f, _, _ in files] == helm_dirs(real_logs) or sorted(f.parent for f, _, _ in files) == helm_dirs(real_logs)
     assert not notes  # run_spec/stats/scenario_state are parts of the runs, not skipped logs
     one, _ = expand_paths([helm_dirs(real_logs)[0]])
-    assert len(one) == 1 and one[0][0] == helm_dirs(real_logs)[0]
+    assert len(one) == 1 and one[0][0].parent == helm_dirs(real_logs)[0]
     loaded = read_runs([suite])
     assert loaded.table["run"].nunique() == 3 and set(loaded.table["harness"]) == {"helm"}
 

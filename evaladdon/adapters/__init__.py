@@ -104,8 +104,8 @@ def expand_paths(paths: Iterable[str | Path]) -> tuple[list[tuple[Path, Reader, 
         p = Path(raw)
         if not p.exists():
             raise InputError("no such file or directory", str(p))
-        if p.is_dir() and helm.is_run_dir(p):  # a HELM run is a directory: one input
-            files.append((p, helm.read_helm_run, True))
+        if p.is_dir() and helm.is_run_dir(p):  # a HELM run is a directory: one input, read through
+            files.append((p / helm.PER_INSTANCE, helm.read_helm_run, True))  # its per-instance stats
             continue
         if p.is_dir():
             found = 0
