@@ -85,11 +85,11 @@ def test_cluster_bootstrap_coverage() -> None:
     check = ["accuracy", "balanced_accuracy", "f1_macro", "mcc", "kappa", "precision_weighted"]
     cols = [SUMMARY_NAMES.index(c) for c in check]
     rng = np.random.default_rng(11)
-    reps = 250
+    reps = 150
     hits = np.zeros(len(check))
     for i in range(reps):
         yt, yp, cl = _simulate(rng, [easy, hard], 40, 8)
-        res = classification_metrics(yt, yp, cl, labels=["0", "1", "2"], n_boot=400, seed=i)
+        res = classification_metrics(yt, yp, cl, labels=["0", "1", "2"], n_boot=300, seed=i)
         for j, c in enumerate(check):
             e = res.get(c)
             hits[j] += e.ci_low <= truth[cols[j]] <= e.ci_high
@@ -100,7 +100,7 @@ def test_cluster_bootstrap_coverage() -> None:
 def test_paired_comparison_coverage_and_sharing() -> None:
     """Two classifiers of the same items; truth of the F1/accuracy difference known."""
     rng = np.random.default_rng(3)
-    reps, hits = 200, np.zeros(2)
+    reps, hits = 150, np.zeros(2)
     # B is right with prob 0.8, A with 0.7 on class-balanced binary labels; errors flip the label
     truth = {"accuracy": 0.1, "f1_macro": 0.1}
     for i in range(reps):
@@ -109,7 +109,7 @@ def test_paired_comparison_coverage_and_sharing() -> None:
         u = rng.random(n_c)[np.repeat(np.arange(n_c), size)] * 0.4 + rng.random(n_c * size) * 0.6
         pa = np.where(u < 0.7, yt, 1 - yt)
         pb = np.where(u < 0.8, yt, 1 - yt)
-        res = {r.name: r for r in compare_classification(yt, pa, pb, np.repeat(np.arange(n_c), size), n_boot=400,
+        res = {r.name: r for r in compare_classification(yt, pa, pb, np.repeat(np.arange(n_c), size), n_boot=300,
                                                          seed=i)}
         for j, name in enumerate(truth):
             hits[j] += res[name].ci_low <= truth[name] <= res[name].ci_high

@@ -42,7 +42,7 @@ from scipy import sparse
 from scipy import stats as sps
 
 from evaladdon.stats._checks import as_finite_1d, check_level, codes
-from evaladdon.stats.metric_bootstrap import BOOT_METHODS, PairedMetric, _quantiles
+from evaladdon.stats.metric_bootstrap import BOOT_METHODS, PairedMetric, _quantiles, cluster_weights
 from evaladdon.stats.metric_estimate import MetricEstimate
 
 
@@ -199,10 +199,9 @@ def _ap_replicates(tables: list[tuple[sparse.csr_matrix, sparse.csr_matrix]], n_
     full = np.ones((1, n_c))
     est = np.array([_ap_from_weights(full, p, q)[0] for p, q in tables])
     reps = np.empty((n_boot, len(tables)))
-    probs = np.full(n_c, 1.0 / n_c)
     for start in range(0, n_boot, batch):  # batches of replicates; each a sparse-dense product
         b = min(batch, n_boot - start)
-        w = rng.multinomial(n_c, probs, size=b).astype(float)
+        w = cluster_weights(rng, b, n_c)
         for j, (p, q) in enumerate(tables):
             reps[start:start + b, j] = _ap_from_weights(w, p, q)
     jack = np.full((n_c, len(tables)), np.nan)
