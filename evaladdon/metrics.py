@@ -112,7 +112,7 @@ def _units(g: pd.DataFrame) -> tuple[np.ndarray | None, str]:
     return None, "item"
 
 
-def _item_level(estimates: list[MetricEstimate] | tuple[MetricEstimate, ...], kind: str) -> list[MetricEstimate]:
+def _item_level(estimates: Any, kind: str) -> list[Any]:
     """When items (with their epochs) were the resampled units, say so: no clusters."""
     if kind != "item":
         return list(estimates)
@@ -399,7 +399,18 @@ def _compare_family(family: str, name: str, a: pd.DataFrame, b: pd.DataFrame, le
     if len(j) < 2:
         raise EvalAddonError("fewer than two (item, epoch) rows shared by both runs")
     j = j.assign(cluster=j["cluster_a"])
-    units, _ = _units(j)
+    units, unit_kind = _units(j)
+    if "label_a" in j and "label_b" in j:
+        differ = (j["label_a"].astype(str) != j["label_b"].astype(str)) & j["label_a"].notna() & j["label_b"].notna()
+        if differ.any():
+            raise EvalAddonError(f"the runs give different labels to {int(differ.sum())} shared row(s) "
+                                 f"(e.g. item {j.loc[differ, 'item'].iloc[0]!r}); they are not the same items")
+    r, left = _compare_shared(family, name, j, units, left, level, n_boot, seed)
+    return _item_level([r], unit_kind)[0], left  # type: ignore[list-item,return-value]
+
+
+def _compare_shared(family: str, name: str, j: pd.DataFrame, units: np.ndarray | None, left: int, level: float,
+                    n_boot: int, seed: int | None) -> tuple[PairedMetric, int]:
     kw: dict[str, Any] = {"level": level, "n_boot": n_boot, "seed": seed}
 
     def need(*cols: str) -> None:
@@ -440,3 +451,36 @@ def _compare_family(family: str, name: str, a: pd.DataFrame, b: pd.DataFrame, le
         fa, oa, fb, ob = j["confidence_a"], ca, j["confidence_b"], cb
     res = compare_calibration(np.asarray(fa, dtype=float), oa, np.asarray(fb, dtype=float), ob, units, **kw)
     return next(r for r in res if r.name == name), left
+
+
+def run_metric_comparison(df: pd.DataFrame, pairs: list[tuple[str, str]], args: Any, stream: Any,
+                          notes: list[str]) -> int:
+    """``compare --metric NAME`` for our families: compute, then print a table or JSON."""
+    from evaladdon.report.escape import clean
+    from evaladdon.report.text import console, fmt, table, write_json
+
+    results = compare_metric(df, pairs, args.metric, level=args.level, n_boot=getattr(args, "n_boot", 2000),
+                             seed=args.seed)
+    if args.json:
+        write_json([r.flat() for r in results], stream)
+        return 0
+    rows = []
+    for r in results:
+        c = r.comparison
+        rows.append([clean(f"{r.run_b} vs {r.run_a}"), clean(f"{r.task}/{r.metric}"), fmt(c.estimate_a, 4),
+                     fmt(c.estimate_b, 4), fmt(c.delta, 4), f"{fmt(c.ci_low, 4)},{fmt(c.ci_high, 4)}",
+                     f"{c.p_value:.2g}", c.n_items])
+    con = console(stream)
+    con.print(table(f"{args.metric}: B - A, {results[0].comparison.level:.0%} interval",
+                    ["B vs A", "task/metric", "A", "B", "delta", "CI", "p", "n"], rows, n_left=2))
+    for r in results:
+        con.print(f"method: {r.comparison.method}")
+        if r.n_left_out:
+            con.print(f"warning: {clean(f'{r.run_b} vs {r.run_a} / {r.task} / {r.metric}')}: "
+                      f"{r.n_left_out} row(s) not shared by both runs (left out)")
+        for n in r.comparison.notes:
+            con.print(f"note: {clean(n)}")
+    if not getattr(args, "quiet", False):
+        for n in notes:
+            con.print(f"warning: {clean(n)}")
+    return 0

@@ -19,8 +19,8 @@ Intervals (Efron & Tibshirani 1993, ch. 13-14):
 Paired comparison of two runs on shared items: both runs' tables are indexed by the same
 clusters and every replicate uses the same weights for both, so the replicate difference keeps
 the correlation between runs.  The p-value is the percentile-bootstrap test
-``min(1, 2 min(P*(delta* <= 0), P*(delta* >= 0)))`` (the smallest level at which the
-percentile interval excludes 0).
+``min(1, 2 (1 + min(#{delta* <= 0}, #{delta* >= 0})) / (B + 1))`` (about the smallest level at which
+the percentile interval excludes 0; never 0).
 
 Oracles in the tests: ``scipy.stats.bootstrap`` on singleton clusters for the mean, and the
 coverage checks of every metric module.
@@ -204,6 +204,14 @@ def bootstrap_metrics(
     return out
 
 
+def _boot_p(r: np.ndarray) -> float:
+    """Two-sided percentile-bootstrap p-value of ``delta = 0``, never 0:
+    ``min(1, 2 min(1 + #{r <= 0}, 1 + #{r >= 0}) / (B + 1))`` (Davison & Hinkley 1997, sec. 4.4)."""
+    if r.size == 0:
+        return float("nan")
+    return float(min(1.0, 2.0 * (1 + min(np.sum(r <= 0), np.sum(r >= 0))) / (r.size + 1)))
+
+
 def paired_bootstrap_metrics(
     tables_a: npt.ArrayLike,
     tables_b: npt.ArrayLike,
@@ -245,7 +253,7 @@ def paired_bootstrap_metrics(
     for j, name in enumerate(names):
         r = d_reps[:, j]
         r = r[np.isfinite(r)]
-        p = float(min(1.0, 2.0 * min(np.mean(r <= 0), np.mean(r >= 0)))) if r.size else float("nan")
+        p = _boot_p(r)
         notes: tuple[str, ...] = ()
         if r.size < n_boot:
             notes = (f"{n_boot - r.size} of {n_boot} replicates undefined (left out)",)

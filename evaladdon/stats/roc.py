@@ -42,7 +42,7 @@ from scipy import sparse
 from scipy import stats as sps
 
 from evaladdon.stats._checks import as_finite_1d, check_level, codes
-from evaladdon.stats.metric_bootstrap import BOOT_METHODS, PairedMetric, _quantiles, cluster_weights
+from evaladdon.stats.metric_bootstrap import BOOT_METHODS, PairedMetric, _boot_p, _quantiles, cluster_weights
 from evaladdon.stats.metric_estimate import MetricEstimate
 
 
@@ -281,7 +281,7 @@ def compare_average_precision(
     delta = float(est[1] - est[0])
     q = _quantiles(d[:, None], np.array([delta]), (jack[:, 1] - jack[:, 0])[:, None], level, method)
     r = d[np.isfinite(d)]
-    p = float(min(1.0, 2.0 * min(np.mean(r <= 0), np.mean(r >= 0))))
+    p = _boot_p(r)
     unit = "cluster" if clusters is not None else "item"
     return PairedMetric(name="average_precision", estimate_a=float(est[0]), estimate_b=float(est[1]), delta=delta,
                         ci_low=float(q[0, 0]), ci_high=float(q[1, 0]), level=level,
