@@ -281,6 +281,14 @@ def with_optional_columns(df: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def has_metric_inputs(df: pd.DataFrame) -> bool:
+    """Whether any family beyond the mean could apply (an optional column, or repeated epochs)."""
+    df = with_optional_columns(df)
+    if any(c in df and df[c].notna().any() for c in ("prediction", "confidence", "score")):
+        return True
+    return bool(df.duplicated(["run", "task", "metric", "item"]).any())
+
+
 def compute_metrics(
     df: pd.DataFrame,
     *,

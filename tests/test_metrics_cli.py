@@ -135,3 +135,22 @@ def test_cli_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture
     assert main(["compare", str(path), "--metric", "roc_auc"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "score" in err
+
+
+def test_report_has_metrics_section_and_reliability_diagram(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    path = _csv(tmp_path)
+    out = tmp_path / "r.html"
+    assert main(["report", str(path), "-o", str(out), "--quiet"]) == 0
+    page = out.read_text()
+    assert "Metrics beyond the mean" in page and 'alt="reliability diagram"' in page
+    assert "f1_macro" in page and "needs column &#x27;score&#x27;" in page
+
+
+def test_report_without_metric_inputs_has_no_section(tmp_path: Path) -> None:
+    df = _table(with_optional=False)
+    path = tmp_path / "plain.csv"
+    df[["run", "task", "model", "metric", "item", "epoch", "value"]].to_csv(path, index=False)
+    out = tmp_path / "r.html"
+    assert main(["report", str(path), "-o", str(out), "--quiet"]) == 0
+    assert "Metrics beyond the mean" not in out.read_text()
