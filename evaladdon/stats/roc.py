@@ -171,30 +171,39 @@ def compare_roc_auc(
 
 def _threshold_tables(scores: np.ndarray, y: np.ndarray, cc: np.ndarray, n_c: int) -> tuple[
         sparse.csr_matrix, sparse.csr_matrix]:
-    """Per-cluster counts of positives and negatives at each distinct score (decreasing)."""
-    uniq, inv = np.unique(-scores, return_inverse=True)  # column 0 = highest score
-    t = uniq.size
-    pos = sparse.csr_matrix((y.astype(float), (cc, inv)), shape=(n_c, t))
-    neg = sparse.csr_matrix(((~y).astype(float), (cc, inv)), shape=(n_c, t))
+    """Per-threshold, per-cluster counts, transposed ``(T, C)``, at the ``T`` distinct scores of
+    the positives (decreasing): positives at each threshold, and negatives by the first
+    threshold at which they count (score >= threshold); negatives below every positive never
+    count and are left out.  AP only changes where recall does, so these thresholds suffice."""
+    thr = np.unique(-scores[y])  # ascending in -score: decreasing scores of the positives
+    t = thr.size
+    pos_col = np.searchsorted(thr, -scores[y])
+    neg_col = np.searchsorted(thr, -scores[~y], side="left")
+    keep = neg_col < t
+    pos = sparse.csr_matrix((np.ones(pos_col.size), (pos_col, cc[y])), shape=(t, n_c))
+    neg = sparse.csr_matrix((np.ones(int(keep.sum())), (neg_col[keep], cc[~y][keep])), shape=(t, n_c))
     return pos, neg
 
 
 def _ap_from_weights(w: np.ndarray, pos: sparse.csr_matrix, neg: sparse.csr_matrix) -> np.ndarray:
-    """AP for each row of cluster weights ``w`` (b, C): ``sum_t (R_t - R_{t-1}) P_t``."""
-    tp = np.cumsum(np.asarray((pos.T @ w.T).T), axis=1)
-    fp = np.cumsum(np.asarray((neg.T @ w.T).T), axis=1)
+    """AP for each row of cluster weights ``w`` (b, C): ``sum_t (R_t - R_{t-1}) P_t`` where the
+    weighted counts at threshold ``t`` are ``(T, C) @ w.T``, accumulated down the thresholds."""
+    wt = np.ascontiguousarray(w.T)
+    d_tp = np.asarray(pos @ wt)  # (T, b), C-contiguous: cumulative sums run along rows
+    tp = np.cumsum(d_tp, axis=0)
+    fp = np.cumsum(np.asarray(neg @ wt), axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        total = tp[:, -1:]
-        prec = np.where(tp + fp > 0, tp / np.where(tp + fp > 0, tp + fp, 1.0), 0.0)
-        d_recall = np.diff(tp, axis=1, prepend=0.0) / total
-        return np.where(total[:, 0] > 0, (d_recall * prec).sum(axis=1), np.nan)
+        denom = tp + fp
+        prec = np.divide(tp, denom, out=np.zeros_like(tp), where=denom > 0)
+        total = tp[-1]
+        return np.where(total > 0, (d_tp * prec).sum(axis=0) / np.where(total > 0, total, 1.0), np.nan)
 
 
 def _ap_replicates(tables: list[tuple[sparse.csr_matrix, sparse.csr_matrix]], n_c: int, n_boot: int,
                    seed: int | None, jackknife: bool, batch_cells: int = 4_000_000) -> tuple[
         np.ndarray, np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
-    width = max(p.shape[1] for p, _ in tables) + n_c
+    width = max(p.shape[0] for p, _ in tables) + n_c
     batch = max(1, batch_cells // width)
     full = np.ones((1, n_c))
     est = np.array([_ap_from_weights(full, p, q)[0] for p, q in tables])
