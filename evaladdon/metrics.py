@@ -300,7 +300,8 @@ def compute_metrics(
     notes: list[str] | None = None,
 ) -> list[GroupMetrics]:
     """One :class:`GroupMetrics` per (run, task, metric) group of a canonical table."""
-    if metric is not None:
+    only = metric if metric is not None and family_of(metric) else None  # e.g. --metric f1_macro
+    if metric is not None and only is None:
         df = df[df["metric"] == metric]
         if df.empty:
             raise EvalAddonError(f"no rows with metric {metric!r}")
@@ -317,6 +318,10 @@ def compute_metrics(
             group_metrics(good, gm, level=level, n_boot=n_boot, seed=seed, method=method)
         out.append(gm)
     _add_corpus_level(df, out, level, n_boot, seed, notes)
+    if only is not None:
+        for g in out:
+            g.estimates = [e for e in g.estimates if e.name == only]
+            g.missing = {k: v for k, v in g.missing.items() if k == family_of(only)}
     return out
 
 

@@ -154,3 +154,11 @@ def test_report_without_metric_inputs_has_no_section(tmp_path: Path) -> None:
     out = tmp_path / "r.html"
     assert main(["report", str(path), "-o", str(out), "--quiet"]) == 0
     assert "Metrics beyond the mean" not in out.read_text()
+
+
+def test_metric_option_names_one_of_our_metrics(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _csv(tmp_path)
+    assert main(["metrics", str(path), "--metric", "mcc", "--json", "--n-boot", "200"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert all(set(g["metrics"]) == {"mcc"} for g in out["groups"])
+    assert main(["metrics", str(path), "--metric", "nosuch"]) == 2
