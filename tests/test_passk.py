@@ -127,3 +127,21 @@ def test_equals_inspect_pass_at_k_reducer_in_a_real_eval(tmp_path: Path) -> None
     ours = {e.name: e.estimate for e in pass_at_k(df["value"].to_numpy(), df["item"].to_numpy())}
     assert ours["pass@2"] == pytest.approx(theirs["pass_at_2"])
     assert ours["pass@3"] == pytest.approx(theirs["pass_at_3"])
+
+
+def test_paired_coverage() -> None:
+    """A's item rates p ~ U(0,1), B's min(1, p + 0.15); truth by integration over p."""
+    from scipy import integrate
+
+    k, d = 2, 0.15
+    truth = integrate.quad(lambda p: (1 - p) ** k - (1 - min(1.0, p + d)) ** k, 0, 1)[0]
+    rng = np.random.default_rng(8)
+    items = np.repeat(np.arange(150), 3)
+    reps, hits = 200, 0
+    for _ in range(reps):
+        p = rng.random(150)[items]
+        sa = (rng.random(items.size) < p).astype(float)
+        sb = (rng.random(items.size) < np.minimum(1, p + d)).astype(float)
+        r = compare_pass_at_k(sa, items, sb, items, k)
+        hits += r.ci_low <= truth <= r.ci_high
+    assert 0.91 <= hits / reps <= 0.985

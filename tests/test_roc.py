@@ -180,3 +180,22 @@ def test_refusals() -> None:
         roc_auc([0.1, 0.2], [0, 2])
     with pytest.raises(ValueError):
         average_precision([0.1, 0.2], [0, 0])
+
+
+def test_paired_average_precision_coverage() -> None:
+    """B = A's score plus a label signal; truth from a large sample of the same law."""
+    rng = np.random.default_rng(10)
+
+    def draw(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        y = rng.random(n) < 0.3
+        e = rng.normal(size=n)
+        return e + 0.8 * y, 0.8 * e + 0.6 * rng.normal(size=n) + 1.2 * y, y
+
+    sa, sb, y = draw(200_000)
+    truth = sk.average_precision_score(y, sb) - sk.average_precision_score(y, sa)
+    reps, hits = 100, 0
+    for i in range(reps):
+        sa, sb, y = draw(240)
+        r = compare_average_precision(sa, sb, y, n_boot=300, seed=i)
+        hits += r.ci_low <= truth <= r.ci_high
+    assert 0.88 <= hits / reps <= 1.0

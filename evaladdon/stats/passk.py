@@ -157,16 +157,15 @@ def compare_pass_at_k(
         raise ValueError("kind must be 'pass@' or 'pass^'")
     a = item_counts(successes_a, items_a, clusters_a)
     b = item_counts(successes_b, items_b)
-    va = pd.Series(fn(a.n, a.c, k), index=pd.Index(a.items).astype(str))
-    vb = pd.Series(fn(b.n, b.c, k), index=pd.Index(b.items).astype(str))
-    both = pd.concat([va.rename("a"), vb.rename("b")], axis=1, join="inner").dropna()
-    left_out = len(va) + len(vb) - 2 * len(both)
-    if len(both) < 2:
+    va, vb = fn(a.n, a.c, k), fn(b.n, b.c, k)
+    _, ia, ib = np.intersect1d(a.items.astype(str), b.items.astype(str), assume_unique=True, return_indices=True)
+    ok = np.isfinite(va[ia]) & np.isfinite(vb[ib])
+    ia, ib = ia[ok], ib[ok]
+    left_out = va.size + vb.size - 2 * ia.size
+    if ia.size < 2:
         raise ValueError(f"{kind}{k}: fewer than two shared items with at least {k} attempts in both runs")
-    cl = None
-    if a.clusters is not None:
-        cl = pd.Series(a.clusters, index=pd.Index(a.items).astype(str)).loc[both.index].to_numpy()
-    r = compare_paired(both["a"].to_numpy(), both["b"].to_numpy(), cl, one_epoch=False, level=level, test="t",
+    cl = None if a.clusters is None else a.clusters[ia]
+    r = compare_paired(va[ia], vb[ib], cl, one_epoch=False, level=level, test="t",
                        interval="t")
     notes = ((f"{left_out} item(s) not shared or with fewer than {k} attempts in a run (left out)",)
              if left_out else ()) + tuple(r.notes)
