@@ -162,3 +162,25 @@ def test_metric_option_names_one_of_our_metrics(tmp_path: Path, capsys: pytest.C
     out = json.loads(capsys.readouterr().out)
     assert all(set(g["metrics"]) == {"mcc"} for g in out["groups"])
     assert main(["metrics", str(path), "--metric", "nosuch"]) == 2
+
+
+def test_corpus_level_estimates_are_added_when_the_module_exists(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lmeval helper's corpus_level_estimates(df, level, n_boot, seed) -> [(run, task, MetricEstimate)]."""
+    import sys
+    import types
+
+    from evaladdon.stats.metric_estimate import MetricEstimate
+
+    seen = {}
+
+    def corpus_level_estimates(df: pd.DataFrame, level: float, n_boot: int, seed: int) -> list:  # type: ignore[type-arg]
+        seen.update(level=level, n_boot=n_boot, seed=seed, rows=len(df))
+        return [("A", "t", MetricEstimate("f1,none", 0.5, 0.4, 0.6, level, "cluster bootstrap", 80))]
+
+    fake = types.ModuleType("evaladdon.corpus_level")
+    fake.corpus_level_estimates = corpus_level_estimates  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "evaladdon.corpus_level", fake)
+    groups = compute_metrics(_table(with_optional=False), level=0.9, n_boot=150, seed=4)
+    assert seen == {"level": 0.9, "n_boot": 150, "seed": 4, "rows": 160}
+    (est,) = [e for g in groups for e in g.estimates]
+    assert est.name == "f1,none" and groups[0].flat()["metrics"]["f1,none"]["estimate"] == 0.5
