@@ -135,3 +135,34 @@ def test_bca_and_refusals() -> None:
         classification_metrics(["a"], ["a", "b"])
     with pytest.raises(ValueError):
         classification_metrics(["a", "b"], ["a", "b"], n_boot=10)
+
+
+@pytest.mark.parametrize("method,scipy_method", [("percentile", "percentile"), ("bca", "BCa")])
+def test_intervals_match_scipy_bootstrap_on_items(method: str, scipy_method: str) -> None:
+    """Singleton clusters: our confusion-table bootstrap is scipy's paired item bootstrap
+    (BCa with the item jackknife), for accuracy and the binary MCC."""
+    from scipy import stats as sps
+
+    rng = np.random.default_rng(1)
+    n = 250
+    yt = rng.integers(0, 2, n)
+    yp = np.where(rng.random(n) < 0.75 - 0.2 * yt, yt, 1 - yt)
+
+    def mcc(a: np.ndarray, b: np.ndarray, axis: int = -1) -> np.ndarray:
+        tp = np.sum(a * b, axis=axis)
+        tn = np.sum((1 - a) * (1 - b), axis=axis)
+        fp = np.sum((1 - a) * b, axis=axis)
+        fn = np.sum(a * (1 - b), axis=axis)
+        return (tp * tn - fp * fn) / np.sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn))
+
+    def acc(a: np.ndarray, b: np.ndarray, axis: int = -1) -> np.ndarray:
+        return np.mean(a == b, axis=axis)
+
+    res = classification_metrics(yt, yp, n_boot=20_000, method=method, seed=2)  # type: ignore[arg-type]
+    for name, fn in (("accuracy", acc), ("mcc", mcc)):
+        ref = sps.bootstrap((yt.astype(float), yp.astype(float)), fn, paired=True, vectorized=True,
+                            n_resamples=20_000, method=scipy_method, random_state=3).confidence_interval
+        ours = res.get(name)
+        assert ours.estimate == pytest.approx(fn(yt, yp))
+        assert ours.ci_low == pytest.approx(ref.low, abs=0.012), name
+        assert ours.ci_high == pytest.approx(ref.high, abs=0.012), name
