@@ -199,3 +199,8 @@ def test_paired_average_precision_coverage() -> None:
         r = compare_average_precision(sa, sb, y, n_boot=300, seed=i)
         hits += r.ci_low <= truth <= r.ci_high
     assert 0.88 <= hits / reps <= 1.0
+
+
+def test_one_positive_gives_nan_interval_with_a_note() -> None:
+    r = roc_auc([0.9, 0.1, 0.2, 0.3], [1, 0, 0, 0])
+    assert r.estimate == 1.0 and math.isnan(r.ci_low) and math.isnan(r.ci_high) and r.notes

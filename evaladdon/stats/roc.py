@@ -130,8 +130,9 @@ def roc_auc(
     if c.v10.size < 2 or c.v01.size < 2:
         notes = ("fewer than two positives or negatives: no DeLong variance",)
     method = "DeLong" if cc is None else "clustered DeLong (Obuchowski 1997)"
-    return MetricEstimate(name="roc_auc", estimate=c.auc, ci_low=max(0.0, c.auc - z * se),
-                          ci_high=min(1.0, c.auc + z * se), level=level, method=method,
+    low, high = np.clip([c.auc - z * se, c.auc + z * se], 0.0, 1.0)  # NaN stays NaN
+    return MetricEstimate(name="roc_auc", estimate=c.auc, ci_low=float(low), ci_high=float(high), level=level,
+                          method=method,
                           n_items=int(c.v10.size + c.v01.size), n_clusters=None if cc is None else n_c, se=se,
                           notes=notes)
 
