@@ -166,3 +166,27 @@ def test_intervals_match_scipy_bootstrap_on_items(method: str, scipy_method: str
         assert ours.estimate == pytest.approx(fn(yt, yp))
         assert ours.ci_low == pytest.approx(ref.low, abs=0.012), name
         assert ours.ci_high == pytest.approx(ref.high, abs=0.012), name
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_edge_cases_match_sklearn_property() -> None:
+    """Any small label/prediction vectors (absent classes, one class, never-predicted classes)."""
+    hypothesis = pytest.importorskip("hypothesis")
+    st = hypothesis.strategies
+
+    @hypothesis.settings(max_examples=20, deadline=None, derandomize=True)
+    @hypothesis.given(st.lists(st.tuples(st.sampled_from("abcd"), st.sampled_from("abcd")), min_size=2, max_size=30))
+    def check(pairs: list[tuple[str, str]]) -> None:
+        yt = np.array([p[0] for p in pairs])
+        yp = np.array([p[1] for p in pairs])
+        classes = np.unique(np.concatenate([yt, yp]))
+        tables, _ = confusion_tables(yt, yp)
+        got = metrics_from_confusion(tables.sum(axis=0)[None])[0]
+        ref = _sklearn(yt, yp)
+        for j, name in enumerate(SUMMARY_NAMES):
+            if name == "kappa" and not np.isfinite(ref[name]):
+                assert not np.isfinite(got[j])
+                continue
+            assert got[j] == pytest.approx(ref[name], abs=1e-12), (name, classes)
+
+    check()
