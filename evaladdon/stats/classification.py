@@ -123,18 +123,25 @@ def metrics_from_confusion(m: np.ndarray) -> np.ndarray:
 
 def _encode(y_true: npt.ArrayLike, y_pred: npt.ArrayLike, labels: npt.ArrayLike | None) -> tuple[
         np.ndarray, np.ndarray, tuple[str, ...]]:
-    yt = np.asarray(y_true, dtype=object).astype(str)
-    yp = np.asarray(y_pred, dtype=object).astype(str)
+    """Class codes of labels and predictions (compared as strings), classes sorted."""
+    yt = np.asarray(y_true)
+    yp = np.asarray(y_pred)
     if yt.ndim != 1 or yt.shape != yp.shape:
         raise ValueError(f"labels and predictions must be 1-d of the same length: {yt.shape} vs {yp.shape}")
     if yt.size == 0:
         raise ValueError("no items with both a prediction and a label")
-    classes = np.unique(np.concatenate([yt, yp])) if labels is None else np.asarray(labels, dtype=object).astype(str)
+    # hash first, convert only the distinct values to str (not a sort of every string)
+    codes_, uniq = pd.factorize(np.concatenate([yt.astype(object), yp.astype(object)]))
+    names = np.array([str(u) for u in uniq], dtype=object)  # distinct values: a handful
+    classes = np.unique(names) if labels is None else np.asarray(labels, dtype=object).astype(str)
     index = pd.Index(classes)
-    ti, pi = index.get_indexer(yt), index.get_indexer(yp)
-    if (ti < 0).any() or (pi < 0).any():
+    pos = index.get_indexer(names)
+    if (pos < 0).any():
         raise ValueError("a label or prediction is not among the given classes")
-    return ti, pi, tuple(str(c) for c in classes)
+    if (codes_ < 0).any():
+        raise ValueError("a label or prediction is missing")
+    both = pos[codes_]
+    return both[: yt.size], both[yt.size:], tuple(str(c) for c in classes)
 
 
 def confusion_tables(

@@ -128,6 +128,17 @@ def replicate_tables(
     full = t.sum(axis=0)
     estimate = np.asarray(statistic(full[None, :]), dtype=float)[0]
     reps = np.empty((n_boot, estimate.size))
+    uniq, inverse, mult = _distinct_rows(t) if n_units >= 64 else (t, None, None)
+    if mult is not None:
+        # Few distinct unit tables (e.g. one-hot confusion rows of unclustered items): drawing
+        # C units uniformly is drawing C times from the distinct rows with probabilities
+        # mult/C, so a replicate's table is Multinomial(C, mult/C) @ distinct rows -- the same
+        # distribution in O(U) per replicate instead of O(C).
+        counts = rng.multinomial(n_units, mult / n_units, size=n_boot).astype(float)
+        with _one_blas_thread():
+            reps[:] = statistic(counts @ uniq)
+        jack = np.asarray(statistic(full[None, :] - uniq), dtype=float)[inverse]
+        return VectorBootstrap(estimate, reps, jack)
     batch = max(1, min(n_boot, batch_cells // max(n_units, 1)))
     with _one_blas_thread():
         for start in range(0, n_boot, batch):  # batches of replicates, each one matrix product
@@ -135,6 +146,37 @@ def replicate_tables(
             reps[start : start + b] = statistic(cluster_weights(rng, b, n_units) @ t)
     jack = np.asarray(statistic(full[None, :] - t), dtype=float)
     return VectorBootstrap(estimate, reps, jack)
+
+
+def _distinct_rows(t: np.ndarray, max_distinct: int = 512) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """The distinct rows of ``t``, each row's index among them and their multiplicities, when
+    there are at most ``max_distinct`` of them and at most a quarter of the rows; else ``t``.
+
+    Rows of small non-negative integers are keyed exactly by a mixed-radix integer and
+    hashed (``pandas.factorize``), which is much faster than ``np.unique(axis=0)``'s sort.
+    """
+    if not np.all(t == np.floor(t)) or t.min() < 0:
+        return t, None, None
+    radix = t.max(axis=0).astype(np.int64) + 1
+    if np.sum(np.log2(radix.astype(float))) >= 62:
+        return t, None, None
+    place = np.concatenate([[1], np.cumprod(radix[:-1])]).astype(np.int64)
+    key = t.astype(np.int64) @ place
+    inverse, first = _factorize(key)
+    if first.size > min(max_distinct, t.shape[0] // 4):
+        return t, None, None
+    mult = np.bincount(inverse, minlength=first.size).astype(float)
+    return t[first], inverse, mult
+
+
+def _factorize(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Codes of ``key`` and the index of each code's first row."""
+    import pandas as pd
+
+    codes_, uniq = pd.factorize(key)
+    first = np.zeros(len(uniq), dtype=np.int64)
+    first[codes_[::-1]] = np.arange(key.size)[::-1]
+    return codes_.astype(np.int64), first
 
 
 def _quantiles(reps: np.ndarray, estimate: np.ndarray, jack: np.ndarray, level: float, method: str) -> np.ndarray:
