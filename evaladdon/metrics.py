@@ -478,14 +478,23 @@ def run_metric_comparison(df: pd.DataFrame, pairs: list[tuple[str, str]], args: 
         write_json([r.flat() for r in results], stream)
         return 0
     rows = []
+    names = run_labels(df)
     for r in results:
         c = r.comparison
-        rows.append([clean(f"{r.run_b} vs {r.run_a}"), clean(f"{r.task}/{r.metric}"), fmt(c.estimate_a, 4),
+        rows.append([clean(f"{names.get(r.run_b, r.run_b)} vs {names.get(r.run_a, r.run_a)}"), clean(f"{r.task}/{r.metric}"), fmt(c.estimate_a, 4),
                      fmt(c.estimate_b, 4), fmt(c.delta, 4), f"{fmt(c.ci_low, 4)},{fmt(c.ci_high, 4)}",
                      f"{c.p_value:.2g}", c.n_items])
     con = console(stream)
-    con.print(table(f"{args.metric}: B - A, {results[0].comparison.level:.0%} interval",
-                    ["B vs A", "task/metric", "A", "B", "delta", "CI", "p", "n"], rows, n_left=2))
+    columns = ["B vs A", "task/metric", "A", "B", "delta", "CI", "p", "n"]
+    title = f"{args.metric}: B - A, {results[0].comparison.level:.0%} interval"
+    if getattr(args, "markdown", False):
+        from evaladdon.report.escape import markdown_cell
+
+        con.file.write(f"**{markdown_cell(title)}**\n\n| " + " | ".join(columns) + " |\n|---|---|"
+                       + "---:|" * (len(columns) - 2) + "".join("\n| " + " | ".join(markdown_cell(v) for v in r)
+                                                            + " |" for r in rows) + "\n")
+    else:
+        con.print(table(title, columns, rows, n_left=2))
     for r in results:
         con.print(f"method: {r.comparison.method}")
         if r.n_left_out:

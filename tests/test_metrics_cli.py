@@ -184,3 +184,10 @@ def test_corpus_level_estimates_are_added_when_the_module_exists(monkeypatch: py
     assert seen == {"level": 0.9, "n_boot": 150, "seed": 4, "rows": 160}
     (est,) = [e for g in groups for e in g.estimates]
     assert est.name == "f1,none" and groups[0].flat()["metrics"]["f1,none"]["estimate"] == 0.5
+
+
+def test_compare_metric_markdown(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _csv(tmp_path, epochs=2)
+    assert main(["compare", str(path), "--metric", "pass@2", "--markdown"]) == 0
+    out = capsys.readouterr().out
+    assert "| B vs A | t/match |" in out and "pass@2" in out
