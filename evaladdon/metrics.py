@@ -273,12 +273,27 @@ def with_optional_columns(df: pd.DataFrame) -> pd.DataFrame:
     """Use ``meta.prediction`` / ``meta.label`` / ``meta.confidence`` (kept by the long-table
     reader from columns it does not know) as the optional columns when those are absent."""
     renames = {f"meta.{c}": c for c in ("prediction", "label", "confidence") if c not in df and f"meta.{c}" in df}
-    if not renames:
-        return df
-    out = df.rename(columns=renames)
-    if "confidence" in renames.values():
-        out["confidence"] = pd.to_numeric(out["confidence"], errors="coerce")
+    out = df.rename(columns=renames) if renames else df.copy()
+    for c in ("confidence", "score"):
+        if c in out and not pd.api.types.is_float_dtype(out[c]):
+            out[c] = pd.to_numeric(out[c], errors="coerce")
+    for c in ("prediction", "label"):
+        if c in out:
+            out[c] = _as_class_labels(out[c])
     return out
+
+
+def _as_class_labels(s: pd.Series) -> pd.Series:
+    """Classes as strings; whole numbers read as floats (``1.0``) written as ``1`` so a numeric
+    label column and a string prediction column name the same class the same way."""
+    if pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s):
+        v = s.to_numpy(dtype=float, na_value=np.nan)
+        whole = np.isfinite(v) & (v == np.round(v))
+        text = np.where(whole, np.round(np.nan_to_num(v)).astype(np.int64).astype(str), v.astype(str))
+        return pd.Series(np.where(np.isnan(v), None, text), index=s.index, dtype=object)
+    text = s.astype(str).to_numpy(dtype=object)
+    text[s.isna().to_numpy()] = None
+    return pd.Series(text, index=s.index, dtype=object)
 
 
 def has_metric_inputs(df: pd.DataFrame) -> bool:

@@ -191,3 +191,21 @@ def test_compare_metric_markdown(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert main(["compare", str(path), "--metric", "pass@2", "--markdown"]) == 0
     out = capsys.readouterr().out
     assert "| B vs A | t/match |" in out and "pass@2" in out
+
+
+def test_long_table_with_all_optional_columns_through_the_reader(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """Numeric 0/1 labels (read as numbers) and string predictions name the same classes; the
+    score column gives ROC/PR and Brier against the label."""
+    df = _table()
+    path = tmp_path / "full.csv"
+    df[["run", "task", "model", "metric", "item", "epoch", "value", "prediction", "label", "confidence",
+        "score"]].to_csv(path, index=False)
+    assert main(["metrics", str(path), "--json", "--n-boot", "200"]) == 0
+    g = json.loads(capsys.readouterr().out)["groups"][0]
+    a = df[df["run"] == "A"]
+    y = a["label"].astype(float)
+    assert g["metrics"]["roc_auc"]["estimate"] == pytest.approx(sk.roc_auc_score(y, a["score"]))
+    assert g["metrics"]["accuracy"]["estimate"] == pytest.approx((a["label"] == a["prediction"]).mean())
+    assert g["metrics"]["brier"]["estimate"] == pytest.approx(sk.brier_score_loss(y, a["score"]))
+    assert g["missing"] == {"passk": "needs repeated epochs (every item has one)"}
