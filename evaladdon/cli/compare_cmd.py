@@ -147,6 +147,10 @@ def run(args: argparse.Namespace) -> int:
     loaded = load_runs(args)
     df = loaded.table
     pairs = choose_pairs(df, baseline=args.baseline, all_pairs=args.all_pairs)
+    from evaladdon.metrics import family_of, run_metric_comparison  # --metric f1_macro, roc_auc, ece, pass@2 ...
+
+    if args.metric and family_of(args.metric):
+        return run_metric_comparison(df, pairs, args, sys.stdout, loaded.notes)
     results = compare_table(
         df,
         pairs,

@@ -45,7 +45,12 @@ def run(args: argparse.Namespace) -> int:
             notes.append(f"no comparison: {exc}")
         comparisons = [dataclasses.replace(r, mde=minimum_detectable(r, args.power, 1 - args.level))
                        for r in comparisons]
-    page = render_report(summaries, comparisons, notes, args.title, args.power)
+    from evaladdon.metrics import compute_metrics, has_metric_inputs
+    from evaladdon.report.html import metrics_section
+
+    sections = [metrics_section(compute_metrics(loaded.table, level=args.level, n_boot=1000, notes=notes))] \
+        if has_metric_inputs(loaded.table) else []
+    page = render_report(summaries, comparisons, notes, args.title, args.power, sections=sections)
     out = Path(args.output)
     out.write_text(page, encoding="utf-8")
     if not args.quiet:

@@ -43,6 +43,7 @@ def render_report(
     notes: Sequence[str] = (),
     title: str = "evaladdon report",
     power: float = 0.8,
+    sections: Sequence[str] = (),
 ) -> str:
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
              f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>"]
@@ -93,6 +94,7 @@ def render_report(
                          f"{html.escape(r.label_a or r.run_a)} on {html.escape(r.task)}/{html.escape(r.metric)}: "
                          f"{signed_points(c.delta)} points, {c.level:.0%} CI {signed_points(c.ci_low)} to "
                          f"{signed_points(c.ci_high)}; p = {c.p_value:.3g} ({html.escape(c.test)}){mde}</p>")
+    parts.extend(sections)  # extra sections (e.g. metrics_section), already HTML
     if notes:
         parts.append("<h2>Warnings and notes</h2>")
         parts.extend(f"<p class='warn'>{html.escape(n)}</p>" for n in notes)
@@ -173,3 +175,32 @@ def render_rank_page(section: str, title: str = "evaladdon leaderboard") -> str:
     """A whole self-contained page around :func:`render_rank_section`'s fragment."""
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
             f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>\n{section}\n</body></html>")
+
+
+def metrics_section(groups: Sequence[Any]) -> str:
+    """Metrics beyond the mean (``evaladdon.metrics.GroupMetrics``): a table of the headline
+    metrics with intervals, what is missing, and a reliability diagram where there is a
+    confidence or score.  Empty string when no group has any of these metrics."""
+    from evaladdon.report.plots import reliability_diagram
+
+    headline = {"accuracy", "balanced_accuracy", "f1_macro", "mcc", "kappa", "roc_auc", "average_precision", "ece",
+                "ece_equal_mass", "brier", "nll"}
+    rows = []
+    for g in groups:
+        for e in g.estimates:
+            if e.name in headline or e.name.startswith("pass") or "," in e.name:
+                rows.append([g.label, f"{g.task}/{g.metric}", e.name, e.estimate, f"{fmt(e.ci_low)} to {fmt(e.ci_high)}",
+                             e.n_items, e.n_clusters, e.method])
+    if not rows:
+        return ""
+    parts = ["<h2>Metrics beyond the mean</h2>",
+             _table(["run", "task/metric", "metric", "estimate", "CI", "items", "clusters", "method"], rows)]
+    for g in groups:
+        for family, why in g.missing.items():
+            parts.append(f"<p class='note'>{html.escape(f'{g.label} / {g.task} / {g.metric}: {family}: {why}')}</p>")
+    curves = [(f"{g.label} {g.task}/{g.metric}", [b.mean_forecast for b in g.reliability.bins],
+               [b.mean_outcome for b in g.reliability.bins], [b.count for b in g.reliability.bins])
+              for g in groups if g.reliability is not None]
+    if curves:
+        parts.append(_img(reliability_diagram(curves), "reliability diagram"))
+    return "\n".join(parts)
