@@ -208,9 +208,13 @@ def _read_with_inspect(p: Path) -> LogData:
                        "summaries.json" if _has_member(p, "summaries.json") else "the journal summaries")
     check_file_depth(p)
     with p.open("rb") as fh:
-        if fh.read(len(BOM)) != BOM:
+        if fh.read(len(BOM)) == BOM:  # Inspect's reader rewinds the stream: hand it the bytes after the BOM
+            import io
+
+            log = _call(p, lambda: inspect_log.read_eval_log(io.BytesIO(fh.read())))
+        else:
             fh.seek(0)
-        log = _call(p, lambda: inspect_log.read_eval_log(fh))
+            log = _call(p, lambda: inspect_log.read_eval_log(fh))
     return LogData(_header_dict(log, _raw_eval_id(p, False)), [_record(s) for s in log.samples or []], None, 0, "samples")
 
 

@@ -26,7 +26,7 @@ from typing import Any, Iterator
 
 import orjson
 
-from evaladdon.adapters.inspect_guard import BOM, UnsupportedMember, check_depth, read_member
+from evaladdon.adapters.inspect_guard import BOM, MAX_DEPTH, DepthScanner, UnsupportedMember, check_depth, read_member
 from evaladdon.adapters.inspect_rows import LogData, SampleRecord, score_fields
 from evaladdon.errors import InputError
 
@@ -199,6 +199,20 @@ def _slim(sample: Any) -> dict[str, Any]:
     return {k: sample[k] for k in _SAMPLE_FIELDS if k in sample}
 
 
+class _DepthCheckedFile:
+    """A binary file whose bytes pass the depth scan as ijson reads them (one pass, bounded
+    memory): nothing nested deeper than ``MAX_DEPTH`` reaches the table code."""
+
+    def __init__(self, fh: Any, where: str) -> None:
+        self.fh, self.where, self.scanner = fh, where, DepthScanner()
+
+    def read(self, n: int = -1) -> bytes:
+        data = self.fh.read(n)
+        if self.scanner.feed(data) > MAX_DEPTH:
+            raise InputError(f"JSON nested more than {MAX_DEPTH} levels deep; refusing to parse it", self.where)
+        return data
+
+
 def read_json_stream(path: Path) -> LogData:
     """A JSON log streamed with ijson's C backend (see module docstring)."""
     import ijson
@@ -209,12 +223,13 @@ def read_json_stream(path: Path) -> LogData:
         with path.open("rb") as fh:
             skip = len(BOM) if fh.read(len(BOM)) == BOM else 0
             fh.seek(skip)
-            header, has_samples = _header_events(iter(backend.parse(fh, use_float=True)))
+            header, has_samples = _header_events(iter(backend.parse(_DepthCheckedFile(fh, where), use_float=True)))
             header = _header_of(header, where)
             records: list[SampleRecord] = []
             if has_samples:
                 fh.seek(skip)
-                for sample in backend.items(fh, "samples.item", use_float=True):
+                checked = _DepthCheckedFile(fh, where)
+                for sample in backend.items(checked, "samples.item", use_float=True, buf_size=2**20):
                     records.append(record(_slim(sample)))
     except ijson.common.IncompleteJSONError as exc:
         text = " ".join(str(exc).split())

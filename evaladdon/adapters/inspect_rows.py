@@ -219,7 +219,8 @@ def build_table(log: LogData, path: Path, cluster: str | None) -> pd.DataFrame:
                              where)
         last[(str(r.id), r.epoch)] = i
     n_dup = len(log.records) - len(last)
-    records = [log.records[i] for i in sorted(last.values())] if n_dup else log.records
+    # at the place of its first record (dict order), as Inspect's own de-duplication
+    records = [log.records[i] for i in last.values()] if n_dup else log.records
 
     known = list(dict.fromkeys(result_names))
     for r in records:
