@@ -160,11 +160,13 @@ def read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, path: str, max_bytes
                 _check_growth(path, name, out, info.compress_size, max_bytes, max_ratio)
                 parts.append(chunk)
     elif info.compress_type == ZIP_ZSTANDARD:
-        import zstandard
-
+        try:
+            import zstandard
+        except ImportError:
+            raise UnsupportedMember(f"{name} is zstd-compressed and the zstandard package is not installed") from None
         fp = zf.fp
         if fp is None:  # pragma: no cover - closed archive
-            raise UnsupportedMember(name)
+            raise UnsupportedMember(f"{name}: archive closed")
         raw = _raw_stream(fp, info)  # type: ignore[arg-type]
         # Inspect writes multi-frame zstd members; stream_reader reads across frames
         with zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True) as reader:
@@ -177,5 +179,5 @@ def read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, path: str, max_bytes
             raise zipfile.BadZipFile(f"bad CRC-32 for {name}")
         return strip_bom(data)
     else:
-        raise UnsupportedMember(name)
+        raise UnsupportedMember(f"{name} uses zip compression method {info.compress_type}")
     return strip_bom(b"".join(parts))

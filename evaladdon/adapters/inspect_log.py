@@ -36,7 +36,7 @@ from evaladdon.errors import InputError
 __all__ = ["READERS", "dotted", "is_inspect_json", "read_inspect_log"]
 
 READERS = ("auto", "native", "inspect")
-_INSPECT_HINT = "pip install 'evaladdon[inspect]'"
+_INSPECT_HINT = "pip install 'evaladdon[inspect-native]' (or 'evaladdon[inspect]')"
 _VERSION_RE = re.compile(r"version (\d+) of log format")
 
 
@@ -219,8 +219,11 @@ def _read_with_inspect(p: Path) -> LogData:
 
 
 def _has_member(p: Path, name: str) -> bool:
-    with zipfile.ZipFile(p) as zf:
-        return name in zf.namelist()
+    try:
+        with zipfile.ZipFile(p) as zf:
+            return name in zf.namelist()
+    except Exception:  # noqa: BLE001 - Inspect has read it already; only the note's wording depends on it
+        return False
 
 
 _LOG_START = re.compile(r'^\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:')

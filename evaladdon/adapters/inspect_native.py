@@ -66,8 +66,15 @@ def record(sample: dict[str, Any]) -> SampleRecord:
     raw_scores = sample.get("scores")
     scores = None
     if isinstance(raw_scores, dict):
-        scores = {str(name): score_fields(sc.get("value"), sc.get("answer"), sc.get("metadata"))
-                  for name, sc in raw_scores.items() if isinstance(sc, dict)}
+        scores = {}
+        for name, sc in raw_scores.items():
+            if not isinstance(sc, dict):
+                raise InputError(f"cannot read as an Inspect log (score {str(name)[:40]!r} of sample "
+                                 f"{str(sample.get('id'))[:40]!r} is not an object)")
+            scores[str(name)] = score_fields(sc.get("value"), sc.get("answer"), sc.get("metadata"))
+    elif raw_scores is not None:
+        raise InputError(f"cannot read as an Inspect log (scores of sample {str(sample.get('id'))[:40]!r} "
+                         "are not an object)")
     metadata = sample.get("metadata")
     return SampleRecord(
         id=sample.get("id"),
@@ -79,6 +86,13 @@ def record(sample: dict[str, Any]) -> SampleRecord:
         target=sample.get("target"),
         input=sample.get("input"),
     )
+
+
+def _record_at(sample: dict[str, Any], where: str) -> SampleRecord:
+    try:
+        return record(sample)
+    except InputError as exc:
+        raise InputError(exc.message, where) from None
 
 
 def _header_of(raw: Any, where: str) -> dict[str, Any]:
@@ -105,8 +119,8 @@ def read_eval_zip(path: Path) -> LogData:
     where = str(path)
     try:
         zf = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise InputError(f"cannot read as an Inspect log (BadZipFile: {exc})", where) from None
+    except (zipfile.BadZipFile, OSError, NotImplementedError, ValueError, EOFError) as exc:
+        raise InputError(f"cannot read as an Inspect log ({type(exc).__name__}: {exc})", where) from None
     try:
         with zf:
             infos = {i.filename: i for i in zf.infolist()}  # a re-written member: the last wins
@@ -138,7 +152,7 @@ def read_eval_zip(path: Path) -> LogData:
                     source = "the journal summaries"
                 if not isinstance(summaries, list) or not all(isinstance(s, dict) for s in summaries):
                     raise InputError(f"cannot read as an Inspect log ({source} is not a list of samples)", where)
-                records = [record(s) for s in summaries]
+                records = [_record_at(s, where) for s in summaries]
                 members = {k: n for n in infos if n.startswith("samples/") and n.endswith(".json")
                            if (k := _member_key(n)) is not None}
                 seen = {(str(r.id), r.epoch) for r in records}
@@ -146,11 +160,14 @@ def read_eval_zip(path: Path) -> LogData:
                 for name in sorted(unlisted):
                     sample = member(name)
                     if isinstance(sample, dict):
-                        records.append(record(sample))
-            except (zipfile.BadZipFile, EOFError, OSError, KeyError) as exc:
-                raise InputError(f"cannot read as an Inspect log ({type(exc).__name__}: {exc})", where) from None
+                        records.append(_record_at(sample, where))
+            except (InputError, NotNative):
+                raise
             except UnsupportedMember as exc:
-                raise NotNative(f"zip member {exc} uses an unsupported compression") from None
+                raise NotNative(str(exc)) from None
+            except Exception as exc:  # zipfile, zlib and zstandard raise many types on damaged archives
+                text = " ".join(str(exc).split())[:200]
+                raise InputError(f"cannot read as an Inspect log ({type(exc).__name__}: {text})", where) from None
     except NotNative:
         raise
     return LogData(header=header, records=records, n_members=len(members), unlisted=len(unlisted),
@@ -215,9 +232,12 @@ class _DepthCheckedFile:
 
 def read_json_stream(path: Path) -> LogData:
     """A JSON log streamed with ijson's C backend (see module docstring)."""
-    import ijson
+    try:
+        import ijson
 
-    backend = ijson.get_backend("yajl2_c")
+        backend = ijson.get_backend("yajl2_c")
+    except ImportError:
+        raise NotNative("streaming JSON logs needs the ijson package with its C backend") from None
     where = str(path)
     try:
         with path.open("rb") as fh:

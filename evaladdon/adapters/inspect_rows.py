@@ -296,33 +296,37 @@ def build_table(log: LogData, path: Path, cluster: str | None) -> pd.DataFrame:
                 row_sample.append(j)
 
     n = len(items)
-    out = pd.DataFrame({"item": pd.Series(items, dtype=object), "epoch": np.asarray(epochs, dtype=np.int64),
-                        "metric": pd.Series(metrics, dtype=object)})
     values, value_error = coerce_scores(pd.Series(convert, dtype=object))
-    reason = pd.Series(reasons, dtype=object)
-    has_reason = reason.notna().to_numpy()
-    out["value"] = np.where(has_reason, np.nan, values)
-    out["raw"] = raw_strings(pd.Series(raws, dtype=object)).to_numpy() if n else np.array([], dtype=object)
-    out["error"] = np.where(has_reason, reason.to_numpy(), value_error.to_numpy()) if n else np.array([], dtype=object)
+    reason = np.asarray(reasons, dtype=object) if n else np.empty(0, dtype=object)
+    has_reason = pd.isna(reason) == False  # noqa: E712 - elementwise
     take = np.asarray(row_sample, dtype=np.int64)
-    out["cluster"] = np.asarray(clusters, dtype=object)[take] if cluster is not None and n else None
-    out["run"] = _run_of(spec)
-    out["task"] = str(spec.get("task"))
-    out["model"] = str(spec.get("model"))
-    out["source"] = where
-    out["harness"] = "inspect"
-    out["item_hash"] = np.asarray(hashes, dtype=object)[take] if n else None
+
+    def per_sample(values_: list[Any]) -> np.ndarray:
+        arr = np.empty(len(values_), dtype=object)
+        arr[:] = values_
+        return arr[take]
+
+    cols: dict[str, Any] = {
+        "run": _run_of(spec), "source": where, "harness": "inspect", "task": str(spec.get("task")),
+        "model": str(spec.get("model")), "metric": np.asarray(metrics, dtype=object),
+        "item": np.asarray(items, dtype=object), "epoch": np.asarray(epochs, dtype=np.int64),
+        "value": np.where(has_reason, np.nan, values),
+        "raw": raw_strings(pd.Series(raws, dtype=object)).to_numpy(),
+        "cluster": per_sample(clusters) if cluster is not None else None,
+        "item_hash": per_sample(hashes),
+        "error": np.where(has_reason, reason, value_error.to_numpy()),
+    }
     if any(a is not None for a in answers):
-        out["prediction"] = pd.Series(answers, dtype=object).to_numpy()
-    if any(lb is not None for lb in labels) and n:
-        out["label"] = np.asarray(labels, dtype=object)[take]
+        cols["prediction"] = np.asarray(answers, dtype=object)
+    if any(lb is not None for lb in labels):
+        cols["label"] = per_sample(labels)
     if any(c is not None for c in confidences):
-        out["confidence"] = pd.Series(confidences, dtype=object).astype(float).to_numpy()
-    if n and any(metas):
+        cols["confidence"] = np.array([np.nan if c is None else c for c in confidences], dtype=float)
+    if any(metas):
         meta_df = pd.DataFrame.from_records(metas)
         for col in meta_df.columns:
-            if col not in out:
-                out[col] = meta_df[col].to_numpy()[take]
+            cols.setdefault(col, meta_df[col].to_numpy()[take])
+    out = pd.DataFrame(cols, index=pd.RangeIndex(n))
     df = finalize(out)
     df.attrs["notes"] = _notes(path, log, header, len(records), n_dup)
     declared, basis = _declared(header)
