@@ -101,6 +101,11 @@ def test_unfinished_run_rebuilt_from_journal(tmp_path: Path, real_logs: Path) ->
     assert len(partial) == len(full) == 50
     assert partial["value"].mean() == pytest.approx(full["value"].mean())
     assert any("status is 'started'" in n for n in partial.attrs["notes"])
+    theirs = read_inspect_log(dest, reader="inspect")  # Inspect's reader rebuilds the same table
+    import pandas as pd
+
+    pd.testing.assert_frame_equal(partial, theirs)
+    assert partial.attrs["notes"] == theirs.attrs["notes"]
 
 
 def test_truncated_and_corrupt_files(tmp_path: Path) -> None:

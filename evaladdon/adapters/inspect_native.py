@@ -132,6 +132,8 @@ def read_eval_zip(path: Path) -> LogData:
                     header = member("header.json")
                 elif "_journal/start.json" in infos:
                     header = member("_journal/start.json")
+                    if isinstance(header, dict):  # an unfinished run (Inspect's reader says "started" too)
+                        header = {**header, "status": "started"}
                 else:
                     raise NotNative("no header.json or _journal/start.json")
                 header = _header_of(header, where)
