@@ -30,7 +30,7 @@ import pandas as pd
 
 from evaladdon.adapters.inspect_guard import BOM, check_depth, check_file_depth, read_member
 from evaladdon.adapters.inspect_native import NotNative, read_eval_zip, read_json_stream
-from evaladdon.adapters.inspect_rows import LogData, SampleRecord, build_table, dotted, score_fields
+from evaladdon.adapters.inspect_rows import LogData, SampleRecord, build_table, dotted, make_record, score_fields
 from evaladdon.errors import InputError
 
 __all__ = ["READERS", "dotted", "is_inspect_json", "read_inspect_log"]
@@ -184,11 +184,8 @@ def _record(s: Any) -> SampleRecord:
     if s.scores is not None:
         scores = {str(name): score_fields(sc.value, sc.answer, sc.metadata) for name, sc in s.scores.items()}
     limit = s.limit
-    return SampleRecord(
-        id=s.id, epoch=s.epoch, scores=scores, metadata=s.metadata or {}, error=bool(s.error),
-        limit=None if limit is None else str(getattr(limit, "type", limit)),
-        target=s.target, input=s.input,
-    )
+    return make_record(s.id, s.epoch, scores, s.metadata, bool(s.error),
+                       None if limit is None else str(getattr(limit, "type", limit)), s.target, s.input)
 
 
 def _read_with_inspect(p: Path) -> LogData:

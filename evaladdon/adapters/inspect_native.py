@@ -27,7 +27,7 @@ from typing import Any, Iterator
 import orjson
 
 from evaladdon.adapters.inspect_guard import BOM, MAX_DEPTH, DepthScanner, UnsupportedMember, check_depth, read_member
-from evaladdon.adapters.inspect_rows import LogData, SampleRecord, score_fields
+from evaladdon.adapters.inspect_rows import LogData, SampleRecord, make_record, score_fields
 from evaladdon.errors import InputError
 
 NATIVE_VERSIONS = (2, 3)
@@ -75,17 +75,9 @@ def record(sample: dict[str, Any]) -> SampleRecord:
     elif raw_scores is not None:
         raise InputError(f"cannot read as an Inspect log (scores of sample {str(sample.get('id'))[:40]!r} "
                          "are not an object)")
-    metadata = sample.get("metadata")
-    return SampleRecord(
-        id=sample.get("id"),
-        epoch=sample.get("epoch"),
-        scores=scores,
-        metadata=metadata if isinstance(metadata, dict) else {},
-        error=bool(sample.get("error")),
-        limit=_limit_type(sample.get("limit")),
-        target=sample.get("target"),
-        input=sample.get("input"),
-    )
+    return make_record(sample.get("id"), sample.get("epoch"), scores, sample.get("metadata"),
+                       bool(sample.get("error")), _limit_type(sample.get("limit")), sample.get("target"),
+                       sample.get("input"))
 
 
 def _record_at(sample: dict[str, Any], where: str) -> SampleRecord:

@@ -17,7 +17,10 @@ Rules:
 - Texts are taken in the form Inspect keeps in ``summaries.json`` whichever container was
   read, so an ``.eval`` and a ``.json`` of the same run give the same table: top-level
   metadata strings and score answers whitespace-collapsed and cut at 1,024 characters
-  (Inspect's ``thin_text``), targets cut at 5,120 characters.
+  (Inspect's ``thin_text``), other metadata values over 1 KB of JSON replaced by Inspect's
+  "Key removed from summary (> 1k)", targets cut at 5,120 characters.  Records are reduced
+  to these fields as they are read (:func:`make_record`), so memory does not grow with
+  inputs or transcripts.
 - ``prediction`` = the score's ``answer``; ``label`` = the sample ``target`` (a list of one
   target as that string, longer lists as a JSON array); ``confidence`` only from an explicit
   ``confidence`` or ``probability`` number in [0, 1] in the score's metadata.
@@ -71,8 +74,38 @@ class SampleRecord(NamedTuple):
     metadata: dict[str, Any]
     error: bool
     limit: str | None
-    target: Any
-    input: Any
+    item_hash: str | None
+    label: str | None
+
+
+_REMOVED = "Key removed from summary (> 1k)"
+
+
+def thin_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
+    """Inspect's summary form of sample metadata (``inspect_ai.log._util.thin_metadata``):
+    strings thinned, other values over 1 KB of JSON replaced by Inspect's marker, so a
+    record holds kilobytes whatever the sample held."""
+    out: dict[str, Any] = {}
+    for key, value in metadata.items():
+        if isinstance(value, str):
+            out[key] = thin_text(value)
+        elif value is None or isinstance(value, (int, float, bool)):
+            out[key] = value
+        else:
+            try:
+                small = len(orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)) <= 1024
+            except (TypeError, orjson.JSONEncodeError):
+                small = False
+            out[key] = value if small else _REMOVED
+    return out
+
+
+def make_record(id: Any, epoch: Any, scores: dict[str, Score] | None, metadata: Any, error: bool,
+                limit: str | None, target: Any, input: Any) -> SampleRecord:
+    """The fields the table needs, reduced at once (hash, label, thinned metadata) so that
+    a streamed log keeps no inputs or transcripts in memory."""
+    return SampleRecord(id, epoch, scores, thin_metadata(metadata) if isinstance(metadata, dict) and metadata else {},
+                        error, limit, item_hash(input, target), label_of(target))
 
 
 @dataclass
@@ -247,16 +280,14 @@ def build_table(log: LogData, path: Path, cluster: str | None) -> pd.DataFrame:
     metas: list[dict[str, Any]] = []
     for j, r in enumerate(records):  # one pass over samples (not rows)
         item = str(r.id)
-        if r.metadata:  # Inspect's summary form of metadata strings, whichever container was read
-            r = r._replace(metadata={k: thin_text(v) if isinstance(v, str) else v for k, v in r.metadata.items()})
         if cluster is not None:
             cv = dotted(r.metadata, cluster)
             if cv is None or isinstance(cv, (dict, list)):
                 raise InputError(f"sample {item!r} (epoch {r.epoch}) has no scalar metadata field {cluster!r} to cluster on",
                                  where)
             clusters.append(str(cv))
-        hashes.append(item_hash(r.input, r.target))
-        labels.append(label_of(r.target))
+        hashes.append(r.item_hash)
+        labels.append(r.label)
         metas.append({f"meta.{k}": v for k, v in r.metadata.items() if isinstance(v, (str, int, float, bool))})
         sample_reason = "sample error" if r.error else (
             f"limit reached ({r.limit})" if r.limit is not None and not r.scores else None)
