@@ -245,3 +245,26 @@ def test_unknown_reader_and_native_refusal(real_logs: Path) -> None:
         read_inspect_log(v1, reader="native")
     with pytest.raises(InputError, match="unknown Inspect reader"):
         read_inspect_log(v1, reader="fast")
+
+
+def test_changed_dataset_under_the_same_ids_is_flagged(tmp_path: Path) -> None:
+    """item_hash: a target edited under the same sample id shows up as a hash mismatch."""
+    from evaladdon.adapters import read_runs
+    from evaladdon.comparison import align_runs
+
+    def edit(name: str, data: bytes) -> bytes:
+        if name != "summaries.json":
+            return data
+        rows = json.loads(data)
+        for r in rows:
+            if r["id"] == "q000":
+                r["target"] = r["target"] + "0"
+        return json.dumps(rows).encode()
+
+    changed = _rewrite(SAMPLE / "candidate.eval", tmp_path / "changed.eval", edit)
+    df = read_runs([SAMPLE / "baseline.eval", changed]).table
+    run_a, run_b = df["run"].unique()
+    _, al = align_runs(df, run_a, run_b, "reading", "match")
+    assert al.hash_mismatch == 1 and al.hash_mismatch_examples == ("q000",)
+    with pytest.raises(Exception, match="different content hashes"):
+        align_runs(df, run_a, run_b, "reading", "match", strict=True)
