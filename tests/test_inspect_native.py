@@ -268,3 +268,49 @@ def test_changed_dataset_under_the_same_ids_is_flagged(tmp_path: Path) -> None:
     assert al.hash_mismatch == 1 and al.hash_mismatch_examples == ("q000",)
     with pytest.raises(Exception, match="different content hashes"):
         align_runs(df, run_a, run_b, "reading", "match", strict=True)
+
+
+def _naive_depth(text: str) -> int:
+    """Oracle: a character-by-character JSON depth scan."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+def test_depth_scanner_matches_a_naive_scan_across_chunk_boundaries() -> None:
+    import random
+
+    from evaladdon.adapters.inspect_guard import DepthScanner
+
+    rng = random.Random(7)
+    leaves = ['a"[[{\\', "\\\\", '\\"[', 1, None, "[[[", 'x\\\\"{', '\\\\\\\\\\"]]']
+
+    def doc(level: int) -> object:
+        if level > 6 or rng.random() < 0.3:
+            return rng.choice(leaves)
+        if rng.random() < 0.5:
+            return [doc(level + 1) for _ in range(rng.randint(0, 3))]
+        return {rng.choice(["k", "[", '\\"']): doc(level + 1) for _ in range(rng.randint(0, 3))}
+
+    for _ in range(300):
+        data = json.dumps(doc(0)).encode()
+        for size in (1, 2, 3, 7, 1000):
+            scanner = DepthScanner()
+            for i in range(0, len(data), size):
+                scanner.feed(data[i:i + size])
+            assert scanner.max_depth == _naive_depth(data.decode())
