@@ -307,9 +307,9 @@ def test_depth_scanner_matches_a_naive_scan_across_chunk_boundaries() -> None:
             return [doc(level + 1) for _ in range(rng.randint(0, 3))]
         return {rng.choice(["k", "[", '\\"']): doc(level + 1) for _ in range(rng.randint(0, 3))}
 
-    for _ in range(300):
+    for _ in range(150):
         data = json.dumps(doc(0)).encode()
-        for size in (1, 2, 3, 7, 1000):
+        for size in (1, 3, 1000):
             scanner = DepthScanner()
             for i in range(0, len(data), size):
                 scanner.feed(data[i:i + size])
