@@ -172,7 +172,7 @@ def _header_dict(h: Any, eval_id: Any) -> dict[str, Any]:
             "task": spec.task, "model": spec.model,
             "dataset": {"samples": spec.dataset.samples},
             "config": {"limit": list(limit) if isinstance(limit, tuple) else limit,
-                       "sample_id": config.sample_id, "epochs": config.epochs},
+                       "sample_id": config.sample_id, "epochs": config.epochs, "log_samples": config.log_samples},
         },
         "results": results,
     }
@@ -212,7 +212,8 @@ def _read_with_inspect(p: Path) -> LogData:
         else:
             fh.seek(0)
             log = _call(p, lambda: inspect_log.read_eval_log(fh))
-    return LogData(_header_dict(log, _raw_eval_id(p, False)), [_record(s) for s in log.samples or []], None, 0, "samples")
+    return LogData(_header_dict(log, _raw_eval_id(p, False)), [_record(s) for s in log.samples or []], None, 0, "samples",
+                   samples_logged=log.samples is not None)
 
 
 def _has_member(p: Path, name: str) -> bool:

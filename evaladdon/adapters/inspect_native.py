@@ -256,4 +256,5 @@ def read_json_stream(path: Path) -> LogData:
         if exc.where is None:
             raise InputError(exc.message, where) from None
         raise
-    return LogData(header=header, records=records, n_members=None, unlisted=0, summary_source="samples")
+    return LogData(header=header, records=records, n_members=None, unlisted=0, summary_source="samples",
+                   samples_logged=has_samples)

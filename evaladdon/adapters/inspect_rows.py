@@ -115,6 +115,7 @@ class LogData:
     n_members: int | None  # sample members in an .eval zip
     unlisted: int  # members no summary listed (read from the member itself)
     summary_source: str
+    samples_logged: bool = True  # False: a JSON log without a ``samples`` key (header only)
 
 
 def score_fields(value: Any, answer: Any, metadata: Any) -> Score:
@@ -360,21 +361,27 @@ def build_table(log: LogData, path: Path, cluster: str | None) -> pd.DataFrame:
     out = pd.DataFrame(cols, index=pd.RangeIndex(n))
     df = finalize(out)
     df.attrs["notes"] = _notes(path, log, header, len(records), n_dup)
-    declared, basis = _declared(header)
+    declared, basis = _declared(header) if _samples_logged(log) else (None, "")
     if declared is not None and declared > len(records):
         df.attrs["incomplete"] = {"declared": declared, "read": len(records), "missing": declared - len(records),
                                   "basis": basis}
     return df
 
 
+def _samples_logged(log: LogData) -> bool:
+    config = (log.header.get("eval") or {}).get("config") or {}
+    return log.samples_logged and config.get("log_samples") is not False
+
+
 def _notes(p: Path, log: LogData, header: dict[str, Any], n_samples: int, n_dup: int) -> list[str]:
     notes = []
     status = header.get("status")
-    declared, basis = _declared(header)
+    declared, basis = _declared(header) if _samples_logged(log) else (None, "")
     if status != "success":
         notes.append(f"{p}: log status is {status!r}" + (f" ({n_samples} sample(s) recorded)" if n_samples else ""))
     if n_samples == 0:
-        notes.append(f"{p}: the log holds no samples, so it adds no rows")
+        why = "" if _samples_logged(log) else " (it was written without them: log_samples off or header only)"
+        notes.append(f"{p}: the log holds no samples{why}, so it adds no rows")
     if declared is not None and declared > n_samples:
         notes.append(f"{p}: incomplete: the log declares {declared} sample(s) ({basis}) but holds {n_samples}; "
                      f"{declared - n_samples} missing sample(s) are not in the table")
