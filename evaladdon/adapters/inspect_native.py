@@ -153,8 +153,9 @@ def read_eval_zip(path: Path) -> LogData:
                 unlisted = [n for k, n in members.items() if k not in seen]
                 for name in sorted(unlisted):
                     sample = member(name)
-                    if isinstance(sample, dict):
-                        records.append(_record_at(sample, where))
+                    if not isinstance(sample, dict):
+                        raise InputError(f"cannot read as an Inspect log ({name} is not a sample object)", where)
+                    records.append(_record_at(sample, where))
             except (InputError, NotNative):
                 raise
             except UnsupportedMember as exc:
