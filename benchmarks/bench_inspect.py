@@ -2,9 +2,10 @@
 
 Generates (once, cached in ``--dir``) a real Inspect run, offline: ``mockllm/model`` with
 ``custom_outputs`` that answer from the prompt and set ``usage`` (the bare mock would
-download a tokenizer), N samples (default 20,000), one epoch, ~1.5 KB input from 500
-passages and ~0.5 KB output per sample, ``match()`` scorer; the same log converted to
-``.json``; and a 100-sample log for per-file overhead.  Then measures, side by side in one
+download a tokenizer), 100 samples, one epoch, ~1.5 KB input from 500 passages and
+~0.5 KB output per sample, ``match()`` scorer (also the small log for per-file overhead);
+then grows it to N samples (default 20,000) by copying its records under new ids into an
+``.eval`` (Inspect's layout, zstd) and a ``.json`` log (see :func:`grow`).  Then measures, side by side in one
 run, each in a fresh subprocess (wall time of the work inside it, imports included; peak
 RSS from ``resource.getrusage``):
 
@@ -42,20 +43,16 @@ def _passage(p: int) -> str:
     return " ".join(rng.choice(WORDS) for _ in range(230))  # ~1.5 KB
 
 
-def generate(n: int, dest: Path, run_n: int = 1000) -> Path:
-    """A real Inspect run (``min(n, run_n)`` samples through ``inspect_ai.eval``), grown to
-    ``n`` samples by copying its samples under new ids and writing the log with Inspect's
-    own writer (running all 20,000 through the harness takes ~20 CPU-minutes on 2 cores)."""
+def run_harness(n: int, dest: Path) -> Path:
+    """A real Inspect run of ``n`` samples, written by the harness itself (``.eval``, zstd)."""
     from inspect_ai import Task, eval
     from inspect_ai.dataset import Sample
-    from inspect_ai.log import write_eval_log
     from inspect_ai.model import ModelOutput, ModelUsage, get_model
     from inspect_ai.scorer import accuracy, match, stderr
 
     passages = [_passage(p) for p in range(N_PASSAGES)]
-    m = min(n, run_n)
     samples = [Sample(id=f"s{i:06d}", input=f"[{i}] {passages[i % N_PASSAGES]} What is the answer?",
-                      target=str(i % 7), metadata={"passage": f"p{i % N_PASSAGES:03d}"}) for i in range(m)]
+                      target=str(i % 7), metadata={"passage": f"p{i % N_PASSAGES:03d}"}) for i in range(n)]
     tail = " ".join(WORDS) * 3  # ~0.5 KB of output
 
     def answer(messages, tools, tool_choice, config):  # type: ignore[no-untyped-def]
@@ -68,35 +65,51 @@ def generate(n: int, dest: Path, run_n: int = 1000) -> Path:
     task = Task(dataset=samples, scorer=match(location="end"), metrics=[accuracy(), stderr()], name="bench")
     with tempfile.TemporaryDirectory() as tmp:
         (log,) = eval(task, model=get_model("mockllm/model", custom_outputs=answer), log_dir=tmp, display="none",
-                      max_samples=256, log_samples=True)
+                      max_samples=64)
         if log.status != "success":
             raise RuntimeError(f"benchmark run ended with status {log.status}")
-        if n == m:
-            shutil.copyfile(log.location, dest)
-            return dest
-        from inspect_ai.log import read_eval_log
-
-        full = read_eval_log(log.location)
-    base = full.samples or []
-    grown = []
-    for i in range(n):
-        s = base[i % m].model_copy()
-        s.id = f"s{i:06d}"
-        s.metadata = {"passage": f"p{i % N_PASSAGES:03d}"}
-        grown.append(s)
-    full.samples = grown
-    full.eval.dataset.samples = n
-    if full.results is not None:
-        full.results.total_samples = full.results.completed_samples = n
-    write_eval_log(full, str(dest))
+        shutil.copyfile(log.location, dest)
     return dest
 
 
-def to_json(src: Path, dest: Path) -> Path:
-    from inspect_ai.log import read_eval_log, write_eval_log
+def grow(base: Path, n: int, dest_eval: Path, dest_json: Path) -> None:
+    """``n`` samples from a real harness run of fewer: its sample records copied under new ids
+    (``s000000``...), unchanged otherwise, into an ``.eval`` with Inspect's layout and
+    compression (zstd) and into a ``.json`` log with Inspect's key order.  (Running 20,000
+    samples through the harness and its writer takes CPU-hours on 2 shared cores.)"""
+    import zipfile
 
-    write_eval_log(read_eval_log(str(src)), str(dest), format="json")
-    return dest
+    import orjson
+    import zipfile_zstd  # noqa: F401  - Inspect's dependency: zstd members for the stdlib zipfile
+
+    sys.path.insert(0, str(REPO))
+    from evaladdon.adapters.inspect_guard import read_member
+
+    with zipfile.ZipFile(base) as zin:
+        members = {i.filename: orjson.loads(read_member(zin, i, str(base))) for i in zin.infolist()
+                   if i.filename.endswith(".json")}
+    header, summaries = members["header.json"], members["summaries.json"]
+    samples = [members[f"samples/{s['id']}_epoch_{s['epoch']}.json"] for s in summaries]
+    m = len(samples)
+    header["eval"]["dataset"]["samples"] = n
+    header["results"]["total_samples"] = header["results"]["completed_samples"] = n
+
+    def renamed(record: dict, i: int) -> dict:  # type: ignore[type-arg]
+        return {**record, "id": f"s{i:06d}", "metadata": {"passage": f"p{i % N_PASSAGES:03d}"}}
+
+    with zipfile.ZipFile(dest_eval, "w", compression=93) as zout:
+        zout.writestr("_journal/start.json", orjson.dumps(members["_journal/start.json"]))
+        for i in range(n):
+            zout.writestr(f"samples/s{i:06d}_epoch_1.json", orjson.dumps(renamed(samples[i % m], i)))
+        zout.writestr("summaries.json", orjson.dumps([renamed(summaries[i % m], i) for i in range(n)]))
+        if "reductions.json" in members:
+            zout.writestr("reductions.json", orjson.dumps(members["reductions.json"]))
+        zout.writestr("header.json", orjson.dumps(header))
+    with dest_json.open("wb") as out:
+        out.write(orjson.dumps(header)[:-1] + b',"samples":[')
+        for i in range(n):
+            out.write((b"," if i else b"") + orjson.dumps(renamed(samples[i % m], i)))
+        out.write(b"]}")
 
 
 # Each measurement is a small program run in its own interpreter; PATHS is a JSON list.
@@ -192,12 +205,10 @@ def main() -> None:
     args.dir.mkdir(parents=True, exist_ok=True)
     big_eval, big_json = args.dir / f"bench_{args.n}.eval", args.dir / f"bench_{args.n}.json"
     small = args.dir / "small_100.eval"
-    if not big_eval.exists():
-        generate(args.n, big_eval)
-    if not big_json.exists():
-        to_json(big_eval, big_json)
     if not small.exists():
-        generate(100, small)
+        run_harness(100, small)
+    if not big_eval.exists() or not big_json.exists():
+        grow(small, args.n, big_eval, big_json)
     print(f"logs: {big_eval.name} {big_eval.stat().st_size / 2**20:.1f} MiB, {big_json.name} "
           f"{big_json.stat().st_size / 2**20:.1f} MiB; python {sys.version.split()[0]}, {os.cpu_count()} cores")
     r = args.repeat
