@@ -314,3 +314,16 @@ def test_depth_scanner_matches_a_naive_scan_across_chunk_boundaries() -> None:
             for i in range(0, len(data), size):
                 scanner.feed(data[i:i + size])
             assert scanner.max_depth == _naive_depth(data.decode())
+
+
+def test_eval_and_json_of_the_same_run_give_the_same_table(tmp_path: Path) -> None:
+    """Texts are taken in Inspect's summary form whichever container holds the run, so the
+    .eval (summaries) and the .json (full samples) agree, item_hash and label included."""
+    pytest.importorskip("inspect_ai")
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    path = tmp_path / "baseline.json"
+    write_eval_log(read_eval_log(str(SAMPLE / "judge.eval")), str(path))
+    a = read_inspect_log(SAMPLE / "judge.eval", cluster="passage.id")
+    b = _both(path, cluster="passage.id")
+    pd.testing.assert_frame_equal(a.drop(columns="source"), b.drop(columns="source"))
