@@ -7,7 +7,7 @@ download a tokenizer), 100 samples, one epoch, ~1.5 KB input from 500 passages a
 then grows it to N samples (default 20,000) by copying its records under new ids into an
 ``.eval`` (Inspect's layout, zstd) and a ``.json`` log (see :func:`grow`).  Then measures, side by side in one
 run, each in a fresh subprocess (wall time of the work inside it, imports included; peak
-RSS from ``resource.getrusage``):
+RSS from ``VmHWM`` in ``/proc/self/status``, else ``resource.getrusage``):
 
 - ``.eval``: evaladdon native reader, Inspect ``read_eval_log`` (full), Inspect header +
   ``read_eval_log_sample_summaries``, ``inspect_ai.analysis.samples_df``, and the raw floor
@@ -121,7 +121,10 @@ t0 = time.perf_counter()
 """
 EPILOGUE = """
 seconds = time.perf_counter() - t0
-print(json.dumps({"seconds": seconds, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+# VmHWM: the peak RSS of this process image (ru_maxrss would carry over the parent's peak through fork)
+hwm = [int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:")]
+rss = hwm[0] if hwm else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"seconds": seconds, "rss_mb": rss / 1024}))
 """
 WORK = {
     "evaladdon native": """

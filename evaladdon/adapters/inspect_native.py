@@ -147,10 +147,12 @@ def read_eval_zip(path: Path) -> LogData:
                 if not isinstance(summaries, list) or not all(isinstance(s, dict) for s in summaries):
                     raise InputError(f"cannot read as an Inspect log ({source} is not a list of samples)", where)
                 records = [_record_at(s, where) for s in summaries]
-                members = {k: n for n in infos if n.startswith("samples/") and n.endswith(".json")
-                           if (k := _member_key(n)) is not None}
-                seen = {(str(r.id), r.epoch) for r in records}
+                names = {n for n in infos if n.startswith("samples/") and n.endswith(".json")}
+                listed = {f"samples/{r.id}_epoch_{r.epoch}.json" for r in records}
+                seen = {(str(r.id), r.epoch) for r in records} if names - listed else set()
+                members = {k: n for n in names - listed if (k := _member_key(n)) is not None}
                 unlisted = [n for k, n in members.items() if k not in seen]
+                n_members = len(names)
                 for name in sorted(unlisted):
                     sample = member(name)
                     if not isinstance(sample, dict):
@@ -165,7 +167,7 @@ def read_eval_zip(path: Path) -> LogData:
                 raise InputError(f"cannot read as an Inspect log ({type(exc).__name__}: {text})", where) from None
     except NotNative:
         raise
-    return LogData(header=header, records=records, n_members=len(members), unlisted=len(unlisted),
+    return LogData(header=header, records=records, n_members=n_members, unlisted=len(unlisted),
                    summary_source=source)
 
 
