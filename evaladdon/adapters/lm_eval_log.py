@@ -472,11 +472,15 @@ def _extract(records: Any, *, filters: list[str], cluster: str | None, delim: st
 def _multiple_choice(r: dict[str, Any], fr: list[Any], delim: str) -> tuple[Any, ...] | None:
     """(pred, pred_norm, conf, conf_norm, label) of a multiple-choice sample, or None."""
     lls: list[float] = []
-    for x in fr:
-        if isinstance(x, list) and len(x) == 2 and isinstance(x[1], bool) and isinstance(x[0], (int, float)) \
-                and not isinstance(x[0], bool):
-            lls.append(float(x[0]))
-        else:
+    for x in fr:  # [loglikelihood, is_greedy]; newer logs write both as strings ("-10.0", "False")
+        if not (isinstance(x, list) and len(x) == 2 and (isinstance(x[1], bool) or x[1] in ("True", "False"))):
+            return None
+        v = x[0]
+        if isinstance(v, bool) or not isinstance(v, (int, float, str)):
+            return None
+        try:
+            lls.append(float(v))
+        except ValueError:
             return None
     n = len(lls)
     ll = np.asarray(lls)
