@@ -95,10 +95,15 @@ def _loads_line(line: bytes, lineno: int, where: str) -> Any:
 def iter_json_lines(path: Path) -> Iterator[tuple[int, Any]]:
     """(line number, parsed object) of each non-blank line, streamed: memory holds one line."""
     where = str(path)
+    fast, fast_error = _fast_loads, _FastError
     with path.open("rb") as fh:
         for lineno, line in enumerate(fh, start=1):
-            if line.strip():
-                yield lineno, _loads_line(line, lineno, where)
+            try:
+                yield lineno, fast(line)
+            except fast_error:
+                if line.isspace():
+                    continue
+                yield lineno, slow_loads(line, where, f"line {lineno}: ")
 
 
 def starts_with_array(path: Path) -> bool:

@@ -319,9 +319,9 @@ def pair_results(samples_path: Path) -> tuple[Path | None, str | None]:
 # ---------------------------------------------------------------- samples: one light pass
 
 
-def _dotted(obj: Any, path: str) -> Any:
+def _dotted(obj: Any, parts: list[str]) -> Any:
     cur = obj
-    for part in path.split("."):
+    for part in parts:
         if isinstance(cur, dict) and part in cur:
             cur = cur[part]
         else:
@@ -329,19 +329,29 @@ def _dotted(obj: Any, path: str) -> Any:
     return cur
 
 
-def _choice_texts(args: Any, n: int, delim: str) -> list[str] | None:
-    """The choices' texts from a sample's ``arguments`` (one request per choice), or None."""
-    conts: list[Any] | None = None
-    if isinstance(args, dict) and len(args) == n:
+def _choice_lengths(args: Any, n: int, delim: str) -> tuple[list[int], list[str]] | None:
+    """Lengths and texts of the choices from a sample's ``arguments`` (one request per
+    choice; the continuation is ``delimiter + choice``), or None when not logged."""
+    if type(args) is dict:
+        if len(args) != n:
+            return None
         try:
-            conts = [args[f"gen_args_{k}"]["arg_1"] for k in range(n)]
+            conts = [a["arg_1"] for a in args.values()]  # gen_args_0..n-1, in the order written
         except (KeyError, TypeError):
             return None
-    elif isinstance(args, list) and len(args) == n and all(isinstance(a, list) and len(a) >= 2 for a in args):
-        conts = [a[1] for a in args]
-    if conts is None or not all(isinstance(c, str) for c in conts):
+    elif type(args) is list and len(args) == n:
+        try:
+            conts = [a[1] for a in args if type(a) is list]
+        except IndexError:
+            return None
+    else:
         return None
-    return [c[len(delim):] if delim and c.startswith(delim) else c for c in conts]
+    if len(conts) != n or not all(type(c) is str for c in conts):
+        return None
+    if delim:
+        k = len(delim)
+        conts = [c[k:] if c.startswith(delim) else c for c in conts]
+    return [len(c) for c in conts], conts
 
 
 def _gold_index(target: Any, choices: list[str] | None, n: int) -> int | None:
@@ -372,81 +382,88 @@ class _Columns:
 
 
 def _extract(records: Any, *, filters: list[str], cluster: str | None, delim: str, source: str,
-             metric_names: list[str] | None = None) -> tuple[pd.DataFrame, dict[str, Any]]:
+             metric_names: list[str] | None = None, place_word: str = "line") -> tuple[pd.DataFrame, dict[str, Any]]:
     """The one pass over sample records (dicts) -> canonical rows without run/task/model.
 
-    ``records`` yields ``(place, record)``; memory holds the column lists, not the records.
+    ``records`` yields ``(number, record)`` (line or sample number); memory holds the row
+    tuples, not the records.
     """
     cols = _Columns()
     doc_ids: list[str] = []
     hashes: list[Any] = []
     clusters: list[Any] = []
-    mc_pred: list[Any] = []  # per record: (pred, pred_norm, conf, conf_norm, label) or None
+    mc_rec: list[int] = []  # records with multiple-choice inputs, and those inputs
+    mc_in: list[tuple[list[float], list[int] | None, int | None]] = []
     seen: dict[Any, int] = {}
     info: dict[str, Any] = {"extra_filters": False, "has_repeats": False, "mc": 0, "mc_no_label": 0,
                             "int_ids": True, "metric_keys": set()}
-    dumps = orjson.dumps if orjson is not None else None
+    cluster_parts = cluster.split(".") if cluster is not None else []
+    rows: list[tuple[int, str, int, Any]] = []  # (record, metric, epoch, value as logged)
+    append = rows.append
     for place, r in records:
-        if not isinstance(r, dict):
-            raise InputError(f"{place} is not an object", source)
+        if type(r) is not dict:
+            raise InputError(f"{place_word} {place} is not an object", source)
         if "doc_id" not in r:
-            raise InputError(f"{place} has no doc_id", source)
+            raise InputError(f"{place_word} {place} has no doc_id", source)
         i = len(doc_ids)
         doc_id = r["doc_id"]
-        if not isinstance(doc_id, int) or isinstance(doc_id, bool):
-            info["int_ids"] = False
-        doc_ids.append(str(doc_id))
+        doc_ids.append(doc_id)
         hashes.append(r.get("doc_hash"))
         filt = r.get("filter")
         if filt is None:
-            k = seen.get(doc_id, 0) if isinstance(doc_id, (str, int, float)) else 0
-            seen[doc_id] = k + 1
+            key = doc_id if isinstance(doc_id, (str, int, float)) else repr(doc_id)
+            k = seen.get(key, 0)
+            seen[key] = k + 1
             if k < len(filters):
                 filt = filters[k]
             elif k == 0:
                 filt = "none"
             else:
                 filt, info["extra_filters"] = f"filter{k}", True
-        filt = str(filt)
+        elif type(filt) is not str:
+            filt = str(filt)
         if cluster is not None:
-            cv = _dotted(r.get("doc"), cluster)
+            cv = _dotted(r.get("doc"), cluster_parts)
             if cv is None or isinstance(cv, (dict, list)):
                 raise InputError(f"doc {doc_id!r} has no scalar doc field {cluster!r} to cluster on", source)
-            clusters.append(str(cv))
+            clusters.append(cv)
         names = r.get("metrics")
-        if not isinstance(names, list):
+        if type(names) is not list:
             names = metric_names or [k for k in r if k not in NOT_METRICS and not _WRITE_OUT.match(k)]
         spr = r.get("scores_per_repeat")
-        spr = spr if isinstance(spr, dict) else None
-        mc = None
         fr = r.get("filtered_resps")
-        if isinstance(fr, list) and len(fr) >= 2 and any(n in MC_METRICS for n in names):
-            mc = _multiple_choice(r, fr, delim)
-            if mc is not None:
-                info["mc"] += 1
-                info["mc_no_label"] += mc[4] is None
-        mc_pred.append(mc)
+        if type(fr) is list and len(fr) >= 2 and ("acc" in names or "acc_norm" in names):
+            inputs = _mc_inputs(r, fr, delim, "acc_norm" in names)
+            if inputs is not None:
+                mc_rec.append(i)
+                mc_in.append(inputs)
         for name in names:
-            name = str(name)
-            metric = f"{name},{filt}" if filt else name
-            info["metric_keys"].add(metric)
-            values = spr.get(name) if spr is not None else None
-            series = values if isinstance(values, list) else [r.get(name)]
-            if values is not None:
+            metric = f"{name},{filt}" if filt else str(name)
+            values = spr.get(name) if type(spr) is dict else None
+            if type(values) is list:
                 info["has_repeats"] = True
-            for e, v in enumerate(series, start=1):
-                cols.rec.append(i)
-                cols.metric.append(metric)
-                cols.epoch.append(e)
-                if isinstance(v, (list, dict)):
-                    cols.corpus.append(True)
-                    try:
-                        cols.raw.append(dumps(v).decode() if dumps else str(v))
-                    except (TypeError, ValueError):  # orjson: nested deeper than 255, odd keys
-                        cols.raw.append("<unserialisable>")
-                else:
-                    cols.corpus.append(False)
-                    cols.raw.append(v)
+                for e, v in enumerate(values, start=1):
+                    append((i, metric, e, v))
+            else:
+                append((i, metric, 1, r.get(name)))
+    n_rows = len(rows)
+    if n_rows:
+        rec_t, metric_t, epoch_t, raw_t = zip(*rows)
+    else:
+        rec_t = metric_t = epoch_t = raw_t = ()
+    del rows
+    cols.rec, cols.metric, cols.epoch, cols.raw = rec_t, metric_t, epoch_t, list(raw_t)
+    cols.corpus = [type(v) is list or type(v) is dict for v in cols.raw]
+    if any(cols.corpus):
+        dumps = orjson.dumps if orjson is not None else None
+        for j in np.flatnonzero(cols.corpus):  # corpus inputs only: kept as JSON text
+            try:
+                cols.raw[j] = dumps(cols.raw[j]).decode() if dumps else str(cols.raw[j])
+            except (TypeError, ValueError):  # orjson: nested deeper than 255, odd keys
+                cols.raw[j] = "<unserialisable>"
+    info["int_ids"] = pd.api.types.infer_dtype(doc_ids, skipna=False) == "integer" if doc_ids else True
+    doc_ids = pd.Series(doc_ids, dtype=object).astype(str).tolist()
+    info["metric_keys"] = set(pd.unique(np.asarray(cols.metric, dtype=object))) if n_rows else set()
     rec = np.asarray(cols.rec, dtype=np.int64)
     corpus = np.asarray(cols.corpus, dtype=bool)
     raw_series = pd.Series(cols.raw, dtype=object)
@@ -461,79 +478,101 @@ def _extract(records: Any, *, filters: list[str], cluster: str | None, delim: st
         "raw": raws.to_numpy(),
         "error": errors.to_numpy(),
         "item_hash": np.asarray(hashes, dtype=object)[rec] if len(rec) else np.array([], dtype=object),
-        "cluster": np.asarray(clusters, dtype=object)[rec] if cluster is not None and len(rec) else None,
+        "cluster": pd.Series(clusters, dtype=object).astype(str).to_numpy()[rec]
+        if cluster is not None and len(rec) else None,
     })
-    if info["mc"]:
-        _fill_multiple_choice(out, rec, mc_pred)
+    if mc_rec:
+        info["mc"], info["mc_no_label"] = _fill_multiple_choice(out, rec, len(doc_ids), mc_rec, mc_in)
     info["doc_ids"] = doc_ids
     return out, info
 
 
-def _multiple_choice(r: dict[str, Any], fr: list[Any], delim: str) -> tuple[Any, ...] | None:
-    """(pred, pred_norm, conf, conf_norm, label) of a multiple-choice sample, or None."""
-    lls: list[float] = []
-    for x in fr:  # [loglikelihood, is_greedy]; newer logs write both as strings ("-10.0", "False")
-        if not (isinstance(x, list) and len(x) == 2 and (isinstance(x[1], bool) or x[1] in ("True", "False"))):
-            return None
-        v = x[0]
-        if isinstance(v, bool) or not isinstance(v, (int, float, str)):
-            return None
-        try:
-            lls.append(float(v))
-        except ValueError:
-            return None
-    n = len(lls)
-    ll = np.asarray(lls)
-    if not np.all(np.isfinite(ll)):
+def _mc_inputs(r: dict[str, Any], fr: list[Any], delim: str,
+               need_lengths: bool) -> tuple[list[float], list[int] | None, int | None] | None:
+    """(log-likelihoods, choice lengths or None, gold index or None) of a multiple-choice sample.
+
+    Only plain Python here (it runs once per record); the arithmetic is vectorised later.
+    Each ``filtered_resps`` entry is ``[loglikelihood, is_greedy]``; newer logs write both as
+    strings (``["-10.0", "False"]``).
+    """
+    first = fr[0]
+    if type(first) is not list or len(first) != 2 or type(first[0]) is bool:
         return None
-    choices = _choice_texts(r.get("arguments"), n, delim)
-    pred = int(np.argmax(ll))
-    p = np.exp(ll - ll.max())
-    conf = float(p[pred] / p.sum())
-    pred_norm = conf_norm = None
-    if choices is not None:
-        lengths = np.array([float(len(c)) for c in choices])
-        if np.all(lengths > 0):
-            norm = ll / lengths
-            pred_norm = int(np.argmax(norm))
-            q = np.exp(norm - norm.max())
-            conf_norm = float(q[pred_norm] / q.sum())
+    try:
+        lls = [float(x[0]) for x in fr]  # a non-list entry or a non-number raises
+    except (TypeError, ValueError, IndexError, KeyError):
+        return None
+    n = len(lls)
     target = r.get("target")
-    label = None if isinstance(target, list) else _gold_index(target, choices, n)
-    return pred, pred_norm, conf, conf_norm, label
+    # choice texts only where needed: lengths for acc_norm, texts for a gold given as text
+    text_gold = type(target) is str and not target.strip().isdigit()
+    found = _choice_lengths(r.get("arguments"), n, delim) if (need_lengths or text_gold) else None
+    label = None if type(target) is list else _gold_index(target, found[1] if found else None, n)
+    return lls, (found[0] if found and need_lengths else None), label
 
 
-def _fill_multiple_choice(out: pd.DataFrame, rec: np.ndarray, mc_pred: list[Any]) -> None:
-    """prediction/label/confidence on the acc and acc_norm rows (vectorised over rows)."""
-    table = np.array([m if m is not None else (None,) * 5 for m in mc_pred], dtype=object).reshape(-1, 5)
-    per_row = table[rec]
-    name = out["metric"].str.split(",", n=1).str[0].to_numpy()
-    is_acc, is_norm = name == "acc", name == "acc_norm"
-    pred = np.where(is_acc, per_row[:, 0], np.where(is_norm, per_row[:, 1], None))
-    conf = np.where(is_acc, per_row[:, 2], np.where(is_norm, per_row[:, 3], None))
-    has = pd.notna(pred)
-    label = np.where(has, per_row[:, 4], None)
-    out["prediction"] = _as_str_or_none(pred)
-    out["label"] = _as_str_or_none(label)
-    out["confidence"] = pd.to_numeric(pd.Series(conf, dtype=object), errors="coerce").to_numpy(dtype=float)
+def _softmax_pick(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Row-wise argmax and its softmax probability (rows of a 2-D array; NaN-free rows)."""
+    pred = np.argmax(z, axis=1)
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    return pred, e[np.arange(len(z)), pred] / e.sum(axis=1)
 
 
-def _as_str_or_none(values: np.ndarray) -> np.ndarray:
-    s = pd.Series(values, dtype=object)
-    has = s.notna().to_numpy()
-    out = np.full(len(s), None, dtype=object)
-    out[has] = s[has].astype(np.int64).astype(str).to_numpy()
+def _fill_multiple_choice(out: pd.DataFrame, rec: np.ndarray, n_records: int, mc_rec: list[int],
+                          mc_in: list[tuple[list[float], list[int] | None, int | None]]) -> tuple[int, int]:
+    """prediction/label/confidence on the acc and acc_norm rows, vectorised per choice count.
+
+    Returns (multiple-choice docs, those without a gold index)."""
+    pred = np.full(n_records, -1, dtype=np.int64)
+    pred_n = np.full(n_records, -1, dtype=np.int64)
+    conf = np.full(n_records, np.nan)
+    conf_n = np.full(n_records, np.nan)
+    label = np.full(n_records, -1, dtype=np.int64)
+    idx = np.asarray(mc_rec, dtype=np.int64)
+    label[idx] = [-1 if g is None else g for _, _, g in mc_in]
+    width = np.fromiter((len(x[0]) for x in mc_in), dtype=np.int64, count=len(mc_in))
+    for k in np.unique(width):  # one block per number of choices
+        sel = np.flatnonzero(width == k)
+        ll = np.array([mc_in[j][0] for j in sel], dtype=float)
+        ok = np.isfinite(ll).all(axis=1)
+        sel, ll = sel[ok], ll[ok]
+        if not len(sel):
+            continue
+        p, c = _softmax_pick(ll)
+        pred[idx[sel]], conf[idx[sel]] = p, c
+        has_len = np.array([mc_in[j][1] is not None for j in sel], dtype=bool)
+        if has_len.any():
+            lengths = np.array([mc_in[j][1] for j in sel[has_len]], dtype=float)
+            good = (lengths > 0).all(axis=1)
+            rows = sel[has_len][good]
+            pn, cn = _softmax_pick(ll[has_len][good] / lengths[good])
+            pred_n[idx[rows]], conf_n[idx[rows]] = pn, cn
+    uniq, inv = np.unique(out["metric"].to_numpy(dtype=str), return_inverse=True)  # a few metric names
+    base = np.array([u.split(",", 1)[0] for u in uniq], dtype=object)[inv.reshape(-1)]
+    is_acc, is_norm = base == "acc", base == "acc_norm"
+    p_row = np.where(is_acc, pred[rec], np.where(is_norm, pred_n[rec], -1))
+    c_row = np.where(is_acc, conf[rec], np.where(is_norm, conf_n[rec], np.nan))
+    l_row = np.where(p_row >= 0, label[rec], -1)
+    out["prediction"] = _as_str_or_none(p_row)
+    out["label"] = _as_str_or_none(l_row)
+    out["confidence"] = c_row
+    return len(mc_in), int((label[idx] < 0).sum())
+
+
+def _as_str_or_none(codes: np.ndarray) -> np.ndarray:
+    """Non-negative integer codes as strings, -1 as None."""
+    out = np.full(len(codes), None, dtype=object)
+    has = codes >= 0
+    out[has] = codes[has].astype(str).astype(object)
     return out
 
 
-def _records_of(path: Path) -> Any:
-    """(place, record) of a samples file: JSON lines streamed, or a legacy JSON array."""
+def _records_of(path: Path) -> tuple[Any, str]:
+    """(number, record) pairs of a samples file -- JSON lines streamed, or a legacy JSON
+    array -- and what the number counts (``line`` or ``sample``)."""
     if starts_with_array(path):
-        for i, rec in enumerate(read_json_array(path), start=1):
-            yield f"sample {i}", rec
-    else:
-        for lineno, rec in iter_json_lines(path):
-            yield f"line {lineno}", rec
+        return enumerate(read_json_array(path), start=1), "sample"
+    return iter_json_lines(path), "line"
 
 
 def rows_from_records(
@@ -550,10 +589,13 @@ def rows_from_records(
     results: dict[str, Any] | None = None,
 ) -> tuple[pd.DataFrame, list[str]]:
     """Canonical rows for one task's sample records (a list of dicts or ``(place, dict)`` pairs)."""
+    place_word = "line"
     if isinstance(records, list):
-        records = ((f"sample {i}", r) for i, r in enumerate(records, start=1))
+        records, place_word = enumerate(records, start=1), "sample"
+    elif isinstance(records, tuple):
+        records, place_word = records
     df, info = _extract(records, filters=filters, cluster=cluster, delim=delim, source=source,
-                        metric_names=metric_names)
+                        metric_names=metric_names, place_word=place_word)
     notes: list[str] = []
     if info["extra_filters"]:
         notes.append(f"{source}: docs repeat more often than the results list filters; extra copies named filterN")
