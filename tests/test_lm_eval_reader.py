@@ -231,3 +231,36 @@ def test_every_real_lm_eval_output_reads_or_refuses(real_logs: Path) -> None:
         df = reader(f, None)
         if what == "lm-eval results":
             assert df.empty and df.attrs["reported"]
+
+
+def test_reported_summaries_of_results_only_runs(real_logs: Path) -> None:
+    from scipy.stats import norm
+
+    from evaladdon.adapters import read_runs
+    from evaladdon.reported import MARK, reported_summaries
+
+    loaded = read_runs([real_logs / "pythia_evals_v0_v1", real_logs / "lmeh_results_only_04x"])
+    assert loaded.table.empty and len(loaded.reported) > 1000
+    rows = reported_summaries(loaded.reported, level=0.9)
+    assert len(rows) == len(loaded.reported)
+    z = norm.ppf(0.95)
+    with_se = [r for r in rows if r.stderr is not None]
+    assert with_se and all(r.ci_low == pytest.approx(r.value - z * r.stderr) and
+                           r.ci_high == pytest.approx(r.value + z * r.stderr) for r in with_se)
+    na = [r for r in rows if r.stderr is None]
+    assert na and all(r.ci_low is None and "no usable stderr" in r.notes[0] for r in na)  # "N/A" perplexities
+    rec = with_se[0].flat()
+    assert rec["method"] == MARK and rec["harness_reported"] and not rec["clustered"] and not rec["paired"]
+    one = reported_summaries(loaded.reported, metric="acc")
+    assert one and {r.metric for r in one} == {"acc"}
+
+
+def test_reported_rows_give_way_to_per_item_rows(real_logs: Path) -> None:
+    from evaladdon.reported import reported_summaries
+
+    folder = real_logs / NEGO
+    results = read_results_file(folder / f"results_{TS}.json")
+    samples = read_samples(folder / f"samples_negotiationtom_belief_{TS}.jsonl")
+    left = reported_summaries(results.attrs["reported"], table=samples)
+    assert {(r.task, r.metric) for r in left} & {("negotiationtom_belief", "acc,none")} == set()
+    assert len(left) == len(results.attrs["reported"]) - 1

@@ -37,6 +37,8 @@ class Loaded:
 
     table: pd.DataFrame
     notes: list[str] = field(default_factory=list)
+    reported: list[dict] = field(default_factory=list)
+    """Harness-reported values of results-only lm-eval files (see ``evaladdon.reported``)."""
 
 
 def _head(path: Path) -> bytes:
@@ -131,6 +133,7 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
     """
     files, notes = expand_paths(paths)
     tables = []
+    reported: list[dict] = []
     for f, reader, explicit in _progress(files, progress):
         try:
             t = reader(f, cluster)
@@ -140,6 +143,7 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
             notes.append(f"skipped {exc}")
             continue
         notes.extend(t.attrs.get("notes", []))
+        reported.extend(t.attrs.get("reported", []))
         tables.append(t)
     # one run may span files (lm-eval writes one samples file per task); only when two files
     # give the same run the same (task, metric) are they different runs under one id
@@ -154,10 +158,10 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
             hit = t["run"].isin(clashing)
             t.loc[hit, "run"] = t.loc[hit, "source"].map(lambda s: Path(s).name) + "/" + t.loc[hit, "run"]
     table = validate(concat(tables))
-    if table.empty:
+    if table.empty and not reported:
         why = f"{len(notes)} note(s), first: {notes[0]}" if notes else "the inputs hold no samples"
         raise InputError(f"no per-item rows to analyse ({why})")
-    return Loaded(table, notes)
+    return Loaded(table, notes, reported)
 
 
 def load(paths: Iterable[str | Path], cluster: str | None = None) -> pd.DataFrame:
