@@ -33,7 +33,7 @@ def build(n: int, folder: Path, ts: str, seed: int, task: str = "bench") -> Path
     rng = random.Random(seed)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"samples_{task}_{ts}.jsonl"
-    passage = "lorem ipsum dolor sit amet " * 40
+    passage = "lorem ipsum dolor sit amet " * 8  # ~1.6 KB per doc line, like a short MC task
     with path.open("w") as fh:
         for i in range(n):
             doc = {"id": i, "passage_id": f"p{i // 5}", "passage": passage, "question": f"q{i}?",
