@@ -264,3 +264,20 @@ def test_reported_rows_give_way_to_per_item_rows(real_logs: Path) -> None:
     left = reported_summaries(results.attrs["reported"], table=samples)
     assert {(r.task, r.metric) for r in left} & {("negotiationtom_belief", "acc,none")} == set()
     assert len(left) == len(results.attrs["reported"]) - 1
+
+
+def test_lm_eval_stderr_never_overwrites_its_inputs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from conftest import REPO
+
+    for f in (REPO / "sample_logs" / "lm_eval" / "dummy-seed1").iterdir():
+        shutil.copy(f, tmp_path / f.name)
+    results = next(tmp_path.glob("results_*.json"))
+    samples = next(tmp_path.glob("samples_evaladdon_clustered_*.jsonl"))
+    before = samples.read_bytes()
+    (tmp_path / "hard.json").hardlink_to(results)
+    for dest in (samples, tmp_path / "hard.json"):
+        code, _, err = _cli(["lm-eval-stderr", str(results), "-o", str(dest)], capsys)
+        assert code == 2 and "refusing to overwrite an input" in err
+    assert samples.read_bytes() == before
+    code, _, err = _cli(["lm-eval-stderr", str(results)], capsys)
+    assert code == 0 and results.with_name(results.stem + ".evaladdon.json").exists()
