@@ -55,6 +55,7 @@ The reader never executes code found in a log (configs carry source code as stri
 from __future__ import annotations
 
 import ast
+import gc
 import math
 import re
 from functools import lru_cache
@@ -356,6 +357,8 @@ def _choice_lengths(args: Any, n: int, delim: str) -> tuple[list[int], list[str]
 
 def _gold_index(target: Any, choices: list[str] | None, n: int) -> int | None:
     """lm-eval's gold: an int index, or a string's position among the choices; None if unclear."""
+    if type(target) is int:  # the common case first
+        return target if 0 <= target < n else None
     if isinstance(target, bool):
         return None
     by_index = target if isinstance(target, int) else (
@@ -398,6 +401,8 @@ def _extract(records: Any, *, filters: list[str], cluster: str | None, delim: st
     info: dict[str, Any] = {"extra_filters": False, "has_repeats": False, "mc": 0, "mc_no_label": 0,
                             "int_ids": True, "metric_keys": set()}
     cluster_parts = cluster.split(".") if cluster is not None else []
+    one_part = len(cluster_parts) == 1
+    metric_key: dict[tuple[Any, str], str] = {}  # (name, filter) -> "name,filter", built once
     rows: list[tuple[int, str, int, Any]] = []  # (record, metric, epoch, value as logged)
     append = rows.append
     for place, r in records:
@@ -423,7 +428,8 @@ def _extract(records: Any, *, filters: list[str], cluster: str | None, delim: st
         elif type(filt) is not str:
             filt = str(filt)
         if cluster is not None:
-            cv = _dotted(r.get("doc"), cluster_parts)
+            doc = r.get("doc")
+            cv = (doc.get(cluster) if type(doc) is dict else None) if one_part else _dotted(doc, cluster_parts)
             if cv is None or isinstance(cv, (dict, list)):
                 raise InputError(f"doc {doc_id!r} has no scalar doc field {cluster!r} to cluster on", source)
             clusters.append(cv)
@@ -438,7 +444,9 @@ def _extract(records: Any, *, filters: list[str], cluster: str | None, delim: st
                 mc_rec.append(i)
                 mc_in.append(inputs)
         for name in names:
-            metric = f"{name},{filt}" if filt else str(name)
+            metric = metric_key.get((name, filt)) if type(name) is str else None
+            if metric is None:
+                metric = metric_key[(str(name), filt)] = f"{name},{filt}" if filt else str(name)
             values = spr.get(name) if type(spr) is dict else None
             if type(values) is list:
                 info["has_repeats"] = True
@@ -488,8 +496,9 @@ def _extract(records: Any, *, filters: list[str], cluster: str | None, delim: st
 
 
 def _mc_inputs(r: dict[str, Any], fr: list[Any], delim: str,
-               need_lengths: bool) -> tuple[list[float], list[int] | None, int | None] | None:
-    """(log-likelihoods, choice lengths or None, gold index or None) of a multiple-choice sample.
+               need_lengths: bool) -> tuple[list[Any], list[int] | None, int | None] | None:
+    """(``[loglikelihood, is_greedy]`` pairs, choice lengths or None, gold index or None) of a
+    multiple-choice sample.
 
     Only plain Python here (it runs once per record); the arithmetic is vectorised later.
     Each ``filtered_resps`` entry is ``[loglikelihood, is_greedy]``; newer logs write both as
@@ -498,17 +507,33 @@ def _mc_inputs(r: dict[str, Any], fr: list[Any], delim: str,
     first = fr[0]
     if type(first) is not list or len(first) != 2 or type(first[0]) is bool:
         return None
-    try:
-        lls = [float(x[0]) for x in fr]  # a non-list entry or a non-number raises
-    except (TypeError, ValueError, IndexError, KeyError):
-        return None
-    n = len(lls)
+    lls = fr  # converted to floats per block of equal width, in C (see _block_lls)
+    n = len(fr)
     target = r.get("target")
     # choice texts only where needed: lengths for acc_norm, texts for a gold given as text
     text_gold = type(target) is str and not target.strip().isdigit()
     found = _choice_lengths(r.get("arguments"), n, delim) if (need_lengths or text_gold) else None
     label = None if type(target) is list else _gold_index(target, found[1] if found else None, n)
     return lls, (found[0] if found and need_lengths else None), label
+
+
+def _block_lls(block: list[list[Any]], k: int) -> np.ndarray:
+    """Log-likelihoods of ``len(block)`` samples with ``k`` choices each, shape (R, k); NaN rows
+    where a sample's entries are not ``[number, bool]`` pairs (numeric strings accepted)."""
+    try:
+        arr = np.array(block, dtype=float)  # numbers and bools: one C-level conversion
+        if arr.shape == (len(block), k, 2):
+            return arr[:, :, 0]
+    except (ValueError, TypeError):
+        pass
+    out = np.full((len(block), k), np.nan)
+    for j, fr in enumerate(block):  # strings ("-10.0", "False") or odd shapes: per sample
+        try:
+            if all(type(x) is list and len(x) == 2 and type(x[0]) is not bool for x in fr):
+                out[j] = [float(x[0]) for x in fr]
+        except (TypeError, ValueError):
+            pass
+    return out
 
 
 def _softmax_pick(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -533,7 +558,7 @@ def _fill_multiple_choice(out: pd.DataFrame, rec: np.ndarray, n_records: int, mc
     width = np.fromiter((len(x[0]) for x in mc_in), dtype=np.int64, count=len(mc_in))
     for k in np.unique(width):  # one block per number of choices
         sel = np.flatnonzero(width == k)
-        ll = np.array([mc_in[j][0] for j in sel], dtype=float)
+        ll = _block_lls([mc_in[j][0] for j in sel], k)
         ok = np.isfinite(ll).all(axis=1)
         sel, ll = sel[ok], ll[ok]
         if not len(sel):
@@ -594,8 +619,14 @@ def rows_from_records(
         records, place_word = enumerate(records, start=1), "sample"
     elif isinstance(records, tuple):
         records, place_word = records
-    df, info = _extract(records, filters=filters, cluster=cluster, delim=delim, source=source,
-                        metric_names=metric_names, place_word=place_word)
+    gc_was_on = gc.isenabled()
+    gc.disable()  # the pass allocates many small containers and frees no cycles: without this the
+    try:          # cyclic collector rescans the growing column lists again and again (superlinear)
+        df, info = _extract(records, filters=filters, cluster=cluster, delim=delim, source=source,
+                            metric_names=metric_names, place_word=place_word)
+    finally:
+        if gc_was_on:
+            gc.enable()
     notes: list[str] = []
     if info["extra_filters"]:
         notes.append(f"{source}: docs repeat more often than the results list filters; extra copies named filterN")
