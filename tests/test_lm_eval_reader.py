@@ -239,7 +239,9 @@ def test_reported_summaries_of_results_only_runs(real_logs: Path) -> None:
     from evaladdon.adapters import read_runs
     from evaladdon.reported import MARK, reported_summaries
 
-    loaded = read_runs([real_logs / "pythia_evals_v0_v1", real_logs / "lmeh_results_only_04x"])
+    with pytest.raises(InputError, match="no per-item rows to analyse"):
+        read_runs([real_logs / "pythia_evals_v0_v1"])
+    loaded = read_runs([real_logs / "pythia_evals_v0_v1", real_logs / "lmeh_results_only_04x"], results_only=True)
     assert loaded.table.empty and len(loaded.reported) > 1000
     rows = reported_summaries(loaded.reported, level=0.9)
     assert len(rows) == len(loaded.reported)

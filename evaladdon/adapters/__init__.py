@@ -123,8 +123,13 @@ def _progress(files: list[tuple[Path, Reader, bool]], show: bool) -> Iterable[tu
             bar.advance(task)
 
 
-def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress: bool = False) -> Loaded:
+def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress: bool = False,
+              results_only: bool = False) -> Loaded:
     """Read every file into one validated canonical table, with notes.
+
+    ``results_only``: when nothing but harness-reported values (lm-eval results files
+    without samples) was read, return them in ``Loaded.reported`` with an empty table
+    instead of refusing (for commands that render them via ``evaladdon.reported``).
 
     A file named explicitly that cannot be read is an error; one found in a directory is
     skipped with a note (so one bad log does not hide the rest, and is still reported).
@@ -158,7 +163,7 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
             hit = t["run"].isin(clashing)
             t.loc[hit, "run"] = t.loc[hit, "source"].map(lambda s: Path(s).name) + "/" + t.loc[hit, "run"]
     table = validate(concat(tables))
-    if table.empty and not reported:
+    if table.empty and not (results_only and reported):
         why = f"{len(notes)} note(s), first: {notes[0]}" if notes else "the inputs hold no samples"
         raise InputError(f"no per-item rows to analyse ({why})")
     return Loaded(table, notes, reported)
