@@ -54,6 +54,7 @@ class RunComparison(Result):
     p_adjusted: float | None = None
     adjust_method: str | None = None
     mde: float | None = None
+    mde_note: str | None = None
     gate: GateDecision | None = None
     label_a: str = ""
     label_b: str = ""
@@ -99,8 +100,10 @@ class RunComparison(Result):
             "n_clusters": c.n_clusters,
             "se_cluster": c.se_cluster,
             "se_cluster_cr2": c.se_cluster_cr2,
+            "df_cluster_cr2": c.df_cluster_cr2,
             "permutation_p": c.permutation_p,
             "mde": self.mde,
+            "mde_note": self.mde_note,
             "decision": self.gate.decision if self.gate else None,
             "margin": self.gate.margin if self.gate else None,
             "only_a": al.only_a,
@@ -206,14 +209,18 @@ def compare_table(
     level: float = 0.95,
     test: str = "auto",
     interval: str = "auto",
-    cluster_method: str = "cr1",
+    cluster_method: str = "cr2",
     strict: bool = False,
     adjust: str = "holm",
     margin: float | None = None,
     n_permutations: int = 10_000,
     seed: int | None = 0,
 ) -> list[RunComparison]:
-    """Every pair on every (task, metric) both runs have, with adjusted p-values."""
+    """Every pair on every (task, metric) both runs have, with adjusted p-values.
+
+    Clustered differences use CR2 with the Bell-McCaffrey df by default (``cluster_method``);
+    the ``df`` of each record is the one actually used.
+    """
     if metric is not None:
         df = df[df["metric"] == metric]
         if df.empty:

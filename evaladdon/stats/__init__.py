@@ -24,11 +24,13 @@ from evaladdon.stats.judge import (
     rogan_gladen_bootstrap,
 )
 from evaladdon.stats.power import (
+    PLAN_TESTS,
     PowerCurve,
     PowerPlan,
     Retrodesign,
     binary_unpaired_variance,
     epoch_item_variance,
+    mcnemar_exact_power,
     plan,
     power_curve,
     power_normal,
@@ -53,7 +55,9 @@ __all__ = [
     "corrected_difference",
     "epoch_item_variance",
     "judge_agreement",
+    "mcnemar_exact_power",
     "plan",
+    "PLAN_TESTS",
     "power_curve",
     "power_normal",
     "ppi_mean",
