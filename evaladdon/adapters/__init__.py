@@ -45,6 +45,8 @@ class Loaded:
 
     table: pd.DataFrame
     notes: list[str] = field(default_factory=list)
+    reported: list[dict] = field(default_factory=list)
+    """Harness-reported values of results-only lm-eval files (see ``evaladdon.reported``)."""
 
 
 def _head(path: Path) -> bytes:
@@ -154,8 +156,13 @@ def _progress(files: list[tuple[Path, Reader, bool]], show: bool) -> Iterable[tu
             bar.advance(task)
 
 
-def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress: bool = False) -> Loaded:
+def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress: bool = False,
+              results_only: bool = False) -> Loaded:
     """Read every file into one validated canonical table, with notes.
+
+    ``results_only``: when nothing but harness-reported values (lm-eval results files
+    without samples) was read, return them in ``Loaded.reported`` with an empty table
+    instead of refusing (for commands that render them via ``evaladdon.reported``).
 
     A file named explicitly that cannot be read is an error; one found in a directory is
     skipped with a note (so one bad log does not hide the rest, and is still reported).
@@ -164,6 +171,7 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
     """
     files, notes = expand_paths(paths)
     tables = []
+    reported: list[dict] = []
     for f, reader, explicit in _progress(files, progress):
         try:
             t = reader(f, cluster)
@@ -173,6 +181,7 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
             notes.append(f"skipped {exc}")
             continue
         notes.extend(t.attrs.get("notes", []))
+        reported.extend(t.attrs.get("reported", []))
         tables.append(t)
     # one run may span files (lm-eval writes one samples file per task); only when two files
     # give the same run the same (task, metric) are they different runs under one id
@@ -187,10 +196,10 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
             hit = t["run"].isin(clashing)
             t.loc[hit, "run"] = t.loc[hit, "source"].map(lambda s: Path(s).name) + "/" + t.loc[hit, "run"]
     table = validate(concat(tables))
-    if table.empty:
+    if table.empty and not (results_only and reported):
         why = f"{len(notes)} note(s), first: {notes[0]}" if notes else "the inputs hold no samples"
         raise InputError(f"no per-item rows to analyse ({why})")
-    return Loaded(table, notes)
+    return Loaded(table, notes, reported)
 
 
 def load(paths: Iterable[str | Path], cluster: str | None = None) -> pd.DataFrame:
