@@ -93,7 +93,7 @@ def test_judge_cli_matches_the_metric(runs: dict[str, Path], capsys: pytest.Capt
 
     m = logged_metrics(runs["judge"])
     assert main(["judge", "--labels", str(runs["labels"]), str(runs["judge"]), "--json"]) == 0
-    (row,) = json.loads(capsys.readouterr().out)
+    (row,) = json.loads(capsys.readouterr().out)["results"]
     assert row["corrected"] == pytest.approx(m["corrected"])
     assert row["se"] == pytest.approx(m["se"])
     assert (row["ci_low"], row["ci_high"]) == pytest.approx((m["ci_low"], m["ci_high"]))

@@ -49,7 +49,7 @@ def test_two_seeds_differ_and_compare(runs: list[Path], capsys: pytest.CaptureFi
     a, b = (results_of(r)["results"]["evaladdon_clustered_example"]["acc,none"] for r in runs)
     assert a != b
     code = main(["compare", str(runs[0]), str(runs[1]), "--metric", "acc,none", "--json"])
-    (row,) = json.loads(capsys.readouterr().out)
+    (row,) = json.loads(capsys.readouterr().out)["results"]
     assert code == 0 and row["n"] == 120 and row["delta"] == pytest.approx(b - a)
     assert row["test"] == "mcnemar" and row["hash_mismatch"] == 0
 
