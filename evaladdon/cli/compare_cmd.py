@@ -176,22 +176,29 @@ def run(args: argparse.Namespace) -> int:
         margin = args.margin.resolve(bounded, "--margin") if args.margin is not None else 0.0
         if margin < 0:
             raise EvalAddonError(f"--margin {args.margin.text}: the margin is a drop that does not matter; give it >= 0")
-    pairs = choose_pairs(df, baseline=args.baseline, all_pairs=args.all_pairs)
     skipped: list[Skipped] = []
-    results = compare_table(
-        df,
-        pairs,
-        args.metric,
-        level=args.level,
-        test=args.test,
-        interval=args.interval,
-        cluster_method=args.cluster_method,
-        strict=args.strict,
-        adjust=args.adjust,
-        margin=margin,
-        seed=args.seed,
-        skipped=skipped,
-    )
+    try:
+        pairs = choose_pairs(df, baseline=args.baseline, all_pairs=args.all_pairs)
+        results = compare_table(
+            df,
+            pairs,
+            args.metric,
+            level=args.level,
+            test=args.test,
+            interval=args.interval,
+            cluster_method=args.cluster_method,
+            strict=args.strict,
+            adjust=args.adjust,
+            margin=margin,
+            seed=args.seed,
+            skipped=skipped,
+        )
+    except EvalAddonError as exc:
+        if not loaded.skipped:
+            raise
+        first = loaded.skipped[0]
+        raise EvalAddonError(f"{exc} ({len(loaded.skipped)} input(s) not read; first: {first['path']}: "
+                             f"{first['reason']})") from None
     alpha = 1.0 - args.level
     results = [dataclasses.replace(r, mde=minimum_detectable(r, args.power, alpha)) for r in results]
     if args.json:

@@ -120,7 +120,7 @@ class TextTable:
         lines.append("  ".join("-" * w for w in widths))
         lines.extend(line(r) for r in self.rows)
         if self.dropped:
-            lines.append(f"(columns left out to fit {width} characters: {', '.join(self.dropped)}; --wide shows them)")
+            lines.append(shorten(f"(--wide shows {', '.join(self.dropped)})", width))
         return "\n".join(lines)
 
     def __str__(self) -> str:
