@@ -56,7 +56,7 @@ def test_two_seeds_differ_and_compare(runs: list[Path], capsys: pytest.CaptureFi
 
 def test_repeats_note(runs: list[Path], capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["summarize", str(runs[0]), "--metric", "exact_match,none"]) == 0
-    out = capsys.readouterr().out
+    out = capsys.readouterr().err  # warnings go to stderr, never into the table
     assert "ran with repeats=3" in out and "only the first repeat" in out
 
 
