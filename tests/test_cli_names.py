@@ -251,3 +251,12 @@ def test_ci_and_help_import_no_heavy_module() -> None:
         imported = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines()}
         assert proc.returncode == 0
         assert not imported & {"pandas", "scipy.stats", "rich", "inspect_ai", "lm_eval", "matplotlib"}, cmd
+
+
+def test_eval_set_bookkeeping_is_ignored_not_skipped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    regression_runs(tmp_path)
+    (tmp_path / "eval-set.json").write_text('{"eval_set_id": "x", "tasks": []}')
+    code, out, _ = run(capsys, "compare", tmp_path, "--baseline", "ckpt1", "--json", "--fail-on-regression",
+                       "--margin", "50pt")
+    doc = json.loads(out)
+    assert code == 0 and doc["skipped"] == [] and any("eval-set.json" in n for n in doc["notes"])

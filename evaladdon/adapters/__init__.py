@@ -93,6 +93,15 @@ def split_name(raw: str | Path) -> tuple[str | None, Path]:
     return None, Path(text)
 
 
+BOOKKEEPING = ("eval-set.json", "logs.json")
+"""Files Inspect writes beside the logs of an eval set: listed as ignored, never as skipped runs."""
+
+
+def is_bookkeeping(path: Path) -> bool:
+    """Inspect's eval-set files and this tool's own ``*.evaladdon.json`` outputs: not runs."""
+    return path.name in BOOKKEEPING or path.name.endswith(".evaladdon.json")
+
+
 def sniff(path: Path) -> tuple[Reader | None, str]:
     """The reader for ``path`` and what it is, or ``None`` and why not."""
     suffix = path.suffix.lower()
@@ -136,7 +145,9 @@ def expand_paths(paths: Iterable[str | Path]) -> tuple[list[tuple[Path, Reader, 
             sample_dirs = {f.parent for f, reader, _ in sniffed if reader is read_samples}
             for f, reader, what in sniffed:
                 if reader is None:
-                    if f.suffix.lower() in (".json", ".jsonl", ".eval", ".csv", ".txt"):
+                    if is_bookkeeping(f):
+                        notes.append(f"ignored {f}: eval-set bookkeeping or an evaladdon output, not a run")
+                    elif f.suffix.lower() in (".json", ".jsonl", ".eval", ".csv", ".txt"):
                         notes.append(f"skipped {f}: {what}")
                     continue
                 if reader is read_results_file and f.parent in sample_dirs:
