@@ -117,7 +117,7 @@ def seeds() -> list[Path]:
     return found
 
 
-@settings(max_examples=40, deadline=None, derandomize=True, database=None,
+@settings(max_examples=30, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(which=st.integers(0, 100), mutation=MUTATIONS, mode=st.sampled_from(["--json", "--markdown", "--quiet"]))
 def test_mutated_logs_never_crash_the_cli(seeds: list[Path], tmp_path_factory: pytest.TempPathFactory, which: int,
