@@ -9,6 +9,8 @@ available as before; add a new one to :data:`_WHERE` (name -> module).
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 from typing import TYPE_CHECKING, Any
 
 _WHERE: dict[str, str] = {
@@ -138,6 +140,24 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_WHERE))
+
+
+class _Package(types.ModuleType):
+    """Keeps exported names that share a submodule's name (``mcnemar``) bound to the function.
+
+    Importing a submodule binds it on its package; eagerly, ``from .mcnemar import mcnemar``
+    then rebound the name to the function.  Lazily the submodule may be imported later (by
+    another stats module), so that binding is declined here and the name resolves through
+    :func:`__getattr__` to the exported object, as before.
+    """
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if isinstance(value, types.ModuleType) and name in _WHERE and value.__name__ == f"{__name__}.{name}":
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 __all__ = [
