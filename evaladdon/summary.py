@@ -84,6 +84,8 @@ def summarize_table(
 ) -> list[GroupSummary]:
     """One :class:`GroupSummary` per (run, task, metric) of a canonical table.
 
+    ``df`` is a validated canonical table (:func:`evaladdon.table.validate` checks that each
+    (run, task, metric, item, epoch) occurs once, so it is not checked again here).
     ``metric`` keeps only that metric (an error if no row has it).  Rows with an error or
     no value are left out and counted by reason.  Clusters are used when the group's
     ``cluster`` column is filled.  A group with no scored row at all is left out with a
@@ -97,6 +99,13 @@ def summarize_table(
         raise EvalAddonError("no rows to summarize")
     out: list[GroupSummary] = []
     labels = run_labels(df)
+    # item and cluster labels factorized once, as integer codes, before any statistic
+    # (estimate_mean factorizes again per group, which is cheap on integers, not on strings)
+    if not df.index.is_unique:
+        df = df.reset_index(drop=True)
+    item_codes = pd.factorize(df["item"])[0]
+    cluster_codes = pd.factorize(df["cluster"], use_na_sentinel=True)[0]
+    positions = pd.Series(np.arange(len(df)), index=df.index)
     for (run, task, metric_name), group in df.groupby(list(GROUP), sort=False):
         good, dropped = usable_rows(group)
         where = f"run {run!r}, task {task!r}, metric {metric_name!r}"
@@ -109,12 +118,13 @@ def summarize_table(
         has_cluster = good["cluster"].notna()
         if has_cluster.any() and not has_cluster.all():
             raise EvalAddonError(f"{where}: {int((~has_cluster).sum())} row(s) have no cluster id")
+        at = positions.loc[good.index].to_numpy()
         try:
             est = estimate_mean(
                 good["value"].to_numpy(),
-                items=good["item"].to_numpy(),
-                clusters=good["cluster"].to_numpy() if has_cluster.all() else None,
-                epochs=good["epoch"].to_numpy(),
+                items=item_codes[at],
+                clusters=cluster_codes[at] if has_cluster.all() else None,
+                # no epochs=: the (item, epoch) uniqueness is checked once, by table.validate
                 level=level,
                 method=method,
                 cluster_method=cluster_method,

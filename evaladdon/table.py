@@ -54,28 +54,94 @@ def empty_table() -> pd.DataFrame:
     return finalize(pd.DataFrame({c: [] for c in COLUMNS}))
 
 
+def _is_str_dtype(dtype: object) -> bool:
+    """pandas' own string dtypes (``str`` in pandas 3, ``string``), not ``object``."""
+    return isinstance(dtype, pd.StringDtype)
+
+
+def _conforming_strings(s: pd.Series) -> bool:
+    """Whether ``s`` already holds only ``str`` (a C-level scan; no conversion)."""
+    if _is_str_dtype(s.dtype):
+        return not bool(s.isna().any())
+    return s.dtype == object and pd.api.types.infer_dtype(s, skipna=False) in ("string", "empty")
+
+
+def _nullable_strings(s: pd.Series) -> pd.Series:
+    """``str`` or ``None`` values; returned unchanged when already so."""
+    if _is_str_dtype(s.dtype):
+        if not s.isna().any():
+            return s
+        return s.astype(object).where(s.notna(), None)
+    if s.dtype == object:
+        kind = pd.api.types.infer_dtype(s, skipna=True)
+        mask = s.isna()
+        has_na = bool(mask.any())
+        if kind in ("string", "empty"):
+            if not has_na or bool((s.to_numpy()[mask.to_numpy()] == None).all()):  # noqa: E711 - elementwise
+                return s
+            return s.where(~mask, None)
+    mask = s.isna()
+    out = s.astype(object).where(mask, s.astype(str).astype(object))
+    return out.where(~mask, None).astype(object)
+
+
 def finalize(df: pd.DataFrame) -> pd.DataFrame:
     """Cast the canonical columns to their dtypes and order them first.
 
-    String columns become ``object`` dtype holding ``str`` (nullable ones hold ``None``
-    for missing), ``epoch`` ``int64``, ``value`` ``float64``.  Extra ``meta.*`` columns
-    are kept after the canonical ones.
+    String columns hold ``str``: ``object`` dtype, or pandas' own string dtype (``str`` in
+    pandas 3, pyarrow-backed, which the long-table reader keeps to save memory); nullable
+    ones hold ``str`` or ``None`` (object) -- or ``str`` with no missing value.  ``epoch`` is
+    ``int64``, ``value`` ``float64``.  Extra ``meta.*`` columns are kept after the canonical
+    ones.  A column already conforming is left as it is (no copy, no round trip through
+    ``astype(str)``), so calling this on a finalized table costs a scan, not a conversion.
     """
-    out = df.copy()
+    out = df.copy(deep=False)
+    n = len(out)
     for col in STRING_COLUMNS:
-        out[col] = out[col].astype(str) if len(out) else pd.Series([], dtype=object)
-        out[col] = out[col].astype(object)
+        s = out[col]
+        if n == 0:
+            if s.dtype != object:
+                out[col] = pd.Series([], dtype=object, index=out.index)
+            continue
+        if not _conforming_strings(s):
+            out[col] = s.astype(str).astype(object)
     for col in NULLABLE_STRING_COLUMNS:
         if col not in out:
-            out[col] = None
+            out[col] = pd.Series(np.full(n, None, dtype=object), index=out.index)
+            continue
         s = out[col]
-        mask = s.isna()
-        s = s.astype(object).where(mask, s.astype(str))
-        out[col] = s.where(~mask, None).astype(object)
-    out["epoch"] = out["epoch"].astype(np.int64)
-    out["value"] = out["value"].astype(np.float64)
+        fixed = _nullable_strings(s)
+        if fixed is not s:
+            out[col] = fixed
+    if out["epoch"].dtype != np.int64:
+        out["epoch"] = out["epoch"].astype(np.int64)
+    if out["value"].dtype != np.float64:
+        out["value"] = out["value"].astype(np.float64)
     extra = [c for c in out.columns if c not in COLUMNS]
-    return out[list(COLUMNS) + extra].reset_index(drop=True)
+    order = list(COLUMNS) + extra
+    if list(out.columns) != order:
+        out = out[order]
+    if not isinstance(out.index, pd.RangeIndex) or out.index.start != 0 or out.index.step != 1:
+        out = out.reset_index(drop=True)
+    return out
+
+
+def key_codes(df: pd.DataFrame, columns: tuple[str, ...] = KEY) -> np.ndarray:
+    """One int64 code per row for the combination of ``columns`` (equal codes = equal keys).
+
+    Each column is factorized once (hash-based, C level) and the codes are combined, so the
+    uniqueness check never compares strings row by row.
+    """
+    combined = np.zeros(len(df), dtype=np.int64)
+    for col in columns:
+        codes, uniques = pd.factorize(df[col], use_na_sentinel=False)
+        width = max(len(uniques), 1)
+        top = int(combined.max()) + 1 if len(combined) else 1
+        if top * width >= 2**62:  # keep within int64: re-factorize the partial key first
+            combined, _ = pd.factorize(combined)
+            combined = combined.astype(np.int64)
+        combined = combined * width + codes.astype(np.int64)
+    return combined
 
 
 def _describe_rows(df: pd.DataFrame, mask: np.ndarray, limit: int = 3) -> str:
@@ -119,7 +185,7 @@ def validate(df: pd.DataFrame) -> pd.DataFrame:
             f"{int(unscored_without_reason.sum())} row(s) have no value and no error saying why: "
             f"{_describe_rows(df, unscored_without_reason)}"
         )
-    dup = df.duplicated(list(KEY), keep=False).to_numpy()
+    dup = pd.Series(key_codes(df)).duplicated(keep=False).to_numpy()
     if dup.any():
         raise TableError(
             f"(run, task, metric, item, epoch) must be unique; {int(dup.sum())} row(s) share a key: "

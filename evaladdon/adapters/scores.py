@@ -1,6 +1,34 @@
-"""Turning logged score values into floats, vectorised, with a reason for every failure."""
+"""The one converter from logged score values to floats, shared by every reader.
+
+One rule for every harness and table (issue 12.12), vectorised, with a reason for every
+value that is not a usable number:
+
+- numbers (int, float) and booleans are taken as they are; a float NaN or infinity is
+  ``non-finite``; ``None``/null and the empty (or blank) string are ``missing``;
+- strings are stripped of surrounding white space, then accepted when they are
+  * an ASCII decimal number: ``[+-]digits[.digits][e[+-]digits]`` (``"0.25"``, ``"-1"``,
+    ``"1e-3"``, ``".5"``).  Python's ``float()`` also accepts ``"1_000"`` and other
+    scripts' digits (``"١"``, Arabic-Indic one); these are refused as ``non-numeric``: a
+    score written that way is almost certainly not meant as a number, and accepting them
+    made readers disagree;
+  * the words ``true``/``yes`` (1) and ``false``/``no`` (0) in any case (as Inspect's
+    ``value_to_float``);
+  * ``nan``, ``inf``, ``infinity`` (any case, signed) are ``non-finite``; a number that
+    overflows (``"1e999"``) too;
+- with ``letters=True`` only (Inspect scores, where Inspect's own ``value_to_float`` does it,
+  and only exactly as it does: ``value == "C"``, case-sensitive, not stripped) the letters
+  ``C``/``I``/``P``/``N`` map to 1/0/0.5/0.  In a table or an lm-eval log ``"C"`` is
+  ``non-numeric``;
+- anything else (other strings, lists, dicts) is ``non-numeric``.
+
+Numeric columns never go through strings (no ``astype(str)`` and back); string columns are
+converted by pyarrow compute kernels (RE2 regular expressions, casts) when pyarrow is
+installed, else by pandas' vectorised string methods.
+"""
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -9,8 +37,11 @@ MISSING = "missing value"
 NON_NUMERIC = "non-numeric value"
 NON_FINITE = "non-finite value (NaN or Infinity)"
 
-_BOOL_WORDS = {"true": 1.0, "false": 0.0}
-_NONFINITE_WORDS = ["nan", "inf", "-inf", "+inf", "infinity", "-infinity", "+infinity"]
+WORDS: dict[str, float] = {"true": 1.0, "yes": 1.0, "false": 0.0, "no": 0.0}
+LETTERS: dict[str, float] = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
+NONFINITE_WORDS: tuple[str, ...] = ("nan", "+nan", "-nan", "inf", "-inf", "+inf", "infinity", "-infinity", "+infinity")
+NUMBER_RE = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
+"""ASCII decimal numbers only (RE2 and Python ``re`` agree on this pattern)."""
 
 
 def raw_strings(series: pd.Series) -> pd.Series:
@@ -19,31 +50,121 @@ def raw_strings(series: pd.Series) -> pd.Series:
     return s.where(s.notna(), "").astype(str)
 
 
-def coerce_scores(series: pd.Series) -> tuple[np.ndarray, pd.Series]:
-    """Numeric values and a per-row error (``None`` where usable).
-
-    Accepts numbers, booleans, numeric strings and the words true/false (any case).
-    Missing (null, empty), non-numeric and non-finite values (a JSON ``NaN``/``Infinity``
-    literal, or the words) become NaN with a reason; nothing is dropped here.
-    """
-    s = series.astype(object)
-    arr = s.to_numpy(dtype=object)
-    null = pd.isna(s).to_numpy()
-    null_idx = np.flatnonzero(null)
-    # a float NaN among the nulls is a NaN literal (a non-finite score), not a missing one;
-    # this loop runs over the null rows only
-    nan_literal = np.zeros(len(s), dtype=bool)
-    nan_literal[null_idx] = [isinstance(arr[i], float) for i in null_idx]
-    text = s.astype(str).str.strip().str.lower()
-    missing = (null & ~nan_literal) | (text == "").to_numpy()
-    values = pd.to_numeric(s, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
-    words = text.map(_BOOL_WORDS).to_numpy(dtype=float, na_value=np.nan)
-    values = np.where(np.isnan(values) & ~np.isnan(words), words, values)
-    nonfinite = ~missing & (nan_literal | text.isin(_NONFINITE_WORDS).to_numpy() | np.isinf(values))
+def _finish(values: np.ndarray, missing: np.ndarray, nonfinite: np.ndarray, index: Any) -> tuple[np.ndarray, pd.Series]:
+    """Errors from the masks: missing, non-finite, and NaN left over = non-numeric."""
+    nonfinite = nonfinite | (~missing & np.isinf(values))
     non_numeric = np.isnan(values) & ~missing & ~nonfinite
-    error = np.full(len(s), None, dtype=object)
-    error[missing] = MISSING
+    error = np.full(values.shape[0], None, dtype=object)
     error[non_numeric] = NON_NUMERIC
     error[nonfinite] = NON_FINITE
-    values = np.where(np.isfinite(values), values, np.nan)
-    return values, pd.Series(error, index=series.index, dtype=object)
+    error[missing] = MISSING
+    values = np.where(np.isfinite(values) & ~missing, values, np.nan)
+    return values, pd.Series(error, index=index, dtype=object)
+
+
+def _numeric(series: pd.Series) -> tuple[np.ndarray, pd.Series]:
+    """A numeric or boolean column: no strings involved.  Nulls (a pandas nullable dtype or
+    a float column's NaN from a null) count as missing only where the column can say so."""
+    if isinstance(series.dtype, pd.api.extensions.ExtensionDtype) and not isinstance(series.dtype, np.dtype):
+        null = series.isna().to_numpy()
+        values = series.to_numpy(dtype=float, na_value=np.nan)
+    else:
+        values = series.to_numpy(dtype=float)
+        null = np.zeros(values.shape[0], dtype=bool)  # a NaN in a float column is a NaN score
+    nonfinite = ~null & ~np.isfinite(values)
+    return _finish(values, null, nonfinite, series.index)
+
+
+def convert_strings(text: Any, letters: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Values, ``missing`` and ``non-finite`` masks for an array of strings (nulls allowed).
+
+    ``text`` is anything ``pyarrow.array`` takes as strings (a pyarrow array, a numpy/pandas
+    object array of ``str``/``None``).  Unconvertible strings are NaN in ``values`` and in
+    neither mask (the caller names them ``non-numeric``).
+    """
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+    except ImportError:  # pragma: no cover - pyarrow is in every extra that reads tables
+        return _convert_strings_pandas(pd.Series(np.asarray(text, dtype=object)), letters)
+    arr = text if isinstance(text, (pa.Array, pa.ChunkedArray)) else pa.array(np.asarray(text, dtype=object), type=pa.string())
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    if not pa.types.is_string(arr.type) and not pa.types.is_large_string(arr.type):
+        arr = pc.cast(arr, pa.string())
+    stripped = pc.utf8_trim_whitespace(arr)
+    null = arr.is_null().to_numpy(zero_copy_only=False)
+    empty = pc.fill_null(pc.equal(stripped, ""), True).to_numpy(zero_copy_only=False)
+    is_number = pc.fill_null(pc.match_substring_regex(stripped, NUMBER_RE), False)
+    values = pc.cast(pc.if_else(is_number, stripped, pa.scalar(None, pa.string())), pa.float64())
+    values = values.to_numpy(zero_copy_only=False).astype(float, copy=True)
+    lower = pc.utf8_lower(stripped)
+    for word, v in WORDS.items():
+        values[pc.fill_null(pc.equal(lower, word), False).to_numpy(zero_copy_only=False)] = v
+    if letters:
+        for letter, v in LETTERS.items():
+            values[pc.fill_null(pc.equal(arr, letter), False).to_numpy(zero_copy_only=False)] = v
+    nonfinite = pc.fill_null(pc.is_in(lower, pa.array(list(NONFINITE_WORDS))), False).to_numpy(zero_copy_only=False)
+    return values, null | empty, nonfinite
+
+
+def _convert_strings_pandas(s: pd.Series, letters: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    null = s.isna().to_numpy()
+    stripped = s.where(~null, "").astype(str).str.strip()
+    empty = (stripped == "").to_numpy()
+    is_number = stripped.str.match(NUMBER_RE).to_numpy(dtype=bool)
+    values = np.full(len(s), np.nan)
+    values[is_number] = stripped[is_number].astype(float).to_numpy()
+    lower = stripped.str.lower()
+    words = lower.map(WORDS).to_numpy(dtype=float, na_value=np.nan)
+    values = np.where(np.isnan(words), values, words)
+    if letters:
+        hit = s.where(~null, "").map(LETTERS).to_numpy(dtype=float, na_value=np.nan)
+        values = np.where(np.isnan(hit), values, hit)
+    nonfinite = lower.isin(NONFINITE_WORDS).to_numpy()
+    return values, null | empty, nonfinite
+
+
+def coerce_scores(series: Any, *, letters: bool = False) -> tuple[np.ndarray, pd.Series]:
+    """Numeric values and a per-row error (``None`` where usable), by the module's rule.
+
+    ``series``: a pandas Series (any dtype) or a sequence of logged values.  ``letters``:
+    map Inspect's ``C``/``I``/``P``/``N`` (set only by the Inspect reader).  Nothing is
+    dropped: unusable rows are NaN with their reason.
+    """
+    if not isinstance(series, pd.Series):
+        series = pd.Series(list(series) if not isinstance(series, np.ndarray) else series, dtype=object)
+    dtype = series.dtype
+    if pd.api.types.is_bool_dtype(dtype) or (pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_object_dtype(dtype)):
+        return _numeric(series)
+    arr = series.to_numpy(dtype=object)
+    n = arr.shape[0]
+    if pd.api.types.is_string_dtype(dtype) and not pd.api.types.is_object_dtype(dtype):
+        try:
+            import pyarrow as pa
+
+            text: Any = pa.array(series.array)  # pyarrow-backed strings: zero copy
+        except (ImportError, TypeError, ValueError):
+            text = np.where(series.isna().to_numpy(), None, arr)
+        values, missing, nonfinite = convert_strings(text, letters)
+        return _finish(values, missing, nonfinite, series.index)
+    kind = pd.api.types.infer_dtype(arr, skipna=False)
+    if kind == "string":
+        values, missing, nonfinite = convert_strings(arr, letters)
+        return _finish(values, missing, nonfinite, series.index)
+    # mixed Python objects (JSON values): classify by type, one C-driven pass per type test
+    is_str = np.frompyfunc(lambda v: isinstance(v, str), 1, 1)(arr).astype(bool) if n else np.zeros(0, bool)
+    is_num = np.frompyfunc(lambda v: isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, str),
+                           1, 1)(arr).astype(bool) if n else np.zeros(0, bool)
+    is_none = pd.isna(arr) & ~is_num if n else np.zeros(0, bool)  # None / pd.NA (a float NaN is a number)
+    values = np.full(n, np.nan)
+    missing = is_none.copy()
+    nonfinite = np.zeros(n, dtype=bool)
+    if is_num.any():
+        nums = np.asarray(arr[is_num].tolist(), dtype=float)
+        values[is_num] = nums
+        nonfinite[is_num] = ~np.isfinite(nums)
+    if is_str.any():
+        v, m, nf = convert_strings(arr[is_str], letters)
+        values[is_str], missing[is_str], nonfinite[is_str] = v, m, nf
+    return _finish(values, missing, nonfinite, series.index)

@@ -1,23 +1,38 @@
 """Reader for long tables (csv, tsv, jsonl, parquet) into the canonical item table.
 
 Columns: ``item`` and ``value`` required (aliases below), optionally ``run``, ``task``,
-``model``, ``metric``, ``epoch``, ``cluster``, ``item_hash``.  Several models in one file
-become several runs (``run`` defaults to ``model``, else the file's stem).  Every other
-column is kept as ``meta.<name>`` so ``--cluster`` can name it.  Values that are not
-numbers are kept with their reason in ``error``, never dropped.
+``model``, ``metric``, ``epoch``, ``cluster``, ``item_hash``, and the optional per-row inputs
+``prediction``, ``label``, ``confidence`` (:data:`evaladdon.table.OPTIONAL_COLUMNS`; ``score``
+too when ``value`` is given separately).  Several models in one file become several runs
+(``run`` defaults to ``model``, else the file's stem).  Every other column is kept as
+``meta.<name>`` so ``--cluster`` can name it.  Values that are not numbers are kept with
+their reason in ``error`` (the one rule of :mod:`evaladdon.adapters.scores`), never dropped.
+
+A table written by ``evaladdon export`` (it has every canonical column) reads back as it
+was: ``raw``, ``error``, ``source``, ``harness`` and ``meta.*`` columns are taken as they are.
+
+Files are parsed by pyarrow (``pyarrow.csv`` multi-threaded, ``pyarrow.parquet``,
+``pyarrow.json``), never row by row in Python; string columns stay pyarrow-backed in pandas
+(``str`` dtype in pandas 3) so a 10-million-row table needs no 10 million Python strings.
+JSON lines that pyarrow refuses (the ``NaN``/``Infinity`` literals Python writes, a column
+of mixed types, nesting) are read by :func:`read_json_records` instead.  A UTF-8 byte-order
+mark is skipped.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from evaladdon.adapters.jsonlines import read_json_records
-from evaladdon.adapters.scores import coerce_scores, raw_strings
+from evaladdon.adapters.scores import MISSING, NON_FINITE, NON_NUMERIC, coerce_scores, convert_strings
 from evaladdon.errors import InputError
-from evaladdon.table import COLUMNS, finalize
+from evaladdon.table import COLUMNS, HARNESSES, OPTIONAL_COLUMNS, finalize
 
 ALIASES: dict[str, tuple[str, ...]] = {
     "item": ("item", "item_id", "question_id", "sample_id", "id", "doc_id"),
@@ -31,12 +46,56 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "metric": ("metric",),
 }
 TABLE_SUFFIXES: tuple[str, ...] = (".csv", ".tsv", ".jsonl", ".ndjson", ".parquet")
+REASONS = (MISSING, NON_NUMERIC, NON_FINITE)
 
 
-def _read_jsonl(path: Path) -> pd.DataFrame:
-    """JSON lines via :func:`read_json_records` (``pandas.read_json`` would turn ``null``
-    into NaN and ints into floats, losing the difference between a missing score and a
-    ``NaN`` literal, and the raw value)."""
+def _pyarrow() -> Any:
+    try:
+        import pyarrow as pa
+    except ImportError:
+        raise InputError("reading tables needs pyarrow: pip install 'evaladdon[parquet]'") from None
+    return pa
+
+
+def _csv_header(path: Path, delimiter: str) -> list[str]:
+    with path.open("r", encoding="utf-8-sig", errors="replace", newline="") as fh:
+        first = fh.readline()
+    if not first.strip():
+        raise InputError("the file is empty", str(path))
+    return next(csv.reader(io.StringIO(first), delimiter=delimiter))
+
+
+def _read_csv(path: Path, delimiter: str) -> Any:
+    """Every column as a string (ids like ``007`` keep their zeros; ``raw`` is exact)."""
+    pa = _pyarrow()
+    from pyarrow import csv as pacsv
+
+    names = _csv_header(path, delimiter)
+    if len(set(names)) != len(names):
+        dup = next(n for n in names if names.count(n) > 1)
+        raise InputError(f"column {dup!r} appears twice in the header", str(path))
+    return pacsv.read_csv(
+        path,
+        read_options=pacsv.ReadOptions(block_size=1 << 24),
+        parse_options=pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=True),
+        convert_options=pacsv.ConvertOptions(column_types={n: pa.string() for n in names}, strings_can_be_null=False,
+                                             null_values=[], quoted_strings_can_be_null=False),
+    )
+
+
+def _read_jsonl(path: Path) -> Any:
+    """JSON lines through ``pyarrow.json``; through :func:`read_json_records` where it refuses
+    (``pandas.read_json`` would turn ``null`` into NaN and ints into floats, losing the
+    difference between a missing score and a ``NaN`` literal)."""
+    pa = _pyarrow()
+    from pyarrow import json as pajson
+
+    head = path.open("rb").read(4)
+    if not head.lstrip(b"\xef\xbb\xbf").lstrip().startswith(b"["):
+        try:
+            return pajson.read_json(path, read_options=pajson.ReadOptions(block_size=1 << 24))
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+            pass  # NaN literals, mixed types, ...: the record reader says exactly what is wrong
     records = read_json_records(path)
     for i, r in enumerate(records):
         if not isinstance(r, dict):
@@ -44,120 +103,246 @@ def _read_jsonl(path: Path) -> pd.DataFrame:
     return pd.DataFrame.from_records(records)
 
 
-def read_raw_table(path: Path) -> pd.DataFrame:
+def read_arrow_table(path: Path) -> Any:
+    """The file as a ``pyarrow.Table`` (csv/tsv/parquet/jsonl), or a DataFrame for JSON the
+    arrow reader refuses.  One-line :class:`InputError` for anything unreadable."""
     suffix = path.suffix.lower()
+    pa = _pyarrow()
     try:
         if suffix in (".csv", ".tsv"):
-            return pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",", dtype=str, keep_default_na=False)
+            return _read_csv(path, "\t" if suffix == ".tsv" else ",")
         if suffix in (".jsonl", ".ndjson"):
             return _read_jsonl(path)
         if suffix == ".parquet":
-            try:
-                return pd.read_parquet(path)
-            except ImportError:
-                raise InputError("reading parquet needs pyarrow: pip install 'evaladdon[parquet]'", str(path)) from None
+            import pyarrow.parquet as pq
+
+            return pq.read_table(path)
     except InputError:
         raise
-    except pd.errors.EmptyDataError:
-        raise InputError("the file is empty", str(path)) from None
-    except (ValueError, OSError, pd.errors.ParserError) as exc:
-        raise InputError(f"cannot read as {suffix[1:]}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}", str(path)) from None
+    except MemoryError:
+        raise InputError("not enough memory to read this table", str(path)) from None
+    except (pa.ArrowException, ValueError, OSError, UnicodeDecodeError) as exc:
+        text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        if "Empty CSV file" in text or "Empty file" in text:
+            raise InputError("the file is empty", str(path)) from None
+        raise InputError(f"cannot read as {suffix[1:]}: {text}", str(path)) from None
     raise InputError(f"unsupported table format {suffix!r}; use csv, tsv, jsonl or parquet", str(path))
 
 
-def _pick(raw: pd.DataFrame, name: str) -> str | None:
+def read_raw_table(path: Path) -> pd.DataFrame:
+    """The file as a DataFrame of its own columns (used by ``judge`` for label files)."""
+    t = read_arrow_table(path)
+    return t if isinstance(t, pd.DataFrame) else t.to_pandas()
+
+
+def _pick(names: list[str], name: str) -> str | None:
     for alias in ALIASES[name]:
-        if alias in raw.columns:
+        if alias in names:
             return alias
     return None
+
+
+class _Columns:
+    """Uniform access to the columns of a pyarrow Table or (fallback) a DataFrame."""
+
+    def __init__(self, data: Any) -> None:
+        self.data = data
+        self.arrow = not isinstance(data, pd.DataFrame)
+        self.names = [str(c) for c in (data.column_names if self.arrow else data.columns)]
+        self.n = data.num_rows if self.arrow else len(data)
+
+    def arrow_col(self, name: str) -> Any:
+        """As a pyarrow array (DataFrame columns converted when they are plain types)."""
+        col = self.data.column(name) if self.arrow else None
+        return col.combine_chunks() if col is not None and hasattr(col, "combine_chunks") else col
+
+    def pandas(self, name: str) -> pd.Series:
+        if self.arrow:
+            return self.data.column(name).to_pandas()
+        return self.data[name].reset_index(drop=True)
+
+    def strings(self, name: str) -> tuple[pd.Series, np.ndarray]:
+        """The column as strings and its blank mask (null or white space only)."""
+        if self.arrow:
+            import pyarrow as pa
+            import pyarrow.compute as pc
+
+            col = self.arrow_col(name)
+            if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)):
+                try:
+                    col = pc.cast(col, pa.string())
+                except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                    s = col.to_pandas().astype(str)
+                    return s, (s.str.strip() == "").to_numpy()
+            blank = pc.fill_null(pc.equal(pc.utf8_trim_whitespace(col), ""), True).to_numpy(zero_copy_only=False)
+            return pd.Series(col.to_pandas()), blank
+        s = self.data[name].reset_index(drop=True)
+        null = s.isna().to_numpy()
+        text = s.astype(object).where(~null, "").astype(str)
+        return text, null | (text.str.strip() == "").to_numpy()
+
+
+def _scores(cols: _Columns, name: str) -> tuple[np.ndarray, pd.Series, pd.Series]:
+    """Values, errors and raw strings of the value column; numeric columns never become
+    strings and back (only ``raw`` is their text)."""
+    if cols.arrow:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        col = cols.arrow_col(name)
+        null = col.is_null().to_numpy(zero_copy_only=False)
+        if pa.types.is_floating(col.type) or pa.types.is_integer(col.type) or pa.types.is_boolean(col.type):
+            values = pc.fill_null(pc.cast(col, pa.float64()), np.nan).to_numpy(zero_copy_only=False).astype(float)
+            nonfinite = ~null & ~np.isfinite(values)
+            raw = pc.fill_null(pc.cast(col, pa.string()), "")
+            errors = np.full(cols.n, None, dtype=object)
+            errors[nonfinite] = NON_FINITE
+            errors[null] = MISSING
+            values = np.where(null | nonfinite, np.nan, values)
+            return values, pd.Series(errors, dtype=object), pd.Series(raw.to_pandas())
+        if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
+            values, missing, nonfinite = convert_strings(col)
+            errors = np.full(cols.n, None, dtype=object)
+            errors[np.isnan(values) & ~missing] = NON_NUMERIC
+            errors[nonfinite] = NON_FINITE
+            errors[missing] = MISSING
+            values = np.where(missing | nonfinite, np.nan, values)
+            return values, pd.Series(errors, dtype=object), pd.Series(pc.fill_null(col, "").to_pandas())
+        series = col.to_pandas()  # nested values (lists, structs): the general path
+    else:
+        series = cols.data[name].reset_index(drop=True)
+    values, errors = coerce_scores(series)
+    s = series.astype(object)
+    raw = s.where(s.notna(), "").map(str)  # mixed objects only (the fallback path)
+    return values, errors.reset_index(drop=True), raw
 
 
 def read_long_table(path: str | Path, cluster: str | None = None) -> pd.DataFrame:
     """Read one long table into canonical rows (see module docstring).
 
     ``cluster`` names any column to cluster on; without it a ``cluster``/``cluster_id``
-    column is used when present.  Raises :class:`InputError` with the file and the
-    problem for missing columns, bad epochs, or unreadable files.
+    column is used when present (blank cells there mean "no cluster").  Raises
+    :class:`InputError` with the file and the problem for missing columns, bad epochs, or
+    unreadable files; a table too large for memory is refused in one line.
     """
     p = Path(path)
-    raw = read_raw_table(p)
-    if raw.empty:
-        raise InputError("the table has no rows", str(p))
+    try:
+        return _read_long_table(p, cluster)
+    except MemoryError:
+        raise InputError("not enough memory to read this table", str(p)) from None
+
+
+def _read_long_table(p: Path, cluster: str | None) -> pd.DataFrame:
+    cols = _Columns(read_arrow_table(p))
     where = str(p)
-    item_col, value_col = _pick(raw, "item"), _pick(raw, "value")
+    if cols.n == 0:
+        raise InputError("the table has no rows", where)
+    names = cols.names
+    exported = all(c in names for c in COLUMNS)
+    item_col, value_col = _pick(names, "item"), _pick(names, "value")
     if item_col is None or value_col is None:
         need = [n for n, c in (("item", item_col), ("value", value_col)) if c is None]
         raise InputError(
             f"missing column(s) {', '.join(need)} (accepted names: item: {', '.join(ALIASES['item'])}; "
-            f"value: {', '.join(ALIASES['value'])}); found {', '.join(map(str, raw.columns))}",
+            f"value: {', '.join(ALIASES['value'])}); found {', '.join(names)}",
             where,
         )
     used = {item_col, value_col}
-    out = pd.DataFrame(index=raw.index)
-    item = raw[item_col]
-    if item.isna().any() or (item.astype(str).str.strip() == "").any():
-        first = int(np.flatnonzero((item.isna() | (item.astype(str).str.strip() == "")).to_numpy())[0])
-        raise InputError(f"row {first + 1}: empty item id in column {item_col!r}", where)
-    out["item"] = item.astype(str)
-    values, errors = coerce_scores(raw[value_col])
+    out: dict[str, Any] = {}
+    item, blank = cols.strings(item_col)
+    if blank.any():
+        raise InputError(f"row {int(np.flatnonzero(blank)[0]) + 1}: empty item id in column {item_col!r}", where)
+    out["item"] = item
+    values, errors, raw = _scores(cols, value_col)
+    if exported:  # an export reads back as written: its own raw text and reasons
+        used.update(("raw", "error", "source", "harness"))
+        raw, _ = cols.strings("raw")
+        given, no_error = cols.strings("error")
+        keep = ~no_error
+        errors = pd.Series(np.where(keep, given.astype(object).to_numpy(), errors.to_numpy()), dtype=object)
+        errors[~keep & ~np.isnan(values)] = None
+        values = np.where(keep, np.nan, values)
     out["value"] = values
-    out["raw"] = raw_strings(raw[value_col])
+    out["raw"] = raw
     out["error"] = errors
 
-    epoch_col = _pick(raw, "epoch")
+    epoch_col = _pick(names, "epoch")
     if epoch_col is not None:
         used.add(epoch_col)
-        epoch = pd.to_numeric(raw[epoch_col], errors="coerce")
-        bad = epoch.isna() | (epoch != np.floor(epoch))
+        text, _ = cols.strings(epoch_col)
+        epoch = pd.to_numeric(text, errors="coerce").to_numpy(dtype=float)
+        bad = ~np.isfinite(epoch) | (epoch != np.floor(epoch)) | (np.abs(epoch) > 2**31)
         if bad.any():
-            first = int(np.flatnonzero(bad.to_numpy())[0])
-            raise InputError(f"row {first + 1}: epoch {raw[epoch_col].iloc[first]!r} is not a whole number", where)
-        epoch = epoch.astype(np.int64)
-        if epoch.min() == 0:
-            epoch = epoch + 1  # 0-based repeats (lm-eval style) become 1-based
-        if epoch.min() < 1:
-            raise InputError(f"epochs must be >= 0 (0-based) or >= 1, found {int(epoch.min())}", where)
-        out["epoch"] = epoch
+            first = int(np.flatnonzero(bad)[0])
+            raise InputError(f"row {first + 1}: epoch {text.iloc[first]!r} is not a whole number", where)
+        epoch_i = epoch.astype(np.int64)
+        if epoch_i.min() == 0:
+            epoch_i = epoch_i + 1  # 0-based repeats (lm-eval style) become 1-based
+        if epoch_i.min() < 1:
+            raise InputError(f"epochs must be >= 0 (0-based) or >= 1, found {int(epoch_i.min())}", where)
+        out["epoch"] = epoch_i
     else:
-        out["epoch"] = 1
+        out["epoch"] = np.ones(cols.n, dtype=np.int64)
 
-    model_col, run_col = _pick(raw, "model"), _pick(raw, "run")
+    def constant(value: str) -> np.ndarray:
+        return np.full(cols.n, value, dtype=object)  # one shared str, 8 bytes a row
+
+    model_col, run_col = _pick(names, "model"), _pick(names, "run")
     for name, col in (("model", model_col), ("run", run_col)):
         if col is not None:
             used.add(col)
-            out[name] = raw[col].astype(str)
+            out[name] = cols.strings(col)[0]
     if run_col is None:
-        out["run"] = out["model"] if model_col is not None else p.stem
+        out["run"] = out["model"] if model_col is not None else constant(p.stem)
     if model_col is None:
         out["model"] = out["run"]
-    task_col = _pick(raw, "task")
-    out["task"] = raw[task_col].astype(str) if task_col is not None else "default"
-    metric_col = _pick(raw, "metric")
-    out["metric"] = raw[metric_col].astype(str) if metric_col is not None else value_col
+    task_col = _pick(names, "task")
+    out["task"] = cols.strings(task_col)[0] if task_col is not None else constant("default")
+    metric_col = _pick(names, "metric")
+    out["metric"] = cols.strings(metric_col)[0] if metric_col is not None else constant(value_col)
     used.update(c for c in (task_col, metric_col) if c is not None)
 
-    hash_col = _pick(raw, "item_hash")
-    out["item_hash"] = raw[hash_col].astype(object).where(raw[hash_col].notna(), None) if hash_col else None
+    hash_col = _pick(names, "item_hash")
     if hash_col:
         used.add(hash_col)
+        h, blank = cols.strings(hash_col)
+        out["item_hash"] = h.astype(object).where(~blank, None) if blank.any() else h
+    else:
+        out["item_hash"] = np.full(cols.n, None, dtype=object)
 
-    cluster_col = cluster if cluster is not None else _pick(raw, "cluster")
-    if cluster is not None and cluster not in raw.columns:
-        raise InputError(f"no column {cluster!r} to cluster on; columns are {', '.join(map(str, raw.columns))}", where)
+    if cluster is not None and cluster not in names:
+        raise InputError(f"no column {cluster!r} to cluster on; columns are {', '.join(names)}", where)
+    cluster_col = cluster if cluster is not None else _pick(names, "cluster")
     if cluster_col is not None:
         used.add(cluster_col)
-        cl = raw[cluster_col]
-        empty = cl.isna() | (cl.astype(str).str.strip() == "")
-        if empty.any():
-            first = int(np.flatnonzero(empty.to_numpy())[0])
-            raise InputError(f"row {first + 1}: empty cluster id in column {cluster_col!r}", where)
-        out["cluster"] = cl.astype(str)
+        cl, blank = cols.strings(cluster_col)
+        if blank.any() and cluster is not None:  # the user asked to cluster on this column
+            raise InputError(f"row {int(np.flatnonzero(blank)[0]) + 1}: empty cluster id in column {cluster_col!r}",
+                             where)
+        out["cluster"] = cl.astype(object).where(~blank, None) if blank.any() else cl
     else:
-        out["cluster"] = None
+        out["cluster"] = np.full(cols.n, None, dtype=object)
 
-    out["source"] = where
-    out["harness"] = "table"
-    for col in raw.columns:
+    if exported:
+        out["source"] = cols.strings("source")[0]
+        harness = cols.strings("harness")[0]
+        unknown = ~harness.isin(HARNESSES).to_numpy()
+        if unknown.any():
+            raise InputError(f"row {int(np.flatnonzero(unknown)[0]) + 1}: unknown harness "
+                             f"{harness.iloc[int(np.flatnonzero(unknown)[0])]!r}", where)
+        out["harness"] = harness
+    else:
+        out["source"] = constant(where)
+        out["harness"] = constant("table")
+    for col in OPTIONAL_COLUMNS:
+        if col in names and col not in used:
+            used.add(col)
+            out[col] = cols.pandas(col)
+    for col in names:
         if col not in used and col not in COLUMNS:
-            out[f"meta.{col}"] = raw[col]
-    return finalize(out)
+            out[col if col.startswith("meta.") else f"meta.{col}"] = cols.pandas(col)
+    # object arrays stay object (pandas 3 would otherwise infer its pyarrow string dtype,
+    # copying every constant column into 10M-element string buffers)
+    frame = pd.DataFrame({k: pd.Series(v, dtype=object) if isinstance(v, np.ndarray) and v.dtype == object else v
+                          for k, v in out.items()})
+    return finalize(frame)

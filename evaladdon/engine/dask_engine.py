@@ -1,0 +1,91 @@
+"""``--engine dask``: parse logs and reduce stored rows on a Dask cluster.
+
+Parsing: each log is read on a worker and written into the store's Parquet dataset (the
+workers must see the store: a shared disk, or object storage mounted through fsspec).
+Statistics: each stored file is reduced on a worker to per-item sufficient statistics
+(:mod:`evaladdon.engine.reduce`); the driver gathers those small tables and runs the same
+stats core.  Without ``--scheduler`` a ``distributed.LocalCluster`` is started in the process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import tempfile
+from typing import Any, Callable, Iterator, Sequence
+
+from evaladdon.errors import EvalAddonError
+
+
+@contextlib.contextmanager
+def dask_client(scheduler: str | None = None, n_workers: int = 2) -> Iterator[Any]:
+    """A ``distributed.Client`` on ``scheduler``, or on a new local cluster (threads)."""
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise EvalAddonError("--engine dask needs dask: pip install 'evaladdon[dask]'") from None
+    import logging
+
+    logging.getLogger("distributed").setLevel(logging.CRITICAL)
+    if scheduler:
+        try:
+            client = Client(scheduler, timeout="10s")
+        except (OSError, TimeoutError) as exc:
+            raise EvalAddonError(f"cannot reach the Dask scheduler: {' '.join(str(exc).split())}", scheduler) from None
+        with client:
+            yield client
+        return
+    with LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+        with Client(cluster) as client:
+            yield client
+
+
+def submitter(client: Any) -> Callable[[Callable[..., Any], Sequence[tuple[Any, ...]]], Iterator[Any]]:
+    """``(fn, jobs) -> results in job order``, computed on the cluster's workers."""
+
+    def submit(fn: Callable[..., Any], jobs: Sequence[tuple[Any, ...]]) -> Iterator[Any]:
+        if not jobs:
+            return iter(())
+        futures = client.map(fn, *zip(*jobs), pure=False)
+        return iter(client.gather(futures))
+
+    return submit
+
+
+def reduce_store(client: Any, store: str, where: str | None) -> Any:
+    from evaladdon.engine.reduce import reduce_file, reduced_table
+    from evaladdon.store import Manifest
+    from evaladdon.store.query import check_where, pick_files
+
+    manifest = Manifest.load(store)
+    where = check_where(where) if where else None
+    files = pick_files(manifest, where)
+    if not files:
+        raise EvalAddonError(f"--where matches no stored run ({where})")
+    parts = list(submitter(client)(reduce_file, [(str(f), where) for f in files]))
+    notes = [n for e in manifest.entries.values() if e["file"] in {f.name for f in files} for n in e.get("notes", [])]
+    return reduced_table(parts), notes
+
+
+def load_reduced(paths: Sequence[str], store: str | None, where: str | None, cluster: str | None,
+                 scheduler: str | None) -> Any:
+    """The :class:`Loaded` of the Dask engine: logs parsed into a store on the workers (a
+    temporary one when no ``--store`` is given), then reduced there."""
+    from evaladdon.adapters import Loaded
+    from evaladdon.table import validate
+
+    if cluster is not None and store:
+        raise EvalAddonError("with --engine dask and --store, clusters are set when ingesting (ingest --cluster)")
+    with dask_client(scheduler) as client, contextlib.ExitStack() as stack:
+        notes: list[str] = []
+        if not store:
+            if scheduler:
+                raise EvalAddonError("with --scheduler, give --store DIR on a disk every worker sees")
+            from evaladdon.store import ingest
+
+            store = stack.enter_context(tempfile.TemporaryDirectory(prefix="evaladdon-store-"))
+            report = ingest(paths, store, cluster=cluster, submit=submitter(client))
+            if report.errors:
+                raise EvalAddonError(report.errors[0])
+            notes.extend(report.notes)
+        table, more = reduce_store(client, store, where)
+    return Loaded(validate(table), notes + more)

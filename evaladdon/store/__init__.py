@@ -1,0 +1,255 @@
+"""A store of runs: the canonical table of every ingested log as a Parquet dataset.
+
+Layout of ``DIR``::
+
+    DIR/manifest.json          source path -> content key, data file, runs, models, tasks, metrics, rows, time
+    DIR/data/<key>.parquet     one file per source log (its canonical rows, ``meta.*`` columns included)
+
+The key is the BLAKE2b digest of the log's bytes (streamed, 1 MiB at a time) and of the
+reading options (``--cluster``), so ingesting the same log again is a no-op and a changed log
+replaces its rows.  Every file is written atomically (temporary file + rename, through
+:mod:`evaladdon.io.safe_write`); the manifest is rewritten last, so an interrupted ingest
+leaves at worst an unreferenced data file, never a half-written one.
+
+Queries (:func:`evaladdon.store.query.load_store`) run in DuckDB inside the process.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from evaladdon.errors import EvalAddonError, InputError
+
+MANIFEST = "manifest.json"
+DATA = "data"
+FORMAT_VERSION = 1
+CHUNK = 1 << 20
+
+
+def content_key(path: str | os.PathLike[str], cluster: str | None = None) -> str:
+    """BLAKE2b (128-bit) of the file's bytes and the reading options, streamed."""
+    h = hashlib.blake2b(digest_size=16)
+    with open(path, "rb") as fh:
+        while True:
+            block = fh.read(CHUNK)
+            if not block:
+                break
+            h.update(block)
+    h.update(b"\x00cluster=" + (cluster or "").encode("utf-8", "surrogatepass"))
+    return h.hexdigest()
+
+
+@dataclass
+class Manifest:
+    """What is stored: ``entries[source] = {key, file, runs, models, tasks, metrics, n_rows, ingested_at}``."""
+
+    root: Path
+    entries: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, root: str | os.PathLike[str], create: bool = False) -> "Manifest":
+        import orjson
+
+        r = Path(root)
+        if not r.exists():
+            if not create:
+                raise InputError("no such store (run `evaladdon ingest LOGS --store DIR` first)", str(r))
+            r.mkdir(parents=True)
+        if not r.is_dir():
+            raise InputError("the store must be a directory", str(r))
+        (r / DATA).mkdir(exist_ok=True) if create else None
+        m = r / MANIFEST
+        if not m.exists():
+            if not create:
+                raise InputError("not a store: no manifest.json", str(r))
+            return cls(r)
+        try:
+            data = orjson.loads(m.read_bytes())
+        except orjson.JSONDecodeError as exc:
+            raise InputError(f"the store's manifest is not valid JSON ({exc})", str(m)) from None
+        if not isinstance(data, dict) or not isinstance(data.get("files"), dict):
+            raise InputError("the store's manifest has no 'files' object", str(m))
+        return cls(r, dict(data["files"]))
+
+    def save(self) -> None:
+        import orjson
+
+        from evaladdon.io.safe_write import atomic_write
+
+        payload = orjson.dumps({"version": FORMAT_VERSION, "files": self.entries},
+                               option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
+        atomic_write(self.root / MANIFEST, lambda p: p.write_bytes(payload))
+
+    def data_files(self) -> list[Path]:
+        """Each stored data file once (the same content under two names is stored once)."""
+        seen = dict.fromkeys(e["file"] for e in self.entries.values())
+        return [self.root / DATA / f for f in seen]
+
+
+def _table_to_parquet(df: Any, dest: Path) -> None:
+    """Write a canonical table; ``meta.*`` columns of mixed Python types become strings."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from evaladdon.io.safe_write import atomic_path
+
+    try:
+        table = pa.Table.from_pandas(df, preserve_index=False)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        df = df.copy()
+        for col in df.columns:
+            if col.startswith("meta.") and df[col].dtype == object:
+                df[col] = df[col].map(lambda v: None if v is None else str(v))
+        table = pa.Table.from_pandas(df, preserve_index=False)
+    with atomic_path(dest) as tmp:
+        pq.write_table(table, tmp, compression="zstd")
+
+
+def ingest_one(path: str, cluster: str | None, known: dict[str, str], root: str) -> dict[str, Any]:
+    """Read one log and store its rows (run in a worker process or on a Dask worker).
+
+    ``known`` maps existing keys to their data file names, so an unchanged log costs one
+    hash.  Returns the manifest entry, with ``status`` ``stored``/``unchanged`` or
+    ``error`` (one line).
+    """
+    try:
+        key = content_key(path, cluster)
+    except OSError as exc:
+        return {"status": "error", "message": f"{path}: cannot read: {exc.strerror or exc}"}
+    if key in known:
+        return {"status": "unchanged", "key": key, "file": known[key]}
+    from evaladdon.adapters import read_runs
+
+    try:
+        loaded = read_runs([path], cluster=cluster)
+    except MemoryError:
+        return {"status": "error", "message": f"{path}: not enough memory to read this log"}
+    except (EvalAddonError, ValueError, OSError) as exc:
+        return {"status": "error", "message": " ".join(str(exc).split())}
+    df = loaded.table
+    name = f"{key}.parquet"
+    try:
+        _table_to_parquet(df, Path(root) / DATA / name)
+    except (EvalAddonError, OSError) as exc:
+        return {"status": "error", "message": " ".join(str(exc).split())}
+    uniq = lambda col: sorted(map(str, df[col].unique()))  # noqa: E731
+    combos = df[["run", "model", "task", "metric", "harness"]].drop_duplicates().astype(str)
+    per_run = df.groupby("run", sort=True).agg(model=("model", "first"), n_items=("item", "nunique"),
+                                               n_rows=("item", "size"))
+    return {
+        "status": "stored",
+        "key": key,
+        "file": name,
+        "runs": uniq("run"),
+        "models": uniq("model"),
+        "tasks": uniq("task"),
+        "metrics": uniq("metric"),
+        "harness": uniq("harness"),
+        "n_rows": int(len(df)),
+        "n_items": int(df["item"].nunique()),
+        "combos": combos.to_numpy().tolist(),
+        "run_detail": [{"run": str(r), "model": str(row.model), "n_items": int(row.n_items), "n_rows": int(row.n_rows),
+                        "tasks": sorted(map(str, df.loc[df["run"] == r, "task"].unique())),
+                        "metrics": sorted(map(str, df.loc[df["run"] == r, "metric"].unique()))}
+                       for r, row in per_run.iterrows()],
+        "notes": list(loaded.notes),
+        "ingested_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+@dataclass
+class IngestReport:
+    stored: int = 0
+    unchanged: int = 0
+    replaced: int = 0
+    errors: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def ingest(
+    paths: Iterable[str | os.PathLike[str]],
+    root: str | os.PathLike[str],
+    cluster: str | None = None,
+    workers: int | None = None,
+    progress: bool = False,
+    submit: Callable[..., Any] | None = None,
+) -> IngestReport:
+    """Ingest logs (files or directories) into the store at ``root``, in parallel over files.
+
+    ``submit``: a callable ``(fn, list_of_arg_tuples) -> iterator of results`` to run the
+    per-file work elsewhere (the Dask engine); by default a ``ProcessPoolExecutor``.
+    """
+    from evaladdon.adapters import expand_paths
+
+    manifest = Manifest.load(root, create=True)
+    (manifest.root / DATA).mkdir(exist_ok=True)
+    files, notes = expand_paths(paths)
+    own = manifest.root.resolve()
+    files = [f for f in files if own not in Path(f[0]).resolve().parents]  # never the store's own files
+    notes = [n for n in notes if str(own) not in n]
+    report = IngestReport(notes=list(notes))
+    sources = [str(Path(f).resolve()) for f, _, _ in files]
+    explicit = [e for _, _, e in files]
+    known = {e["key"]: e["file"] for e in manifest.entries.values()}
+    jobs = [(s, cluster, known, str(manifest.root)) for s in sources]
+    if submit is not None:
+        results: Iterable[Any] = submit(ingest_one, jobs)
+    elif len(jobs) <= 1 or workers == 1:
+        results = (ingest_one(*j) for j in jobs)
+    else:
+        results = _pool(jobs, workers)
+    results = _with_progress(results, len(jobs), progress)
+    for source, named, res in zip(sources, explicit, results):
+        if res["status"] == "error":  # a file named on the command line is an error, one found is skipped
+            (report.errors if named else report.notes).append(res["message"] if named else f"skipped {res['message']}")
+            continue
+        old = manifest.entries.get(source)
+        if res["status"] == "unchanged":
+            if old is not None and old.get("key") == res["key"]:
+                report.unchanged += 1
+                continue
+            twin = next(e for e in manifest.entries.values() if e["key"] == res["key"])
+            entry = dict(twin)
+        else:
+            entry = {k: v for k, v in res.items() if k != "status"}
+            report.notes.extend(entry.pop("notes", []))
+        entry["source"] = source
+        manifest.entries[source] = entry
+        if old is not None:
+            report.replaced += 1
+        else:
+            report.stored += 1
+    live = {e["file"] for e in manifest.entries.values()}
+    manifest.save()
+    for f in (manifest.root / DATA).glob("*.parquet"):  # replaced logs' rows go
+        if f.name not in live:
+            f.unlink(missing_ok=True)
+    return report
+
+
+def _pool(jobs: list[tuple[Any, ...]], workers: int | None) -> Iterable[dict[str, Any]]:
+    from concurrent.futures import ProcessPoolExecutor
+
+    n = workers or min(len(jobs), os.cpu_count() or 1)
+    with ProcessPoolExecutor(max_workers=n) as pool:
+        yield from pool.map(ingest_one, *zip(*jobs), chunksize=max(1, len(jobs) // (8 * n)))
+
+
+def _with_progress(results: Iterable[Any], total: int, show: bool) -> Iterable[Any]:
+    if not show or total < 2:
+        yield from results
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn
+
+    with Progress(TextColumn("ingesting"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                  console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("ingest", total=total)
+        for r in results:
+            yield r
+            bar.advance(task)

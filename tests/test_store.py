@@ -1,0 +1,243 @@
+"""The store (ingest, runs, --store/--where), export round trips, the one value converter,
+the table fast paths, and the Dask engine (equal to the single-machine path)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from evaladdon.adapters import read_runs
+from evaladdon.adapters.scores import MISSING, NON_FINITE, NON_NUMERIC, coerce_scores
+from evaladdon.adapters.table import read_long_table
+from evaladdon.cli.main import main
+from evaladdon.summary import summarize_table
+from evaladdon.table import finalize, validate
+
+REPO = Path(__file__).resolve().parent.parent
+INSPECT = REPO / "sample_logs" / "inspect"
+
+
+def synthetic(path: Path, model: str, seed: int, n_items: int = 60, epochs: int = 3, binary: bool = False) -> Path:
+    """A long table: clustered items, several epochs, a few unscored rows."""
+    rng = np.random.default_rng(seed)
+    item = np.repeat(np.arange(n_items), epochs)
+    p = rng.uniform(0.2, 0.9, n_items)[item]
+    value = (rng.uniform(size=item.size) < p).astype(float) if binary else np.round(rng.normal(p, 0.3), 6)
+    raw = value.astype(object)
+    raw[::17] = "oops"
+    df = pd.DataFrame({"model": model, "task": "t", "id": [f"q{i}" for i in item], "epoch": np.tile(np.arange(epochs), n_items),
+                       "score": raw, "passage": [f"p{i // 5}" for i in item]})
+    df.to_csv(path, index=False)
+    return path
+
+
+def cli(*args: str) -> int:
+    return main([str(a) for a in args])
+
+
+# -- the one value converter (12.12) ---------------------------------------------------------
+
+def test_one_rule_for_disputed_values(tmp_path: Path) -> None:
+    disputed = ["1_000", "١", "C", "", "0.5", " yes", "NaN"]
+    values, errors = coerce_scores(pd.Series(disputed, dtype=object))
+    assert errors.tolist() == [NON_NUMERIC, NON_NUMERIC, NON_NUMERIC, MISSING, None, None, NON_FINITE]
+    assert values[4] == 0.5 and values[5] == 1.0
+    # Inspect's letters only on request, exactly as Inspect's value_to_float maps them
+    from inspect_ai.scorer import value_to_float
+
+    v, e = coerce_scores(pd.Series(["C", "I", "P", "N", "c"], dtype=object), letters=True)
+    to_float = value_to_float()
+    assert v[:4].tolist() == [to_float(x) for x in "CIPN"] and e.iloc[4] == NON_NUMERIC
+    # csv (pyarrow strings), jsonl (pyarrow json) and an object column agree
+    csv = tmp_path / "t.csv"
+    csv.write_text("id,value\n" + "".join(f"i{k},{x}\n" for k, x in enumerate(disputed)), encoding="utf-8")
+    jsonl = tmp_path / "t.jsonl"
+    jsonl.write_text("".join(json.dumps({"id": f"i{k}", "value": x}) + "\n" for k, x in enumerate(disputed)))
+    for path in (csv, jsonl):
+        df = read_long_table(path)
+        assert df["error"].tolist() == errors.tolist()
+        assert np.array_equal(df["value"].to_numpy(), values, equal_nan=True)
+
+
+def test_numeric_column_never_goes_through_strings() -> None:
+    v, e = coerce_scores(pd.Series([0.25, np.nan, np.inf, 1.0]))
+    assert v[0] == 0.25 and e.tolist() == [None, NON_FINITE, NON_FINITE, None]
+
+
+def test_bom_files_are_read(tmp_path: Path) -> None:
+    p = tmp_path / "bom.csv"
+    p.write_bytes(b"\xef\xbb\xbfid,score\na,1\nb,0\n")
+    df = read_long_table(p)
+    assert df["item"].tolist() == ["a", "b"] and df["value"].tolist() == [1.0, 0.0]
+    q = tmp_path / "bom.jsonl"
+    q.write_bytes(b'\xef\xbb\xbf{"id": "a", "score": 1}\n{"id": "b", "score": 0}\n')
+    assert read_long_table(q)["value"].tolist() == [1.0, 0.0]
+
+
+def test_finalize_is_a_no_op_on_a_conforming_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    df = read_long_table(synthetic(tmp_path / "a.csv", "m", 1))
+
+    def no_conversion(self: pd.Series, *a: object, **k: object) -> None:
+        raise AssertionError("finalize converted a conforming column")
+
+    monkeypatch.setattr(pd.Series, "astype", no_conversion)
+    again = finalize(df)
+    monkeypatch.undo()
+    assert list(again.dtypes) == list(df.dtypes)
+    validate(again)
+
+
+def test_memory_exhaustion_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    import evaladdon.adapters.table as table_mod
+
+    def boom(path: Path) -> None:
+        raise MemoryError
+
+    monkeypatch.setattr(table_mod, "read_arrow_table", boom)
+    p = synthetic(tmp_path / "a.csv", "m", 1)
+    assert cli("summarize", p) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not enough memory" in err and "a.csv" in err
+
+
+# -- export round trip (12.9) and safe writes (12.7) ------------------------------------------
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".parquet"])
+def test_export_reads_back_exactly(tmp_path: Path, suffix: str, capsys) -> None:
+    src = synthetic(tmp_path / "a.csv", "m", 3)
+    out = tmp_path / f"out{suffix}"
+    assert cli("export", src, INSPECT / "baseline.eval", "-o", out, "--quiet") == 0
+    before = read_runs([src, INSPECT / "baseline.eval"]).table
+    after = read_runs([out]).table
+    cols = ["run", "task", "metric", "item", "epoch", "error", "cluster", "source", "harness", "raw"]
+    pd.testing.assert_frame_equal(before[cols].astype(object), after[cols].astype(object))
+    assert np.array_equal(before["value"].to_numpy(), after["value"].to_numpy(), equal_nan=True)
+    s1 = [s.flat() for s in summarize_table(before, notes=[])]
+    s2 = [s.flat() for s in summarize_table(after, notes=[])]
+    assert s1 == s2
+
+
+def test_export_refuses_its_input(tmp_path: Path, capsys) -> None:
+    src = synthetic(tmp_path / "a.csv", "m", 3)
+    before = src.read_bytes()
+    assert cli("export", src, "-o", src) == 2
+    assert "refusing to overwrite an input" in capsys.readouterr().err
+    assert src.read_bytes() == before
+
+
+# -- the store ---------------------------------------------------------------------------------
+
+def test_ingest_is_idempotent_and_replaces_changed_logs(tmp_path: Path, capsys) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    a = synthetic(logs / "ckpt-a.csv", "ckpt-1", 1)
+    synthetic(logs / "ckpt-b.csv", "ckpt-2", 2)
+    synthetic(logs / "other.csv", "base", 3)
+    store = tmp_path / "store"
+    assert cli("ingest", logs, "--store", store) == 0
+    assert "3 log(s) stored" in capsys.readouterr().err
+    files = sorted((store / "data").iterdir())
+    assert len(files) == 3
+    assert cli("ingest", logs, "--store", store) == 0
+    assert "3 unchanged" in capsys.readouterr().err
+    synthetic(a, "ckpt-1", 11)  # a changed log replaces its rows
+    assert cli("ingest", logs, "--store", store) == 0
+    assert "1 replaced" in capsys.readouterr().err
+    assert len(list((store / "data").iterdir())) == 3
+    assert cli("runs", "--store", store, "--json") == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert sorted(r["model"] for r in listed) == ["base", "ckpt-1", "ckpt-2"]
+    assert all(r["n_items"] == 60 for r in listed)
+    # --store gives what reading the files gives
+    assert cli("summarize", "--store", store, "--where", "model LIKE 'ckpt-%' AND task = 't'", "--json") == 0
+    stored = json.loads(capsys.readouterr().out)
+    assert cli("summarize", logs / "ckpt-a.csv", logs / "ckpt-b.csv", "--json") == 0
+    direct = json.loads(capsys.readouterr().out)
+    key = lambda r: r["run"]  # noqa: E731
+    for x, y in zip(sorted(stored, key=key), sorted(direct, key=key)):
+        assert {k: v for k, v in x.items()} == {k: v for k, v in y.items()}
+    assert cli("compare", "--store", store, "--where", "model IN ('ckpt-1', 'ckpt-2')", "--json") == 0
+    assert json.loads(capsys.readouterr().out)[0]["n"] > 0
+    # a per-row filter (not answerable from the manifest) still works
+    assert cli("summarize", "--store", store, "--where", "value >= 0.5", "--json") == 0
+    assert all(r["mean"] >= 0.5 for r in json.loads(capsys.readouterr().out))
+
+
+@pytest.mark.parametrize("where, message", [
+    ("1=1); COPY (SELECT 1) TO 'x.csv'; --", "one boolean expression"),
+    ("1=1) UNION ALL SELECT * FROM read_csv('/etc/passwd') --", "--where"),
+    ("nosuch = 1", "nosuch"),
+    ("model = ", "--where"),
+])
+def test_where_is_read_only_and_errors_are_one_line(tmp_path: Path, capsys, where: str, message: str) -> None:
+    store = tmp_path / "store"
+    assert cli("ingest", synthetic(tmp_path / "a.csv", "m", 1), "--store", store, "--quiet") == 0
+    capsys.readouterr()
+    assert cli("summarize", "--store", store, "--where", where) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err
+    assert not (tmp_path / "x.csv").exists() and not Path("x.csv").exists()
+
+
+def test_store_usage_errors(tmp_path: Path, capsys) -> None:
+    assert cli("summarize") == 2
+    assert cli("summarize", "--where", "1=1", tmp_path) == 2
+    assert cli("summarize", "--store", tmp_path / "nope") == 2
+    err = capsys.readouterr().err
+    assert "nothing to read" in err and "--where filters a store" in err and "no such store" in err
+
+
+# -- the Dask engine ---------------------------------------------------------------------------
+
+def _close(a: object, b: object) -> bool:
+    if isinstance(a, float) and isinstance(b, float):
+        return (np.isnan(a) and np.isnan(b)) or abs(a - b) <= 1e-12 * max(1.0, abs(a))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_close(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def test_dask_two_workers_equal_the_single_machine_path(tmp_path: Path) -> None:
+    pytest.importorskip("distributed")
+    from evaladdon.comparison import choose_pairs, compare_table
+    from evaladdon.engine.dask_engine import dask_client, reduce_store, submitter
+    from evaladdon.store import ingest
+    from evaladdon.store.query import load_store
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    synthetic(logs / "a.csv", "A", 1)
+    synthetic(logs / "b.csv", "B", 2)
+    synthetic(logs / "c.csv", "C", 4, binary=True, epochs=1)
+    synthetic(logs / "d.csv", "D", 5, binary=True, epochs=1)
+    store = tmp_path / "store"
+    with dask_client(None, n_workers=2) as client:
+        assert len(client.scheduler_info()["workers"]) == 2
+        report = ingest([logs], store, cluster="passage", submit=submitter(client))
+        assert report.stored == 4 and not report.errors
+        reduced, _ = reduce_store(client, str(store), None)
+    local = load_store(store).table
+    for table_a, table_b in ((local, reduced),):
+        s_local = [s.flat() for s in summarize_table(table_a, notes=[])]
+        s_dask = [s.flat() for s in summarize_table(table_b, notes=[])]
+        assert len(s_local) == 4 and _close(s_local, s_dask)
+        for pair in (("A", "B"), ("C", "D")):
+            c_local = [r.flat() for r in compare_table(table_a, [pair])]
+            c_dask = [r.flat() for r in compare_table(table_b, [pair])]
+            assert _close(c_local, c_dask)
+    assert choose_pairs(local, all_pairs=True) == choose_pairs(reduced, all_pairs=True)
+
+
+def test_dask_engine_from_the_command_line(tmp_path: Path, capsys) -> None:
+    pytest.importorskip("distributed")
+    a, b = INSPECT / "baseline.eval", INSPECT / "candidate.eval"
+    assert cli("compare", a, b, "--cluster", "passage.id", "--engine", "dask", "--json") == 0
+    dask_out = json.loads(capsys.readouterr().out)
+    assert cli("compare", a, b, "--cluster", "passage.id", "--json") == 0
+    assert _close(dask_out, json.loads(capsys.readouterr().out))
