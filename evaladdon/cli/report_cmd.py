@@ -43,8 +43,9 @@ def run(args: argparse.Namespace) -> int:
         raise EvalAddonError(f"the report is HTML; give a .html file (a PDF: open the HTML in a browser and "
                              f"print it) instead of {out.suffix or 'no suffix'!r}", str(out))
     from evaladdon.adapters import split_name
+    from evaladdon.cli.options import input_paths
 
-    inputs = [split_name(p)[1] for p in args.paths]
+    inputs = [split_name(p)[1] for p in input_paths(args)]
     check_destination(out, inputs)  # before the work: never overwrite an input
     loaded = load(args)
     df = loaded.table
