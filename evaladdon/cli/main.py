@@ -99,7 +99,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         message = " ".join(str(exc).split()) or type(exc).__name__
         paths = [str(p) for p in getattr(args, "paths", None) or []]
-        if len(paths) == 1 and getattr(exc, "where", None) is None and paths[0] not in message:
+        if (len(paths) == 1 and getattr(exc, "where", None) is None and paths[0] not in message
+                and not message.startswith("-")):  # an error about a flag names the flag instead
             message = f"{paths[0]}: {message}"  # the one input is named in every error about it
         sys.stderr.write(f"evaladdon: error: {clean(message)}\n")
         return EXIT_USAGE
