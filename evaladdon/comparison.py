@@ -57,6 +57,7 @@ class RunComparison(Result):
     p_adjusted: float | None = None
     adjust_method: str | None = None
     mde: float | None = None
+    mde_note: str | None = None
     gate: GateDecision | None = None
     label_a: str = ""
     label_b: str = ""
@@ -102,8 +103,10 @@ class RunComparison(Result):
             "n_clusters": c.n_clusters,
             "se_cluster": c.se_cluster,
             "se_cluster_cr2": c.se_cluster_cr2,
+            "df_cluster_cr2": c.df_cluster_cr2,
             "permutation_p": c.permutation_p,
             "mde": self.mde,
+            "mde_note": self.mde_note,
             "decision": self.gate.decision if self.gate else None,
             "margin": self.gate.margin if self.gate else None,
             "only_a": al.only_a,
@@ -282,7 +285,7 @@ def compare_table(
     level: float = 0.95,
     test: str = "auto",
     interval: str = "auto",
-    cluster_method: str = "cr1",
+    cluster_method: str = "cr2",
     strict: bool = False,
     adjust: str = "holm",
     margin: float | None = None,
@@ -291,6 +294,9 @@ def compare_table(
     skipped: list[Skipped] | None = None,
 ) -> list[RunComparison]:
     """Every pair on every (task, metric) both runs have, with adjusted p-values.
+
+    Clustered differences use CR2 with the Bell-McCaffrey df by default (``cluster_method``);
+    the ``df`` of each record is the one actually used.
 
     What cannot be compared (a pair sharing no task and metric, a metric with no shared
     scored items, an impossible test) is appended to ``skipped`` as :class:`Skipped` and the

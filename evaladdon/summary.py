@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +27,7 @@ class GroupSummary(Result):
     n_dropped: int
     dropped: dict[str, int]
     label: str = ""
+    n_nonfinite: int = 0
 
     def flat(self) -> dict[str, Any]:
         """The JSON record of ``evaladdon summarize --json``."""
@@ -63,15 +65,37 @@ class GroupSummary(Result):
             "binary": e.binary,
             "n_dropped": self.n_dropped,
             "dropped": dict(self.dropped),
+            "finite_only": self.n_nonfinite > 0,
+            "n_nonfinite": self.n_nonfinite,
             "notes": list(e.notes),
         }
 
 
+NONFINITE = "non-finite value"
+
+
 def usable_rows(df: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, int]]:
-    """Rows with a finite value and no error, and the counts of the others by reason."""
-    bad = df["error"].notna().to_numpy() | ~np.isfinite(df["value"].to_numpy())
-    reasons = df.loc[bad, "error"].fillna("missing value")
-    return df.loc[~bad], {str(k): int(v) for k, v in reasons.value_counts().items()}
+    """Rows with a finite value and no error, and the counts of the others by reason.
+
+    A row without an error whose value is NaN counts as ``missing value``; one whose value
+    is +-inf as ``non-finite value (inf)`` (a harness may log ``inf`` for a metric such as
+    ``mae``: the mean is then over the finite values only, and the summary says so).
+    """
+    values = df["value"].to_numpy(dtype=float)
+    has_error = df["error"].notna().to_numpy()
+    bad = has_error | ~np.isfinite(values)
+    reasons = df["error"].to_numpy(dtype=object)[bad].copy()
+    no_error = ~has_error[bad]
+    infinite = np.isinf(values[bad])
+    reasons[no_error & infinite] = f"{NONFINITE} (inf)"
+    reasons[no_error & ~infinite] = "missing value"
+    counts = pd.Series(reasons, dtype=object).value_counts()
+    return df.loc[~bad], {str(k): int(v) for k, v in counts.items()}
+
+
+def count_nonfinite(dropped: dict[str, int]) -> int:
+    """Rows left out because their value was NaN/inf as logged (not merely unscored)."""
+    return sum(v for k, v in dropped.items() if k.startswith(NONFINITE))
 
 
 def summarize_table(
@@ -79,7 +103,7 @@ def summarize_table(
     metric: str | None = None,
     level: float = 0.95,
     method: str = "auto",
-    cluster_method: str = "cr1",
+    cluster_method: str = "cr2",
     notes: list[str] | None = None,
 ) -> list[GroupSummary]:
     """One :class:`GroupSummary` per (run, task, metric) of a canonical table.
@@ -87,7 +111,9 @@ def summarize_table(
     ``df`` is a validated canonical table (:func:`evaladdon.table.validate` checks that each
     (run, task, metric, item, epoch) occurs once, so it is not checked again here).
     ``metric`` keeps only that metric (an error if no row has it).  Rows with an error or
-    no value are left out and counted by reason.  Clusters are used when the group's
+    no value are left out and counted by reason; when some were non-finite (inf/NaN as
+    logged) the record says ``finite_only`` and a note "mean over finite values only".
+    Clustered SEs are CR2 with the Bell-McCaffrey df by default.  Clusters are used when the group's
     ``cluster`` column is filled.  A group with no scored row at all is left out with a
     message appended to ``notes`` (an error when ``notes`` is None or no group is left).
     """
@@ -131,6 +157,10 @@ def summarize_table(
             )
         except ValueError as exc:
             raise EvalAddonError(f"{where}: {exc}") from None
+        n_nonfinite = count_nonfinite(dropped)
+        if n_nonfinite:
+            est = dataclasses.replace(est, notes=(
+                f"mean over finite values only: {n_nonfinite} non-finite value(s) left out", *est.notes))
         out.append(
             GroupSummary(
                 run=str(run),
@@ -141,6 +171,7 @@ def summarize_table(
                 n_dropped=int(sum(dropped.values())),
                 dropped=dropped,
                 label=labels[str(run)],
+                n_nonfinite=n_nonfinite,
             )
         )
     if not out:

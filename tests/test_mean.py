@@ -41,15 +41,16 @@ def test_clustered_matches_statsmodels_and_reports_deff() -> None:
     clusters = np.repeat(np.arange(25), 6)
     item_p = 1 / (1 + np.exp(-(rng.normal(0, 1.5, 25)[clusters])))
     x = rng.binomial(1, item_p).astype(float)
-    r = estimate_mean(x, np.arange(150), clusters)
+    r = estimate_mean(x, np.arange(150), clusters, cluster_method="cr1")
     fit = sm.OLS(x, np.ones(150)).fit(cov_type="cluster", cov_kwds={"groups": clusters})
     assert r.se_cluster == pytest.approx(float(fit.bse[0]))
     assert r.se == r.se_cluster and r.df == 24 and r.method == "t-cluster-cr1"
     assert r.deff == pytest.approx((r.se_cluster / r.se_item) ** 2)
     assert r.n_eff == pytest.approx(150 / r.deff)
     assert r.icc == pytest.approx((r.deff - 1) / (6 - 1))  # equal sizes: m~ = 6
-    r2 = estimate_mean(x, np.arange(150), clusters, cluster_method="cr2")
+    r2 = estimate_mean(x, np.arange(150), clusters)  # the default: CR2 with the Bell-McCaffrey df
     assert r2.se == r2.se_cluster_cr2 and r2.df == pytest.approx(r2.df_cluster_cr2)
+    assert r2.method == "t-cluster-cr2"
 
 
 def test_item_in_two_clusters_refused() -> None:
@@ -71,8 +72,8 @@ def test_degenerate_results_are_documented() -> None:
     assert all_one.mean == 1.0 and all_one.se == 0.0 and all_one.ci_high == 1.0
     assert all_one.ci_low == pytest.approx(proportion_interval(20, 20).low)
     flat = estimate_mean(np.full(6, 0.5), np.repeat(["a", "b", "c"], 2), epochs=[1, 2] * 3)
-    assert flat.se == 0.0 and flat.ci_low == flat.ci_high == 0.5
-    assert any("equal" in n for n in flat.notes)
+    assert flat.se == 0.0 and flat.ci_low < 0.5 < flat.ci_high  # issue 10.2: never width 0
+    assert flat.method == "zero-se-wilson-items" and any("zero-SE fallback" in n for n in flat.notes)
     one_cluster = estimate_mean([1.0, 0.0, 1.0], clusters=["c", "c", "c"])
     assert np.isnan(one_cluster.se) and np.isnan(one_cluster.ci_low)
     assert any("one cluster" in n for n in one_cluster.notes)

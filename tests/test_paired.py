@@ -96,8 +96,10 @@ def test_clustered_paired_uses_cluster_se() -> None:
     shift = rng.normal(0, 0.3, 20)[clusters]
     a = rng.normal(size=200)
     b = a + shift + rng.normal(0, 0.2, 200)
-    r = compare_paired(a, b, clusters, one_epoch=False)
+    r = compare_paired(a, b, clusters, one_epoch=False, cluster_method="cr1")
     assert r.n_clusters == 20 and r.df == 19 and r.se == r.se_cluster > r.se_paired
+    default = compare_paired(a, b, clusters, one_epoch=False)  # CR2 + Bell-McCaffrey df by default
+    assert default.se == default.se_cluster_cr2 and default.df == pytest.approx(19)  # equal sizes: CR2 = CR1
     with pytest.raises(ValueError, match="mcnemar"):
         compare_paired((a > 0).astype(float), (b > 0).astype(float), clusters, test="mcnemar")
 
@@ -219,4 +221,6 @@ def test_cr2_paired_with_few_unequal_clusters() -> None:
     b = a + 0.2 + rng.normal(0, 0.3, len(sizes))[clusters]
     r = compare_paired(a, b, clusters, one_epoch=False, cluster_method="cr2")
     assert r.se == r.se_cluster_cr2 and r.df == pytest.approx(r.df_cluster_cr2) and r.df < len(sizes) - 1
-    assert any("clusters" in n for n in r.notes)
+    assert not any("undercover" in n for n in r.notes)  # issue 10.1: the few-clusters note is about CR1 only
+    r1 = compare_paired(a, b, clusters, one_epoch=False, cluster_method="cr1")
+    assert any("--cluster-method cr2" in n for n in r1.notes)

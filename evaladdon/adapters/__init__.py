@@ -16,6 +16,8 @@ from typing import Callable, Iterable
 
 import pandas as pd
 
+from evaladdon.adapters import helm
+from evaladdon.adapters.deepeval import looks_like_deepeval, read_deepeval
 from evaladdon.adapters.inspect_log import is_inspect_json, read_inspect_log
 from evaladdon.adapters.lm_eval_log import (
     looks_like_results_json,
@@ -24,6 +26,12 @@ from evaladdon.adapters.lm_eval_log import (
     read_results_file,
     read_samples,
     read_write_out,
+)
+from evaladdon.adapters.promptfoo import (
+    looks_like_promptfoo_csv,
+    looks_like_promptfoo_json,
+    looks_like_promptfoo_jsonl,
+    read_promptfoo,
 )
 from evaladdon.adapters.table import TABLE_SUFFIXES, read_long_table
 from evaladdon.errors import InputError
@@ -105,12 +113,24 @@ def is_bookkeeping(path: Path) -> bool:
 def sniff(path: Path) -> tuple[Reader | None, str]:
     """The reader for ``path`` and what it is, or ``None`` and why not."""
     suffix = path.suffix.lower()
+    if path.is_dir():
+        return (helm.read_helm_run, "HELM run") if helm.is_run_dir(path) else (None, "a directory")
+    if helm.is_run_part(path):
+        return None, helm.RUN_PART
     if suffix == ".eval":
         return read_inspect_log, "inspect log"
     if suffix in (".json", ".txt"):
         head = _head(path).lstrip()
         if head[:1] == b"{" and is_inspect_json(head):
             return read_inspect_log, "inspect log"
+        if suffix == ".json" and helm.looks_like_per_instance_stats(head):
+            return helm.read_helm_run, "HELM run"
+        if suffix == ".json" and helm.looks_like_run_stats(head):
+            return helm.refuse_run_stats, "HELM run-level stats"
+        if suffix == ".json" and looks_like_deepeval(path, head):
+            return read_deepeval, "DeepEval test run"
+        if suffix == ".json" and looks_like_promptfoo_json(head):
+            return read_promptfoo, "promptfoo output"
         if suffix == ".json" and looks_like_write_out(path, head):
             return read_write_out, "lm-eval 0.3 write-out"
         if suffix == ".json" and looks_like_results_json(head):
@@ -121,7 +141,11 @@ def sniff(path: Path) -> tuple[Reader | None, str]:
     if suffix in (".jsonl", ".ndjson"):
         if looks_like_samples_jsonl(_head(path)):
             return read_samples, "lm-eval samples"
+        if looks_like_promptfoo_jsonl(_head(path)):
+            return read_promptfoo, "promptfoo output"
         return read_long_table, "table"
+    if suffix in (".csv", ".tsv") and looks_like_promptfoo_csv(_head(path)):
+        return read_promptfoo, "promptfoo CSV export"
     if suffix in TABLE_SUFFIXES:
         return read_long_table, "table"
     return None, f"unsupported file type {suffix or '(none)'!r}"
@@ -138,6 +162,9 @@ def expand_paths(paths: Iterable[str | Path]) -> tuple[list[tuple[Path, Reader, 
         p = Path(raw)
         if not p.exists():
             raise InputError("no such file or directory", str(p))
+        if p.is_dir() and helm.is_run_dir(p):  # a HELM run is a directory: one input, read through
+            files.append((p / helm.PER_INSTANCE, helm.read_helm_run, True))  # its per-instance stats
+            continue
         if p.is_dir():
             found = 0
             sniffed = [(f, *sniff(f)) for f in walk_files(p, notes)]
@@ -145,6 +172,8 @@ def expand_paths(paths: Iterable[str | Path]) -> tuple[list[tuple[Path, Reader, 
             sample_dirs = {f.parent for f, reader, _ in sniffed if reader is read_samples}
             for f, reader, what in sniffed:
                 if reader is None:
+                    if what == helm.RUN_PART:  # read through the run's per_instance_stats.json
+                        continue
                     if is_bookkeeping(f):
                         notes.append(f"ignored {f}: eval-set bookkeeping or an evaladdon output, not a run")
                     elif f.suffix.lower() in (".json", ".jsonl", ".eval", ".csv", ".txt"):
@@ -159,7 +188,7 @@ def expand_paths(paths: Iterable[str | Path]) -> tuple[list[tuple[Path, Reader, 
         else:
             reader, what = sniff(p)
             if reader is None:
-                raise InputError(f"{what}; expected an Inspect log, lm-eval output or a table ({', '.join(TABLE_SUFFIXES)})",
+                raise InputError(f"{what}; expected an Inspect log, lm-eval output, HELM run, promptfoo or DeepEval output, or a table ({', '.join(TABLE_SUFFIXES)})",
                                  str(p))
             files.append((p, reader, True))
     return files, notes

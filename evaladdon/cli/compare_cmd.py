@@ -30,8 +30,8 @@ def add_parser(sub: Any) -> None:
     add_inputs(p)
     p.add_argument("--test", choices=PAIRED_TESTS, default="auto", help="test for the p-value (default auto)")
     p.add_argument("--interval", choices=PAIRED_INTERVALS, default="auto", help="interval of the difference")
-    p.add_argument("--cluster-method", choices=("cr1", "cr2"), default="cr1",
-                   help="clustered SE of the difference (default cr1)")
+    p.add_argument("--cluster-method", choices=("cr1", "cr2"), default="cr2",
+                   help="clustered SE of the difference: cr2 (default; Bell-McCaffrey df) or cr1 (t on C-1 df)")
     p.add_argument("--adjust", choices=ADJUST_METHODS, default="holm", help="p-value adjustment over comparisons")
     p.add_argument("--strict", action="store_true", help="refuse to pair items whose content hashes differ")
     p.add_argument("--fail-on-regression", action="store_true",
@@ -45,22 +45,47 @@ def add_parser(sub: Any) -> None:
     p.set_defaults(run=run)
 
 
-def minimum_detectable(r: RunComparison, power: float, alpha: float) -> float | None:
-    """Paired MDE at this n: from psi for 0/1 single-epoch data, else from the SE used."""
+def _mde_and_note(r: RunComparison, power: float, alpha: float) -> tuple[float | None, str | None]:
+    """Paired MDE at this n and, when there is none, why (never omitted silently).
+
+    0/1 single-epoch data without clusters: the exact-McNemar MDE from the observed
+    discordance psi (the test compare runs); otherwise the normal-approximation MDE from the
+    SE used.  For 0/1 single-epoch data an MDE above psi is impossible (|delta| <= psi) and
+    is reported as "no effect of this design is detectable".
+    """
     c = r.comparison
+    psi = c.discordance.n_discordant / c.n if c.discordance is not None else None
+    if psi == 0:
+        return None, "no MDE: the runs agree on every item (no discordant pairs to estimate the variance from)"
     try:
-        if c.binary and c.n_clusters is None and c.discordance is not None and c.discordance.n_discordant > 0:
-            return plan(n=c.n, discordance=c.discordance.n_discordant / c.n, power=power, alpha=alpha).mde
-        if c.se > 0 and not math.isnan(c.se):
-            return plan(n=c.n, variance=c.se * c.se * c.n, power=power, alpha=alpha).mde
-    except ValueError:
-        return None
-    return None
+        if c.binary and c.n_clusters is None and psi is not None:
+            p = plan(n=c.n, discordance=psi, power=power, alpha=alpha)
+        elif c.se > 0 and math.isfinite(c.se) and not any("zero-SE" in n for n in c.notes):
+            p = plan(n=c.n, variance=c.se * c.se * c.n, power=power, alpha=alpha)
+        else:
+            return None, "no MDE: the SE of the difference is 0 or undefined"
+    except ValueError as exc:
+        return None, f"no MDE: {exc}"
+    if p.mde is None or (psi is not None and p.mde > psi):
+        return None, (f"no effect of this design is detectable at {power:.0%} power: only {psi:.1%} of items "
+                      "disagree" if psi is not None else p.notes[0] if p.notes else "no MDE")
+    return p.mde, None
+
+
+def minimum_detectable(r: RunComparison, power: float, alpha: float) -> float | None:
+    """Paired MDE at this n (None when nothing is detectable; :func:`mde_note` says why)."""
+    return _mde_and_note(r, power, alpha)[0]
+
+
+def mde_note(r: RunComparison, power: float, alpha: float) -> str | None:
+    """Why :func:`minimum_detectable` gives no number (None when it gives one)."""
+    return _mde_and_note(r, power, alpha)[1]
 
 
 def verdict(r: RunComparison, power: float, bounded: bool = True) -> str:
     c = r.comparison
-    mde = f"; this set can detect {100 * r.mde:.1f} points at {power:.0%} power" if r.mde else ""
+    mde = (f"; this set can detect {100 * r.mde:.1f} points at {power:.0%} power" if r.mde is not None
+           else f"; {r.mde_note}" if r.mde_note else "")
     p = f"p = {c.p_value:.3g} ({c.test})" + (f", adjusted {r.p_adjusted:.3g}" if r.p_adjusted is not None else "")
     gate = ""
     if r.gate:
@@ -200,7 +225,8 @@ def run(args: argparse.Namespace) -> int:
         raise EvalAddonError(f"{exc} ({len(loaded.skipped)} input(s) not read; first: {first['path']}: "
                              f"{first['reason']})") from None
     alpha = 1.0 - args.level
-    results = [dataclasses.replace(r, mde=minimum_detectable(r, args.power, alpha)) for r in results]
+    results = [dataclasses.replace(r, mde=m, mde_note=why)
+               for r in results for m, why in [_mde_and_note(r, args.power, alpha)]]
     if args.json:
         emit(args, [r.flat() for r in results], loaded, loaded.notes, skipped)
     else:

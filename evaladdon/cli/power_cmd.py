@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 import argparse
+import math
 from typing import Any
 
 from evaladdon.adapters import load
+from evaladdon.cli.units import Effect, describe, parse_effect
 from evaladdon.errors import EvalAddonError
 from evaladdon.pilot import measure_pilot
 from evaladdon.report.text import console, fmt, table, write_json
-from evaladdon.stats import binary_unpaired_variance, epoch_item_variance, plan, retrodesign
+from evaladdon.stats import PLAN_TESTS, binary_unpaired_variance, epoch_item_variance, plan, retrodesign
 
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("power", help="MDE, sample size and power for comparing two runs")
     what = p.add_argument_group("what to solve (one or both)")
     what.add_argument("--n", type=int, help="items per run: report the minimum detectable effect")
-    what.add_argument("--delta", type=float, help="difference to detect: report the items needed")
+    what.add_argument("--delta", type=parse_effect, metavar="EFFECT",
+                      help="difference to detect, e.g. 2pt (points) or 0.02 (fraction): report the items needed")
     design = p.add_argument_group("design")
     design.add_argument("--paired", action="store_true", help="both runs on the same items")
     design.add_argument("--discordance", type=float, metavar="PSI", help="paired 0/1: share of items the runs disagree on")
@@ -32,10 +35,43 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--alpha", type=float, default=0.05)
     p.add_argument("--power", type=float, default=0.8, help="target power (default 0.8)")
     p.add_argument("--one-sided", action="store_true")
-    p.add_argument("--test", choices=("wald", "mcnemar"), default="wald",
-                   help="wald (normal approximation) or the exact-McNemar planning formula (needs psi)")
+    p.add_argument("--test", choices=PLAN_TESTS, default="auto",
+                   help="test to plan for; auto (default) = what compare runs by default: mcnemar-exact (exact "
+                        "power of McNemar's exact test) for --discordance, else wald (normal approximation); "
+                        "mcnemar-connor-approx = Connor's 1987 approximation")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(run=run)
+
+
+def _check_flags(args: argparse.Namespace) -> None:
+    """Every number on the command line finite and in range, named by its flag (exit 2)."""
+    for flag, value, positive in (("--discordance", args.discordance, True), ("--p-a", args.p_a, False),
+                                  ("--p-b", args.p_b, False), ("--sd", args.sd, True), ("--icc", args.icc, False),
+                                  ("--deff", args.deff, True), ("--alpha", args.alpha, True),
+                                  ("--power", args.power, True)):
+        if value is None:
+            continue
+        if not math.isfinite(value):
+            raise EvalAddonError(f"{flag} {value} is not a finite number")
+        if positive and value <= 0:
+            raise EvalAddonError(f"{flag} must be positive, got {value:g}")
+    if args.sd is not None and not math.isfinite(args.sd * args.sd):
+        raise EvalAddonError(f"--sd {args.sd:g} is too large (its square overflows a float)")
+    if args.epochs < 1:
+        raise EvalAddonError(f"--epochs must be at least 1, got {args.epochs}")
+
+
+def _bounded(args: argparse.Namespace, pilot: Any) -> bool:
+    """Is the metric bounded in [0, 1] (so effects are fractions or points)?"""
+    if pilot is not None:
+        return bool(pilot.bounded)
+    if args.sd is not None:  # a bare number is in the metric's units; points only on [0, 1]
+        return bool(args.delta is not None and args.delta.points)
+    return True
+
+
+def _delta(effect: Effect | None, bounded: bool) -> float | None:
+    return effect.resolve(bounded=bounded, flag="--delta") if effect is not None else None
 
 
 def _variance(args: argparse.Namespace) -> tuple[float | None, float | None, str]:
@@ -70,6 +106,7 @@ def _variance(args: argparse.Namespace) -> tuple[float | None, float | None, str
 
 
 def run(args: argparse.Namespace) -> int:
+    _check_flags(args)
     sides = 1 if args.one_sided else 2
     pilot = None
     if args.pilot:
@@ -85,36 +122,42 @@ def run(args: argparse.Namespace) -> int:
     else:
         variance, discordance, design = _variance(args)
         n, deff = args.n, args.deff
-    if n is None and args.delta is None:
+    bounded = _bounded(args, pilot)
+    delta = _delta(args.delta, bounded)
+    if n is None and delta is None:
         raise EvalAddonError("give --n (for the MDE), --delta (for the sample size), or both")
     try:
-        at_n = plan(n=n, delta=args.delta, variance=variance, discordance=discordance, alpha=args.alpha,
+        at_n = plan(n=n, delta=delta, variance=variance, discordance=discordance, alpha=args.alpha,
                     power=args.power, sides=sides, deff=deff, test=args.test, design=design) if n is not None else None
-        needed = plan(delta=args.delta, variance=variance, discordance=discordance, alpha=args.alpha,
-                      power=args.power, sides=sides, deff=deff, test=args.test, design=design) if args.delta else None
+        needed = plan(delta=delta, variance=variance, discordance=discordance, alpha=args.alpha,
+                      power=args.power, sides=sides, deff=deff, test=args.test, design=design) if delta else None
     except ValueError as exc:
         raise EvalAddonError(str(exc)) from None
     main_plan = needed if needed is not None else at_n
     assert main_plan is not None
+    notes = list(dict.fromkeys([*(at_n.notes if at_n else ()), *(needed.notes if needed else ())]))
     result: dict[str, Any] = {
         "n": main_plan.n,
         "mde": at_n.mde if at_n is not None else None,
+        "mde_points": 100 * at_n.mde if at_n is not None and at_n.mde is not None and bounded else None,
+        "detectable": (at_n.mde is not None) if at_n is not None else None,
         "mde_at_n": n,
-        "delta": args.delta,
+        "delta": delta,
         "power": main_plan.power,
-        "power_at_n": at_n.power if at_n is not None and args.delta else None,
+        "power_at_n": at_n.power if at_n is not None and delta else None,
         "variance": main_plan.variance,
         "discordance": discordance,
         "deff": deff if pilot is None else pilot.deff,
         "alpha": args.alpha,
         "target_power": args.power,
         "sides": sides,
-        "test": args.test,
+        "test": main_plan.test,
         "design": design,
+        "notes": notes,
     }
-    if args.delta and n is not None and main_plan.variance:
+    if delta and n is not None and main_plan.variance:
         se = (main_plan.variance / n) ** 0.5
-        rd = retrodesign(args.delta, se, args.alpha)
+        rd = retrodesign(delta, se, args.alpha)
         result.update(type_s=rd.type_s, type_m=rd.type_m)
     if pilot is not None:
         result["pilot"] = pilot.to_dict()
@@ -122,16 +165,27 @@ def run(args: argparse.Namespace) -> int:
         write_json(result)
         return 0
     con = console()
-    rows = [[k, fmt(result[k]) if not isinstance(result[k], str) else result[k]] for k in
-            ("design", "n", "mde", "mde_at_n", "delta", "power", "power_at_n", "variance", "deff", "type_s", "type_m")
-            if k in result and result[k] is not None]
+    shown = dict(result, mde=describe(result["mde"], bounded) if result["mde"] is not None else None,
+                 delta=describe(delta, bounded) if delta is not None else None)
+    rows = [[k, fmt(shown[k]) if not isinstance(shown[k], str) else shown[k]] for k in
+            ("design", "test", "n", "mde", "mde_at_n", "delta", "power", "power_at_n", "variance", "deff", "type_s",
+             "type_m") if k in shown and shown[k] is not None]
     con.print(table(None, ["quantity", "value"], rows, n_left=1))
-    if result.get("mde") is not None:
-        con.print(f"With {n} items this design detects {100 * result['mde']:.1f} points at {args.power:.0%} power "
-                  f"(alpha {args.alpha}, {'one' if sides == 1 else 'two'}-sided).")
-    if needed is not None:
-        con.print(f"Detecting {100 * args.delta:.1f} points at {args.power:.0%} power needs {needed.n} items.")
-    if result.get("type_m") is not None:
-        con.print(f"At n = {n}, a significant estimate of a true {100 * args.delta:.1f}-point effect exaggerates it "
-                  f"{result['type_m']:.2f}x on average and has the wrong sign {100 * result['type_s']:.2f}% of the time.")
+    side_word = "one" if sides == 1 else "two"
+    if at_n is not None and at_n.mde is not None:
+        con.print(f"With {n} items this design detects {describe(at_n.mde, bounded)} at {args.power:.0%} power "
+                  f"(alpha {args.alpha}, {side_word}-sided, {main_plan.test}).")
+    elif at_n is not None:
+        con.print(f"With {n} items {'and discordance ' + format(discordance, 'g') + ' ' if discordance else ''}"
+                  f"no effect of this design is detectable at {args.power:.0%} power "
+                  f"(alpha {args.alpha}, {side_word}-sided, {main_plan.test}).")
+    if needed is not None and delta is not None:
+        con.print(f"Detecting {describe(abs(delta), bounded)} at {args.power:.0%} power needs {needed.n} items "
+                  f"({needed.test}).")
+    if result.get("type_m") is not None and delta is not None:
+        con.print(f"At n = {n}, a significant estimate of a true {describe(abs(delta), bounded)} effect exaggerates "
+                  f"it {result['type_m']:.2f}x on average and has the wrong sign {100 * result['type_s']:.2f}% of "
+                  "the time.")
+    for note in notes:
+        con.print(f"note: {note}")
     return 0

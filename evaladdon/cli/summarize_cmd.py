@@ -19,7 +19,8 @@ def add_parser(sub: Any) -> None:
                    help="log or table files, or directories of them; NAME=PATH names a run")
     add_inputs(p)
     p.add_argument("--method", choices=MEAN_METHODS, default="auto", help="interval method (default: auto)")
-    p.add_argument("--cluster-method", choices=("cr1", "cr2"), default="cr1", help="clustered SE (default cr1)")
+    p.add_argument("--cluster-method", choices=("cr1", "cr2"), default="cr2",
+                   help="clustered SE: cr2 (default; Bell-McCaffrey with Satterthwaite df) or cr1 (t on C-1 df)")
     add_output(p)
     add_reporting(p)
     p.set_defaults(run=run)

@@ -3,8 +3,9 @@
 Without monkeypatching (the default): a task's ``process_results`` returns, beside the usual
 score, ``(score, cluster)`` payloads for two more metrics whose aggregations are
 :func:`clustered_mean` and :func:`clustered_se` (use ``!function`` in the task YAML, see
-``examples/lm_eval/``).  The SE is the CR1 sandwich with ``C/(C-1)`` on documents grouped
-by cluster -- the same estimator as ``evaladdon summarize``'s ``se_cluster``.
+``examples/lm_eval/``).  The SE is CR2 (Bell & McCaffrey 2002) on documents grouped by
+cluster -- the same estimator as ``evaladdon summarize``'s default (``se_cluster_cr2``);
+:func:`clustered_se_cr1` gives the CR1 sandwich with ``C/(C-1)`` (``se_cluster``).
 
 Opt-in (relies on harness internals; tested with lm-eval 0.4.9-0.4.13):
 :func:`enable_clustered_stderr` makes the harness fill the ``<metric>_stderr`` slot of a
@@ -66,7 +67,15 @@ def clustered_mean(items: Sequence[Payload]) -> float:
 
 
 def clustered_se(items: Sequence[Payload]) -> float:
-    """Aggregation: CR1 clustered SE of the mean (NaN with one cluster)."""
+    """Aggregation: CR2 (Bell-McCaffrey) clustered SE of the mean, the default everywhere (NaN with one cluster)."""
+    values, clusters = _split(items)
+    if values.size < 2:
+        return float("nan")
+    return float(stats.clustered_se(values, clusters).se_cr2)
+
+
+def clustered_se_cr1(items: Sequence[Payload]) -> float:
+    """Aggregation: CR1 clustered SE of the mean (``C/(C-1)`` sandwich; NaN with one cluster)."""
     values, clusters = _split(items)
     if values.size < 2:
         return float("nan")

@@ -41,11 +41,13 @@ _WHERE: dict[str, str] = {
     "ppi_mean": "evaladdon.stats.judge",
     "rogan_gladen": "evaladdon.stats.judge",
     "rogan_gladen_bootstrap": "evaladdon.stats.judge",
+    "PLAN_TESTS": "evaladdon.stats.power",
     "PowerCurve": "evaladdon.stats.power",
     "PowerPlan": "evaladdon.stats.power",
     "Retrodesign": "evaladdon.stats.power",
     "binary_unpaired_variance": "evaladdon.stats.power",
     "epoch_item_variance": "evaladdon.stats.power",
+    "mcnemar_exact_power": "evaladdon.stats.power",
     "plan": "evaladdon.stats.power",
     "power_curve": "evaladdon.stats.power",
     "power_normal": "evaladdon.stats.power",
@@ -99,11 +101,13 @@ if TYPE_CHECKING:  # pragma: no cover
     from evaladdon.stats.judge import ppi_mean  # noqa: F401
     from evaladdon.stats.judge import rogan_gladen  # noqa: F401
     from evaladdon.stats.judge import rogan_gladen_bootstrap  # noqa: F401
+    from evaladdon.stats.power import PLAN_TESTS  # noqa: F401
     from evaladdon.stats.power import PowerCurve  # noqa: F401
     from evaladdon.stats.power import PowerPlan  # noqa: F401
     from evaladdon.stats.power import Retrodesign  # noqa: F401
     from evaladdon.stats.power import binary_unpaired_variance  # noqa: F401
     from evaladdon.stats.power import epoch_item_variance  # noqa: F401
+    from evaladdon.stats.power import mcnemar_exact_power  # noqa: F401
     from evaladdon.stats.power import plan  # noqa: F401
     from evaladdon.stats.power import power_curve  # noqa: F401
     from evaladdon.stats.power import power_normal  # noqa: F401
@@ -172,7 +176,9 @@ __all__ = [
     "corrected_difference",
     "epoch_item_variance",
     "judge_agreement",
+    "mcnemar_exact_power",
     "plan",
+    "PLAN_TESTS",
     "power_curve",
     "power_normal",
     "ppi_mean",

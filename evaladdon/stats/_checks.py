@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -9,10 +10,17 @@ import numpy.typing as npt
 
 
 def as_finite_1d(values: npt.ArrayLike, name: str = "values") -> np.ndarray:
-    """Return ``values`` as a 1-d float array; refuse empty input and NaN/inf."""
-    arr = np.asarray(values, dtype=float)
+    """Return ``values`` as a 1-d float array; refuse other shapes, empty input and NaN/inf.
+
+    A 2-d array is refused rather than flattened: which axis holds the items is not
+    something to guess.
+    """
+    try:
+        arr = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a 1-d array of numbers") from None
     if arr.ndim != 1:
-        arr = arr.reshape(-1)
+        raise ValueError(f"{name} must be a 1-d array, got shape {arr.shape}; pass one value per row")
     if arr.size == 0:
         raise ValueError(f"{name} is empty")
     bad = ~np.isfinite(arr)
@@ -31,11 +39,41 @@ def check_level(level: float) -> float:
     return level
 
 
+def finite(value: Any, name: str, *, positive: bool = False, non_negative: bool = False) -> float:
+    """``value`` as a finite float (optionally > 0 or >= 0), else a one-line ``ValueError``."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number, got {value!r}") from None
+    if not math.isfinite(v):
+        raise ValueError(f"{name} must be a finite number, got {v}")
+    if positive and not v > 0:
+        raise ValueError(f"{name} must be positive, got {v}")
+    if non_negative and v < 0:
+        raise ValueError(f"{name} must be >= 0, got {v}")
+    return v
+
+
+def whole(value: Any, name: str, minimum: int = 0) -> int:
+    """``value`` as an int >= ``minimum`` (a float must be whole), else a one-line ``ValueError``."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a whole number, got {value!r}") from None
+    if not math.isfinite(v) or v != int(v):
+        raise ValueError(f"{name} must be a whole number, got {value!r}")
+    if v < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, got {int(v)}")
+    return int(v)
+
+
 def codes(labels: Any, n: int, name: str) -> tuple[np.ndarray, int]:
     """Integer codes 0..G-1 for a label array of length ``n`` (``None`` -> each row its own)."""
     if labels is None:
         return np.arange(n), n
     arr = np.asarray(labels)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-d array of labels, got shape {arr.shape}")
     if arr.shape[0] != n:
         raise ValueError(f"{name} has {arr.shape[0]} labels for {n} values")
     import pandas as pd  # only here: keeps `evaladdon ci` start-up free of pandas
@@ -48,3 +86,15 @@ def codes(labels: Any, n: int, name: str) -> tuple[np.ndarray, int]:
 
 def is_binary(values: np.ndarray) -> bool:
     return bool(np.all((values == 0.0) | (values == 1.0)))
+
+
+def pow2_scale(*arrays: np.ndarray) -> float:
+    """A power of two to divide by so sums and squares cannot overflow (1.0 for ordinary data).
+
+    Dividing by a power of two is exact in binary floating point, so results scaled back are
+    the same numbers as an infinitely wide computation would give (Higham 2002, sec. 2.1).
+    """
+    top = max((float(np.max(np.abs(a))) for a in arrays if a.size), default=0.0)
+    if top < 2.0**500:
+        return 1.0
+    return math.ldexp(1.0, math.frexp(top)[1] - 1)  # top / scale in [1, 2)

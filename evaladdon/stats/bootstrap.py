@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import stats as sps
 
-from evaladdon.stats._checks import as_finite_1d, check_level, codes
+from evaladdon.stats._checks import as_finite_1d, check_level, codes, whole
 from evaladdon.stats._result import Result
 
 TotalsStatistic = Callable[[np.ndarray], np.ndarray]
@@ -92,6 +92,7 @@ def bootstrap_totals(
     n_units = t.shape[0]
     if n_units < 2:
         raise ValueError("the bootstrap needs at least two independent units")
+    n_resamples = whole(n_resamples, "n_resamples", 1)
     if n_resamples < 100:
         raise ValueError("use at least 100 bootstrap resamples")
     rng = np.random.default_rng(seed)

@@ -133,6 +133,8 @@ def t_bounds(estimate: float, se: float, df: float, level: float = 0.95) -> tupl
     (one item, one cluster): the callers record why in their notes."""
     if math.isnan(se) or not df > 0:
         return float("nan"), float("nan")
+    if se < 0:
+        raise ValueError(f"a standard error must be >= 0, got {se}")
     ti = t_interval(estimate, se, df, level)
     return ti.low, ti.high
 
@@ -145,6 +147,10 @@ def t_interval(estimate: float, se: float, df: float, level: float = 0.95, metho
     level = check_level(level)
     if not (df > 0):
         raise ValueError(f"degrees of freedom must be positive, got {df}")
+    if not math.isfinite(estimate):
+        raise ValueError(f"the estimate must be finite, got {estimate}")
+    if not (math.isfinite(se) and se >= 0):
+        raise ValueError(f"a standard error must be finite and >= 0, got {se}")
     q = float(sps.norm.ppf(0.5 + level / 2.0)) if np.isinf(df) else float(sps.t.ppf(0.5 + level / 2.0, df))
     return Interval(
         estimate=float(estimate),

@@ -31,9 +31,12 @@ import numpy as np
 import numpy.typing as npt
 from scipy import stats as sps
 
-from evaladdon.stats._checks import as_finite_1d, check_level
+from evaladdon.stats import zero_se
+from evaladdon.stats._checks import as_finite_1d, check_level, finite, whole
 from evaladdon.stats._result import Result
 from evaladdon.stats.intervals import proportion_interval
+
+NAN = float("nan")
 
 
 @dataclass(frozen=True)
@@ -125,12 +128,22 @@ def rogan_gladen(
 
     ``observed_se`` (e.g. a clustered SE) overrides ``sqrt(q(1-q)/n_observed)``.  Without
     ``n_pos``/``n_neg`` Se and Sp are taken as known exactly (a note says so; the interval
-    then undercovers when they were estimated).
+    then undercovers when they were estimated).  Without ``n_observed`` or ``observed_se``
+    only the point estimate exists: SE and interval are NaN, with a note.  A delta-method SE
+    of zero (e.g. q = 1 with Se = Sp = 1) falls back to the Wilson interval of q on the
+    ``n_observed`` items mapped through the (increasing) correction, with a note.
     """
     level = check_level(level)
     for name, v in (("observed", observed), ("sensitivity", sensitivity), ("specificity", specificity)):
-        if not 0 <= v <= 1:
+        if not 0 <= finite(v, name) <= 1:
             raise ValueError(f"{name} must be in [0, 1], got {v}")
+    if observed_se is not None:
+        observed_se = finite(observed_se, "observed_se", non_negative=True)
+    if n_observed is not None:
+        n_observed = whole(n_observed, "n_observed", 1)
+    for name, count in (("n_pos", n_pos), ("n_neg", n_neg)):
+        if count is not None:
+            whole(count, name, 0)
     j = sensitivity + specificity - 1.0
     if j <= 0:
         raise ValueError(
@@ -139,12 +152,16 @@ def rogan_gladen(
     raw = (observed + specificity - 1.0) / j
     p = min(max(raw, 0.0), 1.0)
     notes: list[str] = []
+    if raw != p:
+        notes.append(f"the corrected rate {raw:.4f} lies outside [0, 1] and was clipped")
     if observed_se is not None:
         var_q = observed_se**2
     elif n_observed is not None:
         var_q = observed * (1 - observed) / n_observed
     else:
-        raise ValueError("give n_observed or observed_se for the sampling error of the observed rate")
+        notes.append("no sample size: give n_observed or observed_se for the SE and interval (point estimate only)")
+        return CorrectedRate(p, raw, observed, sensitivity, specificity, NAN, NAN, NAN, level,
+                             "rogan-gladen", raw != p, tuple(notes))
     var_se = sensitivity * (1 - sensitivity) / n_pos if n_pos else 0.0
     var_sp = specificity * (1 - specificity) / n_neg if n_neg else 0.0
     if not n_pos or not n_neg:
@@ -152,8 +169,14 @@ def rogan_gladen(
     var = (var_q + p * p * var_se + (1 - p) ** 2 * var_sp) / (j * j)
     se = math.sqrt(var)
     z = float(sps.norm.ppf(0.5 + level / 2))
-    if raw != p:
-        notes.append(f"the corrected rate {raw:.4f} lies outside [0, 1] and was clipped")
+    low, high, method = max(p - z * se, 0.0), min(p + z * se, 1.0), "rogan-gladen-delta"
+    if zero_se.se_is_zero(se, np.array([1.0])) and n_observed is not None:
+        q_low, q_high = zero_se.wilson_bounds(observed, n_observed, level)
+        low = min(max((q_low + specificity - 1.0) / j, 0.0), 1.0)
+        high = min(max((q_high + specificity - 1.0) / j, 0.0), 1.0)
+        method = "rogan-gladen-wilson-fallback"
+        notes.append(f"the delta-method SE is 0: the interval maps the Wilson interval of the observed rate on "
+                     f"{n_observed} items through the correction (zero-SE fallback)")
     return CorrectedRate(
         estimate=p,
         unclipped=raw,
@@ -161,10 +184,10 @@ def rogan_gladen(
         sensitivity=sensitivity,
         specificity=specificity,
         se=se,
-        ci_low=max(p - z * se, 0.0),
-        ci_high=min(p + z * se, 1.0),
+        ci_low=low,
+        ci_high=high,
         level=level,
-        method="rogan-gladen-delta",
+        method=method,
         clipped=raw != p,
         notes=tuple(notes),
     )
@@ -216,6 +239,7 @@ class PPIResult(Result):
     n_unlabelled: int
     classical_estimate: float
     classical_se: float
+    notes: tuple[str, ...] = ()
 
 
 def ppi_mean(
@@ -248,8 +272,20 @@ def ppi_mean(
     var = float(resid.var(ddof=1) / n + lam * lam * fu.var(ddof=1) / big_n)
     se = math.sqrt(var)
     z = float(sps.norm.ppf(0.5 + level / 2))
-    return PPIResult(est, se, est - z * se, est + z * se, level, "ppi++" if tuned else "ppi", lam, n, big_n,
-                     float(y.mean()), float(y.std(ddof=1) / math.sqrt(n)))
+    low, high, method = est - z * se, est + z * se, "ppi++" if tuned else "ppi"
+    notes: list[str] = []
+    if zero_se.se_is_zero(se, np.concatenate([y, f, fu])):
+        if all(zero_se.within(v, 0.0, 1.0) for v in (y, f, fu)):
+            # the human labels are the ground truth: their n items are the units (conservative)
+            low, high = zero_se.bounded_interval(est, n, level)
+            method += "-zero-se-wilson"
+            notes.append(f"the PPI SE is 0: the interval is the Wilson score interval of a [0, 1] mean on the "
+                         f"{n} human-labelled items as units (zero-SE fallback)")
+        else:
+            low = high = NAN
+            notes.append("the PPI SE is 0 and the scores are not bounded in [0, 1]: no interval can be estimated")
+    return PPIResult(est, se, low, high, level, method, lam, n, big_n,
+                     float(y.mean()), float(y.std(ddof=1) / math.sqrt(n)), tuple(notes))
 
 
 @dataclass(frozen=True)
@@ -278,7 +314,9 @@ def corrected_difference(
     (delta method; the common misclassification cancels in the numerator).
     """
     level = check_level(level)
-    j = sensitivity + specificity - 1.0
+    observed_delta = finite(observed_delta, "observed_delta")
+    observed_delta_se = finite(observed_delta_se, "observed_delta_se", non_negative=True)
+    j = finite(sensitivity, "sensitivity") + finite(specificity, "specificity") - 1.0
     if j <= 0:
         raise ValueError("Se + Sp <= 1: a judge no better than chance cannot be corrected")
     d = observed_delta / j

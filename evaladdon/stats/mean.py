@@ -9,14 +9,20 @@ Design (Miller 2024, arXiv:2411.00640, sections 2.1-2.3):
    say how far it is off); ``se_item = s(xbar)/sqrt(n)``; ``se_cluster`` = CR1 sandwich
    with ``C/(C-1)`` (t on ``C - 1`` df) and ``se_cluster_cr2`` = Bell-McCaffrey CR2 with
    Satterthwaite df (:mod:`evaladdon.stats.cluster`).
-4. ``deff = se_cluster^2 / se_item^2``, ``n_eff = n / deff``; the intra-cluster
-   correlation from ``deff = 1 + (m~ - 1) icc`` with the size-weighted mean cluster size
-   ``m~ = sum n_c^2 / n`` (Kish 1965; exact for equal sizes, the usual approximation
-   otherwise).
+4. ``deff = se^2 / se_item^2`` (``se`` the clustered SE used), ``n_eff = n / deff``; the
+   intra-cluster correlation from ``deff = 1 + (m~ - 1) icc`` with the size-weighted mean
+   cluster size ``m~ = sum n_c^2 / n`` (Kish 1965; exact for equal sizes, the usual
+   approximation otherwise).  The ICC is kept in its possible range ``[-1/(m~ - 1), 1]``;
+   when the SE ratio implies more (few clusters: the small-sample factors exceed the
+   largest design effect ``m~``), icc = 1, deff = m~ and n_eff = n/m~, with a note.
 5. Interval: Wilson for 0/1 scores with one epoch and no clusters (Brown, Cai & DasGupta
-   2001), a t interval otherwise (``n - 1`` df, or the cluster df); the caller may choose
+   2001), a t interval otherwise (``n - 1`` df, or the cluster df: CR2 with the
+   Bell-McCaffrey df by default, CR1 with ``C - 1`` df on request); the caller may choose
    any proportion method (0/1, one epoch, no clusters only), ``t`` or a cluster
-   ``bootstrap``.
+   ``bootstrap``.  An estimated SE of zero (or round-off) never gives a zero-width
+   interval: :mod:`evaladdon.stats.zero_se` (Wilson on the units for values in [0, 1]).
+6. Values near the float limit are divided by a power of two first (exact), so two scores
+   of 1e308 have mean 1e308, not inf.
 
 Oracles in the tests: statsmodels ``OLS(...).fit(cov_type="cluster")`` for CR1, dense
 Bell-McCaffrey algebra for CR2, hand computation for everything else.
@@ -24,16 +30,18 @@ Bell-McCaffrey algebra for CR2, hand computation for everything else.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from evaladdon.stats._checks import as_finite_1d, check_level, codes, is_binary
+from evaladdon.stats import zero_se
+from evaladdon.stats._checks import as_finite_1d, check_level, codes, is_binary, pow2_scale, whole
 from evaladdon.stats._result import Result
 from evaladdon.stats.bootstrap import bootstrap_mean
-from evaladdon.stats.cluster import ClusteredSE, clustered_se
+from evaladdon.stats.cluster import ClusteredSE, clustered_se, cr1_note
 from evaladdon.stats.epochs import EpochVariance, epoch_variance
 from evaladdon.stats.intervals import PROPORTION_METHODS, proportion_interval, t_bounds
 
@@ -106,7 +114,7 @@ def estimate_mean(
     epochs: npt.ArrayLike | None = None,
     level: float = 0.95,
     method: str = "auto",
-    cluster_method: str = "cr1",
+    cluster_method: str = "cr2",
     n_resamples: int = 10_000,
     seed: int | None = 0,
 ) -> MeanEstimate:
@@ -114,12 +122,13 @@ def estimate_mean(
 
     ``items`` labels the item of each value (``None``: every value its own item, one
     epoch); ``clusters`` the cluster of each value (constant within an item); ``epochs``,
-    if given, is only checked: an (item, epoch) pair may occur once.
+    if given, is only checked: an (item, epoch) pair may occur once.  ``cluster_method``
+    is ``"cr2"`` (default: Bell-McCaffrey SE, Satterthwaite df) or ``"cr1"``.
 
-    Degenerate input: empty or non-finite values, or an item in two clusters, raise
+    Degenerate input: empty, 2-d or non-finite values, or an item in two clusters, raise
     ``ValueError``.  One item gives NaN SEs (a Wilson interval still exists for 0/1);
-    one cluster gives NaN cluster SEs and interval; zero variance gives SE 0 and a
-    degenerate t interval; each of these is said in ``notes``.
+    one cluster gives NaN cluster SEs and interval; an SE of zero gives the fallback
+    interval of :mod:`evaladdon.stats.zero_se`; each of these is said in ``notes``.
     """
     level = check_level(level)
     method = method.lower().replace("_", "-")
@@ -127,7 +136,44 @@ def estimate_mean(
         raise ValueError(f"unknown interval method {method!r}; choose one of {', '.join(MEAN_METHODS)}")
     if cluster_method not in ("cr1", "cr2"):
         raise ValueError(f"cluster_method must be 'cr1' or 'cr2', got {cluster_method!r}")
+    if method == "bootstrap":
+        n_resamples = whole(n_resamples, "n_resamples", 1)
     x = as_finite_1d(values)
+    scale = pow2_scale(x)
+    est = _estimate(x / scale if scale != 1.0 else x, items, clusters, epochs, level, method, cluster_method,
+                    n_resamples, seed, is_binary(x))
+    return est if scale == 1.0 else _rescaled(est, scale)
+
+
+def _rescaled(e: MeanEstimate, s: float) -> MeanEstimate:
+    """``e`` computed on values divided by ``s``, put back on the values' own scale."""
+    def lin(v: float | None) -> float | None:
+        return None if v is None else v * s
+
+    ev = e.epoch_variance
+    if ev is not None:
+        ev = dataclasses.replace(
+            ev, within_var=ev.within_var * s * s, between_var=ev.between_var * s * s, se_item=ev.se_item * s,
+            se_model=ev.se_model * s, se_floor=ev.se_floor * s, se_double_epochs=ev.se_double_epochs * s,
+            se_double_items=ev.se_double_items * s)
+    return dataclasses.replace(
+        e, mean=e.mean * s, se=e.se * s, ci_low=e.ci_low * s, ci_high=e.ci_high * s, se_naive=e.se_naive * s,
+        se_item=e.se_item * s, se_cluster=lin(e.se_cluster), se_cluster_cr2=lin(e.se_cluster_cr2),
+        epoch_variance=ev, notes=(*e.notes, f"values were scaled by 2^-{int(math.log2(s))} to avoid overflow"))
+
+
+def _estimate(
+    x: np.ndarray,
+    items: npt.ArrayLike | None,
+    clusters: npt.ArrayLike | None,
+    epochs: npt.ArrayLike | None,
+    level: float,
+    method: str,
+    cluster_method: str,
+    n_resamples: int,
+    seed: int | None,
+    binary: bool,
+) -> MeanEstimate:
     n_rows = x.size
     item_codes, n_items = codes(items, n_rows, "items")
     if epochs is not None:
@@ -137,15 +183,12 @@ def estimate_mean(
             raise ValueError("an (item, epoch) pair occurs more than once")
     xbar, counts = _item_means(x, item_codes, n_items)
     mean = float(xbar.mean())
-    binary = is_binary(x)
     notes: list[str] = []
 
     se_naive = float(x.std(ddof=1) / math.sqrt(n_rows)) if n_rows > 1 else NAN
     se_item = float(xbar.std(ddof=1) / math.sqrt(n_items)) if n_items > 1 else NAN
     if n_items == 1:
         notes.append("one item: no standard error exists")
-    elif se_item == 0.0:
-        notes.append("all item means are equal: the standard error is 0 and a t interval has length 0")
 
     epoch_var: EpochVariance | None = None
     if counts.max() >= 2 and n_items >= 2:
@@ -161,19 +204,38 @@ def estimate_mean(
         n_clusters = cl.n_clusters
         se_cluster, se_cr2, df_cr2 = cl.se_cr1, cl.se_cr2, cl.df_cr2
         notes.extend(cl.notes)
-        if n_clusters >= 2 and se_item and se_item > 0:
-            deff = (se_cluster / se_item) ** 2
-            n_eff = n_items / deff if deff > 0 else NAN
-            sizes = np.bincount(item_cluster).astype(float)
-            m_tilde = float(np.sum(sizes * sizes) / n_items)
-            icc = (deff - 1.0) / (m_tilde - 1.0) if m_tilde > 1.0 else NAN
-            if m_tilde <= 1.0:
-                notes.append("singleton clusters: the intra-cluster correlation is undefined")
+        if cluster_method == "cr1":
+            warn = cr1_note(cl.n_clusters, cl.df_cr2)
+            if warn:
+                notes.append(warn)
 
     if cl is not None:
         se, df = (cl.se_cr2, cl.df_cr2) if cluster_method == "cr2" else (cl.se_cr1, cl.df_cr1)
     else:
         se, df = se_item, float(n_items - 1)
+    se_zero = zero_se.se_is_zero(se, xbar)
+
+    if cl is not None and n_clusters is not None and n_clusters >= 2 and se_item and se_item > 0:
+        assert item_cluster is not None
+        sizes = np.bincount(item_cluster).astype(float)
+        m_tilde = float(np.sum(sizes * sizes) / n_items)
+        if se_zero:
+            deff, n_eff, icc = NAN, NAN, NAN
+            notes.append("the clustered SE is 0: the design effect and ICC are undefined")
+        elif m_tilde <= 1.0:
+            deff = (se / se_item) ** 2
+            n_eff, icc = n_items / deff, NAN
+            notes.append("singleton clusters: the intra-cluster correlation is undefined")
+        else:
+            deff = (se / se_item) ** 2
+            icc = (deff - 1.0) / (m_tilde - 1.0)
+            if icc > 1.0:
+                notes.append(
+                    f"the clustered variance is {deff:.3g} x the item variance, more than any within-cluster "
+                    f"correlation explains (at most {m_tilde:.3g} x with these cluster sizes; few clusters): "
+                    "icc reported as 1, deff as its maximum")
+                icc, deff = 1.0, m_tilde
+            n_eff = n_items / deff
 
     single_epoch = bool(counts.max() == 1)
     chosen = method
@@ -186,6 +248,19 @@ def estimate_mean(
             )
         pi = proportion_interval(int(round(x.sum())), n_rows, chosen, level)
         low, high = pi.low, pi.high
+    elif se_zero:
+        n_units = n_clusters if n_clusters is not None else n_items
+        units = zero_se.unit_word(n_units, n_clusters is not None)
+        if zero_se.within(xbar, 0.0, 1.0):
+            low, high = zero_se.bounded_interval(mean, n_units, level)
+            chosen = f"zero-se-wilson-{'clusters' if n_clusters is not None else 'items'}"
+            notes.append(f"the estimated SE is 0: the interval is the Wilson score interval of a [0, 1] mean "
+                         f"on the {units} as units (zero-SE fallback), not a t interval of width 0")
+        else:
+            low = high = NAN
+            chosen = "none"
+            notes.append(f"the estimated SE is 0 and the values are not bounded in [0, 1]: no interval can be "
+                         f"estimated from {units} that all agree")
     elif chosen == "bootstrap":
         too_few_units = n_items < 2 or (n_clusters is not None and n_clusters < 2)
         if too_few_units:

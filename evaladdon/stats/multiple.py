@@ -27,7 +27,9 @@ ADJUST_METHODS: tuple[str, ...] = ("holm", "bh", "bonferroni", "none")
 
 def adjust_pvalues(p_values: npt.ArrayLike, method: str = "holm") -> np.ndarray:
     """Adjusted p-values for a family of tests (see module doc)."""
-    p = np.asarray(p_values, dtype=float).reshape(-1)
+    p = np.asarray(p_values, dtype=float)
+    if p.ndim != 1:
+        raise ValueError(f"p_values must be a 1-d array, got shape {p.shape}")
     if np.any((p < 0) | (p > 1)):
         raise ValueError("p-values must lie in [0, 1]")
     key = method.lower().replace("-", "_")

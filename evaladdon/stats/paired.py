@@ -10,11 +10,16 @@ baseline and ``b`` the candidate, ``d_i = b_i - a_i``.
 - 0/1 scores with one epoch: the discordance table, McNemar (exact by default), and the
   paired intervals of :mod:`evaladdon.stats.paired_binary` (Newcombe by default).
 - the sign-flip permutation test and a (cluster) bootstrap interval on request.
+- clustered: CR2 with the Bell-McCaffrey df by default (CR1 with ``C - 1`` df on request).
+- an SE of zero (or round-off) never gives p = 0 or a zero-width interval: the exact sign
+  test on the units and the Wilson interval of :mod:`evaladdon.stats.zero_se`.
+- values near the float limit are divided by a power of two first (exact; no inf).
 Reference: Dietterich (1998); Miller (2024) section 4.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -22,10 +27,11 @@ import numpy as np
 import numpy.typing as npt
 from scipy import stats as sps
 
-from evaladdon.stats._checks import as_finite_1d, check_level, codes, is_binary
+from evaladdon.stats import zero_se
+from evaladdon.stats._checks import as_finite_1d, check_level, codes, is_binary, pow2_scale, whole
 from evaladdon.stats._result import Result
 from evaladdon.stats.bootstrap import bootstrap_totals, ratio_of_totals
-from evaladdon.stats.cluster import clustered_se
+from evaladdon.stats.cluster import clustered_se, cr1_note
 from evaladdon.stats.intervals import t_bounds
 from evaladdon.stats.mcnemar import Discordance, McNemarResult, discordance, mcnemar
 from evaladdon.stats.paired_binary import PAIRED_BINARY_METHODS, paired_binary_interval
@@ -84,8 +90,9 @@ class PairedComparison(Result):
 
 
 def _paired_t(delta: float, se: float, df: float) -> tuple[float, float]:
+    """t statistic and two-sided p; callers replace a zero SE by the sign test first."""
     if not se > 0 or not df > 0:
-        return (0.0, 1.0) if delta == 0 else (math.copysign(math.inf, delta), 0.0)
+        return NAN, NAN
     t = delta / se
     return t, float(2.0 * sps.t.sf(abs(t), df))
 
@@ -99,7 +106,7 @@ def compare_paired(
     level: float = 0.95,
     test: str = "auto",
     interval: str = "auto",
-    cluster_method: str = "cr1",
+    cluster_method: str = "cr2",
     n_permutations: int = 10_000,
     n_resamples: int = 10_000,
     seed: int | None = 0,
@@ -114,6 +121,41 @@ def compare_paired(
     x_b = as_finite_1d(b, "b")
     if x_a.size != x_b.size:
         raise ValueError(f"paired runs must have the same items: {x_a.size} vs {x_b.size} values")
+    if cluster_method not in ("cr1", "cr2"):
+        raise ValueError(f"cluster_method must be 'cr1' or 'cr2', got {cluster_method!r}")
+    n_permutations = whole(n_permutations, "n_permutations", 1)
+    n_resamples = whole(n_resamples, "n_resamples", 1)
+    scale = pow2_scale(x_a, x_b)
+    if scale != 1.0:
+        x_a, x_b = x_a / scale, x_b / scale
+    r = _compare(x_a, x_b, clusters, one_epoch, level, test, interval, cluster_method, n_permutations, n_resamples,
+                 seed)
+    if scale == 1.0:
+        return r
+
+    def lin(v: float | None) -> float | None:
+        return None if v is None else v * scale
+
+    return dataclasses.replace(
+        r, mean_a=r.mean_a * scale, mean_b=r.mean_b * scale, delta=r.delta * scale, se=r.se * scale,
+        se_paired=r.se_paired * scale, se_unpaired=r.se_unpaired * scale, ci_low=r.ci_low * scale,
+        ci_high=r.ci_high * scale, se_cluster=lin(r.se_cluster), se_cluster_cr2=lin(r.se_cluster_cr2),
+        notes=(*r.notes, f"values were scaled by 2^-{int(math.log2(scale))} to avoid overflow"))
+
+
+def _compare(
+    x_a: np.ndarray,
+    x_b: np.ndarray,
+    clusters: npt.ArrayLike | None,
+    one_epoch: bool,
+    level: float,
+    test: str,
+    interval: str,
+    cluster_method: str,
+    n_permutations: int,
+    n_resamples: int,
+    seed: int | None,
+) -> PairedComparison:
     test = test.lower().replace("_", "-")
     interval = interval.lower().replace("_", "-")
     if test not in PAIRED_TESTS:
@@ -141,8 +183,20 @@ def compare_paired(
         cl = clustered_se(d, cluster_codes)
         n_clusters, se_cl, se_cl2, df_cl2 = cl.n_clusters, cl.se_cr1, cl.se_cr2, cl.df_cr2
         notes.extend(cl.notes)
+        if cluster_method == "cr1":
+            warn = cr1_note(cl.n_clusters, cl.df_cr2)
+            if warn:
+                notes.append(warn)
         se, df = (cl.se_cr2, cl.df_cr2) if cluster_method == "cr2" else (cl.se_cr1, cl.df_cr1)
-    t_stat, t_p = _paired_t(delta, se, df) if not math.isnan(se) else (NAN, NAN)
+    se_zero = zero_se.se_is_zero(se, d)
+    t_stat, t_p = _paired_t(delta, se, df) if not (math.isnan(se) or se_zero) else (NAN, NAN)
+    unit_codes, n_units = codes(cluster_codes, n, "clusters")
+    units = zero_se.unit_word(n_units, clusters is not None)
+    sign_p = NAN
+    if se_zero:
+        sign_p, pos, neg = zero_se.sign_test(np.bincount(unit_codes, weights=d, minlength=n_units))
+        notes.append(f"the estimated SE of the difference is 0: no t test; the exact sign test on the {units} "
+                     f"({pos} up, {neg} down) gives p = {sign_p:.3g} (zero-SE fallback)")
 
     table = mc = None
     binary_cis: dict[str, tuple[float, float]] | None = None
@@ -166,6 +220,8 @@ def compare_paired(
         p_value = perm_p
     elif chosen_test == "t":
         p_value = t_p
+        if se_zero:
+            chosen_test, p_value = "sign-exact", sign_p
     else:
         assert mc is not None
         p_value = {
@@ -182,8 +238,17 @@ def compare_paired(
         if binary_cis is None or clusters is not None:
             raise ValueError(f"the {chosen_ci} interval needs 0/1 scores with one epoch and no clusters")
         low, high = binary_cis[chosen_ci]
+    elif se_zero:
+        if zero_se.within(x_a, 0.0, 1.0) and zero_se.within(x_b, 0.0, 1.0):
+            low, high = zero_se.bounded_interval(delta, n_units, level, -1.0, 1.0)
+            chosen_ci = f"zero-se-wilson-{'clusters' if clusters is not None else 'items'}"
+            notes.append(f"the interval is the Wilson score interval of a mean difference in [-1, 1] on the {units} "
+                         "as units (zero-SE fallback), not a t interval of width 0")
+        else:
+            low = high = NAN
+            chosen_ci = "none"
+            notes.append(f"scores not bounded in [0, 1]: no interval can be estimated from {units} that all agree")
     elif chosen_ci == "bootstrap":
-        unit_codes, n_units = codes(cluster_codes, n, "clusters")
         totals = np.column_stack(
             [np.bincount(unit_codes, weights=d, minlength=n_units), np.bincount(unit_codes, minlength=n_units).astype(float)]
         )
@@ -191,8 +256,6 @@ def compare_paired(
         low, high = bs.low, bs.high
     else:
         low, high = t_bounds(delta, se, df, level)
-    if se_paired == 0.0:
-        notes.append("every item difference is the same: the paired SE is 0")
     return PairedComparison(
         n=n,
         mean_a=float(x_a.mean()),

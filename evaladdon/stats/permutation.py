@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from evaladdon.stats._checks import as_finite_1d, codes
+from evaladdon.stats._checks import as_finite_1d, codes, whole
 from evaladdon.stats._result import Result
 
 
@@ -42,6 +42,10 @@ def sign_flip_test(
     batch_cells: int = 5_000_000,
 ) -> PermutationResult:
     """Two-sided sign-flip test that the mean paired difference is 0 (see module doc)."""
+    n_permutations = whole(n_permutations, "n_permutations", 1)
+    exact_max = whole(exact_max, "exact_max", 0)
+    if exact_max > 30:
+        raise ValueError(f"exact_max must be at most 30 (2^exact_max sign patterns), got {exact_max}")
     d = as_finite_1d(differences, "differences")
     unit_codes, n_units = codes(clusters, d.size, "clusters")
     units = np.bincount(unit_codes, weights=d, minlength=n_units)

@@ -10,8 +10,18 @@ difference (so ``Var(delta_hat) = V/n``):
 - paired with a known ``Var(d)``: ``V = Var(d)``;
 - paired 0/1 from the discordance rate ``psi``: ``V = psi - delta^2`` (depends on delta, so
   ``MDE = z sqrt(psi / (n + z^2))`` and ``n = z^2 (psi - delta^2)/delta^2``);
-- exact-McNemar planning (Connor 1987, Biometrics 43:207):
-  ``n = (z_{1-a/2} sqrt(psi) + z_{1-b} sqrt(psi - delta^2))^2 / delta^2``;
+- paired 0/1, ``test="mcnemar-exact"`` (the default for psi designs: the test ``compare``
+  runs by default): the exact power of McNemar's exact conditional test,
+  ``sum_m Binom(m; n, psi) P(reject | m)``, where given ``m`` discordant pairs the count in
+  favour of the better run is ``Binom(m, (psi + |delta|)/(2 psi))`` and the test rejects when
+  ``2 Binom.cdf(min(n10, n01); m, 1/2) <= alpha`` (Suissa & Shuster 1991, Stat Med
+  10:543); ``n`` is the smallest reaching the target (searched where the power, a sawtooth
+  in n, crosses it); the MDE solves exact power = target for ``|delta| <= psi``;
+- ``test="mcnemar-connor-approx"``: Connor's (1987, Biometrics 43:207) normal
+  approximation ``n = (z_{1-a/2} sqrt(psi) + z_{1-b} sqrt(psi - delta^2))^2 / delta^2``,
+  which falls short of the target for the exact test (0.76-0.79 for 0.80);
+- for paired 0/1 data ``|delta| <= psi``: an MDE above psi is not reported (``mde`` None and
+  a note "no effect of this design is detectable at this power");
 - epochs: per-item variance ``omega^2 + sigma_w^2/K`` = ``sigma^2 (rho + (1 - rho)/K)`` for
   a single-run variance ``sigma^2`` and ICC ``rho``;
 - clusters: ``V`` times the design effect ``deff``.
@@ -37,9 +47,13 @@ import numpy.typing as npt
 from scipy import optimize
 from scipy import stats as sps
 
+from evaladdon.stats._checks import finite, whole
 from evaladdon.stats._result import Result
 
-PlanTest = Literal["wald", "mcnemar"]
+PlanTest = Literal["auto", "mcnemar-exact", "mcnemar-connor-approx", "wald", "mcnemar"]
+PLAN_TESTS: tuple[str, ...] = ("auto", "mcnemar-exact", "mcnemar-connor-approx", "wald")
+MAX_N = 10**12
+NOT_DETECTABLE = "no effect of this design is detectable at this power"
 
 
 @dataclass(frozen=True)
@@ -62,9 +76,11 @@ class PowerPlan(Result):
     design: str
     test: str
     discordance: float | None = None
+    notes: tuple[str, ...] = ()
 
 
 def _z_alpha(alpha: float, sides: int) -> float:
+    alpha = finite(alpha, "alpha")
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
     if sides not in (1, 2):
@@ -73,6 +89,7 @@ def _z_alpha(alpha: float, sides: int) -> float:
 
 
 def _z_beta(power: float) -> float:
+    power = finite(power, "power")
     if not 0 < power < 1:
         raise ValueError(f"power must be in (0, 1), got {power}")
     return float(sps.norm.ppf(power))
@@ -81,7 +98,9 @@ def _z_beta(power: float) -> float:
 def power_normal(delta: float, se: float, alpha: float = 0.05, sides: int = 2) -> float:
     """Power of a z test of ``delta`` with standard error ``se`` (both tails when two-sided)."""
     za = _z_alpha(alpha, sides)
-    if se <= 0:
+    delta = finite(delta, "delta")
+    se = finite(se, "se", non_negative=True)
+    if se == 0:
         return 1.0 if delta != 0 else alpha
     shift = abs(delta) / se
     p = float(sps.norm.cdf(shift - za))
@@ -92,6 +111,7 @@ def power_normal(delta: float, se: float, alpha: float = 0.05, sides: int = 2) -
 
 def epoch_item_variance(single_run_variance: float, icc: float, epochs: int) -> float:
     """Per-item variance of a K-epoch item mean: ``sigma^2 (rho + (1 - rho)/K)``."""
+    single_run_variance = finite(single_run_variance, "the variance", non_negative=True)
     if not 0 <= icc <= 1:
         raise ValueError(f"the ICC must be in [0, 1], got {icc}")
     if epochs < 1:
@@ -102,9 +122,122 @@ def epoch_item_variance(single_run_variance: float, icc: float, epochs: int) -> 
 def binary_unpaired_variance(p_a: float, p_b: float) -> float:
     """``p_A(1-p_A) + p_B(1-p_B)``: two independent arms of 0/1 scores."""
     for p in (p_a, p_b):
-        if not 0 <= p <= 1:
+        if not 0 <= finite(p, "a proportion") <= 1:
             raise ValueError(f"proportions must be in [0, 1], got {p}")
     return p_a * (1 - p_a) + p_b * (1 - p_b)
+
+
+def _critical(m: np.ndarray, tail: float) -> np.ndarray:
+    """Largest ``k`` with ``Binom.cdf(k; m, 1/2) <= tail`` (``-1`` when none), per ``m``."""
+    k = sps.binom.ppf(tail, m, 0.5)
+    return np.where(sps.binom.cdf(k, m, 0.5) <= tail, k, k - 1.0)
+
+
+def _reject_given_m(m: np.ndarray, pi: float, alpha: float, sides: int) -> np.ndarray:
+    """P(the exact test rejects | m discordant pairs), the better run's share being ``pi``."""
+    if sides == 2:
+        c = _critical(m, alpha / 2.0)
+        return sps.binom.cdf(c, m, 1.0 - pi) + sps.binom.cdf(c, m, pi)
+    return sps.binom.cdf(_critical(m, alpha), m, 1.0 - pi)
+
+
+def _m_range(n: int, psi: float) -> tuple[int, int]:
+    """Numbers of discordant pairs carrying all but ~1e-15 of ``Binom(n, psi)``."""  # noqa: D401
+    if psi >= 1:
+        return n, n
+    if n <= 300:
+        return 0, n
+    # +-(10 sd + 25) around n psi: beyond it Binom(n, psi) holds < 1e-15 (Chernoff), and
+    # scipy's discrete ppf is too slow at millions of pairs to find the range exactly
+    half = 10.0 * math.sqrt(n * psi * (1.0 - psi)) + 25.0
+    return max(int(n * psi - half), 0), min(int(math.ceil(n * psi + half)), n)
+
+
+def _check_exact(n: int, discordance: float, delta: float, alpha: float, sides: int) -> tuple[int, float, float]:
+    n = whole(n, "n", 1)
+    psi = finite(discordance, "the discordance rate psi")
+    d = abs(finite(delta, "delta"))
+    if not 0 < psi <= 1:
+        raise ValueError(f"the discordance rate must be in (0, 1], got {psi}")
+    if d > psi * (1 + 1e-12):
+        raise ValueError(f"|delta| = {d:g} must be at or below the discordance rate psi = {psi:g}")
+    _z_alpha(alpha, sides)
+    return n, psi, min((psi + d) / (2.0 * psi), 1.0)  # pi: share of discordant pairs favouring the better run
+
+
+def mcnemar_exact_power(n: int, discordance: float, delta: float, alpha: float = 0.05, sides: int = 2) -> float:
+    """Exact power of McNemar's exact test with ``n`` pairs, discordance ``psi``, difference ``delta``.
+
+    ``sum_m Binom(m; n, psi) * P(reject | m)`` (module doc), vectorised over ``m`` with
+    scipy's binomial; ``m`` is restricted to where ``Binom(m; n, psi) > 1e-15`` at either
+    tail.  Two-sided: reject when ``2 Binom.cdf(min(n10, n01); m, 1/2) <= alpha`` (the
+    p-value of :func:`evaladdon.stats.mcnemar`); one-sided in the direction of ``delta``.
+    Oracle in the tests: brute enumeration of all multinomial tables for small ``n``.
+    """
+    n, psi, pi = _check_exact(n, discordance, delta, alpha, sides)
+    lo, hi = _m_range(n, psi)
+    m = np.arange(lo, hi + 1, dtype=float)
+    weight = sps.binom.pmf(m, n, psi) if psi < 1 else np.ones(1)
+    return float(min(np.sum(weight * _reject_given_m(m, pi, alpha, sides)), 1.0))
+
+
+def _exact_powers(ns: np.ndarray, psi: float, pi: float, alpha: float, sides: int) -> np.ndarray:
+    """Exact power at each n of ``ns`` at once: ``P(reject | m)`` is shared by every n."""
+    lo, hi = _m_range(int(ns.min()), psi)[0], _m_range(int(ns.max()), psi)[1]
+    m = np.arange(lo, hi + 1, dtype=float)
+    reject = _reject_given_m(m, pi, alpha, sides)
+    out = np.empty(ns.size)
+    step = max(1, 4_000_000 // m.size)
+    for i in range(0, ns.size, step):  # chunks of n values, vectorised within
+        weight = sps.binom.pmf(m[None, :], ns[i : i + step, None], psi) if psi < 1 else np.ones((1, 1))
+        out[i : i + step] = weight @ reject
+    return out
+
+
+EXACT_SCAN_MAX = 200_000  # above: the exact power's teeth are negligible; search to 0.05 %
+EXACT_MAX = 10_000_000  # above: exact and normal-approximation plans agree; Connor's n is used
+
+
+def _exact_sample_size(psi: float, d: float, alpha: float, target: float, sides: int, start: int) -> int:
+    """Smallest n whose exact McNemar power reaches ``target`` (sawtooth-aware search).
+
+    ``start`` is a normal-approximation n.  Up to ``EXACT_SCAN_MAX`` the crossing is found
+    exactly and the window below it scanned for an earlier n that reaches the target (the
+    power of an exact test is a sawtooth in n); above it the search stops at 0.05 % of n.
+    """
+    def pw(n: int) -> float:
+        return mcnemar_exact_power(n, psi, d, alpha, sides)
+
+    hi = max(2, start)
+    while pw(hi) < target:
+        hi = int(hi * 1.02) + 2
+        if hi > MAX_N:
+            raise ValueError(f"detecting delta = {d:g} needs more than {MAX_N:.0e} items")
+    lo = max(1, int(hi * 0.8))
+    while lo > 1 and pw(lo) >= target:
+        lo = lo // 2
+    while hi - lo > max(1, (hi // 2000) if hi > EXACT_SCAN_MAX else 1):  # a crossing of the target
+        mid = (lo + hi) // 2
+        if pw(mid) >= target:
+            hi = mid
+        else:
+            lo = mid
+    if hi > EXACT_SCAN_MAX:
+        return hi
+    # the power is a sawtooth in n: look below the crossing for an earlier n that reaches it
+    window = np.arange(max(2, hi - min(max(50, hi // 10), 1000)), hi, dtype=float)
+    if window.size:
+        pi = min((psi + d) / (2.0 * psi), 1.0)
+        reaching = window[_exact_powers(window, psi, pi, alpha, sides) >= target]
+        if reaching.size:
+            return int(reaching[0])
+    return hi
+
+
+def _squared_ratio(num: float, den: float) -> float:
+    """``(num/den)^2`` that gives inf instead of raising OverflowError (``delta = 1e-300``)."""
+    r = num / den
+    return r * r if r < 1e150 else math.inf
 
 
 def plan(
@@ -117,38 +250,56 @@ def plan(
     power: float = 0.8,
     sides: int = 2,
     deff: float = 1.0,
-    test: PlanTest = "wald",
+    test: PlanTest = "auto",
     design: str = "",
 ) -> PowerPlan:
     """MDE at ``n``, required ``n`` for ``delta``, and achieved power (see module doc).
 
     Give ``variance`` (per-item variance of the difference, before ``deff``) or
     ``discordance`` (psi, paired 0/1).  Give ``n`` (then the MDE, and the power at
-    ``delta`` if given) or ``delta`` (then the required n and its power).
+    ``delta`` if given) or ``delta`` (then the required n and its power).  ``test="auto"``
+    plans for the test ``compare`` runs by default: McNemar's exact test for a psi design
+    without clustering (``deff = 1``), else the normal approximation (``wald``) for the
+    paired t test.  ``"mcnemar"`` is an alias of ``"mcnemar-exact"``.
     """
     za, zb = _z_alpha(alpha, sides), _z_beta(power)
     z = za + zb
-    if deff <= 0:
-        raise ValueError(f"deff must be positive, got {deff}")
+    deff = finite(deff, "deff", positive=True)
     if (variance is None) == (discordance is None):
         raise ValueError("give exactly one of variance (sd^2) or discordance (psi)")
     if n is None and delta is None:
         raise ValueError("give n (for the MDE) or delta (for the sample size), or both")
-    if n is not None and n < 2:
-        raise ValueError(f"n must be at least 2, got {n}")
-    if delta is not None and delta == 0:
-        raise ValueError("delta must be non-zero")
-    if variance is not None and variance <= 0:
-        raise ValueError(f"variance must be positive, got {variance}")
-    if discordance is not None and not 0 < discordance <= 1:
-        raise ValueError(f"the discordance rate must be in (0, 1], got {discordance}")
-    if test == "mcnemar" and discordance is None:
-        raise ValueError("the McNemar planning formula needs the discordance rate psi")
-    if test not in ("wald", "mcnemar"):
-        raise ValueError(f"unknown test {test!r}; choose wald or mcnemar")
+    if n is not None:
+        n = whole(n, "n", 2)
+        if n > MAX_N:
+            raise ValueError(f"n must be at most {MAX_N:.0e}, got {n}")
+    if delta is not None:
+        delta = finite(delta, "delta")
+        if delta == 0:
+            raise ValueError("delta must be non-zero")
+    if variance is not None:
+        variance = finite(variance, "variance", positive=True)
+    if discordance is not None:
+        discordance = finite(discordance, "the discordance rate psi")
+        if not 0 < discordance <= 1:
+            raise ValueError(f"the discordance rate must be in (0, 1], got {discordance}")
+    test = "mcnemar-exact" if test == "mcnemar" else test
+    if test not in PLAN_TESTS:
+        raise ValueError(f"unknown test {test!r}; choose one of {', '.join(PLAN_TESTS)}")
+    notes: list[str] = []
+    if test == "auto":
+        test = "mcnemar-exact" if discordance is not None and deff == 1.0 else "wald"
+        if discordance is not None and deff != 1.0:
+            notes.append("clustered pairs: compare runs the clustered t test; planned with the normal "
+                         "approximation times the design effect")
+    if test.startswith("mcnemar") and discordance is None:
+        raise ValueError("McNemar planning needs the discordance rate psi")
+    if test == "mcnemar-exact" and deff != 1.0:
+        raise ValueError("the exact McNemar test is for unclustered pairs; with a design effect plan with wald")
     d_abs = abs(delta) if delta is not None else None
-    if discordance is not None and d_abs is not None and d_abs >= discordance:
-        raise ValueError(f"|delta| = {d_abs} must be below the discordance rate psi = {discordance}")
+    if discordance is not None and d_abs is not None and d_abs > discordance:
+        raise ValueError(f"|delta| = {d_abs:g} must be at or below the discordance rate psi = {discordance:g}: for "
+                         "paired 0/1 data the difference is at most the share of items the runs disagree on")
 
     def var_at(d: float) -> float:
         if variance is not None:
@@ -156,32 +307,55 @@ def plan(
         assert discordance is not None
         return (discordance - d * d) * deff
 
-    def power_at(n_: float, d: float) -> float:
-        if test == "mcnemar":
+    def power_at(n_: int, d: float) -> float:
+        if test == "mcnemar-exact" and n_ <= EXACT_MAX:
             assert discordance is not None
+            return mcnemar_exact_power(n_, discordance, d, alpha, sides)
+        if test.startswith("mcnemar"):
+            assert discordance is not None
+            if d * d >= discordance:
+                return 1.0
             zb_ = (d * math.sqrt(n_ / deff) - za * math.sqrt(discordance)) / math.sqrt(discordance - d * d)
             return float(sps.norm.cdf(zb_))
-        return power_normal(d, math.sqrt(var_at(d) / n_), alpha, sides)
+        v = var_at(d)
+        return 1.0 if v <= 0 else power_normal(d, math.sqrt(v / n_), alpha, sides)
 
     mde = n_req = achieved = None
     if n is not None:
-        if test == "mcnemar":
+        if test in ("mcnemar-exact", "mcnemar-connor-approx"):
             assert discordance is not None
             f = lambda d: power_at(n, d) - power  # noqa: E731
-            mde = float(optimize.brentq(f, 1e-12, discordance * (1 - 1e-12))) if f(discordance * (1 - 1e-12)) > 0 else None
+            top = discordance * (1 - 1e-12) if test == "mcnemar-connor-approx" else discordance
+            mde = float(optimize.brentq(f, 1e-12, top, xtol=1e-10)) if f(top) >= 0 else None
         elif variance is not None:
             mde = z * math.sqrt(variance * deff / n)
         else:
             assert discordance is not None
             mde = z * math.sqrt(discordance * deff / (n + z * z * deff))
+            if mde > discordance:
+                mde = None
+        if mde is None:
+            notes.append(f"{NOT_DETECTABLE}: with {n} items and discordance {discordance:g} even the largest "
+                         f"possible difference (|delta| = psi) is detected with less than {power:.0%} power")
     if d_abs is not None:
         if n is None:
-            if test == "mcnemar":
+            if test == "mcnemar-connor-approx":
                 assert discordance is not None
-                raw = (za * math.sqrt(discordance) + zb * math.sqrt(discordance - d_abs**2)) ** 2 / d_abs**2 * deff
+                root = za * math.sqrt(discordance) + zb * math.sqrt(discordance - d_abs * d_abs)
+                raw = _squared_ratio(root, d_abs) * deff
             else:
-                raw = z * z * var_at(d_abs) / d_abs**2
+                raw = _squared_ratio(z * math.sqrt(var_at(d_abs)), d_abs)
+            if not raw <= MAX_N:
+                raise ValueError(f"detecting delta = {d_abs:g} needs more than {MAX_N:.0e} items "
+                                 f"(about {raw:.3g}); plan for a larger difference")
             n_req = max(2, math.ceil(raw - 1e-9))
+            if test == "mcnemar-exact":
+                assert discordance is not None
+                if n_req <= EXACT_MAX:
+                    n_req = _exact_sample_size(discordance, d_abs, alpha, power, sides, n_req)
+                else:
+                    notes.append(f"more than {EXACT_MAX:.0e} pairs: the exact test's plan equals the normal "
+                                 "approximation's at this size; n from the normal approximation")
             achieved = power_at(n_req, d_abs)
         else:
             achieved = power_at(n, d_abs)
@@ -199,6 +373,7 @@ def plan(
         design=design or ("paired 0/1 (psi)" if discordance is not None else "given variance"),
         test=test,
         discordance=discordance,
+        notes=tuple(notes),
     )
 
 
@@ -215,6 +390,9 @@ def power_curve(
     n: int, variance: float, deltas: npt.ArrayLike | None = None, alpha: float = 0.05, sides: int = 2, deff: float = 1.0
 ) -> PowerCurve:
     """Power against the true difference at ``n`` items, for plotting."""
+    n = whole(n, "n", 1)
+    variance = finite(variance, "variance", positive=True)
+    deff = finite(deff, "deff", positive=True)
     se = math.sqrt(variance * deff / n)
     if deltas is None:
         deltas = np.linspace(0.0, 4.5 * se, 46)
@@ -238,6 +416,7 @@ class Retrodesign(Result):
 
 def retrodesign(effect: float, se: float, alpha: float = 0.05) -> Retrodesign:
     """Power, type S (wrong sign) and type M (exaggeration) for ``N(effect, se^2)``."""
+    effect, se = finite(effect, "the effect"), finite(se, "se")
     if se <= 0:
         raise ValueError(f"se must be positive, got {se}")
     if effect == 0:

@@ -1,0 +1,219 @@
+"""DeepEval test runs -> canonical rows.
+
+Files: ``.deepeval/.latest_test_run.json`` = ``{"testRunData": TestRun}`` (refused when it is
+only ``{"testRunLink": url}``: the results were uploaded to Confident AI) and the unwrapped
+``.deepeval/.temp_test_run_data.json`` (a TestRun).  Both are dot-files in a dot-folder.
+
+- item = the test case's ``name`` (``test_case_0``); ``item_hash`` = a hash of its ``input``
+  text, so two runs are checked to have asked the same thing;
+- metrics: each ``metricsData`` entry as ``<name>/score`` and ``<name>/success``; a metric that
+  errored (``error`` set, no score) is an error row for both, not a failure;
+- test cases repeated under one name are merged by name, their ``metricsData`` united; a
+  metric logged again for the same name is kept as another epoch (a repeat), with a note;
+- ``conversationalTestCases`` the same way (item = name, prefixed ``conv:``);
+- the compared system: runs carry no model field; when ``hyperparameters`` are logged, the
+  model label is built from them (``k=v, ...``), else from the folder the run came from;
+- ``metricsScores`` (the run's own per-metric scores, passes, fails, errors) are checked
+  against the rows and any disagreement is reported.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from evaladdon.adapters.jsondoc import load_json, stable_hash, type_name
+from evaladdon.adapters.scores import coerce_scores, raw_strings
+from evaladdon.errors import InputError
+from evaladdon.table import finalize
+
+FILE_NAMES = (".latest_test_run.json", ".temp_test_run_data.json")
+METRIC_ERROR = "metric error"
+_TEST_RUN_KEYS = ("testCases", "conversationalTestCases", "metricsScores", "hyperparameters", "testFile",
+                  "testPassed", "testFailed", "runDuration", "evaluationCost", "prompts", "official")
+
+
+def looks_like_deepeval(path: Path, head: bytes) -> bool:
+    """A DeepEval test run by its first key (``testRunData``, ``testRunLink`` or a TestRun field)."""
+    text = head.decode("utf-8", errors="replace").lstrip()
+    if re.match(r'^\{\s*"(testRunData|testRunLink)"\s*:', text):
+        return True
+    if path.name in FILE_NAMES and text.startswith("{"):
+        return True
+    return re.match(r'^\{\s*"(' + "|".join(_TEST_RUN_KEYS) + r')"\s*:', text) is not None and \
+        ('"metricsData"' in text or '"metricsScores"' in text or '"testCases"' in text)
+
+
+def _first_line(text: Any, limit: int = 160) -> str:
+    s = " ".join(str(text).split())
+    return s if len(s) <= limit else s[: limit - 1] + "…"
+
+
+def _test_run(data: Any, where: str) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise InputError(f"not a DeepEval test run: expected a JSON object, found {type_name(data)}", where)
+    if "testRunData" in data:
+        data = data["testRunData"]
+        if not isinstance(data, dict):
+            raise InputError(f"DeepEval 'testRunData' is {type_name(data)}, expected an object", where)
+    elif "testRunLink" in data:
+        raise InputError("results were uploaded to Confident AI; no local test cases "
+                         f"({_first_line(data.get('testRunLink'), 80)})", where)
+    if not any(k in data for k in ("testCases", "conversationalTestCases")):
+        raise InputError("not a DeepEval test run (no testCases)", where)
+    for key in ("testCases", "conversationalTestCases", "metricsScores"):
+        if data.get(key) is not None and not isinstance(data[key], list):
+            raise InputError(f"DeepEval '{key}' is {type_name(data[key])}, expected an array", where)
+    return data
+
+
+def system_label(run: dict[str, Any], path: Path) -> tuple[str, bool]:
+    """The compared system: built from ``hyperparameters`` when logged, else the run's folder
+    (the folder above ``.deepeval``).  The flag says whether hyperparameters named it."""
+    hp = run.get("hyperparameters")
+    if isinstance(hp, dict) and hp:
+        parts = [f"{k}={v if not isinstance(v, (dict, list)) else stable_hash(v)[:8]}" for k, v in sorted(hp.items())]
+        return ", ".join(parts), True
+    return _folder(path), False
+
+
+def _folder(path: Path) -> str:
+    """The project folder a run file belongs to (the one above ``.deepeval``)."""
+    folder = path.parent.parent if path.parent.name == ".deepeval" else path.parent
+    return folder.name or path.stem
+
+
+def read_deepeval(path: str | Path, cluster: str | None = None) -> pd.DataFrame:
+    """Read one DeepEval test-run file into canonical rows (see module docstring)."""
+    p = Path(path)
+    where = str(p)
+    run = _test_run(load_json(p), where)
+    system, from_hp = system_label(run, p)
+    folder = _folder(p)
+    run_id = f"{system} ({folder})" if from_hp else folder
+    notes: list[str] = []
+    if not from_hp:
+        notes.append(f"{where}: DeepEval run logs no hyperparameters; the system is named after its folder "
+                     f"({system})")
+
+    items: list[str] = []
+    hashes: list[str | None] = []
+    clusters: list[Any] = []
+    metrics: list[str] = []
+    scores: list[Any] = []
+    successes: list[Any] = []
+    errs: list[str | None] = []
+    names_seen: dict[str, int] = {}
+    unscored: list[str] = []  # test cases with no metric results: no rows, counted in a note
+    for key, prefix in (("testCases", ""), ("conversationalTestCases", "conv:")):
+        for i, tc in enumerate(run.get(key) or []):
+            if not isinstance(tc, dict):
+                raise InputError(f"{key}[{i}]: expected an object, found {type_name(tc)}", where)
+            name = tc.get("name")
+            if name is None or isinstance(name, (dict, list)) or str(name) == "":
+                name = f"order{tc['order']}" if isinstance(tc.get("order"), int) else f"{key}{i}"
+            item = prefix + str(name)
+            names_seen[item] = names_seen.get(item, 0) + 1
+            md = tc.get("metricsData")
+            if md is None:
+                md = []
+            if not isinstance(md, list):
+                raise InputError(f"{key}[{i}] ({item}): metricsData is {type_name(md)}, expected an array", where)
+            if not md:
+                unscored.append(item)
+            inp = tc.get("input")
+            h = stable_hash(inp) if inp is not None else None
+            if cluster is not None:
+                meta = tc.get("additionalMetadata") if isinstance(tc.get("additionalMetadata"), dict) else {}
+                val = tc.get(cluster, meta.get(cluster))
+                if val is None:
+                    raise InputError(f"{key}[{i}] ({item}): no field {cluster!r} (test case or additionalMetadata) "
+                                     "to cluster on", where)
+            for j, m in enumerate(md):
+                if not isinstance(m, dict) or not isinstance(m.get("name"), str):
+                    raise InputError(f"{key}[{i}] ({item}), metricsData[{j}]: no metric name", where)
+                items.append(item)
+                hashes.append(h)
+                if cluster is not None:
+                    clusters.append(val)
+                metrics.append(m["name"])
+                scores.append(m.get("score"))
+                successes.append(m.get("success"))
+                errs.append(f"{METRIC_ERROR}: {_first_line(m['error'])}" if m.get("error") else None)
+    if not items:
+        raise InputError("DeepEval test run has no metric results (no metricsData in any test case)", where)
+    if unscored:
+        notes.append(f"{where}: {len(unscored)} DeepEval test case(s) have no metric results (first: "
+                     f"{_first_line(unscored[0], 60)}); left out")
+    repeated = {k: v for k, v in names_seen.items() if v > 1}
+    if repeated:
+        notes.append(f"{where}: {sum(repeated.values())} DeepEval test cases share {len(repeated)} name(s); merged "
+                     "by name (metricsData united)")
+
+    base = pd.DataFrame({"item": items, "metric_name": metrics, "item_hash": pd.Series(hashes, dtype=object),
+                         "row_error": pd.Series(errs, dtype=object)})
+    if cluster is not None:
+        base["cluster"] = raw_strings(pd.Series(clusters, dtype=object))
+    # one input per name: a name that logs two different inputs is two items, not one
+    bad_hash = base.dropna(subset=["item_hash"]).groupby("item")["item_hash"].nunique()
+    if (bad_hash > 1).any():
+        raise InputError(f"DeepEval test case name {bad_hash[bad_hash > 1].index[0]!r} is used for different inputs; "
+                         "cannot merge by name", where)
+    base["epoch"] = base.groupby(["item", "metric_name"], sort=False).cumcount().to_numpy() + 1
+    again = int((base["epoch"] > 1).sum())
+    if again:
+        notes.append(f"{where}: {again} DeepEval metric result(s) logged again for a test-case name already scored "
+                     "by that metric; all kept, as repeated epochs of the item")
+    parts = []
+    for suffix, col in (("score", scores), ("success", successes)):
+        values = pd.Series(col, dtype=object)
+        v, err = coerce_scores(values)
+        part = base.copy()
+        part["metric"] = base["metric_name"] + "/" + suffix
+        has = part["row_error"].notna().to_numpy()
+        part["value"] = np.where(has, np.nan, v)
+        part["raw"] = raw_strings(values).to_numpy()
+        part["error"] = np.where(has, part["row_error"].to_numpy(), err.to_numpy())
+        parts.append(part)
+    out = pd.concat(parts, ignore_index=True).drop(columns=["metric_name", "row_error"])
+    n_err = int(base["row_error"].notna().sum())
+    if n_err:
+        notes.append(f"{where}: {n_err} DeepEval metric result(s) errored (no score); counted as errors, not failures")
+    _check_metrics_scores(run.get("metricsScores") or [], base, scores, successes, where, notes)
+    out["run"] = run_id
+    out["source"] = where
+    out["harness"] = "deepeval"
+    out["task"] = str(run.get("testFile") or "deepeval")
+    out["model"] = system
+    if "cluster" not in out:
+        out["cluster"] = None
+    out = finalize(out)
+    out.attrs["notes"] = notes
+    return out
+
+
+def _check_metrics_scores(ms: list[Any], base: pd.DataFrame, scores: list[Any], successes: list[Any], where: str,
+                          notes: list[str]) -> None:
+    """The run's own ``metricsScores`` (scores, passes, fails, errors per metric) against the rows."""
+    if not ms:
+        return
+    err = base["row_error"].notna().to_numpy()
+    ok = np.array([s is True for s in successes]) & ~err
+    for entry in ms:
+        if not isinstance(entry, dict) or not isinstance(entry.get("metric"), str):
+            notes.append(f"{where}: a DeepEval metricsScores entry names no metric")
+            continue
+        sel = (base["metric_name"] == entry["metric"]).to_numpy()
+        mine = {"passes": int((ok & sel).sum()), "fails": int((~ok & ~err & sel).sum()), "errors": int((err & sel).sum())}
+        theirs = {k: entry.get(k) for k in mine}
+        logged_scores = entry.get("scores") if isinstance(entry.get("scores"), list) else []
+        logged = sorted(float(s) for s in logged_scores if isinstance(s, (int, float)) and not isinstance(s, bool))
+        rows = sorted(float(scores[i]) for i in np.flatnonzero(sel & ~err) if isinstance(scores[i], (int, float)))
+        same_scores = len(logged) == len(rows) and bool(np.allclose(logged, rows))
+        if theirs != mine or not same_scores:
+            notes.append(f"{where}: DeepEval metricsScores for {entry['metric']!r} ({theirs}, {len(logged)} scores) "
+                         f"disagree with the test cases ({mine}, {len(rows)} scores)")

@@ -1,0 +1,338 @@
+"""HELM run directories (``benchmark_output/runs/<suite>/<run_name>/``) -> canonical rows.
+
+A run is a DIRECTORY: ``per_instance_stats.json`` (the per-item scores) and ``run_spec.json``
+(model and scenario); ``scenario_state.json``, when present, gives each instance's input
+text hash as ``item_hash`` (and the model when the run spec names none).
+
+- item = ``instance_id``; epoch = ``train_trial_index + 1``;
+- task = the run name without its ``model=``/``model_deployment=`` arguments (the scenario
+  and its subject/method args stay, so runs of different models on one scenario pair up);
+  instances with a ``perturbation`` become their own task variant, ``<task>[<perturbation>]``;
+- metric = the stat name, one row per stat that has a per-instance value (``count > 0``);
+  stats with ``count: 0`` carry no mean and are counted in a note;
+- ``meta.split`` (and ``meta.sub_split`` when logged) from the stat name, ``meta.count`` the
+  stat's count (so run-level ``stats.json`` values, which pool sums over counts, can be
+  reproduced);
+- entries repeated with the same key ``(instance_id, train_trial_index, perturbation)`` (MedHELM
+  2025 writes one per metric class) are merged: their stats lists are united, and a stat logged
+  twice for one key is merged as HELM merges stats (sums and counts added).
+
+``stats.json`` (run-level aggregates, including ``robustness``/``fairness`` "worst" entries)
+holds no per-item scores and is not read.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from evaladdon.adapters.jsondoc import load_json, stable_hash, type_name
+from evaladdon.adapters.scores import coerce_scores, raw_strings
+from evaladdon.errors import InputError
+from evaladdon.table import finalize
+
+PER_INSTANCE = "per_instance_stats.json"
+RUN_SPEC = "run_spec.json"
+SCENARIO_STATE = "scenario_state.json"
+RUN_STATS = "stats.json"
+# files HELM writes next to per_instance_stats.json; read through the run, never alone
+RUN_FILES = frozenset({
+    PER_INSTANCE, RUN_SPEC, SCENARIO_STATE, RUN_STATS, "scenario.json", "instances.json",
+    "display_predictions.json", "display_requests.json", "costs.json", "run_info.json",
+})
+_PERT_FLAGS = ("name", "robustness", "fairness", "computed_on")
+_MODEL_ARG = re.compile(r"^(model|model_deployment)=")
+CLUSTER_FIELDS = ("split", "sub_split")
+MAX_STATE_BYTES = 256 * 2**20
+RUN_PART = "part of a HELM run (read through the run directory)"
+
+
+# ---------------------------------------------------------------- sniffing
+
+
+def is_run_dir(path: Path) -> bool:
+    """A directory holding a HELM ``per_instance_stats.json``."""
+    return path.is_dir() and (path / PER_INSTANCE).is_file()
+
+
+def looks_like_per_instance_stats(head: bytes) -> bool:
+    """A JSON array of objects with ``instance_id`` and ``stats``."""
+    text = head.decode("utf-8", errors="replace").lstrip()
+    return text.startswith("[") and re.match(r'^\[\s*\{\s*"(instance_id|train_trial_index|stats|perturbation)"', text) \
+        is not None and '"instance_id"' in text and '"stats"' in text
+
+
+def looks_like_run_stats(head: bytes) -> bool:
+    """HELM ``stats.json``: a JSON array of Stat objects (``{"name": {"name": ..., "split": ...}, "count": ...}``)."""
+    text = head.decode("utf-8", errors="replace").lstrip()
+    return re.match(r'^\[\s*\{\s*"name"\s*:\s*\{\s*"name"\s*:', text) is not None and '"count"' in text
+
+
+def is_run_part(path: Path) -> bool:
+    """A file of a HELM run directory other than its per-instance stats (read through the run)."""
+    return path.name in RUN_FILES and path.name != PER_INSTANCE and (path.parent / PER_INSTANCE).is_file()
+
+
+def refuse_run_stats(path: Path, cluster: str | None = None) -> pd.DataFrame:
+    """Reader for a lone ``stats.json``: it holds run-level aggregates, no per-item scores."""
+    raise InputError(
+        "HELM stats.json holds run-level aggregates only (no per-instance scores); pass the run directory "
+        f"with its {PER_INSTANCE}", str(path))
+
+
+# ---------------------------------------------------------------- names
+
+
+def _perturbation_label(pert: Any) -> str | None:
+    if not pert:
+        return None
+    if not isinstance(pert, dict):
+        return str(pert)
+    name = str(pert.get("name", "perturbation"))
+    args = ",".join(f"{k}={pert[k]}" for k in sorted(pert) if k not in _PERT_FLAGS)
+    worst = ",worst" if pert.get("computed_on") == "worst" else ""
+    return f"{name}:{args}{worst}" if args else f"{name}{worst}"
+
+
+def task_name(run_name: str, spec: dict[str, Any]) -> str:
+    """The run name without model arguments: ``bbq:subject=all,method=multiple_choice_joint``."""
+    if ":" in run_name:
+        scenario, args = run_name.split(":", 1)
+        kept = [a for a in args.split(",") if a and not _MODEL_ARG.match(a)]
+        return f"{scenario}:{','.join(kept)}" if kept else scenario
+    scen = spec.get("scenario_spec") if isinstance(spec.get("scenario_spec"), dict) else {}
+    cls = str(scen.get("class_name") or run_name).rsplit(".", 1)[-1]
+    args = scen.get("args") if isinstance(scen.get("args"), dict) else {}
+    kept = [f"{k}={v}" for k, v in sorted(args.items())]
+    return f"{cls}:{','.join(kept)}" if kept else cls
+
+
+def _model_from(spec: dict[str, Any]) -> str | None:
+    adapter = spec.get("adapter_spec")
+    if isinstance(adapter, dict):
+        for key in ("model", "model_deployment"):
+            if isinstance(adapter.get(key), str) and adapter[key]:
+                return str(adapter[key])
+    return None
+
+
+def model_name(run_dir: Path, run_name: str, spec: dict[str, Any]) -> tuple[str, str | None]:
+    """The model and, when it was not in the run spec, a note saying where it came from."""
+    model = _model_from(spec)
+    if model:
+        return model, None
+    state_path = run_dir / SCENARIO_STATE
+    if state_path.is_file():
+        state = load_json(state_path)
+        if isinstance(state, dict) and (model := _model_from(state)):
+            return model, f"{run_dir}: HELM model taken from {SCENARIO_STATE}"
+    m = re.search(r"(?:^|[:,])model=([^,]+)", run_name)
+    if m:
+        return m.group(1), f"{run_dir}: HELM model taken from the run name"
+    return run_name, f"{run_dir}: HELM run names no model; the run name stands for it"
+
+
+# ---------------------------------------------------------------- reading
+
+
+def input_hashes(run_dir: Path) -> dict[tuple[str, str | None], str]:
+    """``(instance id, perturbation label)`` -> hash of the instance's input text, from
+    ``scenario_state.json`` when the run has one (so runs of different models are checked to
+    hold the same instances); empty when it is absent or too large to read whole."""
+    state_path = run_dir / SCENARIO_STATE
+    if not state_path.is_file() or state_path.stat().st_size > MAX_STATE_BYTES:
+        return {}
+    state = load_json(state_path)
+    states = state.get("request_states") if isinstance(state, dict) else None
+    out: dict[tuple[str, str | None], str] = {}
+    for rs in states if isinstance(states, list) else []:
+        inst = rs.get("instance") if isinstance(rs, dict) else None
+        if not isinstance(inst, dict) or inst.get("id") is None:
+            continue
+        text = inst.get("input", {}).get("text") if isinstance(inst.get("input"), dict) else None
+        if text is not None:
+            out[(str(inst["id"]), _perturbation_label(inst.get("perturbation")))] = stable_hash(text)
+    return out
+
+
+def _entries(path: Path) -> list[dict[str, Any]]:
+    data = load_json(path)
+    if not isinstance(data, list):
+        raise InputError(f"expected a JSON array of per-instance stats, found {type_name(data)}", str(path))
+    for i, e in enumerate(data):
+        if not isinstance(e, dict):
+            raise InputError(f"entry {i}: expected an object, found {type_name(e)}", str(path))
+        if "instance_id" not in e or e["instance_id"] is None or isinstance(e["instance_id"], (dict, list)):
+            raise InputError(f"entry {i}: no usable instance_id", str(path))
+        if not isinstance(e.get("stats"), list):
+            raise InputError(f"entry {i} (instance {e['instance_id']}): 'stats' is {type_name(e.get('stats'))}, "
+                             "expected an array", str(path))
+        tti = e.get("train_trial_index", 0)
+        if isinstance(tti, bool) or not isinstance(tti, int) or tti < 0:
+            raise InputError(f"entry {i} (instance {e['instance_id']}): train_trial_index {tti!r} is not a whole "
+                             "number >= 0", str(path))
+    return data
+
+
+def read_helm_run(path: str | Path, cluster: str | None = None) -> pd.DataFrame:
+    """Read one HELM run (its directory, or its ``per_instance_stats.json``) into canonical rows."""
+    p = Path(path)
+    run_dir = p if p.is_dir() else p.parent
+    pis = run_dir / PER_INSTANCE if p.is_dir() else p
+    if not pis.is_file():
+        raise InputError(f"no {PER_INSTANCE} in this HELM run directory", str(run_dir))
+    where = str(pis)
+    if cluster is not None and cluster not in CLUSTER_FIELDS:
+        raise InputError(f"HELM runs have no field {cluster!r} to cluster on (available: {', '.join(CLUSTER_FIELDS)})",
+                         where)
+    entries = _entries(pis)
+    spec_path = run_dir / RUN_SPEC
+    spec = load_json(spec_path) if spec_path.is_file() else {}
+    if not isinstance(spec, dict):
+        raise InputError(f"expected a JSON object, found {type_name(spec)}", str(spec_path))
+    notes: list[str] = []
+    if not spec_path.is_file():
+        notes.append(f"{run_dir}: HELM run without {RUN_SPEC}; run and task named after the folder")
+    run_name = str(spec.get("name") or run_dir.name)
+    model, model_note = model_name(run_dir, run_name, spec)
+    if model_note:
+        notes.append(model_note)
+    base_task = task_name(run_name, spec)
+    # the run is the model within its suite (runs/<suite>/<run>): one model's runs of several
+    # scenarios form one run over several tasks, as in HELM's leaderboard tables
+    suite = run_dir.parent.name if run_dir.parent.parent.name == "runs" else ""
+    run_id = f"{suite}/{model}" if suite else model
+
+    # one pass over the stats: per-record extraction into columns
+    items: list[str] = []
+    epochs: list[int] = []
+    perts: list[str | None] = []
+    metrics: list[str] = []
+    splits: list[Any] = []
+    sub_splits: list[Any] = []
+    counts: list[Any] = []
+    sums: list[Any] = []
+    means: list[Any] = []
+    n_zero = 0
+    empty_entries = 0
+    for i, e in enumerate(entries):
+        item = str(e["instance_id"])
+        epoch = int(e.get("train_trial_index", 0)) + 1
+        entry_pert = _perturbation_label(e.get("perturbation"))
+        before = len(items)
+        for j, st in enumerate(e["stats"]):
+            name = st.get("name") if isinstance(st, dict) else None
+            if not isinstance(name, dict) or not isinstance(name.get("name"), str):
+                raise InputError(f"entry {i} (instance {item}), stat {j}: no stat name", where)
+            count = st.get("count")
+            if isinstance(count, bool) or not isinstance(count, (int, float)):
+                raise InputError(f"entry {i} (instance {item}), stat {name['name']!r}: count is {type_name(count)}",
+                                 where)
+            if count <= 0:
+                n_zero += 1
+                continue
+            items.append(item)
+            epochs.append(epoch)
+            perts.append(entry_pert or _perturbation_label(name.get("perturbation")))
+            metrics.append(name["name"])
+            splits.append(name.get("split"))
+            sub_splits.append(name.get("sub_split"))
+            counts.append(count)
+            sums.append(st.get("sum"))
+            means.append(st.get("mean"))
+        if len(items) == before:
+            empty_entries += 1
+    if empty_entries:
+        notes.append(f"{where}: {empty_entries} HELM per-instance entr(ies) with no stat that has a value left out")
+    if n_zero:
+        notes.append(f"{where}: {n_zero} HELM stat(s) with count 0 (no per-instance value) left out")
+    if not items:
+        raise InputError("HELM per-instance stats hold no stat with a value (count > 0)", where)
+
+    raw = pd.DataFrame({
+        "item": items, "epoch": np.asarray(epochs, dtype=np.int64), "pert": perts, "metric": metrics,
+        "meta.split": splits, "meta.sub_split": sub_splits, "count": counts, "sum": sums, "mean": means,
+    })
+    raw["task"] = base_task
+    has_pert = raw["pert"].notna()
+    if has_pert.any():
+        raw.loc[has_pert, "task"] = base_task + "[" + raw.loc[has_pert, "pert"].astype(str) + "]"
+    key = ["task", "metric", "item", "epoch"]
+    dup = raw.duplicated(key, keep=False)
+    values, errors = coerce_scores(raw["mean"])
+    raw_text = raw_strings(raw["mean"])
+    if dup.any():
+        # the same stat logged again for the same key (MedHELM: one entry per metric class):
+        # merged as HELM's Stat.merge does, sums and counts added, mean = sum / count
+        sum_v, sum_err = coerce_scores(raw["sum"])
+        bad = dup.to_numpy() & (sum_err.notna().to_numpy())
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            raise InputError(f"instance {raw['item'].iat[k]}, stat {raw['metric'].iat[k]!r} is logged more than once "
+                             f"for one key and has no usable sum to merge ({sum_err.iat[k]})", where)
+        raw["sum_v"] = sum_v
+        raw["count_v"] = raw["count"].astype(float)
+        first = ~raw.duplicated(key, keep="first")
+        agg = raw[dup].groupby(key, sort=False)[["sum_v", "count_v"]].sum()
+        agg.columns = ["sum_v_t", "count_v_t"]
+        merged = raw[dup & first].join(agg, on=key)
+        pooled = (merged["sum_v_t"] / merged["count_v_t"]).to_numpy()
+        notes.append(f"{where}: {int(dup.sum()) - int((dup & first).sum())} HELM stat(s) logged again for the same "
+                     "(instance, trial, perturbation) merged (sums and counts added)")
+        keep = (first | ~dup).to_numpy()
+        values = values.copy()
+        errors = errors.copy()
+        raw_text = raw_text.copy()
+        pos = np.flatnonzero((dup & first).to_numpy())
+        values[pos] = pooled
+        errors.iloc[pos] = None
+        raw_text.iloc[pos] = pd.Series(pooled, dtype=float).astype(str).to_numpy()
+        raw["count"] = raw["count"].where(~(dup & first), merged["count_v_t"].reindex(raw.index))
+        raw, values, errors, raw_text = raw[keep], values[keep], errors[keep], raw_text[keep]
+    n_entries = len(entries)
+    n_keys = len({(str(e["instance_id"]), e.get("train_trial_index", 0), _perturbation_label(e.get("perturbation")))
+                  for e in entries})
+    if n_keys < n_entries:
+        notes.append(f"{where}: {n_entries - n_keys} HELM entr(ies) repeating an (instance, trial, perturbation) key "
+                     "merged with the first (stats lists united)")
+
+    hashes = input_hashes(run_dir)
+    if hashes:
+        keys = pd.MultiIndex.from_arrays([raw["item"], raw["pert"]])
+        lookup = pd.Series(list(hashes.values()), index=pd.MultiIndex.from_tuples(list(hashes.keys())), dtype=object)
+        item_hash = lookup.reindex(keys).to_numpy(dtype=object)
+        item_hash = np.where(pd.isna(item_hash), None, item_hash)
+    else:
+        item_hash = None
+    out = pd.DataFrame({
+        "run": run_id,
+        "source": str(run_dir),
+        "harness": "helm",
+        "task": raw["task"].to_numpy(),
+        "model": model,
+        "metric": raw["metric"].to_numpy(),
+        "item": raw["item"].to_numpy(),
+        "epoch": raw["epoch"].to_numpy(),
+        "value": values,
+        "raw": raw_text.to_numpy(),
+        "cluster": None,
+        "item_hash": item_hash,
+        "error": errors.to_numpy(),
+        "meta.split": raw["meta.split"].to_numpy(),
+        "meta.count": pd.to_numeric(raw["count"]).to_numpy(dtype=float),
+        "meta.run_name": run_name,
+    })
+    if raw["meta.sub_split"].notna().any():
+        out["meta.sub_split"] = raw["meta.sub_split"].to_numpy()
+    if cluster is not None:
+        col = out.get(f"meta.{cluster}")
+        if col is None or col.isna().any():
+            raise InputError(f"some HELM stats have no {cluster!r} to cluster on", where)
+        out["cluster"] = col.astype(str)
+    out = finalize(out)
+    out.attrs["notes"] = notes
+    return out
