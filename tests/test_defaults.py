@@ -291,7 +291,7 @@ def test_summary_says_when_non_finite_values_were_left_out() -> None:
     from evaladdon.cli.summarize_cmd import render
 
     buf = io.StringIO()
-    render([s], buf)
+    render([s], buf, notes=[], warn_stream=buf)  # warnings go to stderr by default
     assert "mean over finite values only" in buf.getvalue()
 
 

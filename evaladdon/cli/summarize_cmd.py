@@ -64,9 +64,10 @@ def render(
     markdown: bool = False,
     notes: list[str] | None = None,
     wide: bool = False,
+    warn_stream: Any = None,
 ) -> None:
-    """The table on ``stream``; with ``notes`` given, the warnings too (on stderr, or as a
-    list after a markdown table)."""
+    """The table on ``stream``; with ``notes`` given, the warnings too (on ``warn_stream``,
+    default stderr, or as a list after a markdown table)."""
     from evaladdon.report.text import markdown_list, warn
 
     con = console(stream)
@@ -82,7 +83,7 @@ def render(
     if markdown:
         con.file.write(markdown_list(lines))
     elif not quiet:
-        warn(lines)
+        warn(lines, warn_stream)
 
 
 def run(args: argparse.Namespace) -> int:
