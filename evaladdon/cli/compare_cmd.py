@@ -202,6 +202,11 @@ def run(args: argparse.Namespace) -> int:
         if margin < 0:
             raise EvalAddonError(f"--margin {args.margin.text}: the margin is a drop that does not matter; give it >= 0")
     skipped: list[Skipped] = []
+    from evaladdon.metrics import family_of, run_metric_comparison  # --metric f1_macro, roc_auc, ece, pass@2 ...
+
+    if args.metric and family_of(args.metric):
+        pairs = choose_pairs(df, baseline=args.baseline, all_pairs=args.all_pairs)
+        return run_metric_comparison(df, pairs, args, sys.stdout, loaded.notes)
     try:
         pairs = choose_pairs(df, baseline=args.baseline, all_pairs=args.all_pairs)
         results = compare_table(

@@ -30,6 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "ci": ("ci_cmd", "confidence interval for k successes out of n"),
     "report": ("report_cmd", "one self-contained HTML report with tables and plots"),
     "export": ("export_cmd", "write the canonical per-item table (csv, jsonl, parquet)"),
+    "metrics": ("metrics_cmd", "classification, ROC/PR, calibration and pass@k metrics with intervals"),
     "ingest": ("ingest_cmd", "store the canonical tables of logs in a Parquet dataset (DuckDB queries)"),
     "runs": ("runs_cmd", "list the runs kept in a store"),
     "lm-eval-stderr": ("lm_eval_cmd", "write clustered / group-level SEs next to lm-eval results files"),

@@ -67,8 +67,14 @@ def run(args: argparse.Namespace) -> int:
                        for r in comparisons]
     elif args.baseline is not None or args.all_pairs:
         notes.append("no comparison: only one run was read")
+    from evaladdon.metrics import compute_metrics, has_metric_inputs
+    from evaladdon.report.html import metrics_section
+
+    sections = [metrics_section(compute_metrics(df, level=args.level, n_boot=1000, notes=notes))] \
+        if has_metric_inputs(df) else []
     skips = skip_lines(loaded, skipped)
-    page = render_report(summaries, comparisons, other_notes(loaded, notes), args.title, args.power, skipped=skips)
+    page = render_report(summaries, comparisons, other_notes(loaded, notes), args.title, args.power, skipped=skips,
+                         sections=sections)
     atomic_write_text(out, page, inputs)
     if not args.quiet:
         from evaladdon.report.escape import clean

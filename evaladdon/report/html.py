@@ -51,6 +51,7 @@ def render_report(
     title: str = "evaladdon report",
     power: float = 0.8,
     skipped: Sequence[str] = (),
+    sections: Sequence[str] = (),
 ) -> str:
     """The page: scores, epoch variance, comparisons with plots, then every input, comparison
     and row left out (with reasons) and every note."""
@@ -103,6 +104,7 @@ def render_report(
                          f"{html.escape(r.label_a or r.run_a)} on {html.escape(r.task)}/{html.escape(r.metric)}: "
                          f"{signed_points(c.delta)} points, {c.level:.0%} CI {signed_points(c.ci_low)} to "
                          f"{signed_points(c.ci_high)}; p = {c.p_value:.3g} ({html.escape(c.test)}){mde}</p>")
+    parts.extend(sections)  # extra sections (e.g. metrics_section), already HTML
     if not comparisons and len({s.run for s in summaries}) > 1:
         parts.append("<p class='warn'>0 comparisons: see what was left out below.</p>")
     left_out = [f"{s.label or s.run} / {s.task} / {s.metric}: {s.n_dropped} row(s) left out ("
@@ -128,4 +130,33 @@ def render_report(
             label = f"{r.label_b or r.run_b} vs {r.label_a or r.run_a} / {r.task} / {r.metric}"
             parts.append(f"<p class='note'>{html.escape(clean(f'{label}: {n}'))}</p>")
     parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def metrics_section(groups: Sequence[Any]) -> str:
+    """Metrics beyond the mean (``evaladdon.metrics.GroupMetrics``): a table of the headline
+    metrics with intervals, what is missing, and a reliability diagram where there is a
+    confidence or score.  Empty string when no group has any of these metrics."""
+    from evaladdon.report.plots import reliability_diagram
+
+    headline = {"accuracy", "balanced_accuracy", "f1_macro", "mcc", "kappa", "roc_auc", "average_precision", "ece",
+                "ece_equal_mass", "brier", "nll"}
+    rows = []
+    for g in groups:
+        for e in g.estimates:
+            if e.name in headline or e.name.startswith("pass") or "," in e.name:
+                rows.append([g.label, f"{g.task}/{g.metric}", e.name, e.estimate, f"{fmt(e.ci_low)} to {fmt(e.ci_high)}",
+                             e.n_items, e.n_clusters, e.method])
+    if not rows:
+        return ""
+    parts = ["<h2>Metrics beyond the mean</h2>",
+             _table(["run", "task/metric", "metric", "estimate", "CI", "items", "clusters", "method"], rows)]
+    for g in groups:
+        for family, why in g.missing.items():
+            parts.append(f"<p class='note'>{html.escape(f'{g.label} / {g.task} / {g.metric}: {family}: {why}')}</p>")
+    curves = [(f"{g.label} {g.task}/{g.metric}", [b.mean_forecast for b in g.reliability.bins],
+               [b.mean_outcome for b in g.reliability.bins], [b.count for b in g.reliability.bins])
+              for g in groups if g.reliability is not None]
+    if curves:
+        parts.append(_img(reliability_diagram(curves), "reliability diagram"))
     return "\n".join(parts)

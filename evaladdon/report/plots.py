@@ -71,3 +71,28 @@ def epoch_variance_plot(labels: Sequence[str], within: Sequence[float], between:
     ax.set_title("Where the variance is: items vs repeated epochs")
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.28), ncol=2)
     return _png(fig)
+
+
+def reliability_diagram(curves: Sequence[tuple[str, Sequence[float], Sequence[float], Sequence[int]]],
+                        title: str = "Reliability diagram (equal-width bins)") -> bytes:
+    """Mean outcome against mean forecast per bin, one line per (run, task, metric); marker area
+    grows with the bin's count; the diagonal is perfect calibration.  Empty bins are skipped."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(5.6, 5.2))
+    ax.plot([0, 1], [0, 1], color="#999999", lw=1, ls="--", label="perfectly calibrated")
+    for label, forecast, outcome, count in curves:
+        pts = [(f, o, c) for f, o, c in zip(forecast, outcome, count) if c > 0]
+        if not pts:
+            continue
+        total = sum(c for _, _, c in pts)
+        line = ax.plot([p[0] for p in pts], [p[1] for p in pts], lw=1.2, label=label)[0]
+        ax.scatter([p[0] for p in pts], [p[1] for p in pts], s=[12 + 300 * p[2] / total for p in pts],
+                   color=line.get_color(), alpha=0.7)
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("mean forecast in bin (confidence or score)")
+    ax.set_ylabel("observed frequency in bin")
+    ax.set_title(title)
+    if len(curves) <= 8:
+        ax.legend(fontsize=7, loc="upper left")
+    return _png(fig)
