@@ -1,83 +1,243 @@
-"""Summarizing a 20,000-sample Inspect .eval log vs Inspect's own full read_eval_log.
+"""Reading Inspect logs: evaladdon's native reader vs Inspect's readers vs the raw floor.
 
-Builds the log once (in a temp dir) by replicating the samples of
-``sample_logs/inspect/baseline.eval`` with new ids, writes it with Inspect's own writer,
-then times (plain wall clock) evaladdon's read (header + sample summaries) and summary and
-Inspect's full ``read_eval_log``, and measures the peak memory of each in a second pass
-(tracemalloc slows pure-Python code, so it is not used for the times).
+Generates (once, cached in ``--dir``) a real Inspect run, offline: ``mockllm/model`` with
+``custom_outputs`` that answer from the prompt and set ``usage`` (the bare mock would
+download a tokenizer), 100 samples, one epoch, ~1.5 KB input from 500 passages and
+~0.5 KB output per sample, ``match()`` scorer (also the small log for per-file overhead);
+then grows it to N samples (default 20,000) by copying its records under new ids into an
+``.eval`` (Inspect's layout, zstd) and a ``.json`` log (see :func:`grow`).  Then measures, side by side in one
+run, each in a fresh subprocess (wall time of the work inside it, imports included; peak
+RSS from ``VmHWM`` in ``/proc/self/status``, else ``resource.getrusage``):
 
-    python benchmarks/bench_inspect.py [N_SAMPLES]
+- ``.eval``: evaladdon native reader, Inspect ``read_eval_log`` (full), Inspect header +
+  ``read_eval_log_sample_summaries``, ``inspect_ai.analysis.samples_df``, and the raw floor
+  (zip + zstd + orjson of ``header.json`` and ``summaries.json``);
+- ``.json``: evaladdon native reader (ijson stream), Inspect full read, summaries, and the raw
+  floor (ijson C backend iterating ``samples[*]``);
+- 1 / 10 / 100 small ``.eval`` files: native reader, Inspect summaries, raw floor.
+
+    python benchmarks/bench_inspect.py [--n 20000] [--dir /tmp/evaladdon-bench-inspect]
 """
 
 from __future__ import annotations
 
+import argparse
+import json
+import os
+import shutil
+import subprocess
 import sys
 import tempfile
-import time
-import tracemalloc
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+N_PASSAGES = 500
+WORDS = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau "
+         "upsilon phi chi psi omega").split()
 
 
-def build(n: int, dest: Path) -> Path:
-    from inspect_ai.log import read_eval_log, write_eval_log
+def _passage(p: int) -> str:
+    import random
 
-    log = read_eval_log(str(REPO / "sample_logs" / "inspect" / "baseline.eval"))
-    assert log.samples
-    base = log.samples
-    samples = []
-    for i in range(n):
-        s = base[i % len(base)].model_copy(deep=True)
-        s.id = f"{s.id}-{i // len(base)}"
-        samples.append(s)
-    log.samples = samples
-    log.results.total_samples = n  # type: ignore[union-attr]
-    path = dest / "big.eval"
-    write_eval_log(log, str(path))
-    return path
+    rng = random.Random(p)
+    return " ".join(rng.choice(WORDS) for _ in range(230))  # ~1.5 KB
 
 
-def timed(fn, *args):  # type: ignore[no-untyped-def]
-    tracemalloc.start()
-    t0 = time.perf_counter()
-    out = fn(*args)
-    seconds = time.perf_counter() - t0
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return out, seconds, peak / 2**20
+def run_harness(n: int, dest: Path) -> Path:
+    """A real Inspect run of ``n`` samples, written by the harness itself (``.eval``, zstd)."""
+    from inspect_ai import Task, eval
+    from inspect_ai.dataset import Sample
+    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+    from inspect_ai.scorer import accuracy, match, stderr
 
+    passages = [_passage(p) for p in range(N_PASSAGES)]
+    samples = [Sample(id=f"s{i:06d}", input=f"[{i}] {passages[i % N_PASSAGES]} What is the answer?",
+                      target=str(i % 7), metadata={"passage": f"p{i % N_PASSAGES:03d}"}) for i in range(n)]
+    tail = " ".join(WORDS) * 3  # ~0.5 KB of output
 
-def main(n: int = 20_000) -> None:
-    from inspect_ai.log import read_eval_log
+    def answer(messages, tools, tool_choice, config):  # type: ignore[no-untyped-def]
+        i = int(messages[-1].text.split("]")[0][1:])
+        guess = str(i % 7) if (i * 2654435761) % 100 < 70 else "x"
+        out = ModelOutput.from_content(model="mockllm/model", content=f"{tail} ANSWER: {guess}")
+        out.usage = ModelUsage(input_tokens=400, output_tokens=120, total_tokens=520)
+        return out
 
-    from evaladdon.adapters import load
-    from evaladdon.summary import summarize_table
-
+    task = Task(dataset=samples, scorer=match(location="end"), metrics=[accuracy(), stderr()], name="bench")
     with tempfile.TemporaryDirectory() as tmp:
-        path = build(n, Path(tmp))
-        size = path.stat().st_size / 2**20
+        (log,) = eval(task, model=get_model("mockllm/model", custom_outputs=answer), log_dir=tmp, display="none",
+                      max_samples=64)
+        if log.status != "success":
+            raise RuntimeError(f"benchmark run ended with status {log.status}")
+        shutil.copyfile(log.location, dest)
+    return dest
 
-        def ours() -> object:
-            return summarize_table(load([path], cluster="passage.id"))
 
-        def theirs() -> object:
-            return read_eval_log(str(path))
+def grow(base: Path, n: int, dest_eval: Path, dest_json: Path) -> None:
+    """``n`` samples from a real harness run of fewer: its sample records copied under new ids
+    (``s000000``...), unchanged otherwise, into an ``.eval`` with Inspect's layout and
+    compression (zstd) and into a ``.json`` log with Inspect's key order.  (Running 20,000
+    samples through the harness and its writer takes CPU-hours on 2 shared cores.)"""
+    import zipfile
 
-        t0 = time.perf_counter()
-        ours()
-        t_ours_plain = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        theirs()
-        t_full_plain = time.perf_counter() - t0
-        _, _, m_ours = timed(ours)
-        _, _, m_full = timed(theirs)
-        t_ours, t_full = t_ours_plain, t_full_plain
-        print(f"log: {n} samples, {size:.1f} MiB on disk")
-        print(f"evaladdon summarize (header + summaries): {t_ours:6.2f} s, peak {m_ours:7.1f} MiB")
-        print(f"inspect read_eval_log (full):             {t_full:6.2f} s, peak {m_full:7.1f} MiB")
-        print(f"ratio: {t_ours / t_full:.1%} of the full read's time")
+    import orjson
+    import zipfile_zstd  # noqa: F401  - Inspect's dependency: zstd members for the stdlib zipfile
+
+    sys.path.insert(0, str(REPO))
+    from evaladdon.adapters.inspect_guard import read_member
+
+    with zipfile.ZipFile(base) as zin:
+        members = {i.filename: orjson.loads(read_member(zin, i, str(base))) for i in zin.infolist()
+                   if i.filename.endswith(".json")}
+    header, summaries = members["header.json"], members["summaries.json"]
+    samples = [members[f"samples/{s['id']}_epoch_{s['epoch']}.json"] for s in summaries]
+    m = len(samples)
+    header["eval"]["dataset"]["samples"] = n
+    header["results"]["total_samples"] = header["results"]["completed_samples"] = n
+
+    def renamed(record: dict, i: int) -> dict:  # type: ignore[type-arg]
+        return {**record, "id": f"s{i:06d}", "metadata": {"passage": f"p{i % N_PASSAGES:03d}"}}
+
+    with zipfile.ZipFile(dest_eval, "w", compression=93) as zout:
+        zout.writestr("_journal/start.json", orjson.dumps(members["_journal/start.json"]))
+        for i in range(n):
+            zout.writestr(f"samples/s{i:06d}_epoch_1.json", orjson.dumps(renamed(samples[i % m], i)))
+        zout.writestr("summaries.json", orjson.dumps([renamed(summaries[i % m], i) for i in range(n)]))
+        if "reductions.json" in members:
+            zout.writestr("reductions.json", orjson.dumps(members["reductions.json"]))
+        zout.writestr("header.json", orjson.dumps(header))
+    with dest_json.open("wb") as out:
+        out.write(orjson.dumps(header)[:-1] + b',"samples":[')
+        for i in range(n):
+            out.write((b"," if i else b"") + orjson.dumps(renamed(samples[i % m], i)))
+        out.write(b"]}")
+
+
+# Each measurement is a small program run in its own interpreter; PATHS is a JSON list.
+PRELUDE = """
+import json, resource, sys, time
+sys.path.insert(0, {repo!r})
+PATHS = json.loads(sys.argv[1])
+t0 = time.perf_counter()
+"""
+EPILOGUE = """
+seconds = time.perf_counter() - t0
+# VmHWM: the peak RSS of this process image (ru_maxrss would carry over the parent's peak through fork)
+hwm = [int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:")]
+rss = hwm[0] if hwm else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"seconds": seconds, "rss_mb": rss / 1024}))
+"""
+WORK = {
+    "evaladdon native": """
+from evaladdon.adapters.inspect_log import read_inspect_log
+for p in PATHS:
+    df = read_inspect_log(p, cluster="passage", reader="native")
+""",
+    "evaladdon summarize": """
+from evaladdon.adapters import read_runs
+from evaladdon.summary import summarize_table
+summarize_table(read_runs(PATHS, cluster="passage").table, notes=[])
+""",
+    "inspect read_eval_log (full)": """
+from inspect_ai.log import read_eval_log
+for p in PATHS:
+    log = read_eval_log(p)
+""",
+    "inspect header+summaries": """
+from inspect_ai.log import read_eval_log, read_eval_log_sample_summaries
+for p in PATHS:
+    h = read_eval_log(p, header_only=True)
+    s = read_eval_log_sample_summaries(p)
+""",
+    "inspect samples_df": """
+from inspect_ai.analysis import samples_df
+df = samples_df(PATHS, quiet=True)
+""",
+    "raw floor (zip+orjson)": """
+import zipfile, orjson, zstandard
+def member(zf, name):
+    info = zf.getinfo(name)
+    if info.compress_type != 93:
+        return zf.read(name)
+    fh = zf.fp; fh.seek(info.header_offset); head = fh.read(30)
+    fh.seek(info.header_offset + 30 + int.from_bytes(head[26:28], "little") + int.from_bytes(head[28:30], "little"))
+    with zstandard.ZstdDecompressor().stream_reader(fh.read(info.compress_size), read_across_frames=True) as r:
+        return r.read()
+for p in PATHS:
+    with zipfile.ZipFile(p) as zf:
+        h = orjson.loads(member(zf, "header.json")); s = orjson.loads(member(zf, "summaries.json"))
+""",
+    "raw floor (ijson stream)": """
+import ijson
+backend = ijson.get_backend("yajl2_c")
+for p in PATHS:
+    with open(p, "rb") as fh:
+        n = sum(1 for _ in backend.items(fh, "samples.item", use_float=True, buf_size=2**20))
+""",
+}
+
+
+def measure(name: str, paths: list[Path], repeat: int = 1) -> dict[str, float]:
+    code = PRELUDE.format(repo=str(REPO)) + WORK[name] + EPILOGUE
+    best: dict[str, float] | None = None
+    for _ in range(repeat):
+        proc = subprocess.run([sys.executable, "-c", code, json.dumps([str(p) for p in paths])],
+                              capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+        if proc.returncode != 0:
+            raise RuntimeError(f"{name} failed: {proc.stderr.strip().splitlines()[-1:]}")
+        got = json.loads(proc.stdout.strip().splitlines()[-1])
+        best = got if best is None or got["seconds"] < best["seconds"] else best
+    assert best is not None
+    return best
+
+
+def table(title: str, rows: dict[str, dict[str, float]], floor: str) -> None:
+    f = rows[floor]
+    print(f"\n{title}")
+    print(f"  {'reader':32s} {'seconds':>8s} {'x floor':>8s} {'peak RSS MB':>12s} {'x floor':>8s}")
+    for name, r in rows.items():
+        print(f"  {name:32s} {r['seconds']:8.2f} {r['seconds'] / f['seconds']:8.2f} {r['rss_mb']:12.0f} "
+              f"{r['rss_mb'] / f['rss_mb']:8.2f}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=20_000)
+    ap.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "evaladdon-bench-inspect")
+    ap.add_argument("--repeat", type=int, default=2, help="best of this many runs per measurement (small files)")
+    args = ap.parse_args()
+    args.dir.mkdir(parents=True, exist_ok=True)
+    big_eval, big_json = args.dir / f"bench_{args.n}.eval", args.dir / f"bench_{args.n}.json"
+    small = args.dir / "small_100.eval"
+    if not small.exists():
+        run_harness(100, small)
+    if not big_eval.exists() or not big_json.exists():
+        grow(small, args.n, big_eval, big_json)
+    print(f"logs: {big_eval.name} {big_eval.stat().st_size / 2**20:.1f} MiB, {big_json.name} "
+          f"{big_json.stat().st_size / 2**20:.1f} MiB; python {sys.version.split()[0]}, {os.cpu_count()} cores")
+    r = args.repeat
+    rows = {name: measure(name, [big_eval], 1) for name in (
+        "raw floor (zip+orjson)", "evaladdon native", "evaladdon summarize", "inspect header+summaries",
+        "inspect samples_df", "inspect read_eval_log (full)")}
+    table(f".eval, {args.n} samples", rows, "raw floor (zip+orjson)")
+    rows = {name: measure(name, [big_json], 1) for name in (
+        "raw floor (ijson stream)", "evaladdon native", "inspect header+summaries", "inspect read_eval_log (full)")}
+    table(f".json, {args.n} samples", rows, "raw floor (ijson stream)")
+    with tempfile.TemporaryDirectory() as tmp:
+        copies = []
+        for i in range(100):
+            dest = Path(tmp) / f"small_{i:03d}.eval"
+            shutil.copyfile(small, dest)
+            copies.append(dest)
+        for k in (1, 10, 100):
+            rows = {name: measure(name, copies[:k], r) for name in (
+                "raw floor (zip+orjson)", "evaladdon native", "inspect header+summaries")}
+            table(f"{k} small .eval file(s) of 100 samples", rows, "raw floor (zip+orjson)")
+        rows = {name: measure(name, copies[:1], r) for name in ("raw floor (zip+orjson)", "evaladdon native")}
+        rows100 = {name: measure(name, copies, r) for name in ("raw floor (zip+orjson)", "evaladdon native")}
+        print("\nper extra file (100 files minus 1 file, / 99):")
+        for name in rows:
+            print(f"  {name:32s} {(rows100[name]['seconds'] - rows[name]['seconds']) / 99 * 1000:8.2f} ms")
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 20_000)
+    main()

@@ -1,8 +1,17 @@
-"""Summarizing a 50,000-document lm-eval samples file.
+"""Reading lm-eval samples at the raw floor: evaladdon vs orjson-per-line, side by side.
 
-Writes a samples_<task>_<timestamp>.jsonl shaped like lm-eval 0.4.7+ output (doc with a
-passage and choices, arguments, resps, filtered_resps, hashes, one acc metric) and times
-evaladdon's read + clustered summary.
+Writes samples_<task>_<timestamp>.jsonl files shaped like lm-eval 0.4.7+ output (doc with a
+passage and choices, arguments, resps, filtered_resps, hashes, one acc metric; a paired
+results file declaring n-samples) for two runs of N docs, then times in fresh processes
+(so peak RSS is each job's own):
+
+- floor read:     orjson per line, pulling doc_id, acc and doc.passage_id into arrays;
+- evaladdon read: the adapter (streamed orjson, one extraction pass, multiple-choice
+                  prediction/label/confidence, completeness check) into the canonical table,
+                  plus the clustered summary;
+- floor compare:  both files parsed as above, aligned on doc_id, McNemar exact p (scipy);
+- evaladdon compare: both files read + ``compare_table`` (paired, McNemar);
+- per-file overhead: 50 small samples files (100 docs each), evaladdon vs floor.
 
     python benchmarks/bench_lm_eval.py [N_DOCS]
 """
@@ -11,46 +20,127 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
 import sys
 import tempfile
-import time
+import textwrap
 from pathlib import Path
 
+TS = ["2026-01-01T00-00-00.000000", "2026-01-02T00-00-00.000000"]
 
-def build(n: int, folder: Path) -> Path:
-    rng = random.Random(0)
-    path = folder / "samples_bench_2026-01-01T00-00-00.000000.jsonl"
-    passage = "lorem ipsum dolor sit amet " * 40
+
+def build(n: int, folder: Path, ts: str, seed: int, task: str = "bench") -> Path:
+    rng = random.Random(seed)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"samples_{task}_{ts}.jsonl"
+    passage = "lorem ipsum dolor sit amet " * 8  # ~1.6 KB per doc line, like a short MC task
     with path.open("w") as fh:
         for i in range(n):
             doc = {"id": i, "passage_id": f"p{i // 5}", "passage": passage, "question": f"q{i}?",
-                   "choices": ["a", "b", "c", "d"], "answer": rng.randrange(4)}
-            lls = [[[-rng.random() * 10, False]] for _ in range(4)]
+                   "choices": ["a", "b", "c", "d"], "answer": i % 4}
+            lls = [[-rng.random() * 10, False] for _ in range(4)]
+            pred = max(range(4), key=lambda k: lls[k][0])
             rec = {"doc_id": i, "doc": doc, "target": doc["answer"],
                    "arguments": {f"gen_args_{k}": {"arg_0": passage + doc["question"], "arg_1": f" {c}"}
                                  for k, c in enumerate(doc["choices"])},
-                   "resps": lls, "filtered_resps": [x[0] for x in lls], "filter": "none", "metrics": ["acc"],
+                   "resps": [[x] for x in lls], "filtered_resps": lls, "filter": "none", "metrics": ["acc"],
                    "doc_hash": f"{i:064x}", "prompt_hash": f"{i:064x}", "target_hash": f"{i:064x}",
-                   "acc": float(rng.random() < 0.6)}
+                   "acc": float(pred == doc["answer"])}
             fh.write(json.dumps(rec) + "\n")
+    (folder / f"results_{ts}.json").write_text(json.dumps({
+        "results": {task: {"alias": task, "acc,none": 0.25, "acc_stderr,none": 0.01}},
+        "configs": {task: {"task": task, "repeats": 1, "target_delimiter": " ", "output_type": "multiple_choice"}},
+        "n-samples": {task: {"original": n, "effective": n}},
+        "config": {"model": "hf", "model_args": f"pretrained=org/model{seed}"}, "model_name": f"org/model{seed}"}))
     return path
 
 
-def main(n: int = 50_000) -> None:
-    from evaladdon.adapters import load
-    from evaladdon.summary import summarize_table
+FLOOR_READ = """
+import orjson, numpy as np
+ids, acc, cl = [], [], []
+for path in PATHS:
+    with open(path, "rb") as fh:
+        for line in fh:
+            d = orjson.loads(line)
+            ids.append(d["doc_id"]); acc.append(d["acc"]); cl.append(d["doc"]["passage_id"])
+ids = np.asarray(ids); acc = np.asarray(acc, dtype=float)
+result = float(acc.mean())
+"""
 
+EVAL_READ = """
+from evaladdon.adapters import load
+from evaladdon.summary import summarize_table
+df = load(PATHS, cluster="passage_id")
+result = [s.estimate.mean for s in summarize_table(df, notes=[])]
+"""
+
+FLOOR_COMPARE = """
+import orjson, numpy as np
+from scipy.stats import binomtest
+cols = []
+for path in PATHS:
+    ids, acc = [], []
+    with open(path, "rb") as fh:
+        for line in fh:
+            d = orjson.loads(line)
+            ids.append(d["doc_id"]); acc.append(d["acc"])
+    cols.append((np.asarray(ids), np.asarray(acc, dtype=float)))
+(ia, a), (ib, b) = cols
+common, xa, xb = np.intersect1d(ia, ib, return_indices=True)
+a, b = a[xa], b[xb]
+n10 = int(((a == 1) & (b == 0)).sum()); n01 = int(((a == 0) & (b == 1)).sum())
+result = binomtest(n01, n10 + n01, 0.5).pvalue
+"""
+
+EVAL_COMPARE = """
+from evaladdon.adapters import load
+from evaladdon.comparison import compare_table
+df = load(PATHS)
+runs = sorted(df["run"].unique())
+result = [c.to_dict().get("p_value") for c in compare_table(df, [(runs[0], runs[1])])]
+"""
+
+RUNNER = """
+import resource, sys, time
+PATHS = {paths!r}
+t0 = time.perf_counter()
+{body}
+t1 = time.perf_counter()
+print(t1 - t0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+"""
+
+
+def timed(body: str, paths: list[str], repeat: int = 3) -> tuple[float, float]:
+    """Best wall time (s) and peak RSS (MiB) of ``body`` over ``repeat`` fresh processes."""
+    best_t, best_m = float("inf"), 0.0
+    code = RUNNER.format(paths=paths, body=textwrap.dedent(body))
+    for _ in range(repeat):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+        t, m = map(float, out.split()[-2:])
+        best_t, best_m = min(best_t, t), max(best_m, m)
+    return best_t, best_m
+
+
+def row(what: str, ours: tuple[float, float], floor: tuple[float, float]) -> None:
+    print(f"{what:34s} evaladdon {ours[0]:6.3f} s {ours[1]:6.0f} MiB | floor {floor[0]:6.3f} s {floor[1]:6.0f} MiB"
+          f" | ratio {ours[0] / floor[0]:4.2f}x")
+
+
+def main(n: int = 50_000) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        path = build(n, Path(tmp))
-        size = path.stat().st_size / 2**20
-        t0 = time.perf_counter()
-        df = load([path], cluster="passage_id")
-        t1 = time.perf_counter()
-        (s,) = summarize_table(df)
-        t2 = time.perf_counter()
-        print(f"samples file: {n} docs, {size:.0f} MiB")
-        print(f"read into the item table: {t1 - t0:5.2f} s; clustered summary: {t2 - t1:5.2f} s; "
-              f"total {t2 - t0:5.2f} s (mean {s.estimate.mean:.4f}, {s.estimate.n_clusters} clusters)")
+        root = Path(tmp)
+        a = build(n, root / "a", TS[0], 1)
+        b = build(n, root / "b", TS[1], 2)
+        print(f"samples files: 2 x {n} docs, {a.stat().st_size / 2**20:.0f} MiB each (timings: best of 3, "
+              "fresh process each, imports excluded)")
+        row(f"read + summarize {n} docs", timed(EVAL_READ, [str(a)]), timed(FLOOR_READ, [str(a)]))
+        row(f"compare two {n}-doc runs", timed(EVAL_COMPARE, [str(a), str(b)]),
+            timed(FLOOR_COMPARE, [str(a), str(b)]))
+        small = [str(build(100, root / "small" / f"r{i}", f"2026-01-{i % 28 + 1:02d}T00-00-{i:02d}.000000", i,
+                           task=f"t{i}")) for i in range(50)]
+        ours, floor = timed(EVAL_READ, small), timed(FLOOR_READ, small)
+        print(f"{'50 files x 100 docs, per file':34s} evaladdon {ours[0] / 50 * 1e3:6.2f} ms"
+              f"            | floor {floor[0] / 50 * 1e3:6.2f} ms            | ratio {ours[0] / floor[0]:4.2f}x")
 
 
 if __name__ == "__main__":

@@ -93,10 +93,12 @@ def posthoc(results_path: str | Path, cluster: str | None = None, level: float =
 
 def write_posthoc(results_path: str | Path, cluster: str | None = None, level: float = 0.95,
                   output: str | Path | None = None) -> Path:
+    """Write the report beside the results file (or to ``output``) atomically; the results
+    file and its samples files are inputs and are never overwritten (nor a symlink followed)."""
+    from evaladdon.io.safe_write import atomic_write_text
+
     rp = Path(results_path)
     out = Path(output) if output else rp.with_name(rp.stem + ".evaladdon.json")
-    if out.resolve() == rp.resolve():
-        raise InputError("refusing to overwrite the original results file", str(rp))
     report = posthoc(rp, cluster, level)
-    out.write_text(json.dumps(json_safe(report), indent=2, allow_nan=False) + "\n")
-    return out
+    text = json.dumps(json_safe(report), indent=2, allow_nan=False) + "\n"
+    return atomic_write_text(out, text, inputs=[rp, *samples_for(rp)])

@@ -39,7 +39,8 @@ def test_every_real_log_parses_or_is_refused_clearly(real_logs: Path) -> None:
         try:
             df = reader(f, None)
         except InputError as exc:
-            assert "log format version 4 is newer than the installed inspect-ai" in str(exc)
+            assert ("log format version 4 is newer than the installed inspect-ai" in str(exc)
+                    or "no scores in this log" in str(exc)), exc  # an unscored fixture made for `inspect score`
             assert str(exc).count("\n") == 0
             refused += 1
             continue
@@ -47,7 +48,7 @@ def test_every_real_log_parses_or_is_refused_clearly(real_logs: Path) -> None:
         assert df.empty or set(df["harness"]) == {"inspect"}
         if df.empty:
             assert any("no samples" in n for n in df.attrs["notes"])
-    assert read >= 35 and refused == 1 and skipped == 4
+    assert read >= 35 and refused == 2 and skipped == 4
 
 
 def test_item_means_reproduce_the_logs_own_accuracy(real_logs: Path) -> None:
@@ -100,6 +101,11 @@ def test_unfinished_run_rebuilt_from_journal(tmp_path: Path, real_logs: Path) ->
     assert len(partial) == len(full) == 50
     assert partial["value"].mean() == pytest.approx(full["value"].mean())
     assert any("status is 'started'" in n for n in partial.attrs["notes"])
+    theirs = read_inspect_log(dest, reader="inspect")  # Inspect's reader rebuilds the same table
+    import pandas as pd
+
+    pd.testing.assert_frame_equal(partial, theirs)
+    assert partial.attrs["notes"] == theirs.attrs["notes"]
 
 
 def test_truncated_and_corrupt_files(tmp_path: Path) -> None:

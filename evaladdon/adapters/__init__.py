@@ -52,6 +52,8 @@ class Loaded:
 
     table: pd.DataFrame
     notes: list[str] = field(default_factory=list)
+    reported: list[dict] = field(default_factory=list)
+    """Harness-reported values of results-only lm-eval files (see ``evaladdon.reported``)."""
     skipped: list[dict[str, str]] = field(default_factory=list)
     names: dict[str, str] = field(default_factory=dict)
 
@@ -210,8 +212,13 @@ def _progress(files: list[tuple[Path, Reader, bool]], show: bool) -> Iterable[tu
             bar.advance(task)
 
 
-def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress: bool = False) -> Loaded:
+def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress: bool = False,
+              results_only: bool = False) -> Loaded:
     """Read every file into one validated canonical table, with notes.
+
+    ``results_only``: when nothing but harness-reported values (lm-eval results files
+    without samples) was read, return them in ``Loaded.reported`` with an empty table
+    instead of refusing (for commands that render them via ``evaladdon.reported``).
 
     A file named explicitly that cannot be read is an error; one found in a directory is
     skipped with a note (so one bad log does not hide the rest, and is still reported).
@@ -235,6 +242,7 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
                for n in notes if n.startswith("skipped ")]
     tables: list[pd.DataFrame] = []
     sources: list[Path] = []
+    reported: list[dict] = []
     for f, reader, explicit in _progress(files, progress):
         try:
             t = reader(f, cluster)
@@ -254,6 +262,7 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
             skipped.append({"path": str(f), "reason": reason})
             continue
         notes.extend(t.attrs.get("notes", []))
+        reported.extend(t.attrs.get("reported", []))
         tables.append(t)
         sources.append(f)
     for name in dict.fromkeys(name_of.values()):  # NAME=PATH: the run(s) of PATH are called NAME
@@ -277,12 +286,12 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
             hit = t["run"].isin(clashing)
             t.loc[hit, "run"] = t.loc[hit, "source"].map(lambda s: Path(s).name) + "/" + t.loc[hit, "run"]
     table = validate(concat(tables))
-    if table.empty:
+    if table.empty and not (results_only and reported):
         why = f"{len(notes)} note(s), first: {notes[0]}" if notes else "the inputs hold no samples"
         raise InputError(f"no per-item rows to analyse ({why})")
     names = {str(r): str(r) for r in table["run"].unique() if str(r) in user_named or str(r).split("/")[0] in user_named}
     table.attrs["run_names"] = names
-    return Loaded(table, notes, skipped, names)
+    return Loaded(table, notes, reported, skipped, names)
 
 
 def load(paths: Iterable[str | Path], cluster: str | None = None) -> pd.DataFrame:

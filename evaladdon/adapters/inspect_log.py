@@ -1,44 +1,86 @@
 """Inspect AI logs (``.eval`` zips and ``.json``, also JSON logs with other names) -> rows.
 
-Reads through ``inspect_ai.log``: the header (``header_only=True``) and the sample
-*summaries* (``read_eval_log_sample_summaries``), which carry ids, epochs, scores,
-metadata, errors and limits without the transcripts.  Unfinished runs whose zip holds only
-``_journal/`` files and samples are rebuilt by Inspect from the journal.  Inspect's
-JSON reader also converts log format versions 1 and 2 (the old
-``results.scorer``/``results.metrics`` layout, bare ``NaN`` literals) and 2024 logs with
-``transcript`` instead of ``events``.
+Two readers give the identical canonical table (tested on every real log in ../shared):
 
-Values go through Inspect's ``value_to_float`` (C/I/P/N, yes/no/true/false, bools,
-numeric strings), but only values it can really convert: for anything else it logs a
-warning and returns 0, which would silently score the sample wrong, so such values are
-kept with the reason ``non-numeric value`` instead.  Dict-valued scores become one metric
-per key (``scorer/key``); samples with an error or without a score are kept as rows
-with the reason in ``error``.
+- ``native`` (:mod:`evaladdon.adapters.inspect_native`): ``header.json`` + ``summaries.json``
+  (or the journal of an unfinished run) with orjson, JSON logs streamed with ijson; needs no
+  inspect-ai and reads at the speed of the raw parse (see ``benchmarks/bench_inspect.py``).
+- ``inspect``: Inspect's own ``inspect_ai.log`` readers (header, then sample summaries for
+  ``.eval``, the full log for JSON logs, whose summaries Inspect would build from a full read
+  anyway).  It also reads what the native reader does not recognise: log format version 1
+  (the 2024 ``results.scorer`` layout, bare ``NaN`` literals streamed from JSON), versions
+  newer than 3, other zip compressions.
+
+``read_inspect_log(path, cluster, reader="auto")`` uses the native reader and falls back to
+Inspect's for anything it does not recognise; ``reader="native"`` refuses instead,
+``reader="inspect"`` uses Inspect's reader only.  Both pass the same guards first (nesting
+depth, decompressed size: :mod:`evaladdon.adapters.inspect_guard`) and end in the same row
+builder (:mod:`evaladdon.adapters.inspect_rows`, which documents values, ``item_hash``,
+``prediction``/``label``/``confidence``, duplicates and incomplete logs).
 """
 
 from __future__ import annotations
 
-import math
 import re
+import zipfile
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
-from evaladdon.adapters.scores import MISSING, NON_FINITE, NON_NUMERIC, raw_strings
+from evaladdon.adapters.inspect_guard import BOM, check_depth, check_file_depth, read_member
+from evaladdon.adapters.inspect_native import NotNative, read_eval_zip, read_json_stream
+from evaladdon.adapters.inspect_rows import LogData, SampleRecord, build_table, dotted, make_record, score_fields
 from evaladdon.errors import InputError
-from evaladdon.table import finalize
 
-_INSPECT_HINT = "pip install 'evaladdon[inspect]'"
+__all__ = ["READERS", "dotted", "is_inspect_json", "read_inspect_log"]
+
+READERS = ("auto", "native", "inspect")
+_INSPECT_HINT = "pip install 'evaladdon[inspect-native]' (or 'evaladdon[inspect]')"
 _VERSION_RE = re.compile(r"version (\d+) of log format")
+
+
+def read_inspect_log(path: str | Path, cluster: str | None = None, reader: str = "auto") -> pd.DataFrame:
+    """Canonical rows of one Inspect log (see module docstring)."""
+    p = Path(path)
+    if reader not in READERS:
+        raise InputError(f"unknown Inspect reader {reader!r}; expected one of {', '.join(READERS)}")
+    if reader == "inspect":
+        return build_table(_read_with_inspect(p), p, cluster)
+    try:
+        log = _read_native(p)
+    except NotNative as exc:
+        if reader == "native":
+            raise InputError(f"the native reader does not read this log ({exc}); use the inspect reader", str(p)) from None
+        if not _has_inspect():
+            raise InputError(f"this log needs inspect-ai to read ({exc}): {_INSPECT_HINT}", str(p)) from None
+        log = _read_with_inspect(p)
+    return build_table(log, p, cluster)
+
+
+def _read_native(p: Path) -> LogData:
+    with p.open("rb") as fh:
+        head = fh.read(4)
+    if head.startswith(b"PK"):
+        return read_eval_zip(p)
+    return read_json_stream(p)
+
+
+# ---------------------------------------------------------------------------- Inspect's reader
+
+def _has_inspect() -> bool:
+    try:
+        import inspect_ai.log  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def _inspect() -> Any:
     try:
         import inspect_ai.log as inspect_log
     except ImportError:  # pragma: no cover - exercised without the extra
-        raise InputError(f"reading Inspect logs needs inspect-ai: {_INSPECT_HINT}") from None
+        raise InputError(f"reading this Inspect log needs inspect-ai: {_INSPECT_HINT}") from None
     return inspect_log
 
 
@@ -51,46 +93,30 @@ def _inspect_version() -> str:
         return "not installed"
 
 
-def dotted(obj: Any, path: str) -> Any:
-    """``a.b.c`` lookup in nested dicts (``None`` when any step is missing)."""
-    cur = obj
-    for part in path.split("."):
-        if isinstance(cur, dict) and part in cur:
-            cur = cur[part]
-        else:
-            return None
-    return cur
+def _guard_zip(p: Path) -> list[tuple[str, int]]:
+    """Bound and depth-scan the members Inspect will parse; the (id, epoch) of sample members."""
+    from evaladdon.adapters.inspect_native import _member_key
 
-
-def _convertible(value: Any) -> tuple[bool, str | None]:
-    """Whether ``value_to_float`` converts it for real, else the reason it cannot."""
-    if value is None:
-        return False, MISSING
-    if isinstance(value, bool):
-        return True, None
-    if isinstance(value, (int, float)):
-        return (True, None) if math.isfinite(value) else (False, NON_FINITE)
-    if isinstance(value, str):
-        s = value.strip()
-        if s in ("C", "I", "P", "N") or s.lower() in ("yes", "no", "true", "false"):
-            return True, None
-        try:
-            f = float(s)
-        except ValueError:
-            return False, NON_NUMERIC
-        return (True, None) if math.isfinite(f) else (False, NON_FINITE)
-    return False, NON_NUMERIC
-
-
-def _read(path: Path, header_only: bool, inspect_log: Any) -> Any:
-    """Header (or summaries) through Inspect; ``.txt`` and other names as a byte stream."""
     try:
-        if path.suffix.lower() in (".eval", ".json"):
-            if header_only:
-                return inspect_log.read_eval_log(str(path), header_only=True)
-            return inspect_log.read_eval_log_sample_summaries(str(path))
-        with path.open("rb") as fh:  # a JSON log under another name: Inspect sniffs the bytes
-            return inspect_log.read_eval_log(fh)
+        with zipfile.ZipFile(p) as zf:
+            infos = {i.filename: i for i in zf.infolist()}
+            for name, info in infos.items():
+                if name in ("header.json", "summaries.json", "reductions.json") or name.startswith("_journal/"):
+                    try:
+                        check_depth(read_member(zf, info, str(p)), str(p), name)
+                    except InputError:
+                        raise
+                    except Exception:  # noqa: BLE001 - unsupported compression etc.: Inspect decides
+                        continue
+            return [k for n in infos if n.startswith("samples/") and n.endswith(".json")
+                    if (k := _member_key(n)) is not None]
+    except zipfile.BadZipFile:
+        return []
+
+
+def _call(p: Path, fn: Any) -> Any:
+    try:
+        return fn()
     except InputError:
         raise
     except Exception as exc:  # Inspect raises several types; make each one line
@@ -100,131 +126,109 @@ def _read(path: Path, header_only: bool, inspect_log: Any) -> Any:
             raise InputError(
                 f"log format version {m.group(1)} is newer than the installed inspect-ai {_inspect_version()} "
                 "can read; upgrade inspect-ai",
-                str(path),
+                str(p),
             ) from None
-        raise InputError(f"cannot read as an Inspect log ({type(exc).__name__}: {text[:200]})", str(path)) from None
+        raise InputError(f"cannot read as an Inspect log ({type(exc).__name__}: {text[:200]})", str(p)) from None
 
 
-def _summaries_of(path: Path, inspect_log: Any, header: Any) -> list[Any]:
-    if path.suffix.lower() in (".eval", ".json"):
-        return list(_read(path, False, inspect_log) or [])
-    # a JSON log under another name was read whole: summarise its samples ourselves
-    return list(header.samples or [])
+def _raw_eval_id(p: Path, is_zip: bool) -> Any:
+    """The ``eval_id`` as stored: Inspect makes up a random one when an old log has none,
+    which would give the same log a new run id at every read."""
+    import orjson
 
+    from evaladdon.adapters.inspect_native import _header_events
 
-def read_inspect_log(path: str | Path, cluster: str | None = None) -> pd.DataFrame:
-    """Canonical rows of one Inspect log (see module docstring)."""
-    p = Path(path)
-    inspect_log = _inspect()
-    header = _read(p, True, inspect_log)
-    spec = header.eval
-    run = spec.eval_id or f"{spec.run_id}:{spec.task_id}"
-    summaries = _summaries_of(p, inspect_log, header)
-    result_names = [s.name for s in (header.results.scores if header.results else [])]
-    known_names = list(dict.fromkeys(result_names))
-    for s in summaries:
-        for name in (s.scores or {}):
-            if name not in known_names:
-                known_names.append(name)
-
-    items: list[str] = []
-    epochs: list[int] = []
-    metrics: list[str] = []
-    raws: list[Any] = []
-    errors: list[str | None] = []
-    clusters: list[str | None] = []
-    metas: list[dict[str, Any]] = []
-    for s in summaries:  # one pass over samples (not rows of the table)
-        item = str(s.id)
-        cluster_value = None
-        if cluster is not None:
-            cluster_value = dotted(s.metadata or {}, cluster)
-            if cluster_value is None or isinstance(cluster_value, (dict, list)):
-                raise InputError(
-                    f"sample {item!r} (epoch {s.epoch}) has no scalar metadata field {cluster!r} to cluster on",
-                    str(p),
-                )
-            cluster_value = str(cluster_value)
-        meta = {f"meta.{k}": v for k, v in (s.metadata or {}).items() if isinstance(v, (str, int, float, bool))}
-        sample_error: str | None = None
-        if s.error:
-            sample_error = "sample error"
-        elif s.limit is not None and not s.scores:
-            sample_error = f"limit reached ({getattr(s.limit, 'type', s.limit)})"
-        entries: list[tuple[str, Any, str | None]] = []
-        scores = s.scores or {}
-        for name, score in scores.items():
-            value = score.value
-            if isinstance(value, dict):
-                for key, v in value.items():
-                    entries.append((f"{name}/{key}", v, None))
-            else:
-                entries.append((name, value, None))
-        if not scores:
-            reason = sample_error or "unscored sample"
-            entries = [(name, None, reason) for name in (known_names or ["score"])]
-        for metric, value, why in entries:
-            items.append(item)
-            epochs.append(int(s.epoch))
-            metrics.append(metric)
-            raws.append(value)
-            errors.append(why)
-            clusters.append(cluster_value)
-            metas.append(meta)
-
-    n = len(items)
-    out = pd.DataFrame({"item": items, "epoch": epochs, "metric": metrics}) if n else pd.DataFrame(
-        {"item": [], "epoch": [], "metric": []})
-    from inspect_ai.scorer import value_to_float
-
-    to_float = value_to_float()
-    # convert each distinct raw value once (scores repeat: "C", "I", 0.5, ...); repr keys
-    # make dict/list values hashable for factorize
-    key_codes, uniques = pd.factorize(pd.Series([repr(v) for v in raws], dtype=object))
-    _, first = np.unique(key_codes, return_index=True)  # first row of each distinct value
-    unique_values = np.full(len(uniques), np.nan)
-    unique_errors = np.full(len(uniques), None, dtype=object)
-    for code, i in enumerate(first):  # a loop over distinct values, not rows
-        ok, why = _convertible(raws[i])
-        if ok:
-            unique_values[code] = float(to_float(raws[i]))
+    try:
+        if is_zip:
+            with zipfile.ZipFile(p) as zf:
+                names = set(zf.namelist())
+                name = "header.json" if "header.json" in names else "_journal/start.json"
+                raw = orjson.loads(read_member(zf, zf.getinfo(name), str(p)))
         else:
-            unique_errors[code] = why
-    sample_reason = np.array(errors, dtype=object)
-    has_reason = pd.Series(errors, dtype=object).notna().to_numpy()
-    out["value"] = np.where(has_reason, np.nan, unique_values[key_codes]) if n else []
-    out["raw"] = raw_strings(pd.Series(raws, dtype=object)).to_numpy() if n else []
-    out["error"] = np.where(has_reason, sample_reason, unique_errors[key_codes]) if n else []
-    out["cluster"] = clusters if n else []
-    out["run"] = run
-    out["task"] = spec.task
-    out["model"] = spec.model
-    out["source"] = str(p)
-    out["harness"] = "inspect"
-    out["item_hash"] = None
-    if n and any(metas):
-        meta_df = pd.DataFrame.from_records(metas)
-        for col in meta_df.columns:
-            if col not in out:
-                out[col] = meta_df[col].to_numpy()
-    df = finalize(out)
-    df.attrs["notes"] = _notes(p, header, n, len(summaries))
-    return df
+            import ijson
+
+            with p.open("rb") as fh:
+                if fh.read(len(BOM)) != BOM:
+                    fh.seek(0)
+                raw, _ = _header_events(iter(ijson.get_backend("yajl2_c").parse(fh, use_float=True)))
+        return (raw.get("eval") or {}).get("eval_id")
+    except Exception:  # noqa: BLE001 - unreadable raw header: Inspect's reader reports it
+        return None
 
 
-def _notes(p: Path, header: Any, n_rows: int, n_samples: int) -> list[str]:
-    notes = []
-    status = header.status
-    if status != "success":
-        notes.append(f"{p}: log status is {status!r}" + (f" ({n_samples} sample(s) recorded)" if n_samples else ""))
-    if n_samples == 0:
-        notes.append(f"{p}: the log holds no samples, so it adds no rows")
-    return notes
+def _header_dict(h: Any, eval_id: Any) -> dict[str, Any]:
+    spec = h.eval
+    config = spec.config
+    limit = config.limit
+    results = None
+    if h.results is not None:
+        results = {"total_samples": h.results.total_samples,
+                   "scores": [{"name": s.name} for s in h.results.scores]}
+    return {
+        "version": h.version,
+        "status": h.status,
+        "eval": {
+            "eval_id": eval_id, "run_id": spec.run_id, "task_id": spec.task_id,
+            "task": spec.task, "model": spec.model,
+            "dataset": {"samples": spec.dataset.samples},
+            "config": {"limit": list(limit) if isinstance(limit, tuple) else limit,
+                       "sample_id": config.sample_id, "epochs": config.epochs, "log_samples": config.log_samples},
+        },
+        "results": results,
+    }
+
+
+def _record(s: Any) -> SampleRecord:
+    """An ``EvalSampleSummary`` or ``EvalSample`` -> record."""
+    scores = None
+    if s.scores is not None:
+        scores = {str(name): score_fields(sc.value, sc.answer, sc.metadata) for name, sc in s.scores.items()}
+    limit = s.limit
+    return make_record(s.id, s.epoch, scores, s.metadata, bool(s.error),
+                       None if limit is None else str(getattr(limit, "type", limit)), s.target, s.input)
+
+
+def _read_with_inspect(p: Path) -> LogData:
+    inspect_log = _inspect()
+    with p.open("rb") as fh:
+        is_zip = fh.read(4).startswith(b"PK")
+    if is_zip:
+        members = _guard_zip(p)
+        header = _call(p, lambda: inspect_log.read_eval_log(str(p), header_only=True))
+        summaries = _call(p, lambda: inspect_log.read_eval_log_sample_summaries(str(p))) or []
+        records = [_record(s) for s in summaries]
+        seen = {(str(r.id), r.epoch) for r in records}
+        unlisted = [k for k in members if k not in seen]
+        for sid, epoch in sorted(unlisted):
+            records.append(_record(_call(p, lambda: inspect_log.read_eval_log_sample(str(p), id=sid, epoch=epoch))))
+        return LogData(_header_dict(header, _raw_eval_id(p, True)), records, len(members), len(unlisted),
+                       "summaries.json" if _has_member(p, "summaries.json") else "the journal summaries")
+    check_file_depth(p)
+    with p.open("rb") as fh:
+        if fh.read(len(BOM)) == BOM:  # Inspect's reader rewinds the stream: hand it the bytes after the BOM
+            import io
+
+            log = _call(p, lambda: inspect_log.read_eval_log(io.BytesIO(fh.read())))
+        else:
+            fh.seek(0)
+            log = _call(p, lambda: inspect_log.read_eval_log(fh))
+    return LogData(_header_dict(log, _raw_eval_id(p, False)), [_record(s) for s in log.samples or []], None, 0, "samples",
+                   samples_logged=log.samples is not None)
+
+
+def _has_member(p: Path, name: str) -> bool:
+    try:
+        with zipfile.ZipFile(p) as zf:
+            return name in zf.namelist()
+    except Exception:  # noqa: BLE001 - Inspect has read it already; only the note's wording depends on it
+        return False
 
 
 _LOG_START = re.compile(r'^\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:')
 
 
 def is_inspect_json(first: bytes) -> bool:
-    """Whether a JSON file starts like an Inspect log: ``{"version": N, "status": ...``."""
+    """Whether a JSON file starts like an Inspect log: ``{"version": N, "status": ...`` (BOM allowed)."""
+    if first.startswith(BOM):
+        first = first[len(BOM):]
     return bool(_LOG_START.match(first.decode("utf-8", errors="replace")))

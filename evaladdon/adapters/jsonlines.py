@@ -4,13 +4,21 @@ orjson parses several times faster than the standard library and takes bytes (no
 pass); it rejects the ``NaN``/``Infinity`` literals that Python's ``json`` writes, so a line
 it refuses is parsed again with ``json`` (which accepts them and yields float NaN/inf --
 values, never code).  A line neither accepts is reported with its number.
+
+Nesting: Python's ``json`` recurses once per level and dies with a ``RecursionError`` near
+1,000 levels (orjson stops itself at 1,024).  Before any text reaches ``json`` its depth is
+measured by :func:`json_depth` (a vectorised scan, no recursion) and a document nested deeper
+than :data:`MAX_DEPTH` is refused in one line.  Text orjson accepted is at most 1,024 deep
+and the readers never recurse into values, so the fast path needs no scan.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
+
+import numpy as np
 
 from evaladdon.errors import InputError
 
@@ -23,35 +31,101 @@ except ImportError:  # pragma: no cover
     _fast_loads = json.loads  # type: ignore[assignment]
     _FastError = json.JSONDecodeError
 
+MAX_DEPTH = 200
+"""Deepest nesting accepted on the slow path (real logs nest fewer than 20 levels)."""
+
+
+def json_depth(data: bytes) -> int:
+    """The deepest nesting of ``[``/``{`` in JSON text, ignoring brackets inside strings.
+
+    Vectorised with numpy (written here because no library measures depth without
+    recursing): a quote is real unless an odd run of backslashes precedes it; brackets
+    between an odd and the next even real quote are inside a string.
+    """
+    a = np.frombuffer(data, dtype=np.uint8)
+    if a.size == 0:
+        return 0
+    backslash = a == 92
+    csum = np.cumsum(backslash, dtype=np.int64)
+    # length of the run of backslashes ending at each position
+    run = csum - np.maximum.accumulate(np.where(backslash, 0, csum))
+    before = np.concatenate(([0], run[:-1]))
+    quote = (a == 34) & (before % 2 == 0)
+    in_string = (np.cumsum(quote) % 2 == 1) & ~quote
+    step = (((a == 91) | (a == 123)).astype(np.int8) - ((a == 93) | (a == 125)).astype(np.int8))
+    step[in_string] = 0
+    return int(np.cumsum(step, dtype=np.int64).max(initial=0))
+
+
+def check_depth(data: bytes, where: str, place: str = "") -> None:
+    """Refuse ``data`` when it nests deeper than :data:`MAX_DEPTH` (before any recursive parser)."""
+    depth = json_depth(data)
+    if depth > MAX_DEPTH:
+        raise InputError(f"{place}JSON nested {depth} levels deep (more than {MAX_DEPTH}); refusing to parse it", where)
+
+
+def slow_loads(data: bytes, where: str, place: str = "") -> Any:
+    """``json.loads`` (NaN/Infinity literals allowed) after the depth check; errors are one line."""
+    check_depth(data, where, place)
+    try:
+        return json.loads(data)
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        if isinstance(err, json.JSONDecodeError):
+            if place:
+                raise InputError(f"{place}not valid JSON ({err.msg}); the file may be truncated", where) from None
+            raise InputError(f"not valid JSON at line {err.lineno}, column {err.colno} ({err.msg}); "
+                             "the file may be truncated", where) from None
+        raise InputError(f"{place}not UTF-8 text", where) from None
+    except RecursionError:  # pragma: no cover - the depth check comes first
+        raise InputError(f"{place}JSON nested too deeply", where) from None
+
+
+def loads(data: bytes, where: str, place: str = "") -> Any:
+    """orjson, else the checked slow path (see the module docstring)."""
+    try:
+        return _fast_loads(data)
+    except _FastError:
+        return slow_loads(data, where, place)
+
 
 def _loads_line(line: bytes, lineno: int, where: str) -> Any:
-    try:
-        return _fast_loads(line)
-    except _FastError:
-        try:
-            return json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError) as err:
-            msg = err.msg if isinstance(err, json.JSONDecodeError) else "not UTF-8"
-            raise InputError(f"line {lineno}: not valid JSON ({msg}); the file may be truncated", where) from None
+    return loads(line, where, f"line {lineno}: ")
+
+
+def iter_json_lines(path: Path) -> Iterator[tuple[int, Any]]:
+    """(line number, parsed object) of each non-blank line, streamed: memory holds one line."""
+    where = str(path)
+    fast, fast_error = _fast_loads, _FastError
+    with path.open("rb") as fh:
+        for lineno, line in enumerate(fh, start=1):
+            try:
+                yield lineno, fast(line)
+            except fast_error:
+                if line.isspace():
+                    continue
+                yield lineno, slow_loads(line, where, f"line {lineno}: ")
+
+
+def starts_with_array(path: Path) -> bool:
+    with path.open("rb") as fh:
+        head = fh.read(4096)
+    return head.lstrip()[:1] == b"[" or head.startswith(b"\xef\xbb\xbf") and head[3:].lstrip()[:1] == b"["
+
+
+def read_json_array(path: Path) -> list[Any]:
+    """A file holding one JSON array (read whole: the legacy formats that do this are small)."""
+    where = str(path)
+    raw = path.read_bytes()
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    data = loads(raw.lstrip(), where)
+    if not isinstance(data, list):
+        raise InputError("expected a JSON array", where)
+    return data
 
 
 def read_json_records(path: Path) -> list[Any]:
     """The records of a JSON-lines file, or of a JSON array written into one file."""
-    raw = path.read_bytes()
-    where = str(path)
-    stripped = raw.lstrip()
-    if stripped[:1] == b"[":
-        try:
-            data = _fast_loads(stripped)
-        except _FastError:
-            try:
-                data = json.loads(stripped)
-            except json.JSONDecodeError as err:
-                raise InputError(
-                    f"not valid JSON at line {err.lineno}, column {err.colno} ({err.msg}); the file may be truncated",
-                    where,
-                ) from None
-        if not isinstance(data, list):
-            raise InputError("expected a JSON array", where)
-        return data
-    return [_loads_line(line, i, where) for i, line in enumerate(raw.split(b"\n"), start=1) if line.strip()]
+    if starts_with_array(path):
+        return read_json_array(path)
+    return [obj for _, obj in iter_json_lines(path)]

@@ -9,23 +9,54 @@ Generations (all found in published outputs):
 - 0.3 ``<task>_write_out_info.json`` arrays whose values are all strings (``"True"``);
 - samples embedded in a results JSON (``simple_evaluate``'s return value saved whole);
 - results files (``results_<timestamp>.json``, 0.3 ``acc``/``acc_stderr`` keys, ``"N/A"``
-  stderrs, ``NaN``/``Infinity`` literals): used to name the run and the filters; alone they
-  hold no per-item scores and add no rows (a note says so).
+  stderrs, ``NaN``/``Infinity`` literals): used to name the run and the filters, and to
+  check that the samples are complete (``n-samples``).
+
+Reading: JSON lines are streamed (one line in memory at a time) and parsed with orjson;
+one light pass pulls the few fields a row needs into column lists, everything after that
+is vectorised.  Lines orjson refuses (``NaN`` literals) go to ``json`` after a depth check
+(:mod:`evaladdon.adapters.jsonlines`).
 
 Rows per (doc_id, filter, metric), the metric named as in the results (``acc,none``).
 Per-sample values that are lists (the inputs of corpus-level metrics such as f1 or bleu)
-are kept with the reason ``corpus-level metric`` instead of a number.  ``doc_hash`` is kept
-as ``item_hash``.  ``--cluster`` reads a doc field (dotted paths allowed).  Repeats: a
+get the error ``corpus-level metric`` and keep their input as JSON text in ``raw``
+(:mod:`evaladdon.corpus_level` recomputes the metric from them).  ``doc_hash`` is kept as
+``item_hash``.  ``--cluster`` reads a doc field (dotted paths allowed).  Repeats: a
 ``scores_per_repeat`` mapping (metric -> list of per-repeat scores) becomes epochs;
 otherwise one epoch, and a note says when the task ran with ``repeats > 1`` because the
 harness's default filter keeps only the first repeat.
+
+Multiple-choice samples (``filtered_resps`` = one ``[loglikelihood, is_greedy]`` per choice)
+fill the optional columns of :data:`evaladdon.table.OPTIONAL_COLUMNS` on their ``acc`` and
+``acc_norm`` rows: ``prediction`` = the argmax choice index (of the raw log-likelihoods for
+``acc``; of log-likelihood / len(choice text) for ``acc_norm``, as lm-eval does), ``label`` =
+the gold index (the logged ``target`` as an index, or its position among the choices), and
+``confidence`` = the softmax probability of the predicted choice over the same (raw or
+length-normalised) log-likelihoods.  ``label`` stays empty when the log does not determine
+it (choices not logged, a multi-target gold, an ambiguous target); a note says how many.
+
+Completeness: when the results file declares ``n-samples`` (``effective``) for a task and the
+samples hold fewer docs, each missing doc (``doc_id`` 0..n-1, the harness's own numbering)
+gets rows with the error ``missing from log`` and a note marks the run incomplete.
+
+Results-only files (no samples): the harness's own values and stderrs are returned, not as
+rows, but in ``table.attrs["reported"]``: a list of dicts with the keys ``run``, ``source``,
+``task``, ``model``, ``metric`` (``acc,none`` or 0.3 ``acc``), ``value`` (float, may be
+NaN/inf as logged), ``stderr`` (float or None when ``"N/A"``/absent), ``n`` (int or None: the
+effective sample count when logged).  They are harness-reported: unclustered, unpaired, never
+mixed with per-item rows; :func:`evaladdon.reported.reported_summaries` renders them.
+
+Wrong-shaped results (``results``/``configs``/``config``/``group_subtasks``/``n-samples`` of the
+wrong type, a non-finite or absurd ``repeats``/``n-samples``) are refused in one line.
 
 The reader never executes code found in a log (configs carry source code as strings).
 """
 
 from __future__ import annotations
 
-import json
+import ast
+import gc
+import math
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -34,23 +65,29 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-try:  # a dependency; without it (a broken install) samples are parsed fully, only slower
-    import simdjson
+try:
+    import orjson
 except ImportError:  # pragma: no cover
-    simdjson = None  # type: ignore[assignment]
+    orjson = None  # type: ignore[assignment]
 
-from evaladdon.adapters.inspect_log import dotted
-from evaladdon.adapters.scores import coerce_scores, raw_strings
+from evaladdon.adapters.jsonlines import check_depth, iter_json_lines, read_json_array, slow_loads, starts_with_array
+from evaladdon.adapters.scores import NON_FINITE, coerce_scores, raw_strings
 from evaladdon.errors import InputError
 from evaladdon.table import finalize
 
 CORPUS_LEVEL = "corpus-level metric (per-item inputs, not a score)"
+MISSING_FROM_LOG = "missing from log"
 NOT_METRICS = {
     "doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter", "metrics", "doc_hash",
-    "prompt_hash", "target_hash", "task", "task_name", "scores_per_repeat", "truth", "index", "__evaladdon_cluster__",
+    "prompt_hash", "target_hash", "task", "task_name", "scores_per_repeat", "truth", "index",
 }
+MC_METRICS = ("acc", "acc_norm")
+MAX_REPEATS = 1_000_000
+MAX_DOCS = 10**10
 _TS = re.compile(r"_(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?)$")
 _WRITE_OUT = re.compile(r"^(prompt|logit)_\d+$")
+_BASE_COLUMNS = ("item", "epoch", "metric", "value", "raw", "error", "item_hash", "cluster", "run", "task", "model",
+                 "source", "harness")
 
 
 # ---------------------------------------------------------------- sniffing
@@ -58,7 +95,7 @@ _WRITE_OUT = re.compile(r"^(prompt|logit)_\d+$")
 
 def looks_like_samples_jsonl(head: bytes) -> bool:
     """lm-eval samples: a JSON array, or JSON lines, of objects with ``doc_id`` and ``doc``/``resps``."""
-    text = head.decode("utf-8", errors="replace").lstrip()
+    text = head.decode("utf-8", errors="replace").lstrip("\ufeff").lstrip()
     if text.startswith("["):
         return '"doc_id"' in text[:2000]
     first = text.split("\n", 1)[0]
@@ -67,7 +104,7 @@ def looks_like_samples_jsonl(head: bytes) -> bool:
 
 
 def looks_like_results_json(head: bytes) -> bool:
-    text = head.decode("utf-8", errors="replace").lstrip()
+    text = head.decode("utf-8", errors="replace").lstrip("\ufeff").lstrip()
     return text.startswith("{") and re.match(r'^\{\s*"results"\s*:', text) is not None
 
 
@@ -79,28 +116,73 @@ def looks_like_write_out(path: Path, head: bytes) -> bool:
 
 
 def _load_json(path: Path) -> Any:
+    """A whole JSON file (results, write-out): depth-checked, NaN/Infinity literals allowed."""
+    raw = path.read_bytes()
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
     try:
-        text = path.read_text(encoding="utf-8")
+        raw.decode("utf-8")
     except UnicodeDecodeError:
         raise InputError("not UTF-8 text", str(path)) from None
-    try:
-        return json.loads(text)  # NaN/Infinity literals parse to floats; nothing is executed
-    except json.JSONDecodeError as err:
-        raise InputError(
-            f"not valid JSON at line {err.lineno}, column {err.colno} ({err.msg}); the file may be truncated", str(path)
-        ) from None
+    check_depth(raw, str(path))  # results are small: always scanned, so nothing downstream recurses deep
+    if orjson is not None:
+        try:
+            return orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass
+    return slow_loads(raw, str(path))
 
 
-@lru_cache(maxsize=64)
-def _results_cached(path: str, mtime: float) -> dict[str, Any]:
-    data = _load_json(Path(path))
+def _count(value: Any, what: str, where: str, low: int = 0, high: int = MAX_DOCS) -> int:
+    """A logged count (int, integral float or numeric string) within [low, high], else one line."""
+    v = value
+    if isinstance(v, str):
+        try:
+            v = float(v.strip())
+        except ValueError:
+            raise InputError(f"{what} is {value!r}, not a number", where) from None
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise InputError(f"{what} is a {type(value).__name__}, expected a number", where)
+    if not math.isfinite(v) or v != int(v) or not low <= v <= high:
+        raise InputError(f"{what} is {value!r}; expected a whole number from {low} to {high:g}", where)
+    return int(v)
+
+
+def check_results_shape(data: Any, where: str) -> dict[str, Any]:
+    """Refuse results whose known keys have the wrong type (one line each); return ``data``."""
     if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
-        raise InputError("not an lm-eval results file (no 'results' object)", path)
+        raise InputError("not an lm-eval results file (no 'results' object)", where)
+    for task, entry in data["results"].items():
+        if not isinstance(entry, dict):
+            raise InputError(f"results.{task} is a {type(entry).__name__}, expected an object", where)
+    for key in ("configs", "config", "group_subtasks", "n-samples", "groups"):
+        if key in data and data[key] is not None and not isinstance(data[key], dict):
+            raise InputError(f"'{key}' is a {type(data[key]).__name__}, expected an object", where)
+    for task, cfg in (data.get("configs") or {}).items():
+        if not isinstance(cfg, dict):
+            raise InputError(f"configs.{task} is a {type(cfg).__name__}, expected an object", where)
+        if cfg.get("repeats") is not None:
+            _count(cfg["repeats"], f"configs.{task}.repeats", where, 1, MAX_REPEATS)
+    for group, subs in (data.get("group_subtasks") or {}).items():
+        if not isinstance(subs, list) or not all(isinstance(s, str) for s in subs):
+            raise InputError(f"group_subtasks.{group} is not a list of task names", where)
+    for task, ns in (data.get("n-samples") or {}).items():
+        if not isinstance(ns, dict):
+            raise InputError(f"n-samples.{task} is a {type(ns).__name__}, expected an object", where)
+        for k in ("effective", "original"):
+            if ns.get(k) is not None:
+                _count(ns[k], f"n-samples.{task}.{k}", where)
     return data
 
 
+@lru_cache(maxsize=64)
+def _results_cached(path: str, mtime: float, size: int) -> dict[str, Any]:
+    return check_results_shape(_load_json(Path(path)), path)
+
+
 def read_results(path: Path) -> dict[str, Any]:
-    return _results_cached(str(path), path.stat().st_mtime)
+    st = path.stat()
+    return _results_cached(str(path), st.st_mtime, st.st_size)
 
 
 def model_name(results: dict[str, Any] | None, fallback: str) -> str:
@@ -109,6 +191,8 @@ def model_name(results: dict[str, Any] | None, fallback: str) -> str:
             return str(results["model_name"])
         config = results.get("config") or {}
         args = config.get("model_args")
+        if isinstance(args, dict) and isinstance(args.get("pretrained"), str):
+            return str(args["pretrained"])
         if isinstance(args, str):
             m = re.search(r"(?:pretrained|model|engine)=([^,]+)", args)
             if m:
@@ -133,13 +217,57 @@ def filters_of(results: dict[str, Any] | None, task: str) -> list[str]:
 
 
 def repeats_of(results: dict[str, Any] | None, task: str) -> int:
+    """``configs.<task>.repeats`` (checked by :func:`check_results_shape`), 1 when absent."""
     if not results:
         return 1
     cfg = (results.get("configs") or {}).get(task) or {}
-    try:
-        return int(cfg.get("repeats", 1) or 1)
-    except (TypeError, ValueError):
+    if cfg.get("repeats") is None:
         return 1
+    return _count(cfg["repeats"], f"configs.{task}.repeats", "results", 1, MAX_REPEATS)
+
+
+def declared_docs(results: dict[str, Any] | None, task: str) -> int | None:
+    """How many docs the harness says it evaluated (``n-samples.<task>.effective``)."""
+    if not results:
+        return None
+    ns = (results.get("n-samples") or {}).get(task)
+    if isinstance(ns, dict) and ns.get("effective") is not None:
+        return _count(ns["effective"], f"n-samples.{task}.effective", "results")
+    return None
+
+
+def target_delimiter(results: dict[str, Any] | None, task: str) -> str:
+    cfg = ((results or {}).get("configs") or {}).get(task) or {}
+    d = cfg.get("target_delimiter", " ")
+    return d if isinstance(d, str) else " "
+
+
+def metric_aggregations(results: dict[str, Any] | None, task: str) -> dict[str, str]:
+    """Metric name -> aggregation as the config names it: a registry name (``f1``, ``bleu``)
+    or ``code:<function name>`` for an aggregation written as code in the task (never run).
+
+    ``metric_list`` is a list, or (newer logs) its Python repr, read with
+    :func:`ast.literal_eval` (literals only: nothing is executed).
+    """
+    cfg = ((results or {}).get("configs") or {}).get(task) or {}
+    ml = cfg.get("metric_list")
+    if isinstance(ml, str) and len(ml) < 200_000:
+        try:
+            check_depth(ml.encode(), "metric_list")
+            ml = ast.literal_eval(ml)
+        except (ValueError, SyntaxError, MemoryError, RecursionError, InputError):
+            ml = None
+    out: dict[str, str] = {}
+    if isinstance(ml, list):
+        for entry in ml:
+            if not isinstance(entry, dict) or not isinstance(entry.get("metric"), str):
+                continue
+            agg = entry.get("aggregation")
+            if isinstance(agg, str):
+                m = re.match(r"\s*def\s+(\w+)", agg)
+                out[entry["metric"]] = f"code:{m.group(1)}" if m else (
+                    "code:?" if ("\n" in agg or "<function" in agg) else agg)
+    return out
 
 
 def _sanitize(s: str) -> str:
@@ -189,101 +317,291 @@ def pair_results(samples_path: Path) -> tuple[Path | None, str | None]:
     return None, candidates[0][1]
 
 
-# ---------------------------------------------------------------- samples
+# ---------------------------------------------------------------- samples: one light pass
 
 
-def _slim(obj: Any, cluster: str | None) -> dict[str, Any]:
-    """The few fields a row needs, as plain Python, from a parsed sample (dict or lazy object).
+def _dotted(obj: Any, parts: list[str]) -> Any:
+    cur = obj
+    for part in parts:
+        if isinstance(cur, dict) and part in cur:
+            cur = cur[part]
+        else:
+            return None
+    return cur
 
-    With simdjson the heavy fields (doc text, arguments, responses) are never materialised.
+
+def _choice_lengths(args: Any, n: int, delim: str) -> tuple[list[int], list[str]] | None:
+    """Lengths and texts of the choices from a sample's ``arguments`` (one request per
+    choice; the continuation is ``delimiter + choice``), or None when not logged."""
+    if type(args) is dict:
+        if len(args) != n:
+            return None
+        try:
+            conts = [a["arg_1"] for a in args.values()]  # gen_args_0..n-1, in the order written
+        except (KeyError, TypeError):
+            return None
+    elif type(args) is list and len(args) == n:
+        try:
+            conts = [a[1] for a in args if type(a) is list]
+        except IndexError:
+            return None
+    else:
+        return None
+    if len(conts) != n or not all(type(c) is str for c in conts):
+        return None
+    if delim:
+        k = len(delim)
+        conts = [c[k:] if c.startswith(delim) else c for c in conts]
+    return [len(c) for c in conts], conts
+
+
+def _gold_index(target: Any, choices: list[str] | None, n: int) -> int | None:
+    """lm-eval's gold: an int index, or a string's position among the choices; None if unclear."""
+    if type(target) is int:  # the common case first
+        return target if 0 <= target < n else None
+    if isinstance(target, bool):
+        return None
+    by_index = target if isinstance(target, int) else (
+        int(target) if isinstance(target, str) and target.strip().isdigit() else None)
+    by_text = choices.index(target) if isinstance(target, str) and choices and target in choices else None
+    if isinstance(target, int):
+        return target if 0 <= target < n else None
+    if by_text is not None and by_index is not None and by_text != by_index:
+        return None  # a digit that is also a choice text: ambiguous
+    if by_text is not None:
+        return by_text
+    return by_index if by_index is not None and 0 <= by_index < n else None
+
+
+class _Columns:
+    """Column lists filled by the extraction pass (one entry per row)."""
+
+    def __init__(self) -> None:
+        self.rec: list[int] = []
+        self.metric: list[str] = []
+        self.epoch: list[int] = []
+        self.raw: list[Any] = []
+        self.corpus: list[bool] = []
+
+
+def _extract(records: Any, *, filters: list[str], cluster: str | None, delim: str, source: str,
+             metric_names: list[str] | None = None, place_word: str = "line") -> tuple[pd.DataFrame, dict[str, Any]]:
+    """The one pass over sample records (dicts) -> canonical rows without run/task/model.
+
+    ``records`` yields ``(number, record)`` (line or sample number); memory holds the row
+    tuples, not the records.
     """
-    keys = list(obj.keys())
-    slim: dict[str, Any] = {"doc_id": obj["doc_id"]}
-    for k in ("filter", "doc_hash"):
-        if k in keys:
-            slim[k] = obj[k]
-    names = obj["metrics"] if "metrics" in keys else None
-    names = [str(x) for x in names] if names is not None and not isinstance(names, (str, int, float)) else None
-    if names is None:
-        names = [k for k in keys if k not in NOT_METRICS and not _WRITE_OUT.match(k)]
-    slim["metrics"] = names
-    for name in names:
-        v = obj[name] if name in keys else None
-        slim[name] = v if v is None or isinstance(v, (str, int, float, bool)) else []  # list/dict: corpus-level
-    if "scores_per_repeat" in keys:
-        spr = obj["scores_per_repeat"]
-        slim["scores_per_repeat"] = spr.as_dict() if hasattr(spr, "as_dict") else spr
-    if cluster is not None:
-        cur: Any = obj["doc"] if "doc" in keys else None
-        for part in cluster.split("."):
+    cols = _Columns()
+    doc_ids: list[str] = []
+    hashes: list[Any] = []
+    clusters: list[Any] = []
+    mc_rec: list[int] = []  # records with multiple-choice inputs, and those inputs
+    mc_in: list[tuple[list[float], list[int] | None, int | None]] = []
+    seen: dict[Any, int] = {}
+    info: dict[str, Any] = {"extra_filters": False, "has_repeats": False, "mc": 0, "mc_no_label": 0,
+                            "int_ids": True, "metric_keys": set()}
+    cluster_parts = cluster.split(".") if cluster is not None else []
+    one_part = len(cluster_parts) == 1
+    metric_key: dict[tuple[Any, str], str] = {}  # (name, filter) -> "name,filter", built once
+    rows: list[tuple[int, str, int, Any]] = []  # (record, metric, epoch, value as logged)
+    append = rows.append
+    for place, r in records:
+        if type(r) is not dict:
+            raise InputError(f"{place_word} {place} is not an object", source)
+        if "doc_id" not in r:
+            raise InputError(f"{place_word} {place} has no doc_id", source)
+        i = len(doc_ids)
+        doc_id = r["doc_id"]
+        doc_ids.append(doc_id)
+        hashes.append(r.get("doc_hash"))
+        filt = r.get("filter")
+        if filt is None:
+            key = doc_id if isinstance(doc_id, (str, int, float)) else repr(doc_id)
+            k = seen.get(key, 0)
+            seen[key] = k + 1
+            if k < len(filters):
+                filt = filters[k]
+            elif k == 0:
+                filt = "none"
+            else:
+                filt, info["extra_filters"] = f"filter{k}", True
+        elif type(filt) is not str:
+            filt = str(filt)
+        if cluster is not None:
+            doc = r.get("doc")
+            cv = (doc.get(cluster) if type(doc) is dict else None) if one_part else _dotted(doc, cluster_parts)
+            if cv is None or isinstance(cv, (dict, list)):
+                raise InputError(f"doc {doc_id!r} has no scalar doc field {cluster!r} to cluster on", source)
+            clusters.append(cv)
+        names = r.get("metrics")
+        if type(names) is not list:
+            names = metric_names or [k for k in r if k not in NOT_METRICS and not _WRITE_OUT.match(k)]
+        spr = r.get("scores_per_repeat")
+        fr = r.get("filtered_resps")
+        if type(fr) is list and len(fr) >= 2 and ("acc" in names or "acc_norm" in names):
+            inputs = _mc_inputs(r, fr, delim, "acc_norm" in names)
+            if inputs is not None:
+                mc_rec.append(i)
+                mc_in.append(inputs)
+        for name in names:
+            metric = metric_key.get((name, filt)) if type(name) is str else None
+            if metric is None:
+                metric = metric_key[(str(name), filt)] = f"{name},{filt}" if filt else str(name)
+            values = spr.get(name) if type(spr) is dict else None
+            if type(values) is list:
+                info["has_repeats"] = True
+                for e, v in enumerate(values, start=1):
+                    append((i, metric, e, v))
+            else:
+                append((i, metric, 1, r.get(name)))
+    n_rows = len(rows)
+    if n_rows:
+        rec_t, metric_t, epoch_t, raw_t = zip(*rows)
+    else:
+        rec_t = metric_t = epoch_t = raw_t = ()
+    del rows
+    cols.rec, cols.metric, cols.epoch, cols.raw = rec_t, metric_t, epoch_t, list(raw_t)
+    cols.corpus = [type(v) is list or type(v) is dict for v in cols.raw]
+    if any(cols.corpus):
+        dumps = orjson.dumps if orjson is not None else None
+        for j in np.flatnonzero(cols.corpus):  # corpus inputs only: kept as JSON text
             try:
-                cur = cur[part] if cur is not None and part in cur.keys() else None
-            except (AttributeError, TypeError):
-                cur = None
-        slim[CLUSTER_KEY] = cur if cur is None or isinstance(cur, (str, int, float, bool)) else []
-    return slim
+                cols.raw[j] = dumps(cols.raw[j]).decode() if dumps else str(cols.raw[j])
+            except (TypeError, ValueError):  # orjson: nested deeper than 255, odd keys
+                cols.raw[j] = "<unserialisable>"
+    info["int_ids"] = pd.api.types.infer_dtype(doc_ids, skipna=False) == "integer" if doc_ids else True
+    doc_ids = pd.Series(doc_ids, dtype=object).astype(str).tolist()
+    info["metric_keys"] = set(pd.unique(np.asarray(cols.metric, dtype=object))) if n_rows else set()
+    rec = np.asarray(cols.rec, dtype=np.int64)
+    corpus = np.asarray(cols.corpus, dtype=bool)
+    raw_series = pd.Series(cols.raw, dtype=object)
+    values, errors = coerce_scores(raw_series.where(~corpus, None))
+    errors = errors.where(~corpus, CORPUS_LEVEL)
+    raws = raw_strings(raw_series)
+    out = pd.DataFrame({
+        "item": np.asarray(doc_ids, dtype=object)[rec] if len(rec) else np.array([], dtype=object),
+        "epoch": np.asarray(cols.epoch, dtype=np.int64),
+        "metric": np.asarray(cols.metric, dtype=object),
+        "value": np.where(corpus, np.nan, values),
+        "raw": raws.to_numpy(),
+        "error": errors.to_numpy(),
+        "item_hash": np.asarray(hashes, dtype=object)[rec] if len(rec) else np.array([], dtype=object),
+        "cluster": pd.Series(clusters, dtype=object).astype(str).to_numpy()[rec]
+        if cluster is not None and len(rec) else None,
+    })
+    if mc_rec:
+        info["mc"], info["mc_no_label"] = _fill_multiple_choice(out, rec, len(doc_ids), mc_rec, mc_in)
+    info["doc_ids"] = doc_ids
+    return out, info
 
 
-CLUSTER_KEY = "__evaladdon_cluster__"
+def _mc_inputs(r: dict[str, Any], fr: list[Any], delim: str,
+               need_lengths: bool) -> tuple[list[Any], list[int] | None, int | None] | None:
+    """(``[loglikelihood, is_greedy]`` pairs, choice lengths or None, gold index or None) of a
+    multiple-choice sample.
 
-
-def _read_samples_file(path: Path, cluster: str | None = None) -> list[dict[str, Any]]:
-    """Slim sample records of a samples file (JSON lines, or one JSON array).
-
-    simdjson parses lazily (only the fields needed are built: ~10x faster than a full
-    parse on real samples, whose doc and prompt text dominate); a line it refuses (for
-    example a ``NaN`` literal, which Python's json writes) is parsed again with ``json``.
+    Only plain Python here (it runs once per record); the arithmetic is vectorised later.
+    Each ``filtered_resps`` entry is ``[loglikelihood, is_greedy]``; newer logs write both as
+    strings (``["-10.0", "False"]``).
     """
-    raw = path.read_bytes()
-    where = str(path)
-    parser = simdjson.Parser() if simdjson is not None else None
-    out: list[dict[str, Any]] = []
+    first = fr[0]
+    if type(first) is not list or len(first) != 2 or type(first[0]) is bool:
+        return None
+    lls = fr  # converted to floats per block of equal width, in C (see _block_lls)
+    n = len(fr)
+    target = r.get("target")
+    # choice texts only where needed: lengths for acc_norm, texts for a gold given as text
+    text_gold = type(target) is str and not target.strip().isdigit()
+    found = _choice_lengths(r.get("arguments"), n, delim) if (need_lengths or text_gold) else None
+    label = None if type(target) is list else _gold_index(target, found[1] if found else None, n)
+    return lls, (found[0] if found and need_lengths else None), label
 
-    def one(chunk: bytes, lineno: int | None) -> None:
-        obj: Any = None
-        if parser is not None:
-            try:
-                obj = parser.parse(chunk)
-            except (ValueError, RuntimeError):
-                obj = None
-        if obj is None:
-            try:
-                obj = json.loads(chunk)
-            except (json.JSONDecodeError, UnicodeDecodeError) as err:
-                msg = err.msg if isinstance(err, json.JSONDecodeError) else "not UTF-8"
-                place = f"line {lineno}: " if lineno else ""
-                raise InputError(f"{place}not valid JSON ({msg}); the file may be truncated", where) from None
-        items = [obj] if lineno is not None else None
-        if items is None:
-            if not isinstance(obj, list) and not hasattr(obj, "as_list"):
-                raise InputError("expected a JSON array of samples", where)
-            items = obj  # type: ignore[assignment]
-        for i, rec in enumerate(items, start=1):
-            if not (isinstance(rec, dict) or hasattr(rec, "keys")):
-                raise InputError(f"sample {lineno or i} is not an object", where)
-            if "doc_id" not in rec.keys():
-                raise InputError(f"sample {lineno or i} has no doc_id", where)
-            out.append(_slim(rec, cluster))
-            del rec
-        del obj, items
 
-    stripped = raw.lstrip()
-    if stripped[:1] == b"[":
-        one(stripped, None)
-        return out
-    start, n, lineno = 0, len(raw), 0
-    while start < n:  # one parse per line; rows are built afterwards, vectorised
-        end = raw.find(b"\n", start)
-        end = n if end < 0 else end
-        lineno += 1
-        if raw[start:end].strip():
-            one(raw[start:end], lineno)
-        start = end + 1
+def _block_lls(block: list[list[Any]], k: int) -> np.ndarray:
+    """Log-likelihoods of ``len(block)`` samples with ``k`` choices each, shape (R, k); NaN rows
+    where a sample's entries are not ``[number, bool]`` pairs (numeric strings accepted)."""
+    try:
+        arr = np.array(block, dtype=float)  # numbers and bools: one C-level conversion
+        if arr.shape == (len(block), k, 2):
+            return arr[:, :, 0]
+    except (ValueError, TypeError):
+        pass
+    out = np.full((len(block), k), np.nan)
+    for j, fr in enumerate(block):  # strings ("-10.0", "False") or odd shapes: per sample
+        try:
+            if all(type(x) is list and len(x) == 2 and type(x[0]) is not bool for x in fr):
+                out[j] = [float(x[0]) for x in fr]
+        except (TypeError, ValueError):
+            pass
     return out
 
 
+def _softmax_pick(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Row-wise argmax and its softmax probability (rows of a 2-D array; NaN-free rows)."""
+    pred = np.argmax(z, axis=1)
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    return pred, e[np.arange(len(z)), pred] / e.sum(axis=1)
+
+
+def _fill_multiple_choice(out: pd.DataFrame, rec: np.ndarray, n_records: int, mc_rec: list[int],
+                          mc_in: list[tuple[list[float], list[int] | None, int | None]]) -> tuple[int, int]:
+    """prediction/label/confidence on the acc and acc_norm rows, vectorised per choice count.
+
+    Returns (multiple-choice docs, those without a gold index)."""
+    pred = np.full(n_records, -1, dtype=np.int64)
+    pred_n = np.full(n_records, -1, dtype=np.int64)
+    conf = np.full(n_records, np.nan)
+    conf_n = np.full(n_records, np.nan)
+    label = np.full(n_records, -1, dtype=np.int64)
+    idx = np.asarray(mc_rec, dtype=np.int64)
+    label[idx] = [-1 if g is None else g for _, _, g in mc_in]
+    width = np.fromiter((len(x[0]) for x in mc_in), dtype=np.int64, count=len(mc_in))
+    for k in np.unique(width):  # one block per number of choices
+        sel = np.flatnonzero(width == k)
+        ll = _block_lls([mc_in[j][0] for j in sel], k)
+        ok = np.isfinite(ll).all(axis=1)
+        sel, ll = sel[ok], ll[ok]
+        if not len(sel):
+            continue
+        p, c = _softmax_pick(ll)
+        pred[idx[sel]], conf[idx[sel]] = p, c
+        has_len = np.array([mc_in[j][1] is not None for j in sel], dtype=bool)
+        if has_len.any():
+            lengths = np.array([mc_in[j][1] for j in sel[has_len]], dtype=float)
+            good = (lengths > 0).all(axis=1)
+            rows = sel[has_len][good]
+            pn, cn = _softmax_pick(ll[has_len][good] / lengths[good])
+            pred_n[idx[rows]], conf_n[idx[rows]] = pn, cn
+    uniq, inv = np.unique(out["metric"].to_numpy(dtype=str), return_inverse=True)  # a few metric names
+    base = np.array([u.split(",", 1)[0] for u in uniq], dtype=object)[inv.reshape(-1)]
+    is_acc, is_norm = base == "acc", base == "acc_norm"
+    p_row = np.where(is_acc, pred[rec], np.where(is_norm, pred_n[rec], -1))
+    c_row = np.where(is_acc, conf[rec], np.where(is_norm, conf_n[rec], np.nan))
+    l_row = np.where(p_row >= 0, label[rec], -1)
+    out["prediction"] = _as_str_or_none(p_row)
+    out["label"] = _as_str_or_none(l_row)
+    out["confidence"] = c_row
+    return len(mc_in), int((label[idx] < 0).sum())
+
+
+def _as_str_or_none(codes: np.ndarray) -> np.ndarray:
+    """Non-negative integer codes as strings, -1 as None."""
+    out = np.full(len(codes), None, dtype=object)
+    has = codes >= 0
+    out[has] = codes[has].astype(str).astype(object)
+    return out
+
+
+def _records_of(path: Path) -> tuple[Any, str]:
+    """(number, record) pairs of a samples file -- JSON lines streamed, or a legacy JSON
+    array -- and what the number counts (``line`` or ``sample``)."""
+    if starts_with_array(path):
+        return enumerate(read_json_array(path), start=1), "sample"
+    return iter_json_lines(path), "line"
+
+
 def rows_from_records(
-    records: list[dict[str, Any]],
+    records: Any,
     *,
     task: str,
     run: str,
@@ -292,67 +610,83 @@ def rows_from_records(
     filters: list[str],
     cluster: str | None,
     metric_names: list[str] | None = None,
+    delim: str = " ",
+    results: dict[str, Any] | None = None,
 ) -> tuple[pd.DataFrame, list[str]]:
-    """Canonical rows for one task's sample records (see module docstring)."""
+    """Canonical rows for one task's sample records (a list of dicts or ``(place, dict)`` pairs)."""
+    place_word = "line"
+    if isinstance(records, list):
+        records, place_word = enumerate(records, start=1), "sample"
+    elif isinstance(records, tuple):
+        records, place_word = records
+    gc_was_on = gc.isenabled()
+    gc.disable()  # the pass allocates many small containers and frees no cycles: without this the
+    try:          # cyclic collector rescans the growing column lists again and again (superlinear)
+        df, info = _extract(records, filters=filters, cluster=cluster, delim=delim, source=source,
+                            metric_names=metric_names, place_word=place_word)
+    finally:
+        if gc_was_on:
+            gc.enable()
     notes: list[str] = []
-    items: list[str] = []
-    epochs: list[int] = []
-    metrics: list[str] = []
-    raws: list[Any] = []
-    kinds: list[str | None] = []
-    hashes: list[Any] = []
-    clusters: list[str | None] = []
-    seen: dict[Any, int] = {}
-    extra_filters = False
-    for r in records:  # one pass over samples; values are converted vectorised below
-        doc_id = r["doc_id"]
-        if "filter" in r:
-            filt = str(r["filter"])
-        else:
-            k = seen.get(doc_id, 0)
-            seen[doc_id] = k + 1
-            if k < len(filters):
-                filt = filters[k]
-            elif k == 0:
-                filt = "none"
-            else:
-                filt, extra_filters = f"filter{k}", True
-        names: list[Any] = r["metrics"] if isinstance(r.get("metrics"), list) else (
-            metric_names or [k for k in r if k not in NOT_METRICS and not _WRITE_OUT.match(k)])
-        cluster_value = None
-        if cluster is not None:
-            cluster_value = r[CLUSTER_KEY] if CLUSTER_KEY in r else dotted(r.get("doc") or {}, cluster)
-            if cluster_value is None or isinstance(cluster_value, (dict, list)):
-                raise InputError(f"doc {doc_id!r} has no scalar doc field {cluster!r} to cluster on", source)
-            cluster_value = str(cluster_value)
-        per_repeat = r.get("scores_per_repeat") if isinstance(r.get("scores_per_repeat"), dict) else None
-        for name in names:
-            metric = f"{name},{filt}" if filt else str(name)
-            values = per_repeat.get(name) if per_repeat and isinstance(per_repeat.get(name), list) else None
-            series = values if values is not None else [r.get(name)]
-            for e, v in enumerate(series, start=1):
-                items.append(str(doc_id))
-                epochs.append(e)
-                metrics.append(metric)
-                kinds.append(CORPUS_LEVEL if isinstance(v, (list, dict)) else None)
-                raws.append(None if isinstance(v, (list, dict)) else v)
-                hashes.append(r.get("doc_hash"))
-                clusters.append(cluster_value)
-    if extra_filters:
+    if info["extra_filters"]:
         notes.append(f"{source}: docs repeat more often than the results list filters; extra copies named filterN")
-    out = pd.DataFrame({"item": items, "epoch": epochs, "metric": metrics})
-    raw_series = pd.Series(raws, dtype=object)
-    values, errors = coerce_scores(raw_series)
-    corpus = np.array([k is not None for k in kinds], dtype=bool)
-    errors = errors.where(~corpus, CORPUS_LEVEL)
-    values = np.where(corpus, np.nan, values)
-    out["value"] = values
-    out["raw"] = raw_strings(raw_series).where(~corpus, "<list>").to_numpy()
-    out["error"] = errors.to_numpy()
-    out["item_hash"] = hashes
-    out["cluster"] = clusters
-    out["run"], out["task"], out["model"], out["source"], out["harness"] = run, task, model, source, "lm_eval"
-    return out, notes
+    if info["mc"] and info["mc_no_label"]:
+        notes.append(f"{source}: {info['mc_no_label']} of {info['mc']} multiple-choice docs have no gold index in "
+                     "the log (choices not logged, several golds, or an ambiguous target); label left empty")
+    df, more = _mark_missing(df, info, results, task, source, cluster)
+    notes += more
+    notes += _nonfinite_notes(df, results, task, source)
+    df["run"], df["task"], df["model"], df["source"], df["harness"] = run, task, model, source, "lm_eval"
+    return df, notes
+
+
+def _mark_missing(df: pd.DataFrame, info: dict[str, Any], results: dict[str, Any] | None, task: str, source: str,
+                  cluster: str | None) -> tuple[pd.DataFrame, list[str]]:
+    """Rows ``missing from log`` for docs the results declare but the samples lack (issue 12.2)."""
+    declared = declared_docs(results, task)
+    if declared is None:
+        return df, []
+    seen_ids = set(info["doc_ids"])
+    n_seen = len(seen_ids)
+    if n_seen >= declared:
+        return df, []
+    note = (f"{source}: incomplete: the results declare {declared} docs for task {task!r} "
+            f"(n-samples effective) but the samples hold {n_seen}")
+    if not info["int_ids"] or cluster is not None:
+        why = "doc ids are not the harness's numbering" if not info["int_ids"] else \
+            "their cluster field is unknown"
+        return df, [note + f"; the {declared - n_seen} missing docs are not listed as rows ({why})"]
+    ids = np.arange(declared).astype(str)
+    missing = ids[~np.isin(ids, np.fromiter(seen_ids, dtype=object, count=n_seen).astype(str))]
+    metrics = sorted(info["metric_keys"])
+    if not metrics or missing.size == 0:
+        return df, [note]
+    add = pd.DataFrame({
+        "item": np.repeat(missing.astype(object), len(metrics)),
+        "epoch": np.ones(missing.size * len(metrics), dtype=np.int64),
+        "metric": np.tile(np.array(metrics, dtype=object), missing.size),
+        "value": np.nan, "raw": "", "error": MISSING_FROM_LOG, "item_hash": None, "cluster": None,
+    })
+    return pd.concat([df, add], ignore_index=True), [note + f"; {missing.size} missing docs counted as "
+                                                           f"'{MISSING_FROM_LOG}'"]
+
+
+def _nonfinite_notes(df: pd.DataFrame, results: dict[str, Any] | None, task: str, source: str) -> list[str]:
+    """Say where item values are non-finite and what the harness reported (issue 10.7)."""
+    bad = df["error"].to_numpy() == NON_FINITE
+    if not bad.any():
+        return []
+    notes = []
+    reported = ((results or {}).get("results") or {}).get(task) or {}
+    for metric, k in df.loc[bad, "metric"].value_counts().sort_index().items():
+        harness = reported.get(metric)
+        said = f"; the harness reported {harness!r}" if harness is not None else ""
+        notes.append(f"{source}: {metric}: {k} item value(s) are non-finite (NaN/Infinity){said}; "
+                     "evaladdon's mean is over the finite values only")
+    return notes
+
+
+# ---------------------------------------------------------------- readers
 
 
 def split_legacy_stem(stem: str) -> tuple[str, str | None]:
@@ -379,10 +713,13 @@ def _run_id(model: str, samples_path: Path, results_path: Path | None) -> str:
     return f"{model}@{m.group(1)}" if m else model
 
 
+def _empty() -> pd.DataFrame:
+    return finalize(pd.DataFrame({c: [] for c in _BASE_COLUMNS}))
+
+
 def read_samples(path: str | Path, cluster: str | None = None) -> pd.DataFrame:
     """A samples file (JSON lines, or a JSON array in a .jsonl) of one task."""
     p = Path(path)
-    records = _read_samples_file(p, cluster)
     results_path, task = pair_results(p)
     results = read_results(results_path) if results_path else None
     guessed_task, guessed_model = split_legacy_stem(p.stem)
@@ -391,11 +728,18 @@ def read_samples(path: str | Path, cluster: str | None = None) -> pd.DataFrame:
     notes: list[str] = []
     if results is None:
         notes.append(f"{p}: no results file pairs with these samples; model named after the folder ({model})")
-    df, more = rows_from_records(records, task=task, run=_run_id(model, p, results_path), model=model,
-                                 source=str(p), filters=filters_of(results, task), cluster=cluster)
+    try:
+        df, more = rows_from_records(_records_of(p), task=task, run=_run_id(model, p, results_path), model=model,
+                                     source=str(p), filters=filters_of(results, task), cluster=cluster,
+                                     delim=target_delimiter(results, task), results=results)
+    except InputError as exc:
+        if exc.where == "results" and results_path is not None:  # a count checked lazily
+            raise InputError(exc.message, str(results_path)) from None
+        raise
     notes += more
-    if repeats_of(results, task) > 1 and not any("scores_per_repeat" in r for r in records[:1]):
-        notes.append(f"{p}: task {task!r} ran with repeats={repeats_of(results, task)} but the harness logged "
+    repeats = repeats_of(results, task)
+    if repeats > 1 and not (df["epoch"] > 1).any():
+        notes.append(f"{p}: task {task!r} ran with repeats={repeats} but the harness logged "
                      "only the first repeat's score per doc; epochs are not available")
     out = finalize(df)
     out.attrs["notes"] = notes
@@ -419,28 +763,88 @@ def read_write_out(path: str | Path, cluster: str | None = None) -> pd.DataFrame
     return out
 
 
+def _float_or_none(v: Any) -> float | None:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        if isinstance(v, str):
+            try:
+                return float(v)
+            except ValueError:
+                return None
+        return None
+    return float(v)
+
+
+def reported_values(results: dict[str, Any], *, run: str, source: str, model: str) -> list[dict[str, Any]]:
+    """The harness's own value/stderr per (task, metric) of a results file (see module docstring)."""
+    out: list[dict[str, Any]] = []
+    n_samples = results.get("n-samples") or {}
+    for task, entry in results["results"].items():
+        ns = n_samples.get(task) if isinstance(n_samples, dict) else None
+        n = ns.get("effective") if isinstance(ns, dict) else None
+        if n is None and isinstance(entry.get("sample_len"), int) and not isinstance(entry.get("sample_len"), bool):
+            n = entry["sample_len"]
+        for key, value in entry.items():
+            name, sep, filt = key.partition(",")
+            if name.endswith("_stderr") or key in ("alias", "name", "sample_len", "sample_count", "samples"):
+                continue
+            v = _float_or_none(value)
+            if v is None or isinstance(value, str):
+                continue  # "N/A" values, aliases and other strings are not results
+            se = _float_or_none(entry.get(f"{name}_stderr{sep}{filt}"))
+            out.append({"run": run, "source": source, "task": str(task), "model": model, "metric": key,
+                        "value": v, "stderr": se, "n": int(n) if n is not None else None})
+    return out
+
+
 def read_results_file(path: str | Path, cluster: str | None = None) -> pd.DataFrame:
-    """A results JSON: rows from embedded ``samples`` if any; otherwise none, with a note."""
+    """A results JSON: rows from embedded ``samples`` if any; otherwise no rows and the
+    harness-reported values in ``attrs["reported"]`` (see the module docstring)."""
     p = Path(path)
     results = read_results(p)
     model = model_name(results, p.parent.name)
     embedded = results.get("samples")
     frames: list[pd.DataFrame] = []
     notes: list[str] = []
+    m = _TS.search(p.stem)
+    run = f"{model}@{m.group(1)}" if m else f"{model}@{p.stem}"
     if isinstance(embedded, dict) and embedded:
-        run = _run_id(model, p, p)
         for task, records in embedded.items():
             if not isinstance(records, list):
                 continue
             df, more = rows_from_records(records, task=str(task), run=run, model=model, source=str(p),
-                                         filters=filters_of(results, str(task)), cluster=cluster)
+                                         filters=filters_of(results, str(task)), cluster=cluster,
+                                         delim=target_delimiter(results, str(task)), results=results)
             frames.append(df)
             notes += more
+    reported: list[dict[str, Any]] = []
     if not frames:
-        out = finalize(pd.DataFrame({c: [] for c in ("item", "epoch", "metric", "value", "raw", "error", "item_hash",
-                                                     "cluster", "run", "task", "model", "source", "harness")}))
-        notes.append(f"{p}: results only, no per-item samples (run lm_eval with --log_samples); it adds no rows")
+        out = _empty()
+        reported = reported_values(results, run=run, source=str(p), model=model)
+        notes.append(f"{p}: results only, no per-item samples (run lm_eval with --log_samples): "
+                     f"{len(reported)} harness-reported value(s), unclustered and unpaired")
     else:
         out = finalize(pd.concat(frames, ignore_index=True))
     out.attrs["notes"] = notes
+    out.attrs["reported"] = reported
     return out
+
+
+def harness_context(source: str, task: str) -> dict[str, Any]:
+    """For a samples (or results) file: the paired results' aggregations and values of ``task``.
+
+    Returns ``{"aggregations": {metric: aggregation}, "reported": {"metric,filter": value},
+    "results_path": str | None}`` (empty when no results file pairs); for
+    :mod:`evaladdon.corpus_level`.
+    """
+    p = Path(source)
+    results_path: Path | None
+    try:
+        with p.open("rb") as fh:
+            is_results = looks_like_results_json(fh.read(512))
+    except OSError:
+        return {"aggregations": {}, "reported": {}, "results_path": None}
+    results_path = p if is_results else pair_results(p)[0]
+    results = read_results(results_path) if results_path else None
+    return {"aggregations": metric_aggregations(results, task),
+            "reported": dict(((results or {}).get("results") or {}).get(task) or {}),
+            "results_path": str(results_path) if results_path else None}

@@ -1,0 +1,183 @@
+"""Limits on what an Inspect log may make the readers do: nesting depth, decompressed size.
+
+Both are checked before any recursive parser (orjson, the stdlib ``json``, pydantic inside
+inspect_ai) sees a document, and each refusal is one line naming the file (``InputError``,
+exit 2 in the CLI).
+
+- **Depth** (:func:`check_depth`, :func:`check_file_depth`): a vectorised byte scan of
+  bracket depth outside JSON strings.  Written here because no JSON library offers a
+  depth check without parsing (orjson stops at 1,024 levels on its own; ``json`` and
+  inspect_ai's streaming header reader grow memory with the square of the depth).
+- **Decompressed size** (:func:`read_member`): a zip member is read in bounded chunks
+  (deflate through ``zipfile``; zstd, method 93, which Inspect writes by default and the
+  stdlib ``zipfile`` of Python < 3.14 cannot open, through ``zstandard``), refusing past
+  :data:`MAX_MEMBER_BYTES` or past :data:`MAX_RATIO` times the compressed size once the
+  output exceeds :data:`RATIO_FLOOR` bytes.
+"""
+
+from __future__ import annotations
+
+import struct
+import zipfile
+from pathlib import Path
+from typing import BinaryIO
+
+import numpy as np
+
+from evaladdon.errors import InputError
+
+MAX_DEPTH = 512
+"""Deepest nesting of JSON arrays/objects accepted (Inspect logs nest ~10-30 levels)."""
+
+MAX_MEMBER_BYTES = 4 * 2**30
+"""Largest decompressed zip member read (a 20,000-sample ``summaries.json`` is ~40 MB)."""
+
+MAX_RATIO = 200
+"""Largest decompression ratio accepted once a member's output passes :data:`RATIO_FLOOR`
+(JSON compresses ~5-30x; deflate bombs reach ~1,000x)."""
+
+RATIO_FLOOR = 64 * 2**20
+
+BOM = b"\xef\xbb\xbf"
+_CHUNK = 8 * 2**20
+ZIP_ZSTANDARD = 93
+
+
+class DepthScanner:
+    """Streaming maximum-depth scan of JSON bytes, string- and escape-aware.
+
+    State carried between chunks: current depth, whether inside a string, and the
+    number of backslashes that ended the previous chunk.
+    """
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.max_depth = 0
+        self.in_string = False
+        self.trailing_backslashes = 0
+
+    def feed(self, data: bytes | memoryview) -> int:
+        b = np.frombuffer(data, dtype=np.uint8)
+        n = len(b)
+        if n == 0:
+            return self.max_depth
+        quotes = np.flatnonzero(b == 34)
+        if len(quotes):
+            # a quote is escaped when an odd run of backslashes precedes it; runs are short,
+            # so extend them one byte at a time for the quotes still preceded by one
+            run = np.zeros(len(quotes), dtype=np.int64)
+            active = np.arange(len(quotes))
+            k = 1
+            while len(active):
+                pos = quotes[active] - k
+                inside = pos >= 0
+                run[active[~inside]] += self.trailing_backslashes  # the run began in the last chunk
+                active, pos = active[inside], pos[inside]
+                hit = b[pos] == 92
+                run[active[hit]] += 1
+                active = active[hit]
+                k += 1
+            quotes = quotes[run % 2 == 0]
+        brackets = np.flatnonzero((b == 91) | (b == 123) | (b == 93) | (b == 125))
+        if len(brackets):
+            # a bracket is outside strings when an even number of real quotes precede it
+            before = np.searchsorted(quotes, brackets) + int(self.in_string)
+            outside = brackets[before % 2 == 0]
+            if len(outside):
+                step = np.where((b[outside] == 91) | (b[outside] == 123), 1, -1)
+                depth = self.depth + np.cumsum(step)
+                self.max_depth = max(self.max_depth, int(depth.max()))
+                self.depth = int(depth[-1])
+        self.in_string = (len(quotes) + int(self.in_string)) % 2 == 1
+        first_plain_from_end = int(np.argmax(b[::-1] != 92))
+        if b[n - 1 - first_plain_from_end] == 92:  # the whole chunk is backslashes
+            self.trailing_backslashes += n
+        else:
+            self.trailing_backslashes = first_plain_from_end
+        return self.max_depth
+
+
+def check_depth(data: bytes | memoryview, where: str, what: str = "the document", limit: int = MAX_DEPTH) -> None:
+    """Refuse ``data`` when its JSON nesting is deeper than ``limit``."""
+    scanner = DepthScanner()
+    view = memoryview(data)
+    for start in range(0, len(view), _CHUNK):
+        if scanner.feed(view[start:start + _CHUNK]) > limit:
+            raise InputError(f"{what} is nested more than {limit} levels deep; refusing to parse it", where)
+
+
+def check_file_depth(path: Path, limit: int = MAX_DEPTH) -> None:
+    """:func:`check_depth` over a file, in bounded chunks."""
+    scanner = DepthScanner()
+    with path.open("rb") as fh:
+        while chunk := fh.read(_CHUNK):
+            if scanner.feed(chunk) > limit:
+                raise InputError(f"JSON nested more than {limit} levels deep; refusing to parse it", str(path))
+
+
+def strip_bom(data: bytes) -> bytes:
+    return data[len(BOM):] if data.startswith(BOM) else data
+
+
+class UnsupportedMember(Exception):
+    """A zip member compressed with a method this module does not read (fall back)."""
+
+
+def _too_big(path: str, name: str, why: str) -> InputError:
+    return InputError(f"zip member {name!r} {why}; refusing to decompress it (a decompression bomb?)", path)
+
+
+def _check_growth(path: str, name: str, out: int, compressed: int, max_bytes: int, max_ratio: float) -> None:
+    if out > max_bytes:
+        raise _too_big(path, name, f"decompresses to more than {max_bytes / 2**20:.0f} MiB")
+    if out > RATIO_FLOOR and out > max_ratio * max(compressed, 1):
+        raise _too_big(path, name, f"decompresses more than {max_ratio:.0f}x its compressed size")
+
+
+def _raw_stream(fh: BinaryIO, info: zipfile.ZipInfo) -> bytes:
+    """The compressed bytes of a member (after its local header)."""
+    fh.seek(info.header_offset)
+    head = fh.read(30)
+    if len(head) != 30 or head[:4] != b"PK\x03\x04":
+        raise zipfile.BadZipFile("bad local file header")
+    name_len, extra_len = struct.unpack("<HH", head[26:30])
+    fh.seek(info.header_offset + 30 + name_len + extra_len)
+    return fh.read(info.compress_size)
+
+
+def read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, path: str, max_bytes: int = MAX_MEMBER_BYTES,
+                max_ratio: float = MAX_RATIO) -> bytes:
+    """A member's bytes, decompressed within the size and ratio bounds (BOM removed)."""
+    name = info.filename
+    _check_growth(path, name, info.file_size, info.compress_size, max_bytes, max_ratio)  # as declared
+    parts: list[bytes] = []
+    out = 0
+    if info.compress_type in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+        # ZipExtFile stops at the declared size and checks the CRC at the end
+        with zf.open(info) as fh:
+            while chunk := fh.read(_CHUNK):
+                out += len(chunk)
+                _check_growth(path, name, out, info.compress_size, max_bytes, max_ratio)
+                parts.append(chunk)
+    elif info.compress_type == ZIP_ZSTANDARD:
+        try:
+            import zstandard
+        except ImportError:
+            raise UnsupportedMember(f"{name} is zstd-compressed and the zstandard package is not installed") from None
+        fp = zf.fp
+        if fp is None:  # pragma: no cover - closed archive
+            raise UnsupportedMember(f"{name}: archive closed")
+        raw = _raw_stream(fp, info)  # type: ignore[arg-type]
+        # Inspect writes multi-frame zstd members; stream_reader reads across frames
+        with zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True) as reader:
+            while chunk := reader.read(_CHUNK):
+                out += len(chunk)
+                _check_growth(path, name, out, info.compress_size, max_bytes, max_ratio)
+                parts.append(chunk)
+        data = b"".join(parts)
+        if zipfile.crc32(data) != info.CRC:
+            raise zipfile.BadZipFile(f"bad CRC-32 for {name}")
+        return strip_bom(data)
+    else:
+        raise UnsupportedMember(f"{name} uses zip compression method {info.compress_type}")
+    return strip_bom(b"".join(parts))

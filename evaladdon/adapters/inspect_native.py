@@ -1,0 +1,263 @@
+"""Inspect logs read without inspect-ai: ``.eval`` zips with orjson, JSON logs streamed with ijson.
+
+What is read (nothing else is touched):
+
+- ``.eval``: ``header.json`` (or ``_journal/start.json`` for an unfinished run),
+  ``summaries.json`` (or the journal ``_journal/summaries/1..N.json``), and the names of the
+  ``samples/*.json`` members; a member whose (id, epoch) no summary lists is read itself.
+  Deflate and zstd (Inspect's default writer) members, each bounded in decompressed size
+  (:mod:`evaladdon.adapters.inspect_guard`) and depth-scanned before orjson parses it.
+- JSON logs (any file name): the top-level keys before ``samples`` through ijson's event
+  stream, then each ``samples[*]`` built by ijson's C backend and cut to the fields used
+  (transcripts, messages, output, attachments dropped at once), so memory stays bounded by
+  the largest single sample whatever the file size.
+
+Anything else (log format versions other than 2 and 3, other zip compression, ``NaN``
+literals in a streamed JSON log) raises :class:`NotNative`, and the caller falls back to
+Inspect's own reader.  Records come out in the shape of :mod:`evaladdon.adapters.inspect_rows`.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+from typing import Any, Iterator
+
+import orjson
+
+from evaladdon.adapters.inspect_guard import BOM, MAX_DEPTH, DepthScanner, UnsupportedMember, check_depth, read_member
+from evaladdon.adapters.inspect_rows import LogData, SampleRecord, make_record, score_fields
+from evaladdon.errors import InputError
+
+NATIVE_VERSIONS = (2, 3)
+"""Inspect log format versions read natively (1 is the 2024 layout; newer ones fall back)."""
+
+_SAMPLE_FIELDS = ("id", "epoch", "scores", "metadata", "error", "limit", "target", "input")
+
+
+class NotNative(Exception):
+    """The fast path does not recognise this log; use Inspect's reader."""
+
+
+def _loads(data: bytes, where: str, what: str) -> Any:
+    check_depth(data, where, what)
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        # Inspect writes NaN/Infinity as bare literals (pydantic's "constants"), which
+        # orjson refuses; the stdlib parser reads them (depth already bounded above)
+        try:
+            return json.loads(data)
+        except ValueError as exc:
+            raise InputError(f"cannot read as an Inspect log ({what} is not valid JSON: {exc})", where) from None
+
+
+def _limit_type(limit: Any) -> str | None:
+    if limit is None:
+        return None
+    if isinstance(limit, dict):
+        return str(limit.get("type"))
+    return str(limit)
+
+
+def record(sample: dict[str, Any]) -> SampleRecord:
+    """A summary or full sample (as parsed JSON) -> the fields the table needs."""
+    raw_scores = sample.get("scores")
+    scores = None
+    if isinstance(raw_scores, dict):
+        scores = {}
+        for name, sc in raw_scores.items():
+            if not isinstance(sc, dict):
+                raise InputError(f"cannot read as an Inspect log (score {str(name)[:40]!r} of sample "
+                                 f"{str(sample.get('id'))[:40]!r} is not an object)")
+            scores[str(name)] = score_fields(sc.get("value"), sc.get("answer"), sc.get("metadata"))
+    elif raw_scores is not None:
+        raise InputError(f"cannot read as an Inspect log (scores of sample {str(sample.get('id'))[:40]!r} "
+                         "are not an object)")
+    return make_record(sample.get("id"), sample.get("epoch"), scores, sample.get("metadata"),
+                       bool(sample.get("error")), _limit_type(sample.get("limit")), sample.get("target"),
+                       sample.get("input"))
+
+
+def _record_at(sample: dict[str, Any], where: str) -> SampleRecord:
+    try:
+        return record(sample)
+    except InputError as exc:
+        raise InputError(exc.message, where) from None
+
+
+def _header_of(raw: Any, where: str) -> dict[str, Any]:
+    if not isinstance(raw, dict) or not isinstance(raw.get("eval"), dict):
+        raise NotNative("no eval spec in the header")
+    version = raw.get("version")
+    if version not in NATIVE_VERSIONS:
+        raise NotNative(f"log format version {version!r}")
+    return raw
+
+
+# ---------------------------------------------------------------------------- .eval zips
+
+def _member_key(name: str) -> tuple[str, int] | None:
+    """(id, epoch) of ``samples/{id}_epoch_{epoch}.json``."""
+    stem = name[len("samples/"):-len(".json")]
+    sid, sep, epoch = stem.rpartition("_epoch_")
+    if not sep or not epoch.isdigit():
+        return None
+    return sid, int(epoch)
+
+
+def read_eval_zip(path: Path) -> LogData:
+    where = str(path)
+    try:
+        zf = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError, NotImplementedError, ValueError, EOFError) as exc:
+        raise InputError(f"cannot read as an Inspect log ({type(exc).__name__}: {exc})", where) from None
+    try:
+        with zf:
+            infos = {i.filename: i for i in zf.infolist()}  # a re-written member: the last wins
+            try:
+                def member(name: str) -> Any:
+                    return _loads(read_member(zf, infos[name], where), where, name)
+
+                if "header.json" in infos:
+                    header = member("header.json")
+                elif "_journal/start.json" in infos:
+                    header = member("_journal/start.json")
+                    if isinstance(header, dict):  # an unfinished run (Inspect's reader says "started" too)
+                        header = {**header, "status": "started"}
+                else:
+                    raise NotNative("no header.json or _journal/start.json")
+                header = _header_of(header, where)
+                if "summaries.json" in infos:
+                    summaries = member("summaries.json")
+                    source = "summaries.json"
+                else:
+                    journal = sorted(
+                        (int(n.rsplit("/", 1)[1][:-5]), n) for n in infos
+                        if n.startswith("_journal/summaries/") and n.endswith(".json")
+                        and n.rsplit("/", 1)[1][:-5].isdigit())
+                    summaries = []
+                    for _, name in journal:
+                        part = member(name)
+                        if not isinstance(part, list):
+                            raise InputError(f"cannot read as an Inspect log ({name} is not a list)", where)
+                        summaries.extend(part)
+                    source = "the journal summaries"
+                if not isinstance(summaries, list) or not all(isinstance(s, dict) for s in summaries):
+                    raise InputError(f"cannot read as an Inspect log ({source} is not a list of samples)", where)
+                records = [_record_at(s, where) for s in summaries]
+                names = {n for n in infos if n.startswith("samples/") and n.endswith(".json")}
+                listed = {f"samples/{r.id}_epoch_{r.epoch}.json" for r in records}
+                seen = {(str(r.id), r.epoch) for r in records} if names - listed else set()
+                members = {k: n for n in names - listed if (k := _member_key(n)) is not None}
+                unlisted = [n for k, n in members.items() if k not in seen]
+                n_members = len(names)
+                for name in sorted(unlisted):
+                    sample = member(name)
+                    if not isinstance(sample, dict):
+                        raise InputError(f"cannot read as an Inspect log ({name} is not a sample object)", where)
+                    records.append(_record_at(sample, where))
+            except (InputError, NotNative):
+                raise
+            except UnsupportedMember as exc:
+                raise NotNative(str(exc)) from None
+            except Exception as exc:  # zipfile, zlib and zstandard raise many types on damaged archives
+                text = " ".join(str(exc).split())[:200]
+                raise InputError(f"cannot read as an Inspect log ({type(exc).__name__}: {text})", where) from None
+    except NotNative:
+        raise
+    return LogData(header=header, records=records, n_members=n_members, unlisted=len(unlisted),
+                   summary_source=source)
+
+
+# ---------------------------------------------------------------------------- JSON logs
+
+def _header_events(events: Iterator[tuple[str, str, Any]]) -> tuple[dict[str, Any], bool]:
+    """Top-level keys before ``samples`` built from the event stream; whether samples follow."""
+    import ijson
+
+    header: dict[str, Any] = {}
+    key: str | None = None
+    builder: Any = None
+    depth = 0
+    first = next(events, None)
+    if first is None or first[1] != "start_map":
+        raise NotNative("not a JSON object")
+    for prefix, event, value in events:
+        if builder is None:
+            if event == "map_key":
+                key = value
+                if key == "samples":
+                    return header, True
+                builder = ijson.ObjectBuilder()
+                depth = 0
+                continue
+            if event == "end_map":
+                return header, False
+        builder.event(event, value)
+        if event in ("start_map", "start_array"):
+            depth += 1
+        elif event in ("end_map", "end_array"):
+            depth -= 1
+        if depth == 0:
+            if key in ("version", "status", "eval", "results", "error"):
+                header[str(key)] = builder.value
+            builder = None
+    raise InputError("cannot read as an Inspect log (the JSON ends early)")
+
+
+def _slim(sample: Any) -> dict[str, Any]:
+    if not isinstance(sample, dict):
+        raise InputError("cannot read as an Inspect log (a sample is not an object)")
+    return {k: sample[k] for k in _SAMPLE_FIELDS if k in sample}
+
+
+class _DepthCheckedFile:
+    """A binary file whose bytes pass the depth scan as ijson reads them (one pass, bounded
+    memory): nothing nested deeper than ``MAX_DEPTH`` reaches the table code."""
+
+    def __init__(self, fh: Any, where: str) -> None:
+        self.fh, self.where, self.scanner = fh, where, DepthScanner()
+
+    def read(self, n: int = -1) -> bytes:
+        data = self.fh.read(n)
+        if self.scanner.feed(data) > MAX_DEPTH:
+            raise InputError(f"JSON nested more than {MAX_DEPTH} levels deep; refusing to parse it", self.where)
+        return data
+
+
+def read_json_stream(path: Path) -> LogData:
+    """A JSON log streamed with ijson's C backend (see module docstring)."""
+    try:
+        import ijson
+
+        backend = ijson.get_backend("yajl2_c")
+    except ImportError:
+        raise NotNative("streaming JSON logs needs the ijson package with its C backend") from None
+    where = str(path)
+    try:
+        with path.open("rb") as fh:
+            skip = len(BOM) if fh.read(len(BOM)) == BOM else 0
+            fh.seek(skip)
+            header, has_samples = _header_events(iter(backend.parse(_DepthCheckedFile(fh, where), use_float=True)))
+            header = _header_of(header, where)
+            records: list[SampleRecord] = []
+            if has_samples:
+                fh.seek(skip)
+                checked = _DepthCheckedFile(fh, where)
+                for sample in backend.items(checked, "samples.item", use_float=True, buf_size=2**20):
+                    records.append(record(_slim(sample)))
+    except ijson.common.IncompleteJSONError as exc:
+        text = " ".join(str(exc).split())
+        if "invalid char" in text or "lexical error" in text:
+            raise NotNative(f"JSON the streaming parser does not read (NaN/Infinity literal?): {text[:80]}") from None
+        raise InputError(f"cannot read as an Inspect log (IncompleteJSONError: {text[:200]})", where) from None
+    except ijson.common.JSONError as exc:
+        raise InputError(f"cannot read as an Inspect log ({type(exc).__name__}: {str(exc)[:200]})", where) from None
+    except InputError as exc:
+        if exc.where is None:
+            raise InputError(exc.message, where) from None
+        raise
+    return LogData(header=header, records=records, n_members=None, unlisted=0, summary_source="samples",
+                   samples_logged=has_samples)

@@ -1,0 +1,393 @@
+"""Inspect sample records -> canonical rows (shared by the native and the inspect-ai readers).
+
+Both readers reduce a log to a header (plain dicts: ``version``, ``status``, ``eval``,
+``results``) and one :class:`SampleRecord` per sample; :func:`build_table` turns them into
+the canonical table in one pass over samples plus column operations, so the two readers
+give the identical table by construction.
+
+Rules:
+
+- Samples are keyed by ``(str(id), epoch)``; a key recorded twice keeps the **last** record
+  (Inspect's own rule: a re-run sample is written after the attempt it replaces) and a note
+  says how many were dropped.
+- Values: Inspect's grade letters (exactly ``C``/``I``/``P``/``N`` -> 1/0/0.5/0) and
+  ``yes``/``no`` (any case) are Inspect vocabulary mapped here; everything else goes through
+  the one value converter :func:`evaladdon.adapters.scores.coerce_scores`.  Dict-valued
+  scores become one metric per key (``scorer/key``); list values are non-numeric.
+- Texts are taken in the form Inspect keeps in ``summaries.json`` whichever container was
+  read, so an ``.eval`` and a ``.json`` of the same run give the same table: top-level
+  metadata strings and score answers whitespace-collapsed and cut at 1,024 characters
+  (Inspect's ``thin_text``), other metadata values over 1 KB of JSON replaced by Inspect's
+  "Key removed from summary (> 1k)", targets cut at 5,120 characters.  Records are reduced
+  to these fields as they are read (:func:`make_record`), so memory does not grow with
+  inputs or transcripts.
+- ``prediction`` = the score's ``answer``; ``label`` = the sample ``target`` (a list of one
+  target as that string, longer lists as a JSON array); ``confidence`` only from an explicit
+  ``confidence`` or ``probability`` number in [0, 1] in the score's metadata.
+- ``item_hash`` = SHA-256 of ``{"input": ..., "target": ...}`` normalised so that the
+  thinned copy Inspect keeps in ``summaries.json`` and the full sample of a JSON log hash the
+  same: every text cut to its first 5,120 characters (Inspect's summary limit, its
+  "(content truncated)" marker removed), chat messages reduced to ``[role, text parts]`` with
+  non-text parts as ``"(Image)"`` etc. (Inspect's placeholders) and message ids dropped (they
+  differ per run).  ``None`` when a record has no input (never a hash of the target alone).
+- A log with samples but no score anywhere (no sample score, no ``results.scores``) is
+  refused: "no scores in this log".
+- What the log declares (``results.total_samples``, else ``eval.dataset.samples`` x epochs
+  within ``limit``/``sample_id``) is compared with what was read; a shortfall is a note and
+  ``df.attrs["incomplete"]`` (declared, read, missing); ids that were never written cannot
+  become rows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+import orjson
+import pandas as pd
+
+from evaladdon.adapters.scores import coerce_scores, raw_strings
+from evaladdon.errors import InputError
+from evaladdon.table import finalize
+
+SUMMARY_TEXT_LIMIT = 5120
+TRUNCATED = "...\n(content truncated)"
+_GRADES: dict[str, float] = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
+_WORDS: dict[str, float] = {"yes": 1.0, "no": 0.0}
+_NOT_SCALAR = "<list value>"  # a non-numeric string for coerce_scores: lists are not scores
+
+
+class Score(NamedTuple):
+    value: Any
+    answer: str | None
+    confidence: float | None
+
+
+class SampleRecord(NamedTuple):
+    id: Any
+    epoch: Any
+    scores: dict[str, Score] | None
+    metadata: dict[str, Any]
+    error: bool
+    limit: str | None
+    item_hash: str | None
+    label: str | None
+
+
+_REMOVED = "Key removed from summary (> 1k)"
+
+
+def thin_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
+    """Inspect's summary form of sample metadata (``inspect_ai.log._util.thin_metadata``):
+    strings thinned, other values over 1 KB of JSON replaced by Inspect's marker, so a
+    record holds kilobytes whatever the sample held."""
+    out: dict[str, Any] = {}
+    for key, value in metadata.items():
+        if isinstance(value, str):
+            out[key] = thin_text(value)
+        elif value is None or isinstance(value, (int, float, bool)):
+            out[key] = value
+        else:
+            try:
+                small = len(orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)) <= 1024
+            except (TypeError, orjson.JSONEncodeError):
+                small = False
+            out[key] = value if small else _REMOVED
+    return out
+
+
+def make_record(id: Any, epoch: Any, scores: dict[str, Score] | None, metadata: Any, error: bool,
+                limit: str | None, target: Any, input: Any) -> SampleRecord:
+    """The fields the table needs, reduced at once (hash, label, thinned metadata) so that
+    a streamed log keeps no inputs or transcripts in memory."""
+    return SampleRecord(id, epoch, scores, thin_metadata(metadata) if isinstance(metadata, dict) and metadata else {},
+                        error, limit, item_hash(input, target), label_of(target))
+
+
+@dataclass
+class LogData:
+    header: dict[str, Any]
+    records: list[SampleRecord]
+    n_members: int | None  # sample members in an .eval zip
+    unlisted: int  # members no summary listed (read from the member itself)
+    summary_source: str
+    samples_logged: bool = True  # False: a JSON log without a ``samples`` key (header only)
+
+
+def score_fields(value: Any, answer: Any, metadata: Any) -> Score:
+    confidence = None
+    if isinstance(metadata, dict):
+        for key in ("confidence", "probability"):
+            c = metadata.get(key)
+            if isinstance(c, (int, float)) and not isinstance(c, bool) and 0.0 <= c <= 1.0:
+                confidence = float(c)
+                break
+    return Score(value, thin_text(answer) if isinstance(answer, str) else None, confidence)
+
+
+def dotted(obj: Any, path: str) -> Any:
+    """``a.b.c`` lookup in nested dicts (``None`` when any step is missing)."""
+    cur = obj
+    for part in path.split("."):
+        if isinstance(cur, dict) and part in cur:
+            cur = cur[part]
+        else:
+            return None
+    return cur
+
+
+def thin_text(text: str) -> str:
+    """Inspect's summary form of a short text (``inspect_ai.log._util.thin_text``: whitespace
+    collapsed, cut to 1,024 characters at a word); the common short case without textwrap."""
+    cut = text[:8192]
+    collapsed = " ".join(cut.split())
+    if len(collapsed) <= 1024:
+        return collapsed
+    return textwrap.shorten(cut, width=1024, placeholder="...")
+
+
+def truncate_text(text: str) -> str:
+    """Inspect's summary form of an input or target text (cut at 5,120 characters)."""
+    return text[:SUMMARY_TEXT_LIMIT] + TRUNCATED if len(text) > SUMMARY_TEXT_LIMIT else text
+
+
+def _text(t: Any) -> str:
+    s = str(t)
+    if len(s) == SUMMARY_TEXT_LIMIT + len(TRUNCATED) and s.endswith(TRUNCATED):
+        return s[:SUMMARY_TEXT_LIMIT]
+    return s[:SUMMARY_TEXT_LIMIT]
+
+
+def _get(obj: Any, key: str) -> Any:
+    return obj.get(key) if isinstance(obj, dict) else getattr(obj, key, None)
+
+
+def _norm_input(inp: Any) -> Any:
+    if isinstance(inp, str):
+        return _text(inp)
+    out = []
+    for message in inp:
+        content = _get(message, "content")
+        if isinstance(content, str):
+            parts: Any = _text(content)
+        else:
+            parts = []
+            for c in content or []:
+                kind = str(_get(c, "type"))
+                parts.append(_text(_get(c, "text")) if kind == "text" else f"({kind.capitalize()})")
+        out.append([str(_get(message, "role")), parts])
+    return out
+
+
+def _norm_target(target: Any) -> Any:
+    if isinstance(target, (list, tuple)):
+        return [_text(t) for t in target]
+    return _text(target)
+
+
+def item_hash(inp: Any, target: Any) -> str | None:
+    if inp is None or not isinstance(inp, (str, list)):
+        return None
+    doc = {"input": _norm_input(inp), "target": _norm_target(target if target is not None else "")}
+    return hashlib.sha256(orjson.dumps(doc)).hexdigest()
+
+
+def label_of(target: Any) -> str | None:
+    if target is None:
+        return None
+    if isinstance(target, (list, tuple)):
+        if len(target) == 1:
+            return truncate_text(str(target[0]))
+        return orjson.dumps([truncate_text(str(t)) for t in target]).decode()
+    return truncate_text(str(target))
+
+
+def _declared(header: dict[str, Any]) -> tuple[int | None, str]:
+    results = header.get("results")
+    if isinstance(results, dict) and isinstance(results.get("total_samples"), int):
+        return int(results["total_samples"]), "results.total_samples"
+    spec = header.get("eval") or {}
+    dataset = spec.get("dataset") or {}
+    config = spec.get("config") or {}
+    n = dataset.get("samples")
+    if not isinstance(n, int):
+        return None, ""
+    ids = config.get("sample_id")
+    if isinstance(ids, list):
+        n = min(n, len(ids))
+    elif ids is not None:
+        n = min(n, 1)
+    limit = config.get("limit")
+    if isinstance(limit, int):
+        n = min(n, limit)
+    elif isinstance(limit, list) and len(limit) == 2 and all(isinstance(x, int) for x in limit):
+        n = max(0, min(n, limit[1]) - limit[0])
+    epochs = config.get("epochs")
+    if isinstance(epochs, dict):
+        epochs = epochs.get("epochs")
+    k = epochs if isinstance(epochs, int) and epochs > 0 else 1
+    return n * k, "eval.dataset.samples x epochs"
+
+
+def _run_of(spec: dict[str, Any]) -> str:
+    return str(spec.get("eval_id") or f"{spec.get('run_id')}:{spec.get('task_id')}")
+
+
+def build_table(log: LogData, path: Path, cluster: str | None) -> pd.DataFrame:
+    """Canonical rows of one Inspect log (see module docstring)."""
+    where = str(path)
+    header = log.header
+    spec = header.get("eval") or {}
+    results = header.get("results") if isinstance(header.get("results"), dict) else {}
+    result_names = [str(s.get("name")) for s in (results or {}).get("scores") or [] if isinstance(s, dict)]
+
+    # (id, epoch) keys; the last record of a key wins
+    last: dict[tuple[str, int], int] = {}
+    for i, r in enumerate(log.records):
+        if isinstance(r.epoch, bool) or not isinstance(r.epoch, int) or r.id is None:
+            raise InputError(f"cannot read as an Inspect log (sample {str(r.id)[:40]!r} has no id or integer epoch)",
+                             where)
+        last[(str(r.id), r.epoch)] = i
+    n_dup = len(log.records) - len(last)
+    # at the place of its first record (dict order), as Inspect's own de-duplication
+    records = [log.records[i] for i in last.values()] if n_dup else log.records
+
+    known = list(dict.fromkeys(result_names))
+    for r in records:
+        for name in r.scores or {}:
+            if name not in known:
+                known.append(name)
+    if records and not known:
+        n_err = sum(1 for r in records if r.error)
+        raise InputError(f"no scores in this log ({len(records)} sample(s), none scored"
+                         + (f", {n_err} with errors" if n_err else "") + ")", where)
+
+    items: list[str] = []
+    epochs: list[int] = []
+    metrics: list[str] = []
+    raws: list[Any] = []
+    convert: list[Any] = []
+    reasons: list[str | None] = []
+    clusters: list[str | None] = []
+    answers: list[str | None] = []
+    confidences: list[float | None] = []
+    row_sample: list[int] = []
+    hashes: list[str | None] = []
+    labels: list[str | None] = []
+    metas: list[dict[str, Any]] = []
+    for j, r in enumerate(records):  # one pass over samples (not rows)
+        item = str(r.id)
+        if cluster is not None:
+            cv = dotted(r.metadata, cluster)
+            if cv is None or isinstance(cv, (dict, list)):
+                raise InputError(f"sample {item!r} (epoch {r.epoch}) has no scalar metadata field {cluster!r} to cluster on",
+                                 where)
+            clusters.append(str(cv))
+        hashes.append(r.item_hash)
+        labels.append(r.label)
+        metas.append({f"meta.{k}": v for k, v in r.metadata.items() if isinstance(v, (str, int, float, bool))})
+        sample_reason = "sample error" if r.error else (
+            f"limit reached ({r.limit})" if r.limit is not None and not r.scores else None)
+        if r.scores:
+            for name, sc in r.scores.items():
+                value = sc.value
+                pairs = value.items() if isinstance(value, dict) else ((None, value),)
+                for key, v in pairs:
+                    items.append(item)
+                    epochs.append(r.epoch)
+                    metrics.append(name if key is None else f"{name}/{key}")
+                    raws.append(v)
+                    if isinstance(v, str):
+                        c = _GRADES.get(v)
+                        if c is None:
+                            c = _WORDS.get(v.lower(), v)
+                    elif isinstance(v, (list, tuple, dict)):
+                        c = _NOT_SCALAR
+                    else:
+                        c = v
+                    convert.append(c)
+                    reasons.append(sample_reason)
+                    answers.append(sc.answer)
+                    confidences.append(sc.confidence)
+                    row_sample.append(j)
+        else:
+            reason = sample_reason or "unscored sample"
+            for name in known:
+                items.append(item)
+                epochs.append(r.epoch)
+                metrics.append(name)
+                raws.append(None)
+                convert.append(None)
+                reasons.append(reason)
+                answers.append(None)
+                confidences.append(None)
+                row_sample.append(j)
+
+    n = len(items)
+    values, value_error = coerce_scores(pd.Series(convert, dtype=object))
+    reason = np.asarray(reasons, dtype=object) if n else np.empty(0, dtype=object)
+    has_reason = pd.isna(reason) == False  # noqa: E712 - elementwise
+    take = np.asarray(row_sample, dtype=np.int64)
+
+    def per_sample(values_: list[Any]) -> np.ndarray:
+        arr = np.empty(len(values_), dtype=object)
+        arr[:] = values_
+        return arr[take]
+
+    cols: dict[str, Any] = {
+        "run": _run_of(spec), "source": where, "harness": "inspect", "task": str(spec.get("task")),
+        "model": str(spec.get("model")), "metric": np.asarray(metrics, dtype=object),
+        "item": np.asarray(items, dtype=object), "epoch": np.asarray(epochs, dtype=np.int64),
+        "value": np.where(has_reason, np.nan, values),
+        "raw": raw_strings(pd.Series(raws, dtype=object)).to_numpy(),
+        "cluster": per_sample(clusters) if cluster is not None else None,
+        "item_hash": per_sample(hashes),
+        "error": np.where(has_reason, reason, value_error.to_numpy()),
+    }
+    if any(a is not None for a in answers):
+        cols["prediction"] = np.asarray(answers, dtype=object)
+    if any(lb is not None for lb in labels):
+        cols["label"] = per_sample(labels)
+    if any(c is not None for c in confidences):
+        cols["confidence"] = np.array([np.nan if c is None else c for c in confidences], dtype=float)
+    if any(metas):
+        meta_df = pd.DataFrame.from_records(metas)
+        for col in meta_df.columns:
+            cols.setdefault(col, meta_df[col].to_numpy()[take])
+    out = pd.DataFrame(cols, index=pd.RangeIndex(n))
+    df = finalize(out)
+    df.attrs["notes"] = _notes(path, log, header, len(records), n_dup)
+    declared, basis = _declared(header) if _samples_logged(log) else (None, "")
+    if declared is not None and declared > len(records):
+        df.attrs["incomplete"] = {"declared": declared, "read": len(records), "missing": declared - len(records),
+                                  "basis": basis}
+    return df
+
+
+def _samples_logged(log: LogData) -> bool:
+    config = (log.header.get("eval") or {}).get("config") or {}
+    return log.samples_logged and config.get("log_samples") is not False
+
+
+def _notes(p: Path, log: LogData, header: dict[str, Any], n_samples: int, n_dup: int) -> list[str]:
+    notes = []
+    status = header.get("status")
+    declared, basis = _declared(header) if _samples_logged(log) else (None, "")
+    if status != "success":
+        notes.append(f"{p}: log status is {status!r}" + (f" ({n_samples} sample(s) recorded)" if n_samples else ""))
+    if n_samples == 0:
+        why = "" if _samples_logged(log) else " (it was written without them: log_samples off or header only)"
+        notes.append(f"{p}: the log holds no samples{why}, so it adds no rows")
+    if declared is not None and declared > n_samples:
+        notes.append(f"{p}: incomplete: the log declares {declared} sample(s) ({basis}) but holds {n_samples}; "
+                     f"{declared - n_samples} missing sample(s) are not in the table")
+    if log.unlisted:
+        notes.append(f"{p}: {log.unlisted} sample(s) missing from {log.summary_source} were read from their "
+                     "sample files")
+    if n_dup:
+        notes.append(f"{p}: {n_dup} duplicate (id, epoch) sample record(s); kept the last of each, as Inspect does")
+    return notes
