@@ -7,8 +7,11 @@ a warning (or refused with ``strict``); nothing different is paired silently.
 
 from __future__ import annotations
 
+import contextlib
+import difflib
 import itertools
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
@@ -171,20 +174,56 @@ def run_order(df: pd.DataFrame) -> list[str]:
     return list(dict.fromkeys(df["run"].tolist()))
 
 
+def _names_line(df: pd.DataFrame, labels: dict[str, str], limit: int = 12) -> str:
+    shown = [labels[r] if labels[r] == r else f"{labels[r]} ({r})" for r in run_order(df)]
+    more = f", ... ({len(shown) - limit} more)" if len(shown) > limit else ""
+    return ", ".join(shown[:limit]) + more
+
+
+def resolve_run(df: pd.DataFrame, name: str, flag: str = "--baseline") -> str:
+    """The run that ``name`` designates: its label as shown, run (eval) id, model, source
+    file path or stem, or a unique prefix of a label or id.  An error lists the names."""
+    runs = run_order(df)
+    labels = run_labels(df)
+    per_run = df.groupby("run", sort=False).agg(model=("model", "first"), source=("source", "unique"))
+
+    def files(run: str) -> list[str]:
+        out = []
+        for s in per_run.loc[run, "source"]:
+            p = Path(str(s))
+            out += [str(s), p.name, p.stem]
+            with contextlib.suppress(OSError):
+                out.append(str(p.resolve()))
+        return out
+
+    given = str(Path(name).resolve()) if Path(name).exists() else name
+    tests = (
+        lambda r: r == name,
+        lambda r: labels[r] == name,
+        lambda r: str(per_run.loc[r, "model"]) == name,
+        lambda r: name in files(r) or given in files(r),
+        lambda r: r.startswith(name) or labels[r].startswith(name),
+    )
+    for test in tests:
+        hits = [r for r in runs if test(r)]
+        if len(hits) == 1:
+            return hits[0]
+        if len(hits) > 1:
+            raise EvalAddonError(f"{flag} {name!r} matches {len(hits)} runs ({', '.join(labels[r] for r in hits[:6])}); "
+                                 "give the label or id of one")
+    close = difflib.get_close_matches(name, [labels[r] for r in runs] + runs, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise EvalAddonError(f"{flag} {name!r} names no run{hint} (runs: {_names_line(df, labels)})")
+
+
 def choose_pairs(df: pd.DataFrame, baseline: str | None = None, all_pairs: bool = False) -> list[tuple[str, str]]:
     """(baseline, candidate) pairs: each run against ``baseline``, all pairs, or the only two.
 
-    ``baseline`` is a run id, or the path of the file a single run came from.
+    ``baseline`` is anything :func:`resolve_run` accepts (label, id, model, file, prefix).
     """
     runs = run_order(df)
     if baseline is not None:
-        if baseline in runs:
-            base = baseline
-        else:
-            from_source = list(dict.fromkeys(df.loc[df["source"] == baseline, "run"].tolist()))
-            if len(from_source) != 1:
-                raise EvalAddonError(f"--baseline {baseline!r} names no run (runs: {', '.join(runs)})")
-            base = from_source[0]
+        base = resolve_run(df, baseline)
         others = [r for r in runs if r != base]
         if not others:
             raise EvalAddonError("only the baseline run was found; nothing to compare")
@@ -194,11 +233,48 @@ def choose_pairs(df: pd.DataFrame, baseline: str | None = None, all_pairs: bool 
             raise EvalAddonError(f"need at least two runs to compare, found {len(runs)}")
         return list(itertools.combinations(runs, 2))
     if len(runs) != 2:
+        labels = run_labels(df)
         raise EvalAddonError(
-            f"found {len(runs)} runs ({', '.join(runs[:6])}{'...' if len(runs) > 6 else ''}); "
+            f"found {len(runs)} runs ({_names_line(df, labels, 6)}); "
             "compare needs exactly two, or --baseline RUN, or --all-pairs"
         )
     return [(runs[0], runs[1])]
+
+
+@dataclass(frozen=True)
+class Skipped(Result):
+    """A comparison that could not be made, and why."""
+
+    run_a: str
+    run_b: str
+    label_a: str
+    label_b: str
+    task: str | None
+    metric: str | None
+    reason: str
+    blocking: bool = True  # False when neither run has a scored row of this metric (nothing was hidden)
+
+    def line(self) -> str:
+        what = f" on {self.task}/{self.metric}" if self.task is not None else ""
+        return f"not compared: {self.label_b} vs {self.label_a}{what}: {self.reason}"
+
+
+def _why_unpaired(df: pd.DataFrame, run_a: str, run_b: str, task: str, metric: str, exc: EvalAddonError) -> str:
+    """The reason a (task, metric) could not be paired, in the user's terms."""
+    if "no items in common" not in exc.message:
+        return exc.message.split(": ", 1)[-1] if exc.message.startswith("task ") else exc.message
+    sel = (df["task"] == task) & (df["metric"] == metric)
+    empty = []
+    for side, run in (("A", run_a), ("B", run_b)):
+        good, dropped = usable_rows(df[sel & (df["run"] == run)])
+        if good.empty:
+            empty.append((side, ", ".join(f"{v} {k}" for k, v in dropped.items()) or "no rows"))
+    if len(empty) == 2:
+        reasons = empty[0][1] if empty[0][1] == empty[1][1] else f"A: {empty[0][1]}; B: {empty[1][1]}"
+        return f"no scored items in either run ({reasons})"
+    if empty:
+        return f"no scored items in {empty[0][0]} ({empty[0][1]})"
+    return "no items in common"
 
 
 def compare_table(
@@ -215,26 +291,50 @@ def compare_table(
     margin: float | None = None,
     n_permutations: int = 10_000,
     seed: int | None = 0,
+    skipped: list[Skipped] | None = None,
 ) -> list[RunComparison]:
     """Every pair on every (task, metric) both runs have, with adjusted p-values.
 
     Clustered differences use CR2 with the Bell-McCaffrey df by default (``cluster_method``);
     the ``df`` of each record is the one actually used.
+
+    What cannot be compared (a pair sharing no task and metric, a metric with no shared
+    scored items, an impossible test) is appended to ``skipped`` as :class:`Skipped` and the
+    rest is compared; with ``skipped=None`` the first such problem is raised instead.  When
+    nothing at all can be compared an :class:`EvalAddonError` summarises why.
     """
+    labels = run_labels(df)
     if metric is not None:
         df = df[df["metric"] == metric]
         if df.empty:
             raise EvalAddonError(f"no rows with metric {metric!r}")
     results: list[RunComparison] = []
-    labels = run_labels(df)
+    missed: list[Skipped] = []
+
+    def skip(run_a: str, run_b: str, task: str | None, metric_name: str | None, reason: str) -> None:
+        item = Skipped(run_a, run_b, labels[run_a], labels[run_b], task, metric_name, reason,
+                       blocking=not reason.startswith("no scored items in either run"))
+        if skipped is None:
+            what = f"task {task!r}, metric {metric_name!r}, " if task is not None else ""
+            raise EvalAddonError(f"{what}runs {run_a!r} vs {run_b!r}: {reason}")
+        missed.append(item)
+
     for run_a, run_b in pairs:
         keys_a = set(map(tuple, df.loc[df["run"] == run_a, ["task", "metric"]].drop_duplicates().to_numpy()))
         keys_b = set(map(tuple, df.loc[df["run"] == run_b, ["task", "metric"]].drop_duplicates().to_numpy()))
         common = sorted(keys_a & keys_b)
         if not common:
-            raise EvalAddonError(f"runs {run_a!r} and {run_b!r} share no (task, metric)")
+            tasks_a = sorted({t for t, _ in keys_a})
+            tasks_b = sorted({t for t, _ in keys_b})
+            skip(run_a, run_b, None, None, "share no (task, metric)"
+                 + (f" (tasks {', '.join(tasks_a[:4])} vs {', '.join(tasks_b[:4])})" if tasks_a != tasks_b else ""))
+            continue
         for task, metric_name in common:
-            aligned, alignment = align_runs(df, run_a, run_b, task, metric_name, strict)
+            try:
+                aligned, alignment = align_runs(df, run_a, run_b, task, metric_name, strict)
+            except EvalAddonError as exc:
+                skip(run_a, run_b, task, metric_name, _why_unpaired(df, run_a, run_b, task, metric_name, exc))
+                continue
             has_cluster = aligned["cluster"].notna().all()
             try:
                 comp = compare_paired(
@@ -250,7 +350,8 @@ def compare_table(
                     seed=seed,
                 )
             except ValueError as exc:
-                raise EvalAddonError(f"task {task!r}, metric {metric_name!r}, {run_a!r} vs {run_b!r}: {exc}") from None
+                skip(run_a, run_b, task, metric_name, str(exc))
+                continue
             model = df.loc[df["run"] == run_a, "model"]
             model_b = df.loc[df["run"] == run_b, "model"]
             results.append(
@@ -268,6 +369,12 @@ def compare_table(
                     label_b=labels[run_b],
                 )
             )
+    if skipped is not None:
+        skipped.extend(missed)
+    if not results and missed:
+        first = missed[0]
+        more = f" and {len(missed) - 1} more (--verbose lists them)" if len(missed) > 1 else ""
+        raise EvalAddonError(f"nothing could be compared: {first.line()[len('not compared: '):]}{more}")
     if len(results) > 1 and adjust != "none":
         adjusted = adjust_pvalues(np.array([r.comparison.p_value for r in results]), adjust)
         results = [replace(r, p_adjusted=float(p), adjust_method=adjust) for r, p in zip(results, adjusted)]

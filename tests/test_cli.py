@@ -32,7 +32,7 @@ def test_ci_json(capsys: pytest.CaptureFixture[str]) -> None:
 def test_summarize_json_keys(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_cli(capsys, "summarize", str(SAMPLE), "--cluster", "passage_id", "--json")
     assert code == 0
-    rows = json.loads(out)
+    rows = json.loads(out)["results"]
     assert len(rows) == 2
     for key in ("run", "task", "model", "metric", "mean", "se", "ci_low", "ci_high", "method", "n_items",
                 "n_epochs", "n_clusters", "se_naive", "se_item", "se_cluster", "deff", "icc"):
@@ -51,11 +51,11 @@ def test_summarize_reports_dropped_rows(tmp_path: Path, capsys: pytest.CaptureFi
     p = tmp_path / "t.csv"
     p.write_text("id,score\na,1\nb,0\nc,oops\nd,\ne,1\n")
     code, out, _ = run_cli(capsys, "summarize", str(p), "--json")
-    row = json.loads(out)[0]
+    row = json.loads(out)["results"][0]
     assert code == 0 and row["n_items"] == 3 and row["n_dropped"] == 2
     assert row["dropped"] == {"non-numeric value": 1, "missing value": 1}
-    code, out, _ = run_cli(capsys, "summarize", str(p))
-    assert "2 row(s) left out" in out
+    code, out, err = run_cli(capsys, "summarize", str(p))
+    assert "2 row(s) left out" in err and "left out" not in out  # warnings on stderr, never in the table
 
 
 @pytest.mark.parametrize(
@@ -64,8 +64,10 @@ def test_summarize_reports_dropped_rows(tmp_path: Path, capsys: pytest.CaptureFi
         (["ci", "11", "10"], "successes must be between 0 and n=10"),
         (["ci", "3", "10", "--level", "2"], "confidence level"),
         (["summarize", "missing.csv"], "missing.csv: no such file"),
-        (["summarize", str(SAMPLE), "--metric", "nope"], "no rows with metric 'nope'"),
+        (["summarize", str(SAMPLE), "--metric", "nope"], "no rows with metric 'nope' (available: score)"),
+        (["summarize", str(SAMPLE), "--metric", "scor"], "did you mean 'score'?"),
         (["summarize", str(SAMPLE), "--cluster", "nope"], "no column 'nope'"),
+        (["summarize", str(SAMPLE), "--cluster", "pasage_id"], "did you mean 'passage_id'?"),
         (["ci", "3"], "the following arguments are required"),
         (["bogus"], "invalid choice"),
     ],

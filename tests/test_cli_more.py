@@ -45,7 +45,7 @@ def test_compare_two_files_json(tmp_path: Path, capsys: pytest.CaptureFixture[st
     pa, pb = binary_runs(tmp_path)
     code, out, _ = run_cli(capsys, "compare", str(pa), str(pb), "--json")
     assert code == 0
-    (r,) = json.loads(out)
+    (r,) = json.loads(out)["results"]
     for key in ("task", "metric", "n", "mean_a", "mean_b", "delta", "se_paired", "se_unpaired", "ci_low", "ci_high",
                 "n10", "n01", "p_value", "test", "mcnemar_exact_p"):
         assert key in r
@@ -65,15 +65,15 @@ def test_compare_hash_mismatch_warns_or_refuses(tmp_path: Path, capsys: pytest.C
     df_b = pd.read_csv(pb)
     df_b.loc[len(df_b)] = ["i3", 1, "zzz", "cand"]
     df_b.to_csv(pb, index=False)
-    code, out, _ = run_cli(capsys, "compare", str(pa), str(pb))
-    assert code == 0 and "different content hashes" in out
+    code, out, err = run_cli(capsys, "compare", str(pa), str(pb))
+    assert code == 0 and "different content hashes" in err
     code, _, err = run_cli(capsys, "compare", str(pa), str(pb), "--strict")
     assert code == 2 and "--strict" in err and err.count("\n") == 1
 
 
 def test_compare_cluster_and_gate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_cli(capsys, "compare", str(SAMPLE), "--cluster", "passage_id", "--json")
-    (r,) = json.loads(out)
+    (r,) = json.loads(out)["results"]
     assert code == 0 and r["n_clusters"] == 60 and r["se_cluster"] == r["se"]
     # reversed roles: ckpt-1000 is worse than ckpt-2000, so with it as candidate the gate fires
     code, out, err = run_cli(capsys, "compare", str(SAMPLE), "--baseline", "ckpt-2000", "--fail-on-regression")
@@ -93,7 +93,7 @@ def test_compare_many_runs_adjusts(tmp_path: Path, capsys: pytest.CaptureFixture
     p = tmp_path / "many.csv"
     pd.DataFrame(rows).to_csv(p, index=False)
     code, out, _ = run_cli(capsys, "compare", str(p), "--baseline", "m0", "--json")
-    res = json.loads(out)
+    res = json.loads(out)["results"]
     assert code == 0 and len(res) == 4
     from statsmodels.stats.multitest import multipletests
 
@@ -147,7 +147,7 @@ def test_judge_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     labels = tmp_path / "labels.csv"
     pd.DataFrame({"id": [f"q{i}" for i in range(150)], "human": truth[:150]}).to_csv(labels, index=False)
     code, out, _ = run_cli(capsys, "judge", "--labels", str(labels), str(run), "--json")
-    (r,) = json.loads(out)
+    (r,) = json.loads(out)["results"]
     assert code == 0
     for key in ("sensitivity", "specificity", "kappa", "n_labelled", "observed", "corrected", "se", "ci_low",
                 "ci_high", "method"):
@@ -155,7 +155,7 @@ def test_judge_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     expected = (judge.mean() + r["specificity"] - 1) / (r["sensitivity"] + r["specificity"] - 1)
     assert r["corrected"] == pytest.approx(expected)
     code, out, _ = run_cli(capsys, "judge", "--labels", str(labels), str(run), "--method", "ppi++", "--json")
-    assert code == 0 and json.loads(out)[0]["method"] == "ppi++"
+    assert code == 0 and json.loads(out)["results"][0]["method"] == "ppi++"
     bad = tmp_path / "bad.csv"
     bad.write_text("id,human\nq1,maybe\n")
     code, _, err = run_cli(capsys, "judge", "--labels", str(bad), str(run))

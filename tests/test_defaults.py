@@ -112,7 +112,7 @@ def test_cli_defaults_to_cr2(tmp_path, capsys) -> None:  # type: ignore[no-untyp
     p = tmp_path / "t.csv"
     pd.DataFrame({"id": np.arange(N), "score": rng.integers(0, 2, N), "repo": CLUSTERS}).to_csv(p, index=False)
     assert main(["summarize", str(p), "--cluster", "repo", "--json"]) == 0
-    row = json.loads(capsys.readouterr().out)[0]
+    row = json.loads(capsys.readouterr().out)["results"][0]
     assert row["method"] == "t-cluster-cr2" and row["df"] == pytest.approx(row["df_cluster_cr2"])
     assert row["se"] == pytest.approx(row["se_cluster_cr2"])
 
@@ -177,7 +177,7 @@ def test_zero_se_never_zero_width_summarize(tmp_path, capsys) -> None:  # type: 
     p = tmp_path / "t.csv"
     pd.DataFrame({"id": np.arange(40), "score": 1, "g": np.repeat(np.arange(4), 10)}).to_csv(p, index=False)
     assert main(["summarize", str(p), "--cluster", "g", "--json"]) == 0
-    row = json.loads(capsys.readouterr().out)[0]
+    row = json.loads(capsys.readouterr().out)["results"][0]
     assert row["ci_low"] < row["ci_high"] and any("zero-SE" in n for n in row["notes"])
 
 
@@ -291,7 +291,7 @@ def test_summary_says_when_non_finite_values_were_left_out() -> None:
     from evaladdon.cli.summarize_cmd import render
 
     buf = io.StringIO()
-    render([s], buf)
+    render([s], buf, notes=[], warn_stream=buf)  # warnings go to stderr by default
     assert "mean over finite values only" in buf.getvalue()
 
 

@@ -150,7 +150,7 @@ def test_sample_logs_cli_roundtrip(capsys: pytest.CaptureFixture[str]) -> None:
     from evaladdon.cli.main import main
 
     assert main(["summarize", str(SAMPLE / "baseline.eval"), "--cluster", "passage.id", "--json"]) == 0
-    (row,) = json.loads(capsys.readouterr().out)
+    (row,) = json.loads(capsys.readouterr().out)["results"]
     header = read_eval_log(str(SAMPLE / "baseline.eval"), header_only=True)
     metrics = {k: m.value for s in header.results.scores for k, m in s.metrics.items()}
     assert row["mean"] == pytest.approx(metrics["accuracy"])

@@ -41,15 +41,15 @@ def test_metrics_written_into_the_log_match_summarize(runs: dict[str, Path]) -> 
     m = logged_metrics(runs["baseline"])
     s = summarize_table(load([runs["baseline"]], cluster="passage.id"), cluster_method="cr1")[0].estimate
     assert m["accuracy"] == pytest.approx(s.mean)
-    assert m["se_cr1"] == pytest.approx(s.se_cluster)
-    assert m["se"] == pytest.approx(s.se_cluster_cr2)  # default method cr2
-    assert m["df_cr2"] == pytest.approx(s.df_cluster_cr2)
+    assert m["clustered_se_cr1"] == pytest.approx(s.se_cluster)
+    assert m["clustered_se"] == pytest.approx(s.se_cluster_cr2)  # default method cr2
+    assert m["clustered_df_cr2"] == pytest.approx(s.df_cluster_cr2)
     assert m["n_clusters"] == s.n_clusters == 12
     ev = s.epoch_variance
     assert ev is not None
     assert m["within_var"] == pytest.approx(ev.within_var)
     assert m["between_var"] == pytest.approx(ev.between_var)
-    assert m["icc"] == pytest.approx(ev.icc)
+    assert m["icc_epochs"] == pytest.approx(ev.icc)
     from evaladdon.stats import plan
 
     assert m["mde"] == pytest.approx(plan(n=60, variance=2 * ev.within_var / 3).mde)
@@ -81,7 +81,7 @@ def test_judge_corrected_matches_cli_statistics(runs: dict[str, Path]) -> None:
                       n_pos=agr.n_pos, n_neg=agr.n_neg)
     assert m["observed"] == pytest.approx(verdicts.mean())
     assert m["corrected"] == pytest.approx(rg.estimate)
-    assert m["se"] == pytest.approx(rg.se)
+    assert m["corrected_se"] == pytest.approx(rg.se)
     truth = np.mean([s.metadata["truth"] for s in log.samples])
     assert m["ci_low"] <= truth <= m["ci_high"]
 
@@ -93,9 +93,9 @@ def test_judge_cli_matches_the_metric(runs: dict[str, Path], capsys: pytest.Capt
 
     m = logged_metrics(runs["judge"])
     assert main(["judge", "--labels", str(runs["labels"]), str(runs["judge"]), "--json"]) == 0
-    (row,) = json.loads(capsys.readouterr().out)
+    (row,) = json.loads(capsys.readouterr().out)["results"]
     assert row["corrected"] == pytest.approx(m["corrected"])
-    assert row["se"] == pytest.approx(m["se"])
+    assert row["se"] == pytest.approx(m["corrected_se"])
     assert (row["ci_low"], row["ci_high"]) == pytest.approx((m["ci_low"], m["ci_high"]))
 
 
@@ -126,7 +126,7 @@ def test_degenerate_metrics_report_nan_and_do_not_fail(tmp_path: Path) -> None:
     assert log.status == "success"
     values = {k: m.value for s in log.results.scores for k, m in s.metrics.items()}
     assert values["accuracy"] == pytest.approx(0.5)
-    for key in ("se", "within_var", "delta", "corrected"):
+    for key in ("clustered_se", "within_var", "delta", "corrected"):
         assert np.isnan(values[key]), key
 
 

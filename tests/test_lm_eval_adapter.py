@@ -144,7 +144,7 @@ def test_sample_logs_match_the_harness(capsys: pytest.CaptureFixture[str]) -> No
     folder = REPO / "sample_logs" / "lm_eval" / "dummy-seed1"
     results = json.loads(next(folder.glob("results_*.json")).read_text())["results"]["evaladdon_clustered_example"]
     assert main(["summarize", str(folder), "--metric", "acc,none", "--cluster", "passage_id", "--json"]) == 0
-    (row,) = json.loads(capsys.readouterr().out)
+    (row,) = json.loads(capsys.readouterr().out)["results"]
     assert row["mean"] == pytest.approx(results["acc,none"])
     assert row["se_item"] == pytest.approx(results["acc_stderr,none"])
     assert row["se_cluster"] == pytest.approx(results["acc_clustered_se,none"])

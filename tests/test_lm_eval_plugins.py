@@ -49,14 +49,14 @@ def test_two_seeds_differ_and_compare(runs: list[Path], capsys: pytest.CaptureFi
     a, b = (results_of(r)["results"]["evaladdon_clustered_example"]["acc,none"] for r in runs)
     assert a != b
     code = main(["compare", str(runs[0]), str(runs[1]), "--metric", "acc,none", "--json"])
-    (row,) = json.loads(capsys.readouterr().out)
+    (row,) = json.loads(capsys.readouterr().out)["results"]
     assert code == 0 and row["n"] == 120 and row["delta"] == pytest.approx(b - a)
     assert row["test"] == "mcnemar" and row["hash_mismatch"] == 0
 
 
 def test_repeats_note(runs: list[Path], capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["summarize", str(runs[0]), "--metric", "exact_match,none"]) == 0
-    out = capsys.readouterr().out
+    out = capsys.readouterr().err  # warnings go to stderr, never into the table
     assert "ran with repeats=3" in out and "only the first repeat" in out
 
 

@@ -154,17 +154,17 @@ def test_ingest_is_idempotent_and_replaces_changed_logs(tmp_path: Path, capsys) 
     assert all(r["n_items"] == 60 for r in listed)
     # --store gives what reading the files gives
     assert cli("summarize", "--store", store, "--where", "model LIKE 'ckpt-%' AND task = 't'", "--json") == 0
-    stored = json.loads(capsys.readouterr().out)
+    stored = json.loads(capsys.readouterr().out)["results"]
     assert cli("summarize", logs / "ckpt-a.csv", logs / "ckpt-b.csv", "--json") == 0
-    direct = json.loads(capsys.readouterr().out)
+    direct = json.loads(capsys.readouterr().out)["results"]
     key = lambda r: r["run"]  # noqa: E731
     for x, y in zip(sorted(stored, key=key), sorted(direct, key=key)):
         assert {k: v for k, v in x.items()} == {k: v for k, v in y.items()}
     assert cli("compare", "--store", store, "--where", "model IN ('ckpt-1', 'ckpt-2')", "--json") == 0
-    assert json.loads(capsys.readouterr().out)[0]["n"] > 0
+    assert json.loads(capsys.readouterr().out)["results"][0]["n"] > 0
     # a per-row filter (not answerable from the manifest) still works
     assert cli("summarize", "--store", store, "--where", "value >= 0.5", "--json") == 0
-    assert all(r["mean"] >= 0.5 for r in json.loads(capsys.readouterr().out))
+    assert all(r["mean"] >= 0.5 for r in json.loads(capsys.readouterr().out)["results"])
 
 
 @pytest.mark.parametrize("where, message", [
@@ -238,6 +238,6 @@ def test_dask_engine_from_the_command_line(tmp_path: Path, capsys) -> None:
     pytest.importorskip("distributed")
     a, b = INSPECT / "baseline.eval", INSPECT / "candidate.eval"
     assert cli("compare", a, b, "--cluster", "passage.id", "--engine", "dask", "--json") == 0
-    dask_out = json.loads(capsys.readouterr().out)
+    dask_out = json.loads(capsys.readouterr().out)["results"]
     assert cli("compare", a, b, "--cluster", "passage.id", "--json") == 0
-    assert _close(dask_out, json.loads(capsys.readouterr().out))
+    assert _close(dask_out, json.loads(capsys.readouterr().out)["results"])

@@ -8,6 +8,8 @@ in ``error``; the summaries count them.
 
 from __future__ import annotations
 
+import codecs
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
@@ -41,17 +43,73 @@ SNIFF_BYTES = 4096
 
 @dataclass
 class Loaded:
-    """The canonical table of everything read, and notes for the user (skips, statuses)."""
+    """The canonical table of everything read, and notes for the user (skips, statuses).
+
+    ``skipped`` lists every input file that was not read, as ``{"path", "reason"}``; each
+    also appears in ``notes`` (as ``"skipped PATH: REASON"``) for commands that only show notes.
+    ``names`` maps run ids the user named (``NAME=PATH``) to that name.
+    """
 
     table: pd.DataFrame
     notes: list[str] = field(default_factory=list)
     reported: list[dict] = field(default_factory=list)
     """Harness-reported values of results-only lm-eval files (see ``evaladdon.reported``)."""
+    skipped: list[dict[str, str]] = field(default_factory=list)
+    names: dict[str, str] = field(default_factory=dict)
 
 
 def _head(path: Path) -> bytes:
+    """The first bytes of ``path``, without a UTF-8 byte-order mark."""
     with path.open("rb") as fh:
-        return fh.read(SNIFF_BYTES)
+        head = fh.read(SNIFF_BYTES)
+    return head[len(codecs.BOM_UTF8):] if head.startswith(codecs.BOM_UTF8) else head
+
+
+def walk_files(root: Path, notes: list[str]) -> list[Path]:
+    """Every file below ``root``, following symbolic links to folders once (cycles noted).
+
+    ``Path.rglob`` does not follow linked folders, which silently skipped them; a link that
+    leads back into a folder already walked is noted and not walked twice.
+    """
+    out: list[Path] = []
+    seen: set[str] = set()
+    for folder, dirs, names in os.walk(root, followlinks=True):
+        real = os.path.realpath(folder)
+        if real in seen:
+            notes.append(f"skipped {folder}: a symbolic link to a folder already read ({real})")
+            dirs[:] = []
+            continue
+        seen.add(real)
+        for d in dirs:
+            full = Path(folder) / d
+            if full.is_symlink() and not full.exists():
+                notes.append(f"skipped {full}: a broken symbolic link")
+        for name in names:
+            f = Path(folder) / name
+            if f.is_file():
+                out.append(f)
+            elif f.is_symlink():
+                notes.append(f"skipped {f}: a broken symbolic link")
+    return sorted(out)
+
+
+def split_name(raw: str | Path) -> tuple[str | None, Path]:
+    """``NAME=PATH`` as (NAME, PATH); a plain path (even one holding ``=``) as (None, PATH)."""
+    text = str(raw)
+    if "=" in text and not Path(text).exists():
+        name, _, rest = text.partition("=")
+        if name.strip() and rest:
+            return name.strip(), Path(rest)
+    return None, Path(text)
+
+
+BOOKKEEPING = ("eval-set.json", "logs.json")
+"""Files Inspect writes beside the logs of an eval set: listed as ignored, never as skipped runs."""
+
+
+def is_bookkeeping(path: Path) -> bool:
+    """Inspect's eval-set files and this tool's own ``*.evaladdon.json`` outputs: not runs."""
+    return path.name in BOOKKEEPING or path.name.endswith(".evaladdon.json")
 
 
 def sniff(path: Path) -> tuple[Reader | None, str]:
@@ -115,14 +173,16 @@ def expand_paths(paths: Iterable[str | Path]) -> tuple[list[tuple[Path, Reader, 
             continue
         if p.is_dir():
             found = 0
-            sniffed = [(f, *sniff(f)) for f in sorted(x for x in p.rglob("*") if x.is_file())]
+            sniffed = [(f, *sniff(f)) for f in walk_files(p, notes)]
             # lm-eval results next to samples only name runs and filters: read via pairing
             sample_dirs = {f.parent for f, reader, _ in sniffed if reader is read_samples}
             for f, reader, what in sniffed:
                 if reader is None:
                     if what == helm.RUN_PART:  # read through the run's per_instance_stats.json
                         continue
-                    if f.suffix.lower() in (".json", ".jsonl", ".eval", ".csv", ".txt"):
+                    if is_bookkeeping(f):
+                        notes.append(f"ignored {f}: eval-set bookkeeping or an evaladdon output, not a run")
+                    elif f.suffix.lower() in (".json", ".jsonl", ".eval", ".csv", ".txt"):
                         notes.append(f"skipped {f}: {what}")
                     continue
                 if reader is read_results_file and f.parent in sample_dirs:
@@ -169,8 +229,23 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
     When two files give the same run id, each such run is prefixed with its file's stem so
     runs stay distinct (the same run stored as .eval and .json stays two runs).
     """
-    files, notes = expand_paths(paths)
-    tables = []
+    named = [split_name(p) for p in paths]
+    given = [n for n, _ in named if n is not None]
+    if len(set(given)) < len(given):
+        dupe = next(n for n in given if given.count(n) > 1)
+        raise InputError(f"the name {dupe!r} is given to two inputs (NAME=PATH)")
+    files, notes = [], []
+    name_of: dict[Path, str] = {}
+    for name, path in named:
+        got, more = expand_paths([path])
+        files.extend(got)
+        notes.extend(more)
+        if name is not None:
+            name_of.update({f: name for f, _, _ in got})
+    skipped = [{"path": n[len("skipped "):].partition(": ")[0], "reason": n.partition(": ")[2]}
+               for n in notes if n.startswith("skipped ")]
+    tables: list[pd.DataFrame] = []
+    sources: list[Path] = []
     reported: list[dict] = []
     for f, reader, explicit in _progress(files, progress):
         try:
@@ -179,10 +254,28 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
             if explicit:
                 raise
             notes.append(f"skipped {exc}")
+            skipped.append({"path": str(f), "reason": exc.message})
+            continue
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except Exception as exc:  # a reader that breaks on a malformed file: that file is unreadable
+            reason = f"cannot read ({type(exc).__name__}: {' '.join(str(exc).split())[:200]})"
+            if explicit:
+                raise InputError(reason, str(f)) from exc
+            notes.append(f"skipped {f}: {reason}")
+            skipped.append({"path": str(f), "reason": reason})
             continue
         notes.extend(t.attrs.get("notes", []))
         reported.extend(t.attrs.get("reported", []))
         tables.append(t)
+        sources.append(f)
+    for name in dict.fromkeys(name_of.values()):  # NAME=PATH: the run(s) of PATH are called NAME
+        mine = [i for i, f in enumerate(sources) if name_of.get(f) == name]
+        runs = list(dict.fromkeys(r for i in mine for r in tables[i]["run"].unique().tolist()))
+        for i in mine:
+            t = tables[i].copy()
+            t["run"] = name if len(runs) == 1 else name + "/" + t["run"].astype(str)
+            tables[i] = t
     # one run may span files (lm-eval writes one samples file per task); only when two files
     # give the same run the same (task, metric) are they different runs under one id
     sources_by_key: dict[tuple[str, str, str], set[str]] = {}
@@ -190,7 +283,8 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
         keys = t[["run", "task", "metric", "source"]].drop_duplicates()
         for run, task, metric, source in keys.itertuples(index=False):
             sources_by_key.setdefault((run, task, metric), set()).add(source)
-    clashing = {key[0] for key, sources in sources_by_key.items() if len(sources) > 1}
+    user_named = set(name_of.values())
+    clashing = {key[0] for key, srcs in sources_by_key.items() if len(srcs) > 1 and key[0] not in user_named}
     if clashing:
         for t in tables:
             hit = t["run"].isin(clashing)
@@ -199,7 +293,9 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
     if table.empty and not (results_only and reported):
         why = f"{len(notes)} note(s), first: {notes[0]}" if notes else "the inputs hold no samples"
         raise InputError(f"no per-item rows to analyse ({why})")
-    return Loaded(table, notes, reported)
+    names = {str(r): str(r) for r in table["run"].unique() if str(r) in user_named or str(r).split("/")[0] in user_named}
+    table.attrs["run_names"] = names
+    return Loaded(table, notes, reported, skipped, names)
 
 
 def load(paths: Iterable[str | Path], cluster: str | None = None) -> pd.DataFrame:

@@ -1,4 +1,8 @@
-"""``evaladdon ci K N``: an interval for k successes out of n."""
+"""``evaladdon ci K N``: an interval for k successes out of n.
+
+Kept light for start-up: the text table, the lazy :mod:`evaladdon.stats` and, for the Wilson,
+Wald and Agresti-Coull intervals, no scipy.stats, pandas or rich (see benchmarks/bench_startup.py).
+"""
 
 from __future__ import annotations
 
@@ -13,9 +17,9 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser("ci", help="confidence interval for k successes out of n")
     p.add_argument("k", type=int, help="successes")
     p.add_argument("n", type=int, help="trials")
-    p.add_argument("--method", choices=PROPORTION_METHODS, default="wilson")
-    p.add_argument("--level", type=float, default=0.95)
-    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--method", choices=PROPORTION_METHODS, default="wilson", help="interval method (default wilson)")
+    p.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
+    p.add_argument("--json", action="store_true", help="print JSON for machines")
     p.set_defaults(run=run)
 
 

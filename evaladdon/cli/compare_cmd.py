@@ -9,9 +9,12 @@ import sys
 from typing import Any
 
 
-from evaladdon.cli.options import add_inputs, add_output, load_runs, show_progress
-from evaladdon.comparison import RunComparison, choose_pairs, compare_table
-from evaladdon.report.text import console, fmt, markdown_table, signed_points, table, write_json
+from evaladdon.cli.common import add_reporting, emit, gate_refuses_skips, load
+from evaladdon.cli.options import add_inputs, add_output
+from evaladdon.cli.units import describe, parse_effect
+from evaladdon.comparison import RunComparison, Skipped, choose_pairs, compare_table
+from evaladdon.errors import EvalAddonError
+from evaladdon.report.text import console, fmt, markdown_table, signed_points, table, terminal_width, warn
 from evaladdon.stats import ADJUST_METHODS, PAIRED_INTERVALS, PAIRED_TESTS, plan
 
 EXIT_REGRESSION = 1
@@ -19,8 +22,10 @@ EXIT_REGRESSION = 1
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("compare", help="paired comparison of two or more runs on shared items")
-    p.add_argument("paths", nargs="+", metavar="PATH", help="run files or directories (A then B)")
-    p.add_argument("--baseline", metavar="RUN", help="compare every run against this run id (or file)")
+    p.add_argument("paths", nargs="+", metavar="PATH",
+                   help="run files or directories (A then B); NAME=PATH names a run")
+    p.add_argument("--baseline", metavar="RUN",
+                   help="compare every run against this one: its label, model, file, eval id or a unique prefix")
     p.add_argument("--all-pairs", action="store_true", help="compare every pair of runs")
     add_inputs(p)
     p.add_argument("--test", choices=PAIRED_TESTS, default="auto", help="test for the p-value (default auto)")
@@ -29,11 +34,14 @@ def add_parser(sub: Any) -> None:
                    help="clustered SE of the difference: cr2 (default; Bell-McCaffrey df) or cr1 (t on C-1 df)")
     p.add_argument("--adjust", choices=ADJUST_METHODS, default="holm", help="p-value adjustment over comparisons")
     p.add_argument("--strict", action="store_true", help="refuse to pair items whose content hashes differ")
-    p.add_argument("--fail-on-regression", action="store_true", help="exit 1 when a regression is shown")
-    p.add_argument("--margin", type=float, help="regression margin for the gate (default 0)")
-    p.add_argument("--power", type=float, default=0.8, help="power for the minimum detectable effect")
+    p.add_argument("--fail-on-regression", action="store_true",
+                   help="exit 1 when a regression is shown; exit 2 when an input or comparison was skipped")
+    p.add_argument("--margin", type=parse_effect, metavar="M",
+                   help="largest drop that does not count as a regression: 2pt (points) or 0.02 (default 0)")
+    p.add_argument("--power", type=float, default=0.8, help="power for the minimum detectable effect (default 0.8)")
     p.add_argument("--seed", type=int, default=0, help="seed for permutation and bootstrap")
     add_output(p)
+    add_reporting(p, gate=True)
     p.set_defaults(run=run)
 
 
@@ -74,12 +82,15 @@ def mde_note(r: RunComparison, power: float, alpha: float) -> str | None:
     return _mde_and_note(r, power, alpha)[1]
 
 
-def verdict(r: RunComparison, power: float) -> str:
+def verdict(r: RunComparison, power: float, bounded: bool = True) -> str:
     c = r.comparison
     mde = (f"; this set can detect {100 * r.mde:.1f} points at {power:.0%} power" if r.mde is not None
            else f"; {r.mde_note}" if r.mde_note else "")
     p = f"p = {c.p_value:.3g} ({c.test})" + (f", adjusted {r.p_adjusted:.3g}" if r.p_adjusted is not None else "")
-    gate = f"; gate: {r.gate.decision}" if r.gate else ""
+    gate = ""
+    if r.gate:
+        gate = f"; gate: {r.gate.decision}" + (" = " if r.gate.decision.endswith(" m") else ", m = ")
+        gate += describe(r.gate.margin, bounded)
     return (
         f"{r.label_b or r.run_b} vs {r.label_a or r.run_a} on {r.task}/{r.metric}: {signed_points(c.delta)} points, "
         f"{c.level:.0%} CI {signed_points(c.ci_low)} to {signed_points(c.ci_high)}; {p}{mde}{gate}"
@@ -87,6 +98,8 @@ def verdict(r: RunComparison, power: float) -> str:
 
 
 COLUMNS = ["task/metric", "A", "B", "delta", "CI", "p", "se pair", "se unpair", "n", "n10/n01"]
+DROP_ORDER = ("se unpair", "n10/n01", "se pair", "n", "A", "B")
+"""Columns left out, in this order, when a table does not fit the terminal (``--wide`` keeps all)."""
 
 
 def rows_of(results: list[RunComparison]) -> list[list[Any]]:
@@ -103,6 +116,25 @@ def rows_of(results: list[RunComparison]) -> list[list[Any]]:
     return rows
 
 
+def warnings_of(results: list[RunComparison]) -> list[str]:
+    """Items left out of each pairing, hash mismatches and statistical notes, one line each."""
+    out = []
+    for r in results:
+        al, label = r.alignment, f"{r.label_b or r.run_b} vs {r.label_a or r.run_a} / {r.task} / {r.metric}"
+        if al.only_a or al.only_b:
+            out.append(f"warning: {label}: {al.only_a} item(s) only in A, {al.only_b} only in B (left out)")
+        if al.hash_mismatch:
+            out.append(f"warning: {label}: {al.hash_mismatch} paired item(s) have different content hashes "
+                       f"(e.g. {', '.join(al.hash_mismatch_examples)}); --strict refuses them")
+        for side, dropped in (("A", al.dropped_a), ("B", al.dropped_b)):
+            if dropped:
+                out.append(f"warning: {label}: {sum(dropped.values())} row(s) of {side} left out "
+                           f"({', '.join(f'{v} {k}' for k, v in dropped.items())})")
+        for note in r.comparison.notes:
+            out.append(f"note: {label}: {note}")
+    return out
+
+
 def render(
     results: list[RunComparison],
     power: float,
@@ -110,67 +142,104 @@ def render(
     markdown: bool,
     stream: Any = None,
     notes: list[str] | None = None,
+    wide: bool = False,
+    bounded: bool = True,
 ) -> None:
+    """Tables and verdict lines on ``stream``; with ``notes`` given, warnings too (stderr, or
+    a list after a markdown table)."""
+    import textwrap
+
+    from evaladdon.report.escape import markdown_cell
+    from evaladdon.report.text import markdown_list
+
     con = console(stream)
+    width = terminal_width(con.file)
     pairs = list(dict.fromkeys((r.run_a, r.run_b) for r in results))
     for run_a, run_b in pairs:
         group = [r for r in results if (r.run_a, r.run_b) == (run_a, run_b)]
         title = f"B = {group[0].label_b or run_b}  vs  A = {group[0].label_a or run_a}"
         if markdown:
-            con.file.write(f"**{title}**\n\n" + markdown_table(COLUMNS, rows_of(group)) + "\n")
+            con.file.write(f"**{markdown_cell(title)}**\n\n" + markdown_table(COLUMNS, rows_of(group)) + "\n")
         else:
-            con.print(table(title, COLUMNS, rows_of(group), n_left=1))
+            con.print(table(title, COLUMNS, rows_of(group), n_left=1, drop=DROP_ORDER, wide=wide))
+    lines = []
     if any(r.p_adjusted is not None for r in results):
-        con.print(f"p: {results[0].adjust_method}-adjusted over {len(results)} comparisons; delta and CI in points")
-    for r in results:
-        con.print(verdict(r, power))
-    if quiet:
+        lines.append(f"p: {results[0].adjust_method}-adjusted over {len(results)} comparisons; delta and CI in points")
+    lines += [verdict(r, power, bounded) for r in results]
+    for line in lines:
+        if markdown:
+            con.file.write(markdown_cell(line) + "\n\n")
+        elif wide:
+            con.print(line)
+        else:
+            con.print(textwrap.fill(line, width=max(width, 20), subsequent_indent="  ", break_on_hyphens=False))
+    if notes is None:
         return
-    for note in notes or []:
-        con.print(f"warning: {note}")
-    for r in results:
-        al, label = r.alignment, f"{r.label_b or r.run_b} vs {r.label_a or r.run_a} / {r.task} / {r.metric}"
-        if al.only_a or al.only_b:
-            con.print(f"warning: {label}: {al.only_a} item(s) only in A, {al.only_b} only in B (left out)")
-        if al.hash_mismatch:
-            con.print(f"warning: {label}: {al.hash_mismatch} paired item(s) have different content hashes "
-                      f"(e.g. {', '.join(al.hash_mismatch_examples)}); --strict refuses them")
-        for side, dropped in (("A", al.dropped_a), ("B", al.dropped_b)):
-            if dropped:
-                con.print(f"warning: {label}: {sum(dropped.values())} row(s) of {side} left out "
-                          f"({', '.join(f'{v} {k}' for k, v in dropped.items())})")
-        for note in r.comparison.notes:
-            con.print(f"note: {label}: {note}")
+    extra = list(notes) + warnings_of(results)
+    if markdown:
+        con.file.write(markdown_list(extra))
+    elif not quiet:
+        warn(extra)
+
+
+def bounded_metric(df: Any) -> bool:
+    """Whether every usable score of ``df`` lies in [0, 1] (effect sizes then read as fractions/points)."""
+    import numpy as np
+
+    v = df["value"].to_numpy(dtype=float)
+    v = v[np.isfinite(v)]
+    return bool(v.size == 0 or (v.min() >= 0 and v.max() <= 1))
 
 
 def run(args: argparse.Namespace) -> int:
-    loaded = load_runs(args)
+    loaded = load(args)
     df = loaded.table
-    pairs = choose_pairs(df, baseline=args.baseline, all_pairs=args.all_pairs)
+    chosen = df if args.metric is None else df[df["metric"] == args.metric]
+    bounded = bounded_metric(chosen)
+    margin = None
+    if args.margin is not None or args.fail_on_regression:
+        margin = args.margin.resolve(bounded, "--margin") if args.margin is not None else 0.0
+        if margin < 0:
+            raise EvalAddonError(f"--margin {args.margin.text}: the margin is a drop that does not matter; give it >= 0")
+    skipped: list[Skipped] = []
     from evaladdon.metrics import family_of, run_metric_comparison  # --metric f1_macro, roc_auc, ece, pass@2 ...
 
     if args.metric and family_of(args.metric):
+        pairs = choose_pairs(df, baseline=args.baseline, all_pairs=args.all_pairs)
         return run_metric_comparison(df, pairs, args, sys.stdout, loaded.notes)
-    results = compare_table(
-        df,
-        pairs,
-        args.metric,
-        level=args.level,
-        test=args.test,
-        interval=args.interval,
-        cluster_method=args.cluster_method,
-        strict=args.strict,
-        adjust=args.adjust,
-        margin=(args.margin or 0.0) if args.fail_on_regression or args.margin is not None else None,
-        seed=args.seed,
-    )
+    try:
+        pairs = choose_pairs(df, baseline=args.baseline, all_pairs=args.all_pairs)
+        results = compare_table(
+            df,
+            pairs,
+            args.metric,
+            level=args.level,
+            test=args.test,
+            interval=args.interval,
+            cluster_method=args.cluster_method,
+            strict=args.strict,
+            adjust=args.adjust,
+            margin=margin,
+            seed=args.seed,
+            skipped=skipped,
+        )
+    except EvalAddonError as exc:
+        if not loaded.skipped:
+            raise
+        first = loaded.skipped[0]
+        raise EvalAddonError(f"{exc} ({len(loaded.skipped)} input(s) not read; first: {first['path']}: "
+                             f"{first['reason']})") from None
     alpha = 1.0 - args.level
     results = [dataclasses.replace(r, mde=m, mde_note=why)
                for r in results for m, why in [_mde_and_note(r, args.power, alpha)]]
     if args.json:
-        write_json([r.flat() for r in results])
+        emit(args, [r.flat() for r in results], loaded, loaded.notes, skipped)
     else:
-        render(results, args.power, args.quiet, args.markdown, sys.stdout, loaded.notes)
+        render(results, args.power, args.quiet, args.markdown, sys.stdout, None, args.wide, bounded)
+        emit(args, [], loaded, list(loaded.notes) + warnings_of(results), skipped)
+    refused = gate_refuses_skips(args, loaded, skipped)
+    if refused:
+        return refused
     if args.fail_on_regression and any(r.gate is not None and r.gate.is_regression for r in results):
         if not args.json:
             sys.stderr.write("evaladdon: regression shown\n")

@@ -4,39 +4,42 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
-
-from evaladdon.adapters import load
-from evaladdon.adapters.scores import coerce_scores
-from evaladdon.adapters.table import ALIASES, read_raw_table
+from evaladdon.cli.common import add_reporting, emit, load
 from evaladdon.cli.options import add_output
 from evaladdon.errors import EvalAddonError, InputError
-from evaladdon.report.text import console, fmt, markdown_table, table, write_json
-from evaladdon.stats import judge_agreement, ppi_mean, rogan_gladen, rogan_gladen_bootstrap
-from evaladdon.summary import usable_rows
-from evaladdon.table import run_labels
+from evaladdon.report.text import console, fmt, markdown_table, table
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
 
 HUMAN_ALIASES = ("human", "human_label", "label", "gold")
 
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("judge", help="correct an LLM judge's pass rate with human labels")
-    p.add_argument("runs", nargs="+", metavar="RUN", help="judge-scored runs (files or directories)")
+    p.add_argument("paths", nargs="+", metavar="RUN",
+                   help="judge-scored runs (files or directories); NAME=PATH names a run")
     p.add_argument("--labels", required=True, help="table with item ids and human 0/1 labels")
     p.add_argument("--human-col", help=f"label column (default: first of {', '.join(HUMAN_ALIASES)})")
     p.add_argument("--metric", help="the judge's metric")
     p.add_argument("--method", choices=("rogan-gladen", "rogan-gladen-bootstrap", "ppi", "ppi++"),
-                   default="rogan-gladen")
-    p.add_argument("--level", type=float, default=0.95)
-    p.add_argument("--seed", type=int, default=0)
+                   default="rogan-gladen", help="correction (default rogan-gladen)")
+    p.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
+    p.add_argument("--seed", type=int, default=0, help="seed for the bootstrap")
     add_output(p)
+    add_reporting(p)
     p.set_defaults(run=run)
 
 
-def read_labels(path: str, human_col: str | None) -> pd.Series:
+def read_labels(path: str, human_col: str | None) -> "pd.Series":
+    import numpy as np
+    import pandas as pd
+
+    from evaladdon.adapters.scores import coerce_scores
+    from evaladdon.adapters.table import ALIASES, read_raw_table
+
     raw = read_raw_table(Path(path))
     item_col = next((c for c in ALIASES["item"] if c in raw.columns), None)
     col = human_col or next((c for c in HUMAN_ALIASES if c in raw.columns), None)
@@ -55,12 +58,18 @@ def read_labels(path: str, human_col: str | None) -> pd.Series:
 
 
 def run(args: argparse.Namespace) -> int:
+    import numpy as np
+    import pandas as pd
+
+    from evaladdon.stats import judge_agreement, ppi_mean, rogan_gladen, rogan_gladen_bootstrap
+    from evaladdon.summary import usable_rows
+    from evaladdon.table import run_labels
+
     labels = read_labels(args.labels, args.human_col)
-    df = load(args.runs)
+    loaded = load(args)
+    df = loaded.table
     if args.metric is not None:
         df = df[df["metric"] == args.metric]
-        if df.empty:
-            raise EvalAddonError(f"no rows with metric {args.metric!r}")
     results = []
     names = run_labels(df)
     for (run, task, metric), group in df.groupby(["run", "task", "metric"], sort=False):
@@ -100,8 +109,11 @@ def run(args: argparse.Namespace) -> int:
             "observed": q, "corrected": est, "se": se, "ci_low": lo, "ci_high": hi, "level": args.level,
             "n_dropped": int(sum(dropped.values())), "dropped": dropped, "notes": notes,
         })
+    dropped_lines = [f"warning: {r['label']} / {r['task']} / {r['metric']}: {r['n_dropped']} row(s) left out ("
+                     + ", ".join(f"{v} {k}" for k, v in r["dropped"].items()) + ")" for r in results if r["n_dropped"]]
+    note_lines = [f"note: {r['label']} / {r['task']} / {r['metric']}: {n}" for r in results for n in r["notes"]]
     if args.json:
-        write_json(results)
+        emit(args, results, loaded, loaded.notes)
         return 0
     cols = ["run", "task/metric", "observed", "corrected", "CI", "Se", "Sp", "kappa", "labelled"]
     rows = [[r["label"], f"{r['task']}/{r['metric']}", fmt(r["observed"], 3), fmt(r["corrected"], 3),
@@ -111,9 +123,6 @@ def run(args: argparse.Namespace) -> int:
     if args.markdown:
         con.file.write(markdown_table(cols, rows))
     else:
-        con.print(table(None, cols, rows, n_left=2))
-    if not args.quiet:
-        for r in results:
-            for note in r["notes"]:
-                con.print(f"note: {r['label']} / {r['task']} / {r['metric']}: {note}")
+        con.print(table(None, cols, rows, n_left=2, drop=("kappa", "Sp", "Se", "labelled"), wide=args.wide))
+    emit(args, [], loaded, list(loaded.notes) + dropped_lines + note_lines)
     return 0

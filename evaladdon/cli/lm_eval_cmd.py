@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from evaladdon.errors import InputError
-from evaladdon.lm_eval_posthoc import write_posthoc
 
 
 def add_parser(sub: Any) -> None:
@@ -16,13 +15,21 @@ def add_parser(sub: Any) -> None:
                        help="write clustered / group-level SEs next to lm-eval results files (originals untouched)")
     p.add_argument("paths", nargs="+", metavar="RESULTS", help="results_<timestamp>.json files or directories")
     p.add_argument("--cluster", metavar="FIELD", help="doc field to cluster on (dotted paths allowed)")
-    p.add_argument("--level", type=float, default=0.95)
-    p.add_argument("-o", "--output", help="output file (only with a single results file)")
-    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
+    p.add_argument("-o", "--output",
+                   help="output file (only with a single results file; default <results>.evaladdon.json)")
+    p.add_argument("--quiet", action="store_true", help="print nothing on success")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    import json
+
+    from evaladdon.io.safe_write import atomic_write_text, check_destination
+    from evaladdon.lm_eval_posthoc import posthoc
+    from evaladdon.report.escape import clean
+    from evaladdon.stats._result import json_safe
+
     files: list[Path] = []
     for raw in args.paths:
         p = Path(raw)
@@ -35,7 +42,12 @@ def run(args: argparse.Namespace) -> int:
     if args.output and len(files) > 1:
         raise InputError("-o/--output needs exactly one results file")
     for f in files:
-        out = write_posthoc(f, args.cluster, args.level, args.output)
+        out = Path(args.output) if args.output else f.with_name(f.stem + ".evaladdon.json")
+        # the results file, every samples file beside it and every input: never overwritten
+        inputs = [f, *f.parent.glob("samples_*"), *args.paths]
+        check_destination(out, inputs)
+        report = posthoc(f, args.cluster, args.level)
+        atomic_write_text(out, json.dumps(json_safe(report), indent=2, allow_nan=False) + "\n", inputs)
         if not args.quiet:
-            sys.stderr.write(f"wrote {out}\n")
+            sys.stderr.write(clean(f"wrote {out}") + "\n")
     return 0

@@ -40,7 +40,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # one line, exit 2 (argparse prints usage too)
-        sys.stderr.write(f"evaladdon: error: {message}\n")
+        from evaladdon.report.escape import clean
+
+        sys.stderr.write(f"evaladdon: error: {clean(' '.join(message.split()))}\n")
         raise SystemExit(EXIT_USAGE)
 
 
@@ -76,22 +78,47 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv = [a for a in argv if a != "--debug"]
     parser = build_parser(argv)
     args = parser.parse_args(argv)
+    if getattr(args, "json", False) and getattr(args, "markdown", False):
+        parser.error("--json and --markdown are mutually exclusive")
     args.debug = debug
     if args.command is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
+    import warnings
+
     from evaladdon.errors import EvalAddonError
+    from evaladdon.report.escape import clean
 
     try:
-        return int(args.run(args))
+        with warnings.catch_warnings():
+            if not debug:  # Python warnings never leak onto the user's terminal (--debug shows them)
+                warnings.simplefilter("ignore")
+            return int(args.run(args))
+    except KeyboardInterrupt:
+        return 130
     except (EvalAddonError, ValueError, OSError) as exc:
         if debug:
             raise
         message = " ".join(str(exc).split()) or type(exc).__name__
-        sys.stderr.write(f"evaladdon: error: {message}\n")
+        paths = [str(p) for p in getattr(args, "paths", None) or []]
+        if (len(paths) == 1 and getattr(exc, "where", None) is None and paths[0] not in message
+                and not message.startswith("-")):  # an error about a flag names the flag instead
+            message = f"{paths[0]}: {message}"  # the one input is named in every error about it
+        sys.stderr.write(f"evaladdon: error: {clean(message)}\n")
         return EXIT_USAGE
-    except KeyboardInterrupt:
-        return 130
+    except (MemoryError, RecursionError) as exc:
+        if debug:
+            raise
+        what = "out of memory" if isinstance(exc, MemoryError) else "input nested too deeply"
+        sys.stderr.write(f"evaladdon: error: {what} (--debug shows where)\n")
+        return EXIT_USAGE
+    except Exception as exc:  # never a traceback and never exit 1 (which means "regression shown")
+        if debug:
+            raise
+        message = " ".join(str(exc).split())[:300]
+        sys.stderr.write(f"evaladdon: error: internal error: {type(exc).__name__}: {clean(message)} "
+                         "(please report it; --debug shows the traceback)\n")
+        return EXIT_USAGE
 
 
 if __name__ == "__main__":  # pragma: no cover

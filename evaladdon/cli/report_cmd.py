@@ -8,51 +8,77 @@ import sys
 from pathlib import Path
 from typing import Any
 
-
-from evaladdon.cli.compare_cmd import minimum_detectable
-from evaladdon.cli.options import add_inputs, load_runs, show_progress
-from evaladdon.comparison import choose_pairs, compare_table
+from evaladdon.cli.common import add_reporting, load, skip_lines, other_notes
+from evaladdon.cli.options import add_inputs
 from evaladdon.errors import EvalAddonError
-from evaladdon.report.html import render_report
-from evaladdon.summary import summarize_table
+
+SUFFIXES = (".html", ".htm")
 
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("report", help="self-contained HTML report: tables, forest plot, power curve, epochs")
-    p.add_argument("paths", nargs="+", metavar="RUN")
-    p.add_argument("-o", "--output", required=True, help="the .html file to write")
-    p.add_argument("--baseline", metavar="RUN", help="compare every run against this one")
-    p.add_argument("--all-pairs", action="store_true")
+    p.add_argument("paths", nargs="+", metavar="RUN", help="log or table files, or directories; NAME=PATH names a run")
+    p.add_argument("-o", "--output", required=True,
+                   help="the .html file to write (never an input; replaced atomically)")
+    p.add_argument("--baseline", metavar="RUN",
+                   help="compare every run against this one: its label, model, file, eval id or a unique prefix")
+    p.add_argument("--all-pairs", action="store_true", help="compare every pair of runs (default with 3+ runs)")
     add_inputs(p)
-    p.add_argument("--title", default="evaladdon report")
-    p.add_argument("--power", type=float, default=0.8)
-    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--title", default="evaladdon report", help="the page title")
+    p.add_argument("--power", type=float, default=0.8, help="power for the minimum detectable effect (default 0.8)")
+    p.add_argument("--quiet", action="store_true", help="print nothing on success")
+    add_reporting(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    loaded = load_runs(args)
+    from evaladdon.cli.compare_cmd import minimum_detectable
+    from evaladdon.comparison import Skipped, choose_pairs, compare_table, resolve_run
+    from evaladdon.io.safe_write import atomic_write_text, check_destination
+    from evaladdon.report.html import render_report
+    from evaladdon.summary import summarize_table
+
+    out = Path(args.output)
+    if out.suffix.lower() not in SUFFIXES:
+        raise EvalAddonError(f"the report is HTML; give a .html file (a PDF: open the HTML in a browser and "
+                             f"print it) instead of {out.suffix or 'no suffix'!r}", str(out))
+    from evaladdon.adapters import split_name
+    from evaladdon.cli.options import input_paths
+
+    inputs = [split_name(p)[1] for p in input_paths(args)]
+    check_destination(out, inputs)  # before the work: never overwrite an input
+    loaded = load(args)
+    df = loaded.table
+    if args.baseline is not None:
+        resolve_run(df, args.baseline)  # a wrong name is an error here too, never ignored
     notes = list(loaded.notes)
-    summaries = summarize_table(loaded.table, metric=args.metric, level=args.level, notes=notes)
+    summaries = summarize_table(df, metric=args.metric, level=args.level, notes=notes)
     comparisons = []
-    n_runs = loaded.table["run"].nunique()
+    skipped: list[Skipped] = []
+    n_runs = df["run"].nunique()
     if n_runs >= 2:
+        pairs = choose_pairs(df, baseline=args.baseline,
+                             all_pairs=args.all_pairs or (n_runs > 2 and args.baseline is None))
         try:
-            pairs = choose_pairs(loaded.table, baseline=args.baseline, all_pairs=args.all_pairs or n_runs > 2
-                                 and args.baseline is None)
-            comparisons = compare_table(loaded.table, pairs, args.metric, level=args.level)
+            comparisons = compare_table(df, pairs, args.metric, level=args.level, skipped=skipped)
         except EvalAddonError as exc:
             notes.append(f"no comparison: {exc}")
         comparisons = [dataclasses.replace(r, mde=minimum_detectable(r, args.power, 1 - args.level))
                        for r in comparisons]
+    elif args.baseline is not None or args.all_pairs:
+        notes.append("no comparison: only one run was read")
     from evaladdon.metrics import compute_metrics, has_metric_inputs
     from evaladdon.report.html import metrics_section
 
-    sections = [metrics_section(compute_metrics(loaded.table, level=args.level, n_boot=1000, notes=notes))] \
-        if has_metric_inputs(loaded.table) else []
-    page = render_report(summaries, comparisons, notes, args.title, args.power, sections=sections)
-    out = Path(args.output)
-    out.write_text(page, encoding="utf-8")
+    sections = [metrics_section(compute_metrics(df, level=args.level, n_boot=1000, notes=notes))] \
+        if has_metric_inputs(df) else []
+    skips = skip_lines(loaded, skipped)
+    page = render_report(summaries, comparisons, other_notes(loaded, notes), args.title, args.power, skipped=skips,
+                         sections=sections)
+    atomic_write_text(out, page, inputs)
     if not args.quiet:
-        sys.stderr.write(f"wrote {out} ({len(summaries)} summaries, {len(comparisons)} comparisons)\n")
+        from evaladdon.report.escape import clean
+
+        left = f", {len(skips)} skipped" if skips else ""
+        sys.stderr.write(clean(f"wrote {out} ({len(summaries)} summaries, {len(comparisons)} comparisons{left})") + "\n")
     return 0

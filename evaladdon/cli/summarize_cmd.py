@@ -6,28 +6,32 @@ import argparse
 import sys
 from typing import Any
 
+from evaladdon.cli.common import add_reporting, emit, load
+from evaladdon.cli.options import add_inputs, add_output
+from evaladdon.report.text import console, fmt, markdown_table, table
 
-from evaladdon.cli.options import add_inputs, add_output, load_runs, show_progress
-from evaladdon.report.text import console, fmt, markdown_table, table, write_json
 from evaladdon.stats import MEAN_METHODS
-from evaladdon.summary import GroupSummary, summarize_table
 
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("summarize", help="score, SE and interval per run, task and metric")
-    p.add_argument("paths", nargs="+", metavar="PATH", help="log or table files, or directories of them")
+    p.add_argument("paths", nargs="+", metavar="PATH",
+                   help="log or table files, or directories of them; NAME=PATH names a run")
     add_inputs(p)
     p.add_argument("--method", choices=MEAN_METHODS, default="auto", help="interval method (default: auto)")
     p.add_argument("--cluster-method", choices=("cr1", "cr2"), default="cr2",
                    help="clustered SE: cr2 (default; Bell-McCaffrey with Satterthwaite df) or cr1 (t on C-1 df)")
     add_output(p)
+    add_reporting(p)
     p.set_defaults(run=run)
 
 
 COLUMNS = ["run", "task/metric", "mean", "se", "CI", "naive se", "deff", "n", "method"]
+DROP_ORDER = ("naive se", "deff", "method", "n")
+"""Columns left out, in this order, when the table does not fit the terminal (``--wide`` keeps all)."""
 
 
-def rows_of(summaries: list[GroupSummary]) -> list[list[Any]]:
+def rows_of(summaries: list[Any]) -> list[list[Any]]:
     rows = []
     for s in summaries:
         e = s.estimate
@@ -40,40 +44,58 @@ def rows_of(summaries: list[GroupSummary]) -> list[list[Any]]:
     return rows
 
 
+def warnings_of(summaries: list[Any]) -> list[str]:
+    """Rows left out (by reason) and statistical notes, one line per run, task and metric."""
+    out = []
+    for s in summaries:
+        label = f"{s.label or s.run} / {s.task} / {s.metric}"
+        if s.n_dropped:
+            reasons = ", ".join(f"{v} {k}" for k, v in s.dropped.items())
+            out.append(f"warning: {label}: {s.n_dropped} row(s) left out ({reasons})")
+        for note in s.estimate.notes:
+            out.append(f"note: {label}: {note}")
+    return out
+
+
 def render(
-    summaries: list[GroupSummary],
+    summaries: list[Any],
     stream: Any = None,
     quiet: bool = False,
     markdown: bool = False,
     notes: list[str] | None = None,
+    wide: bool = False,
+    warn_stream: Any = None,
 ) -> None:
+    """The table on ``stream``; with ``notes`` given, the warnings too (on ``warn_stream``,
+    default stderr, or as a list after a markdown table)."""
+    from evaladdon.report.text import markdown_list, warn
+
     con = console(stream)
     level = summaries[0].estimate.level
     columns = [c if c != "CI" else f"{level:.0%} CI" for c in COLUMNS]
     if markdown:
         con.file.write(markdown_table(columns, rows_of(summaries)))
     else:
-        con.print(table(None, columns, rows_of(summaries), n_left=2))
-    if quiet:
+        con.print(table(None, columns, rows_of(summaries), n_left=2, drop=DROP_ORDER, wide=wide))
+    if notes is None:
         return
-    for note in notes or []:
-        con.print(f"warning: {note}")
-    for s in summaries:
-        label = f"{s.label or s.run} / {s.task} / {s.metric}"
-        if s.n_dropped:
-            reasons = ", ".join(f"{v} {k}" for k, v in s.dropped.items())
-            con.print(f"warning: {label}: {s.n_dropped} row(s) left out ({reasons})")
-        for note in s.estimate.notes:
-            con.print(f"note: {label}: {note}")
+    lines = list(notes) + warnings_of(summaries)
+    if markdown:
+        con.file.write(markdown_list(lines))
+    elif not quiet:
+        warn(lines, warn_stream)
 
 
 def run(args: argparse.Namespace) -> int:
-    loaded = load_runs(args)
+    from evaladdon.summary import summarize_table
+
+    loaded = load(args)
     notes = list(loaded.notes)
     summaries = summarize_table(loaded.table, metric=args.metric, level=args.level, method=args.method,
                                 cluster_method=args.cluster_method, notes=notes)
     if args.json:
-        write_json([s.flat() for s in summaries])
+        emit(args, [s.flat() for s in summaries], loaded, notes)
     else:
-        render(summaries, sys.stdout, quiet=args.quiet, markdown=args.markdown, notes=notes)
+        render(summaries, sys.stdout, quiet=args.quiet, markdown=args.markdown, wide=args.wide)
+        emit(args, [], loaded, notes + warnings_of(summaries))
     return 0

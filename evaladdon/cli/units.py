@@ -44,7 +44,7 @@ class Effect:
             return self.value / 100.0
         if bounded and abs(self.value) >= 1:
             hint = f"{self.value:g}pt"
-            raise EvalAddonError(f"{flag} {self.text} is 100 points or more on a metric in [0, 1]; "
+            raise EvalAddonError(f"{flag} {self.text} would be {100 * self.value:g} points on a metric in [0, 1]; "
                                  f"did you mean {hint}? (bare numbers are fractions: 0.02 = 2pt)")
         return self.value
 

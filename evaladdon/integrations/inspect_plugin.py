@@ -45,8 +45,21 @@ VALUE_KEY = "evaladdon_value"
 EPOCHS_KEY = "evaladdon_epochs"
 
 
-def _nan_dict(keys: tuple[str, ...], why: str, name: str) -> dict[str, float]:
-    logger.warning("evaladdon %s: %s; reporting NaN", name, why)
+_WARNED: set[tuple[str, str]] = set()
+
+
+def _nan_dict(keys: tuple[str, ...], why: str, name: str, interim: bool = False) -> dict[str, float]:
+    """NaN for every key, with one warning per (metric, reason) and process.
+
+    Inspect also computes metrics on the samples finished so far, to show them while an
+    eval runs; conditions that partial results produce (no samples yet, one cluster so far)
+    are ``interim`` and logged at debug level only, so ``inspect eval`` shows no false warnings.
+    """
+    if interim:
+        logger.debug("evaladdon %s: %s; reporting NaN", name, why)
+    elif (name, why) not in _WARNED:
+        _WARNED.add((name, why))
+        logger.warning("evaladdon %s: %s; reporting NaN", name, why)
     return {k: NAN for k in keys}
 
 
@@ -63,38 +76,57 @@ def _item_means(scores: list[SampleScore], to_float: ValueToFloat) -> tuple[np.n
     return means, counts, list(ids)
 
 
-CLUSTER_KEYS = ("se", "n_clusters", "df", "se_cr1", "se_cr2", "df_cr2", "deff")
+CLUSTER_KEYS = ("clustered_se", "n_clusters", "clustered_df", "clustered_se_cr1", "clustered_se_cr2",
+                "clustered_df_cr2", "deff")
+"""Keys of :func:`clustered_se`: never a bare ``se`` beside Inspect's own ``stderr``."""
+CLUSTER_ENV = "EVALADDON_CLUSTER"
+HOW_TO_CLUSTER = (f"no cluster field given: use clustered_se('FIELD') in the task, or for `inspect score "
+                  f"--metric evaladdon/clustered_se` set {CLUSTER_ENV}=FIELD (a sample metadata field, dotted paths allowed)")
 
 
 @metric(name="clustered_se")
-def clustered_se(cluster: str, method: str = "cr2", to_float: ValueToFloat = value_to_float()) -> Metric:
-    """Clustered SE of the mean, with the number of clusters and the t df.
+def clustered_se(cluster: str | None = None, method: str = "cr2", to_float: ValueToFloat = value_to_float()) -> Metric:
+    """Clustered SE of the mean (``clustered_se``), with the number of clusters and the t df.
 
-    ``cluster`` names a sample metadata field (dotted paths allowed).  ``method="cr2"``
-    (default: Bell-McCaffrey with Satterthwaite df, right for few or unequal clusters) or
-    ``"cr1"`` (``C/(C-1)`` sandwich, ``C - 1`` df, what Inspect's ``stderr(cluster=)`` gives).
+    ``cluster`` names a sample metadata field (dotted paths allowed); without it (as
+    ``inspect score --metric evaladdon/clustered_se`` creates the metric) the field is read
+    from the ``EVALADDON_CLUSTER`` environment variable, else the metric reports NaN with one
+    line saying how to name it.  ``method="cr2"`` (default: Bell-McCaffrey with Satterthwaite
+    df, right for few or unequal clusters) or ``"cr1"`` (``C/(C-1)`` sandwich, ``C - 1`` df,
+    what Inspect's ``stderr(cluster=)`` gives).
     """
     if method not in ("cr1", "cr2"):
         raise ValueError(f"method must be 'cr1' or 'cr2', got {method!r}")
 
     def compute(scores: list[SampleScore]) -> Value:
-        labels = [dotted(s.sample_metadata or {}, cluster) for s in scores]
-        if not scores or any(lab is None for lab in labels):
-            return _nan_dict(CLUSTER_KEYS, f"samples without metadata field {cluster!r}", "clustered_se")
+        import os
+
+        field = cluster or os.environ.get(CLUSTER_ENV) or None
+        if field is None:
+            return _nan_dict(CLUSTER_KEYS, HOW_TO_CLUSTER, "clustered_se")
+        if not scores:  # Inspect's live display before any sample finished
+            return _nan_dict(CLUSTER_KEYS, "no samples yet", "clustered_se", interim=True)
+        labels = [dotted(s.sample_metadata or {}, field) for s in scores]
+        missing = sum(lab is None for lab in labels)
+        if missing:
+            return _nan_dict(CLUSTER_KEYS, f"{missing} of {len(scores)} sample(s) have no metadata field {field!r}",
+                             "clustered_se")
         values = _floats(scores, to_float)
         r = stats.clustered_se(values, [str(lab) for lab in labels])
         if r.n_clusters < 2:
-            return _nan_dict(CLUSTER_KEYS, "one cluster: no clustered SE", "clustered_se")
+            return _nan_dict(CLUSTER_KEYS, "one cluster so far: no clustered SE", "clustered_se", interim=True)
         item_se = float(values.std(ddof=1) / math.sqrt(values.size)) if values.size > 1 else NAN
         se, df = (r.se_cr2, r.df_cr2) if method == "cr2" else (r.se_cr1, r.df_cr1)
         deff = (r.se_cr1 / item_se) ** 2 if item_se > 0 else NAN
-        return {"se": se, "n_clusters": float(r.n_clusters), "df": df, "se_cr1": r.se_cr1, "se_cr2": r.se_cr2,
-                "df_cr2": r.df_cr2, "deff": deff}
+        return {"clustered_se": se, "n_clusters": float(r.n_clusters), "clustered_df": df,
+                "clustered_se_cr1": r.se_cr1, "clustered_se_cr2": r.se_cr2, "clustered_df_cr2": r.df_cr2, "deff": deff}
 
     return compute
 
 
-EPOCH_KEYS = ("within_var", "between_var", "icc", "se_item", "se_floor", "n_epochs")
+EPOCH_KEYS = ("within_var", "between_var", "icc_epochs", "se_item", "se_floor", "n_epochs")
+"""Keys of :func:`epoch_variance`; ``icc_epochs`` (the epoch ICC) as in ``summarize --json``,
+where ``icc`` is the cluster ICC."""
 
 
 @metric(name="epoch_variance", scores="unreduced")
@@ -111,8 +143,9 @@ def epoch_variance(to_float: ValueToFloat = value_to_float()) -> Metric:
         try:
             r = stats.epoch_variance(values, ids)
         except ValueError as exc:
-            return _nan_dict(EPOCH_KEYS, str(exc), "epoch_variance")
-        return {"within_var": r.within_var, "between_var": r.between_var, "icc": r.icc, "se_item": r.se_item,
+            # partial results while an eval runs rarely have repeated epochs yet: debug level
+            return _nan_dict(EPOCH_KEYS, str(exc), "epoch_variance", interim=True)
+        return {"within_var": r.within_var, "between_var": r.between_var, "icc_epochs": r.icc, "se_item": r.se_item,
                 "se_floor": r.se_floor, "n_epochs": float(r.n_epochs_max)}
 
     return compute
@@ -133,7 +166,7 @@ def mde(power: float = 0.8, alpha: float = 0.05, to_float: ValueToFloat = value_
         means, counts, _ = _item_means(scores, to_float)
         n = means.size
         if n < 2:
-            logger.warning("evaladdon mde: fewer than two samples; reporting NaN")
+            logger.debug("evaladdon mde: fewer than two samples; reporting NaN")
             return NAN
         if counts.max() >= 2:
             ev = stats.epoch_variance(_floats(scores, to_float), [str(s.sample_id) for s in scores])
@@ -176,7 +209,7 @@ def paired_delta(baseline: str, scorer: str | None = None, level: float = 0.95,
 
     def compute(scores: list[SampleScore]) -> Value:
         if not scores:
-            return _nan_dict(PAIRED_KEYS, "no scores", "paired_delta")
+            return _nan_dict(PAIRED_KEYS, "no scores", "paired_delta", interim=True)
         try:
             base, base_one_epoch = _baseline_item_means(baseline, scorer, scores[0].scorer)
         except Exception as exc:  # unreadable baseline must not fail the evaluation
@@ -195,7 +228,7 @@ def paired_delta(baseline: str, scorer: str | None = None, level: float = 0.95,
     return compute
 
 
-JUDGE_KEYS = ("corrected", "se", "ci_low", "ci_high", "observed")
+JUDGE_KEYS = ("corrected", "corrected_se", "ci_low", "ci_high", "observed")
 
 
 @metric(name="judge_corrected")
@@ -219,7 +252,7 @@ def judge_corrected(
     def compute(scores: list[SampleScore]) -> Value:
         values = _floats(scores, to_float)
         if values.size < 2 or not np.all((values == 0) | (values == 1)):
-            return _nan_dict(JUDGE_KEYS, "needs at least two 0/1 verdicts", "judge_corrected")
+            return _nan_dict(JUDGE_KEYS, "needs at least two 0/1 verdicts", "judge_corrected", interim=len(scores) < 2)
         q = float(values.mean())
         try:
             if human_field is not None:
@@ -236,7 +269,7 @@ def judge_corrected(
                 raise ValueError("give sensitivity and specificity, or human_field")
         except ValueError as exc:
             return _nan_dict(JUDGE_KEYS, str(exc), "judge_corrected")
-        return {"corrected": r.estimate, "se": r.se, "ci_low": r.ci_low, "ci_high": r.ci_high, "observed": q}
+        return {"corrected": r.estimate, "corrected_se": r.se, "ci_low": r.ci_low, "ci_high": r.ci_high, "observed": q}
 
     return compute
 

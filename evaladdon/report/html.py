@@ -12,6 +12,7 @@ from typing import Any, Sequence
 
 from evaladdon.comparison import RunComparison
 from evaladdon.report.plots import epoch_variance_plot, forest_plot, power_curve_plot
+from evaladdon.report.escape import clean
 from evaladdon.report.text import fmt, signed_points
 from evaladdon.stats import power_curve
 from evaladdon.summary import GroupSummary
@@ -33,6 +34,12 @@ def _table(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
+def plot_label(text: str) -> str:
+    """A name from input as a matplotlib label: control characters shown as escapes, and
+    ``$`` escaped so two of them never start math text (which fails or renders TeX)."""
+    return clean(text).replace("$", r"\$")
+
+
 def _img(png: bytes, alt: str) -> str:
     return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{base64.b64encode(png).decode()}">'
 
@@ -43,8 +50,11 @@ def render_report(
     notes: Sequence[str] = (),
     title: str = "evaladdon report",
     power: float = 0.8,
+    skipped: Sequence[str] = (),
     sections: Sequence[str] = (),
 ) -> str:
+    """The page: scores, epoch variance, comparisons with plots, then every input, comparison
+    and row left out (with reasons) and every note."""
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
              f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>"]
     parts.append("<h2>Scores with the right error bars</h2>")
@@ -59,7 +69,7 @@ def render_report(
     if epochs:
         parts.append("<h2>Epoch variance</h2>")
         parts.append(_img(epoch_variance_plot(
-            [f"{s.label or s.run} {s.task}/{s.metric}" for s in epochs],
+            [plot_label(f"{s.label or s.run} {s.task}/{s.metric}") for s in epochs],
             [s.estimate.epoch_variance.within_var for s in epochs],  # type: ignore[union-attr]
             [s.estimate.epoch_variance.between_var for s in epochs],  # type: ignore[union-attr]
         ), "epoch variance"))
@@ -76,7 +86,7 @@ def render_report(
         parts.append(_table(["B vs A", "task/metric", "A", "B", "delta (pts)", "CI (pts)", "p", "p adjusted",
                              "se paired", "se unpaired", "n", "n10/n01", "MDE (pts)"], crow))
         labels = [f"{r.label_b or r.run_b} vs {r.label_a or r.run_a}: {r.task}/{r.metric}" for r in comparisons]
-        parts.append(_img(forest_plot(labels, [r.comparison.delta for r in comparisons],
+        parts.append(_img(forest_plot([plot_label(x) for x in labels], [r.comparison.delta for r in comparisons],
                                       [r.comparison.ci_low for r in comparisons],
                                       [r.comparison.ci_high for r in comparisons]), "forest plot"))
         curves = []
@@ -84,7 +94,7 @@ def render_report(
             c = r.comparison
             if c.se > 0:
                 pc = power_curve(c.n, c.se * c.se * c.n, alpha=1 - c.level)
-                curves.append((label, pc.delta, pc.power))
+                curves.append((plot_label(label), pc.delta, pc.power))
         if curves:
             parts.append(_img(power_curve_plot(curves, power), "power curve"))
         for r in comparisons:
@@ -95,12 +105,30 @@ def render_report(
                          f"{signed_points(c.delta)} points, {c.level:.0%} CI {signed_points(c.ci_low)} to "
                          f"{signed_points(c.ci_high)}; p = {c.p_value:.3g} ({html.escape(c.test)}){mde}</p>")
     parts.extend(sections)  # extra sections (e.g. metrics_section), already HTML
+    if not comparisons and len({s.run for s in summaries}) > 1:
+        parts.append("<p class='warn'>0 comparisons: see what was left out below.</p>")
+    left_out = [f"{s.label or s.run} / {s.task} / {s.metric}: {s.n_dropped} row(s) left out ("
+                + ", ".join(f"{v} {k}" for k, v in s.dropped.items()) + ")" for s in summaries if s.n_dropped]
+    for r in comparisons:
+        al, label = r.alignment, f"{r.label_b or r.run_b} vs {r.label_a or r.run_a} / {r.task} / {r.metric}"
+        if al.only_a or al.only_b:
+            left_out.append(f"{label}: {al.only_a} item(s) only in A, {al.only_b} only in B (not paired)")
+        if al.hash_mismatch:
+            left_out.append(f"{label}: {al.hash_mismatch} paired item(s) have different content hashes")
+    if skipped or left_out:
+        parts.append("<h2>Left out</h2><ul>")
+        parts.extend(f"<li class='warn'>{html.escape(clean(n))}</li>" for n in [*skipped, *left_out])
+        parts.append("</ul>")
     if notes:
         parts.append("<h2>Warnings and notes</h2>")
-        parts.extend(f"<p class='warn'>{html.escape(n)}</p>" for n in notes)
+        parts.extend(f"<p class='warn'>{html.escape(clean(n))}</p>" for n in notes)
     for s in summaries:
         for n in s.estimate.notes:
-            parts.append(f"<p class='note'>{html.escape(f'{s.label or s.run} / {s.task} / {s.metric}: {n}')}</p>")
+            parts.append(f"<p class='note'>{html.escape(clean(f'{s.label or s.run} / {s.task} / {s.metric}: {n}'))}</p>")
+    for r in comparisons:
+        for n in r.comparison.notes:
+            label = f"{r.label_b or r.run_b} vs {r.label_a or r.run_a} / {r.task} / {r.metric}"
+            parts.append(f"<p class='note'>{html.escape(clean(f'{label}: {n}'))}</p>")
     parts.append("</body></html>")
     return "\n".join(parts)
 

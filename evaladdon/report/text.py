@@ -1,24 +1,46 @@
-"""Human-readable tables of results (rich), at most 100 columns wide."""
+"""Human-readable output: tables that fit the terminal, JSON, markdown.
+
+Tables are plain text, one line per row, as wide as the terminal (``COLUMNS`` or the
+terminal's width; 100 when output is not a terminal).  When a table is too wide, columns the
+caller marks as low priority are dropped first (in the caller's stated order), then label
+cells are shortened in the middle (``dummy-s…43.21``); ``wide=True`` shows everything.
+Written here rather than with rich: rich folds or wraps cells onto several lines when a
+table is too wide and cannot drop columns by priority, and importing it costs ~100 ms of
+start-up for ``ci`` and ``--help``.
+
+Every cell is passed through :func:`evaladdon.report.escape.clean` (terminal) or
+:func:`~evaladdon.report.escape.markdown_cell` (markdown): strings from logs never reach the
+terminal or a PR comment raw.
+"""
 
 from __future__ import annotations
 
 import json
 import math
+import os
 import sys
+from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
-from rich import box
-from rich.console import Console
-from rich.table import Table
+from evaladdon.report.escape import clean, markdown_cell
 
-from evaladdon.stats._result import json_safe
-
-WIDTH = 100
+DEFAULT_WIDTH = 100
+MIN_LABEL = 8  # a label column is never shortened below this many characters
+ELLIPSIS = "…"
 
 
-def console(stream: Any = None) -> Console:
+def terminal_width(stream: Any = None) -> int:
+    """``COLUMNS`` when set, else the terminal's width, else :data:`DEFAULT_WIDTH`."""
+    env = os.environ.get("COLUMNS", "")
+    if env.isdigit() and int(env) > 0:
+        return int(env)
     out = stream if stream is not None else sys.stdout
-    return Console(file=out, width=WIDTH, soft_wrap=True, highlight=False, emoji=False, markup=False)
+    try:
+        if out.isatty():
+            return os.get_terminal_size(out.fileno()).columns
+    except (AttributeError, OSError, ValueError):
+        pass
+    return DEFAULT_WIDTH
 
 
 def fmt(value: Any, digits: int = 4) -> str:
@@ -31,38 +53,137 @@ def fmt(value: Any, digits: int = 4) -> str:
     return str(value)
 
 
-def table(
-    title: str | None, columns: Sequence[str], rows: Iterable[Sequence[Any]], n_left: int = 1
-) -> Table:
-    """A rich table; the first ``n_left`` columns are labels (left-aligned), the rest numbers.
+def shorten(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters, cut in the middle (ends tell runs apart)."""
+    if len(text) <= width:
+        return text
+    if width <= 1:
+        return text[:width]
+    head = (width - 1 + 1) // 2
+    tail = width - 1 - head
+    return text[:head] + ELLIPSIS + (text[-tail:] if tail else "")
 
-    Number columns never wrap; label columns get at least the room of their longest value
-    up to 16 characters, so the whole fits in :data:`WIDTH` columns.
+
+@dataclass
+class TextTable:
+    """A table rendered by :meth:`render` to a width; ``str()`` renders at the terminal's width.
+
+    ``drop`` lists column names in the order they are dropped when the table does not fit
+    (the first is dropped first); label columns (the first ``n_left``) are then shortened.
     """
-    rows = [[fmt(v) for v in r] for r in rows]
-    t = Table(title=title, box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), pad_edge=False, title_justify="left")
-    for i, c in enumerate(columns):
-        if i < n_left:
-            longest = max([len(c)] + [len(r[i]) for r in rows])
-            t.add_column(c, justify="left", overflow="fold", min_width=min(longest, 16))
-        else:
-            t.add_column(c, justify="right", no_wrap=True)
-    for r in rows:
-        t.add_row(*r)
-    return t
+
+    title: str | None
+    columns: list[str]
+    rows: list[list[str]]
+    n_left: int = 1
+    drop: tuple[str, ...] = ()
+    wide: bool = False
+    dropped: list[str] = field(default_factory=list)
+
+    def _widths(self, keep: list[int]) -> list[int]:
+        return [max([len(self.columns[i])] + [len(r[i]) for r in self.rows]) for i in keep]
+
+    def render(self, width: int | None = None) -> str:
+        width = terminal_width() if width is None else width
+        keep = list(range(len(self.columns)))
+        widths = self._widths(keep)
+        self.dropped = []
+        if not self.wide:
+            for name in self.drop:
+                if sum(widths) + 2 * (len(keep) - 1) <= width:
+                    break
+                if name in self.columns and self.columns.index(name) in keep and len(keep) > self.n_left + 1:
+                    keep.remove(self.columns.index(name))
+                    self.dropped.append(name)
+                    widths = self._widths(keep)
+            excess = sum(widths) + 2 * (len(keep) - 1) - width
+            labels = [j for j, i in enumerate(keep) if i < self.n_left]
+            while excess > 0 and labels:  # shorten the widest label column, one character at a time
+                j = max(labels, key=lambda k: widths[k])
+                if widths[j] <= MIN_LABEL:
+                    break
+                cut = min(excess, widths[j] - MIN_LABEL)
+                widths[j] -= cut
+                excess -= cut
+        lines = []
+        if self.title:
+            lines.append(shorten(self.title, width) if not self.wide else self.title)
+
+        def line(cells: Sequence[str]) -> str:
+            out = []
+            for j, i in enumerate(keep):
+                cell = shorten(cells[i], widths[j]) if not self.wide else cells[i]
+                out.append(cell.ljust(widths[j]) if i < self.n_left else cell.rjust(widths[j]))
+            return "  ".join(out).rstrip()
+
+        lines.append(line(self.columns))
+        lines.append("  ".join("-" * w for w in widths))
+        lines.extend(line(r) for r in self.rows)
+        if self.dropped:
+            lines.append(shorten(f"(--wide shows {', '.join(self.dropped)})", width))
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+class Console:
+    """The small part of ``rich.console.Console`` the commands use: ``print`` and ``file``."""
+
+    def __init__(self, file: Any, width: int | None = None) -> None:
+        self.file = file
+        self.width = terminal_width(file) if width is None else width
+
+    def print(self, obj: Any = "") -> None:
+        text = obj.render(self.width) if isinstance(obj, TextTable) else clean_lines(str(obj))
+        self.file.write(text + "\n")
+
+
+def clean_lines(text: str) -> str:
+    """Each line of ``text`` cleaned of control characters (newlines kept as line breaks)."""
+    return "\n".join(clean(line) for line in text.split("\n"))
+
+
+def console(stream: Any = None) -> Console:
+    return Console(stream if stream is not None else sys.stdout)
+
+
+def table(
+    title: str | None,
+    columns: Sequence[str],
+    rows: Iterable[Sequence[Any]],
+    n_left: int = 1,
+    drop: Sequence[str] = (),
+    wide: bool = False,
+) -> TextTable:
+    """A plain-text table; the first ``n_left`` columns are labels (left-aligned), the rest numbers.
+
+    Every cell is formatted with :func:`fmt` and cleaned of control characters.
+    """
+    cells = [[clean(fmt(v)) for v in r] for r in rows]
+    return TextTable(None if title is None else clean(title), [clean(c) for c in columns], cells, n_left,
+                     tuple(drop), wide)
 
 
 def write_json(obj: Any, stream: Any = None) -> None:
+    from evaladdon.stats._result import json_safe
+
     out = stream if stream is not None else sys.stdout
     out.write(json.dumps(json_safe(obj), indent=2, allow_nan=False) + "\n")
 
 
 def markdown_table(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
-    """A GitHub-flavoured markdown table (for PR comments)."""
-    head = "| " + " | ".join(columns) + " |"
+    """A GitHub-flavoured markdown table (for PR comments); every cell escaped."""
+    head = "| " + " | ".join(markdown_cell(c) for c in columns) + " |"
     sep = "|" + "|".join("---" if i == 0 else "---:" for i in range(len(columns))) + "|"
-    body = ["| " + " | ".join(fmt(v).replace("|", "\\|") for v in r) + " |" for r in rows]
+    body = ["| " + " | ".join(markdown_cell(fmt(v)) for v in r) + " |" for r in rows]
     return "\n".join([head, sep, *body]) + "\n"
+
+
+def markdown_list(lines: Iterable[str]) -> str:
+    """Notes after a markdown table: a bulleted list, each item escaped (never table rows)."""
+    items = [f"- {markdown_cell(x)}" for x in lines]
+    return ("\n" + "\n".join(items) + "\n") if items else ""
 
 
 def signed_points(value: float, digits: int = 1) -> str:
@@ -70,3 +191,10 @@ def signed_points(value: float, digits: int = 1) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "nan"
     return f"{100 * value:+.{digits}f}"
+
+
+def warn(lines: Iterable[str], stream: Any = None) -> None:
+    """Warnings and notes for people: on stderr (never mixed into a table on stdout), cleaned."""
+    out = stream if stream is not None else sys.stderr
+    for line in lines:
+        out.write(clean(line) + "\n")

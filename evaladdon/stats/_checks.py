@@ -7,7 +7,6 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
 
 def as_finite_1d(values: npt.ArrayLike, name: str = "values") -> np.ndarray:
@@ -77,6 +76,8 @@ def codes(labels: Any, n: int, name: str) -> tuple[np.ndarray, int]:
         raise ValueError(f"{name} must be a 1-d array of labels, got shape {arr.shape}")
     if arr.shape[0] != n:
         raise ValueError(f"{name} has {arr.shape[0]} labels for {n} values")
+    import pandas as pd  # only here: keeps `evaladdon ci` start-up free of pandas
+
     codes_, uniques = pd.factorize(arr, use_na_sentinel=True)
     if (codes_ < 0).any():
         raise ValueError(f"{name} has missing labels (first at position {int(np.flatnonzero(codes_ < 0)[0])})")

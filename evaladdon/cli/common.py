@@ -1,0 +1,147 @@
+"""What the reading commands (summarize, compare, judge, report) share in their output.
+
+- JSON output is one object ``{"results": [...], "skipped": [...], "notes": [...]}``:
+  ``skipped`` holds every input file not read (``{"path", "reason"}``) and every comparison
+  not made (``{"run_a", "run_b", "label_a", "label_b", "task", "metric", "reason"}``);
+  ``notes`` every other warning (incomplete logs, runs without scored rows, fall-backs).
+- Text output: the table on stdout; warnings and notes on stderr (``--quiet`` hides them,
+  but never the one-line error of a gate that cannot vouch for skipped inputs).
+- Markdown output: the table, then the warnings and notes as a list (never table rows).
+- A wrong ``--metric`` or ``--cluster`` lists what exists with the closest match.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import sys
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
+
+from evaladdon.errors import EvalAddonError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+    from evaladdon.adapters import Loaded
+
+
+def add_reporting(p: argparse.ArgumentParser, gate: bool = False) -> None:
+    """``--wide``, ``--verbose`` (and ``--allow-skipped`` for commands with a gate)."""
+    p.add_argument("--wide", action="store_true", help="show every column and full names, however wide")
+    p.add_argument("--verbose", action="store_true", help="list every skipped input and comparison on stderr")
+    if gate:
+        p.add_argument("--allow-skipped", action="store_true",
+                       help="let the gate pass even when an input or comparison was skipped (default: exit 2)")
+
+
+def closest(name: str, choices: Iterable[str]) -> str:
+    """``; did you mean 'x'? (available: a, b, c)`` for an error message."""
+    options = sorted({str(c) for c in choices})
+    close = difflib.get_close_matches(name, options, n=1, cutoff=0.5)
+    shown = ", ".join(options[:15]) + (f", ... ({len(options) - 15} more)" if len(options) > 15 else "")
+    return (f"; did you mean {close[0]!r}?" if close else "") + f" (available: {shown or 'none'})"
+
+
+def check_metric(df: "pd.DataFrame", metric: str | None) -> None:
+    """Refuse a ``--metric`` no row has, listing the metrics that exist."""
+    if metric is None:
+        return
+    from evaladdon.metrics import family_of
+
+    if family_of(metric):  # a metric family computed from the rows (f1_macro, roc_auc, ece, pass@k)
+        return
+    metrics = df["metric"].unique().tolist()
+    if metric not in metrics:
+        raise EvalAddonError(f"no rows with metric {metric!r}{closest(metric, metrics)}")
+
+
+def cluster_fields(df: "pd.DataFrame") -> list[str]:
+    """Fields a ``--cluster`` could name: the ``meta.*`` columns of a table (without ``meta.``)."""
+    return [c[len("meta."):] for c in df.columns if str(c).startswith("meta.")]
+
+
+def load(args: argparse.Namespace) -> "Loaded":
+    """:func:`evaladdon.cli.options.load_runs`, with a wrong ``--cluster`` answered helpfully."""
+    from evaladdon.cli.options import load_runs
+
+    cluster = getattr(args, "cluster", None)
+    try:
+        loaded = load_runs(args)
+    except EvalAddonError as exc:
+        if cluster is None or f"{cluster!r}" not in str(exc) or "did you mean" in str(exc):
+            raise
+        try:  # read again without clustering to list the fields that exist
+            plain = argparse.Namespace(**{**vars(args), "cluster": None})
+            fields = cluster_fields(load_runs(plain).table)
+        except EvalAddonError:
+            raise exc from None
+        if not fields:
+            raise
+        raise EvalAddonError(f"{exc}{closest(cluster, fields)}") from None
+    check_metric(loaded.table, getattr(args, "metric", None))
+    return loaded
+
+
+def skipped_records(loaded: "Loaded", comparisons: Sequence[Any] = ()) -> list[dict[str, Any]]:
+    """The JSON ``skipped`` list: files not read, then comparisons not made."""
+    out: list[dict[str, Any]] = [dict(s) for s in loaded.skipped]
+    out += [s.to_dict() for s in comparisons]
+    return out
+
+
+def other_notes(loaded: "Loaded", notes: Iterable[str]) -> list[str]:
+    """Notes that are not a skipped file (those are listed under ``skipped``)."""
+    skipped = {f"skipped {s['path']}: {s['reason']}" for s in loaded.skipped}
+    return [n for n in notes if n not in skipped and not (n.startswith("skipped ") and n[8:] in skipped)]
+
+
+def skip_lines(loaded: "Loaded", comparisons: Sequence[Any] = ()) -> list[str]:
+    return [f"skipped {s['path']}: {s['reason']}" for s in loaded.skipped] + [c.line() for c in comparisons]
+
+
+def emit(
+    args: argparse.Namespace,
+    results: list[Any],
+    loaded: "Loaded",
+    notes: Iterable[str] = (),
+    comparisons_skipped: Sequence[Any] = (),
+) -> None:
+    """JSON envelope, or the warnings of text (stderr) / markdown (a list on stdout) output.
+
+    Text and markdown tables are printed by the command before calling this.
+    """
+    from evaladdon.report.text import markdown_list, warn, write_json
+
+    rest = other_notes(loaded, notes)
+    skips = skip_lines(loaded, comparisons_skipped)
+    if getattr(args, "json", False):
+        write_json({"results": results, "skipped": skipped_records(loaded, comparisons_skipped), "notes": rest})
+        return
+    lines = summarise(skips, getattr(args, "verbose", False)) + rest
+    if getattr(args, "markdown", False):
+        sys.stdout.write(markdown_list(lines))
+    elif not getattr(args, "quiet", False):
+        warn(f"warning: {x}" if not x.startswith(("note:", "warning:")) else x for x in lines)
+
+
+def summarise(lines: list[str], verbose: bool, limit: int = 3) -> list[str]:
+    """Skip lines: all with ``--verbose``, else the first few and one line counting the rest."""
+    if verbose or len(lines) <= limit:
+        return lines
+    return lines[:limit] + [f"... and {len(lines) - limit} more skipped (--verbose lists them)"]
+
+
+def gate_refuses_skips(args: argparse.Namespace, loaded: "Loaded", comparisons_skipped: Sequence[Any] = ()) -> int:
+    """Exit 2 with one line when a gate would vouch for inputs it did not read (unless allowed)."""
+    comparisons_skipped = [c for c in comparisons_skipped if getattr(c, "blocking", True)]
+    n_files, n_comp = len(loaded.skipped), len(comparisons_skipped)
+    if not getattr(args, "fail_on_regression", False) or getattr(args, "allow_skipped", False) or not (n_files or n_comp):
+        return 0
+    from evaladdon.report.escape import clean
+
+    first = skip_lines(loaded, comparisons_skipped)[0]
+    what = " and ".join(x for x in (f"{n_files} input(s) not read" if n_files else "",
+                                    f"{n_comp} comparison(s) not made" if n_comp else "") if x)
+    sys.stderr.write(clean(f"evaladdon: error: the gate cannot pass with {what} (first: {first}); "
+                           "fix them or pass --allow-skipped") + "\n")
+    return 2
