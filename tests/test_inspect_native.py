@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from evaladdon.adapters import sniff
-from evaladdon.adapters.inspect_guard import MAX_DEPTH, read_member
+from evaladdon.adapters.guard import MAX_DEPTH, read_member
 from evaladdon.adapters.inspect_log import is_inspect_json, read_inspect_log
 from evaladdon.adapters.inspect_rows import item_hash
 from evaladdon.errors import InputError
@@ -295,7 +295,7 @@ def _naive_depth(text: str) -> int:
 def test_depth_scanner_matches_a_naive_scan_across_chunk_boundaries() -> None:
     import random
 
-    from evaladdon.adapters.inspect_guard import DepthScanner
+    from evaladdon.adapters.guard import DepthScanner
 
     rng = random.Random(7)
     leaves = ['a"[[{\\', "\\\\", '\\"[', 1, None, "[[[", 'x\\\\"{', '\\\\\\\\\\"]]']

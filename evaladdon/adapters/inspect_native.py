@@ -6,7 +6,7 @@ What is read (nothing else is touched):
   ``summaries.json`` (or the journal ``_journal/summaries/1..N.json``), and the names of the
   ``samples/*.json`` members; a member whose (id, epoch) no summary lists is read itself.
   Deflate and zstd (Inspect's default writer) members, each bounded in decompressed size
-  (:mod:`evaladdon.adapters.inspect_guard`) and depth-scanned before orjson parses it.
+  (:mod:`evaladdon.adapters.guard`) and depth-scanned before orjson parses it.
 - JSON logs (any file name): the top-level keys before ``samples`` through ijson's event
   stream, then each ``samples[*]`` built by ijson's C backend and cut to the fields used
   (transcripts, messages, output, attachments dropped at once), so memory stays bounded by
@@ -26,7 +26,7 @@ from typing import Any, Iterator
 
 import orjson
 
-from evaladdon.adapters.inspect_guard import BOM, MAX_DEPTH, DepthScanner, UnsupportedMember, check_depth, read_member
+from evaladdon.adapters.guard import BOM, MAX_DEPTH, DepthScanner, UnsupportedMember, check_depth, read_member
 from evaladdon.adapters.inspect_rows import LogData, SampleRecord, make_record, score_fields
 from evaladdon.errors import InputError
 

@@ -9,12 +9,12 @@ accepts is reported with its line and column.  Shared by the seed-system adapter
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from evaladdon.adapters.jsonlines import slow_loads
 from evaladdon.errors import InputError
 
 
@@ -30,14 +30,8 @@ def load_json(path: Path) -> Any:
         return orjson.loads(raw)
     except orjson.JSONDecodeError:
         pass
-    try:
-        return json.loads(raw)
-    except UnicodeDecodeError:
-        raise InputError("not UTF-8 text", str(path)) from None
-    except json.JSONDecodeError as err:
-        raise InputError(
-            f"not valid JSON at line {err.lineno}, column {err.colno} ({err.msg}); the file may be truncated", str(path)
-        ) from None
+    # NaN/Infinity literals, or nesting orjson refuses: the depth-checked stdlib path
+    return slow_loads(raw, str(path))
 
 
 def stable_hash(obj: Any) -> str:

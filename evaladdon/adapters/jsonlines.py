@@ -18,8 +18,6 @@ import json
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-import numpy as np
-
 from evaladdon.errors import InputError
 
 try:  # orjson is a dependency; the fallback keeps a broken install working, only slower
@@ -31,30 +29,13 @@ except ImportError:  # pragma: no cover
     _fast_loads = json.loads  # type: ignore[assignment]
     _FastError = json.JSONDecodeError
 
-MAX_DEPTH = 200
-"""Deepest nesting accepted on the slow path (real logs nest fewer than 20 levels)."""
+from evaladdon.adapters.guard import MAX_DEPTH, DepthScanner  # the one depth scan of all readers
 
 
 def json_depth(data: bytes) -> int:
-    """The deepest nesting of ``[``/``{`` in JSON text, ignoring brackets inside strings.
-
-    Vectorised with numpy (written here because no library measures depth without
-    recursing): a quote is real unless an odd run of backslashes precedes it; brackets
-    between an odd and the next even real quote are inside a string.
-    """
-    a = np.frombuffer(data, dtype=np.uint8)
-    if a.size == 0:
-        return 0
-    backslash = a == 92
-    csum = np.cumsum(backslash, dtype=np.int64)
-    # length of the run of backslashes ending at each position
-    run = csum - np.maximum.accumulate(np.where(backslash, 0, csum))
-    before = np.concatenate(([0], run[:-1]))
-    quote = (a == 34) & (before % 2 == 0)
-    in_string = (np.cumsum(quote) % 2 == 1) & ~quote
-    step = (((a == 91) | (a == 123)).astype(np.int8) - ((a == 93) | (a == 125)).astype(np.int8))
-    step[in_string] = 0
-    return int(np.cumsum(step, dtype=np.int64).max(initial=0))
+    """The deepest nesting of ``[``/``{`` in JSON text, ignoring brackets inside strings
+    (:class:`evaladdon.adapters.guard.DepthScanner`, a vectorised scan that never recurses)."""
+    return DepthScanner().feed(data)
 
 
 def check_depth(data: bytes, where: str, place: str = "") -> None:

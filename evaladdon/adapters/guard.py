@@ -1,4 +1,4 @@
-"""Limits on what an Inspect log may make the readers do: nesting depth, decompressed size.
+"""Limits on what a log may make the readers do: JSON nesting depth, decompressed size (all adapters).
 
 Both are checked before any recursive parser (orjson, the stdlib ``json``, pydantic inside
 inspect_ai) sees a document, and each refusal is one line naming the file (``InputError``,
