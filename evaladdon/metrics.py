@@ -20,6 +20,7 @@ unit is the ``cluster`` column when filled (``--cluster``), else the item (all i
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -40,6 +41,10 @@ from evaladdon.table import GROUP, run_labels
 ROC_NAMES: tuple[str, ...] = ("roc_auc", "average_precision")
 _PASSK = re.compile(r"^pass([@^])(\d+)$")
 _BINARY = {"0": 0.0, "1": 1.0, "0.0": 0.0, "1.0": 1.0, "false": 0.0, "true": 1.0}
+
+
+LOWER_IS_BETTER = frozenset({"ece", "ece_equal_mass", "ece_sq_debiased", "brier", "brier_reliability", "nll"})
+"""Metrics where a rise is a regression (the gate flips their sign)."""
 
 
 def family_of(name: str) -> str | None:
@@ -489,9 +494,22 @@ def run_metric_comparison(df: pd.DataFrame, pairs: list[tuple[str, str]], args: 
 
     results = compare_metric(df, pairs, args.metric, level=args.level, n_boot=getattr(args, "n_boot", 2000),
                              seed=args.seed)
+    # the regression gate on these metrics too (lower is better for ece/brier/nll: flip the sign)
+    gates = []
+    if getattr(args, "fail_on_regression", False) or getattr(args, "margin", None) is not None:
+        from evaladdon.stats import regression_gate
+
+        margin = args.margin.resolve(True, "--margin") if getattr(args, "margin", None) is not None else 0.0
+        for r in results:
+            c = r.comparison
+            lo, hi = (c.ci_low, c.ci_high) if args.metric not in LOWER_IS_BETTER else (-c.ci_high, -c.ci_low)
+            gates.append(regression_gate(lo, hi, margin))
+    regression = any(g.is_regression for g in gates) and getattr(args, "fail_on_regression", False)
     if args.json:
-        write_json([r.flat() for r in results], stream)
-        return 0
+        records = [dict(r.flat(), **({"decision": g.decision, "margin": g.margin} if g else {}))
+                   for r, g in zip(results, gates or [None] * len(results))]
+        write_json({"results": records, "skipped": [], "notes": list(notes)}, stream)
+        return 1 if regression else 0
     rows = []
     names = run_labels(df)
     for r in results:
@@ -517,7 +535,13 @@ def run_metric_comparison(df: pd.DataFrame, pairs: list[tuple[str, str]], args: 
                       f"{r.n_left_out} row(s) not shared by both runs (left out)")
         for n in r.comparison.notes:
             con.print(f"note: {clean(n)}")
+    for r, g in zip(results, gates):
+        better = "lower is better" if args.metric in LOWER_IS_BETTER else "higher is better"
+        con.print(f"gate: {clean(r.task)}/{clean(r.metric)}: {g.decision} (m = {g.margin:g}, {better})")
     if not getattr(args, "quiet", False):
         for n in notes:
-            con.print(f"warning: {clean(n)}")
+            sys.stderr.write(f"warning: {clean(n)}\n")
+    if regression:
+        sys.stderr.write("evaladdon: regression shown\n")
+        return 1
     return 0

@@ -126,7 +126,7 @@ def test_cli_json_markdown_and_text(tmp_path: Path, capsys: pytest.CaptureFixtur
     text = capsys.readouterr().out
     assert "missing:" in text and "roc" in text and "pass^2" in text
     assert main(["compare", str(path), "--metric", "kappa", "--json"]) == 0
-    (rec,) = json.loads(capsys.readouterr().out)
+    (rec,) = json.loads(capsys.readouterr().out)["results"]
     assert rec["name"] == "kappa" and rec["run_a"] == "A" and rec["ci_low"] <= rec["delta"] <= rec["ci_high"]
 
 
@@ -209,3 +209,37 @@ def test_long_table_with_all_optional_columns_through_the_reader(tmp_path: Path,
     assert g["metrics"]["accuracy"]["estimate"] == pytest.approx((a["label"] == a["prediction"]).mean())
     assert g["metrics"]["brier"]["estimate"] == pytest.approx(sk.brier_score_loss(y, a["score"]))
     assert g["missing"] == {"passk": "needs repeated epochs (every item has one)"}
+
+
+def _gate_table(tmp_path: Path) -> Path:
+    """Run A right on 90 % of 200 items with honest confidence; run B right on 50 % but as sure."""
+    rng = np.random.default_rng(3)
+    n = 200
+    label = rng.integers(0, 2, n)
+    right_a = rng.random(n) < 0.9
+    right_b = rng.random(n) < 0.5
+    rows = []
+    for run, right, conf in (("A", right_a, 0.9), ("B", right_b, 0.9)):
+        pred = np.where(right, label, 1 - label)
+        for i in range(n):
+            rows.append({"run": run, "task": "t", "model": run, "metric": "match", "item": f"i{i}", "epoch": 1,
+                         "value": float(right[i]), "prediction": str(pred[i]), "label": str(label[i]),
+                         "confidence": conf})
+    path = tmp_path / "gate.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    return path
+
+
+def test_gate_works_on_metric_families(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--fail-on-regression is honoured for kappa (higher is better) and ECE (lower is better)."""
+    path = _gate_table(tmp_path)
+    for name in ("kappa", "ece"):
+        code = main(["compare", str(path), "--metric", name, "--baseline", "A", "--fail-on-regression",
+                     "--n-boot", "300", "--json"])
+        rec = json.loads(capsys.readouterr().out)["results"][0]
+        assert code == 1 and rec["decision"] == "regression shown", (name, rec)
+        # the other direction is no regression
+        code = main(["compare", str(path), "--metric", name, "--baseline", "B", "--fail-on-regression",
+                     "--n-boot", "300", "--json"])
+        rec = json.loads(capsys.readouterr().out)["results"][0]
+        assert code == 0 and rec["decision"] != "regression shown", (name, rec)

@@ -40,6 +40,8 @@ def add_parser(sub: Any) -> None:
                    help="largest drop that does not count as a regression: 2pt (points) or 0.02 (default 0)")
     p.add_argument("--power", type=float, default=0.8, help="power for the minimum detectable effect (default 0.8)")
     p.add_argument("--seed", type=int, default=0, help="seed for permutation and bootstrap")
+    p.add_argument("--n-boot", type=int, default=2000, metavar="N",
+                   help="bootstrap replicates for --metric f1_macro, ece, average_precision ... (default 2000)")
     add_output(p)
     add_reporting(p, gate=True)
     p.set_defaults(run=run)
