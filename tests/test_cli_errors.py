@@ -56,7 +56,7 @@ CASES = [
     (["summarize", "{empty}"], "the table has no rows"),
     (["summarize", "{bad_eval}"], "bad.eval: cannot read as an Inspect log"),
     (["summarize", "{dupe}"], "must be unique"),
-    (["summarize", "{results}"], "no per-item rows to analyse"),
+    (["compare", "{results}"], "no per-item rows to analyse"),  # summarize shows them as harness-reported
     (["summarize", "{one}", "--method", "wilson", "--cluster", "model"], "0/1 scores with one epoch"),
     (["summarize", "{one}", "--level", "0"], "confidence level"),
     (["compare", "{one}"], "found 1 runs"),

@@ -287,3 +287,20 @@ def test_lm_eval_stderr_never_overwrites_its_inputs(tmp_path: Path, capsys: pyte
     assert samples.read_bytes() == before
     code, _, err = _cli(["lm-eval-stderr", str(results)], capsys)
     assert code == 0 and results.with_name(results.stem + ".evaladdon.json").exists()
+
+
+def test_summarize_shows_results_only_runs_as_harness_reported(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 11.7: results files without samples appear in a summary, marked as harness-reported."""
+    from conftest import SHARED
+    from evaladdon.cli.main import main
+
+    folder = SHARED / "real_logs" / "lmeh_results_only_04x"
+    if not folder.exists():
+        pytest.skip("../shared/real_logs is not present")
+    assert main(["summarize", str(folder), "--json"]) == 0
+    records = json.loads(capsys.readouterr().out)["results"]
+    assert records and all(r["harness_reported"] and not r["clustered"] and not r["paired"] for r in records)
+    assert all(r["ci_low"] <= r["mean"] <= r["ci_high"] for r in records if r["se"] is not None)
+    assert main(["summarize", str(folder)]) == 0
+    captured = capsys.readouterr()
+    assert "[reported" in captured.out and "not clustered, not paired" in captured.err

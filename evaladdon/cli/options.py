@@ -101,7 +101,9 @@ def load_runs(args: argparse.Namespace) -> "Loaded":
             return load_store(store, where=where, cluster=cluster)
         from evaladdon.adapters import read_runs
 
-        return read_runs(paths, cluster=cluster, progress=show_progress(args))
+        # summarize also shows results-only lm-eval files, as harness-reported values
+        return read_runs(paths, cluster=cluster, progress=show_progress(args),
+                         results_only=getattr(args, "command", None) == "summarize")
     except MemoryError:
         raise EvalAddonError("not enough memory to read these inputs; filter them (--store with --where) "
                              "or use --engine dask") from None

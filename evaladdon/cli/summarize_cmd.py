@@ -65,18 +65,21 @@ def render(
     notes: list[str] | None = None,
     wide: bool = False,
     warn_stream: Any = None,
+    reported: list[Any] | None = None,
 ) -> None:
     """The table on ``stream``; with ``notes`` given, the warnings too (on ``warn_stream``,
     default stderr, or as a list after a markdown table)."""
     from evaladdon.report.text import markdown_list, warn
 
     con = console(stream)
-    level = summaries[0].estimate.level
+    reported = list(reported or [])
+    level = summaries[0].estimate.level if summaries else reported[0].level
     columns = [c if c != "CI" else f"{level:.0%} CI" for c in COLUMNS]
+    rows = rows_of(summaries) + reported_rows(reported)
     if markdown:
-        con.file.write(markdown_table(columns, rows_of(summaries)))
+        con.file.write(markdown_table(columns, rows))
     else:
-        con.print(table(None, columns, rows_of(summaries), n_left=2, drop=DROP_ORDER, wide=wide))
+        con.print(table(None, columns, rows, n_left=2, drop=DROP_ORDER, wide=wide))
     if notes is None:
         return
     lines = list(notes) + warnings_of(summaries)
@@ -89,13 +92,40 @@ def render(
 def run(args: argparse.Namespace) -> int:
     from evaladdon.summary import summarize_table
 
+    from evaladdon.reported import reported_summaries
+
     loaded = load(args)
     notes = list(loaded.notes)
-    summaries = summarize_table(loaded.table, metric=args.metric, level=args.level, method=args.method,
-                                cluster_method=args.cluster_method, notes=notes)
+    # results-only lm-eval files: the harness's own value and stderr, marked as such (not clustered, not paired)
+    reported = reported_summaries(loaded.reported, level=args.level, table=loaded.table, metric=args.metric)
+    summaries = []
+    if not loaded.table.empty or not reported:
+        summaries = summarize_table(loaded.table, metric=args.metric, level=args.level, method=args.method,
+                                    cluster_method=args.cluster_method, notes=notes)
     if args.json:
-        emit(args, [s.flat() for s in summaries], loaded, notes)
+        emit(args, [s.flat() for s in summaries] + [r.flat() for r in reported], loaded, notes)
     else:
-        render(summaries, sys.stdout, quiet=args.quiet, markdown=args.markdown, wide=args.wide)
-        emit(args, [], loaded, notes + warnings_of(summaries))
+        render(summaries, sys.stdout, quiet=args.quiet, markdown=args.markdown, wide=args.wide, reported=reported)
+        emit(args, [], loaded, notes + warnings_of(summaries) + reported_notes(reported))
     return 0
+
+
+def reported_rows(reported: list[Any]) -> list[list[Any]]:
+    """Table rows of harness-reported values (results-only inputs): no naive SE or deff to show."""
+    return [[f"[reported] {r.run}", f"{r.task}/{r.metric}", fmt(r.value, 3), fmt(r.stderr, 4),
+             f"{fmt(r.ci_low, 3)}-{fmt(r.ci_high, 3)}" if r.ci_low is not None else "-", "-", "-",
+             "-" if r.n is None else str(r.n), "reported"] for r in reported]
+
+
+def reported_notes(reported: list[Any]) -> list[str]:
+    out = []
+    if reported:
+        out.append(f"note: {len(reported)} row(s) marked 'reported' are the harness's own values and stderr from "
+                   "results files without samples: not clustered, not paired, not recomputed")
+    by_text: dict[str, list[str]] = {}  # the same note on many rows is said once, with a count
+    for r in reported:
+        for n in r.notes:
+            by_text.setdefault(n, []).append(f"{r.run} / {r.task} / {r.metric}")
+    for text, where in by_text.items():
+        out.append(f"note: {where[0]}: {text}" if len(where) == 1 else f"note: {len(where)} reported rows: {text}")
+    return out
