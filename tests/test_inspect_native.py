@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
+
 import json
 import subprocess
 import sys
@@ -146,6 +149,19 @@ def test_members_no_summary_lists_are_read_and_cut_short_logs_say_so(tmp_path: P
     assert len(short) == 150
     assert short.attrs["incomplete"] == {"declared": 180, "read": 150, "missing": 30, "basis": "results.total_samples"}
     assert any("incomplete: the log declares 180 sample(s)" in n and "30 missing" in n for n in short.attrs["notes"])
+    # the summary itself is marked incomplete, in JSON and in the table
+    from evaladdon.cli.main import main
+
+    buf_out, buf_err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(buf_out), contextlib.redirect_stderr(buf_err):
+        assert main(["summarize", str(tmp_path / "short.eval"), "--json"]) == 0
+    (rec,) = json.loads(buf_out.getvalue())["results"]
+    assert rec["incomplete"]["missing"] == 30 and rec["incomplete"]["declared"] == 180
+    assert any("incomplete" in n for n in json.loads(buf_out.getvalue())["notes"])
+    buf_out = io.StringIO()
+    with contextlib.redirect_stdout(buf_out), contextlib.redirect_stderr(buf_err):
+        assert main(["summarize", str(tmp_path / "short.eval")]) == 0
+    assert "[incomplete]" in buf_out.getvalue()
 
 
 def test_duplicate_samples_keep_the_last_and_say_so(tmp_path: Path) -> None:

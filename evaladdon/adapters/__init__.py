@@ -56,6 +56,9 @@ class Loaded:
     """Harness-reported values of results-only lm-eval files (see ``evaladdon.reported``)."""
     skipped: list[dict[str, str]] = field(default_factory=list)
     names: dict[str, str] = field(default_factory=dict)
+    incomplete: dict[str, dict] = field(default_factory=dict)
+    """Sources (as in the ``source`` column) whose log declares more samples than it holds:
+    ``{"declared", "read", "missing", "basis"}`` (the reader's ``attrs["incomplete"]``)."""
 
 
 def _head(path: Path) -> bytes:
@@ -247,6 +250,7 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
     tables: list[pd.DataFrame] = []
     sources: list[Path] = []
     reported: list[dict] = []
+    incomplete: dict[str, dict] = {}
     for f, reader, explicit in _progress(files, progress):
         try:
             t = reader(f, cluster)
@@ -267,6 +271,8 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
             continue
         notes.extend(t.attrs.get("notes", []))
         reported.extend(t.attrs.get("reported", []))
+        if t.attrs.get("incomplete") and len(t):
+            incomplete[str(t["source"].iloc[0])] = dict(t.attrs["incomplete"])
         tables.append(t)
         sources.append(f)
     for name in dict.fromkeys(name_of.values()):  # NAME=PATH: the run(s) of PATH are called NAME
@@ -295,7 +301,7 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
         raise InputError(f"no per-item rows to analyse ({why})")
     names = {str(r): str(r) for r in table["run"].unique() if str(r) in user_named or str(r).split("/")[0] in user_named}
     table.attrs["run_names"] = names
-    return Loaded(table, notes, reported, skipped, names)
+    return Loaded(table, notes, reported, skipped, names, incomplete)
 
 
 def load(paths: Iterable[str | Path], cluster: str | None = None) -> pd.DataFrame:

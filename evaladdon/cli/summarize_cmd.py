@@ -31,15 +31,17 @@ DROP_ORDER = ("naive se", "deff", "method", "n")
 """Columns left out, in this order, when the table does not fit the terminal (``--wide`` keeps all)."""
 
 
-def rows_of(summaries: list[Any]) -> list[list[Any]]:
+def rows_of(summaries: list[Any], incomplete: dict[tuple[str, str, str], Any] | None = None) -> list[list[Any]]:
+    """Table rows; a run whose log is incomplete is labelled ``[incomplete] RUN``."""
     rows = []
     for s in summaries:
+        mark = "[incomplete] " if incomplete and (s.run, s.task, s.metric) in incomplete else ""
         e = s.estimate
         n = f"{e.n_items}" + (f"/{e.n_clusters}c" if e.n_clusters is not None else "") + (
             f"x{e.n_epochs_max}" if e.n_epochs_max > 1 else ""
         )
         ci = f"{fmt(e.ci_low, 3)}-{fmt(e.ci_high, 3)}"
-        rows.append([s.label or s.run, f"{s.task}/{s.metric}", fmt(e.mean, 3), fmt(e.se, 4), ci, fmt(e.se_naive, 4),
+        rows.append([mark + (s.label or s.run), f"{s.task}/{s.metric}", fmt(e.mean, 3), fmt(e.se, 4), ci, fmt(e.se_naive, 4),
                      fmt(e.deff, 2), n, e.method.replace("t-cluster-", "t ")])
     return rows
 
@@ -66,6 +68,7 @@ def render(
     wide: bool = False,
     warn_stream: Any = None,
     reported: list[Any] | None = None,
+    incomplete: dict[tuple[str, str, str], dict[str, Any]] | None = None,
 ) -> None:
     """The table on ``stream``; with ``notes`` given, the warnings too (on ``warn_stream``,
     default stderr, or as a list after a markdown table)."""
@@ -75,7 +78,7 @@ def render(
     reported = list(reported or [])
     level = summaries[0].estimate.level if summaries else reported[0].level
     columns = [c if c != "CI" else f"{level:.0%} CI" for c in COLUMNS]
-    rows = rows_of(summaries) + reported_rows(reported)
+    rows = rows_of(summaries, incomplete or {}) + reported_rows(reported)
     if markdown:
         con.file.write(markdown_table(columns, rows))
     else:
@@ -102,12 +105,36 @@ def run(args: argparse.Namespace) -> int:
     if not loaded.table.empty or not reported:
         summaries = summarize_table(loaded.table, metric=args.metric, level=args.level, method=args.method,
                                     cluster_method=args.cluster_method, notes=notes)
+    marks = incomplete_marks(summaries, loaded)
     if args.json:
-        emit(args, [s.flat() for s in summaries] + [r.flat() for r in reported], loaded, notes)
+        records = [dict(s.flat(), incomplete=marks.get((s.run, s.task, s.metric))) for s in summaries]
+        emit(args, records + [r.flat() for r in reported], loaded, notes)
     else:
-        render(summaries, sys.stdout, quiet=args.quiet, markdown=args.markdown, wide=args.wide, reported=reported)
+        render(summaries, sys.stdout, quiet=args.quiet, markdown=args.markdown, wide=args.wide, reported=reported,
+               incomplete=marks)
         emit(args, [], loaded, notes + warnings_of(summaries) + reported_notes(reported))
     return 0
+
+
+MISSING_FROM_LOG = "missing from log"  # the error of rows a log declares but does not hold (lm-eval reader)
+
+
+def incomplete_marks(summaries: list[Any], loaded: Any) -> dict[tuple[str, str, str], dict[str, Any]]:
+    """(run, task, metric) -> why the summary is incomplete: its log declares more samples than it
+    holds (Inspect: ``Loaded.incomplete`` by source; lm-eval: rows ``missing from log``)."""
+    marks: dict[tuple[str, str, str], dict[str, Any]] = {}
+    table = loaded.table
+    by_source = getattr(loaded, "incomplete", {}) or {}
+    for s in summaries:
+        key = (s.run, s.task, s.metric)
+        if s.dropped.get(MISSING_FROM_LOG):
+            marks[key] = {"missing": int(s.dropped[MISSING_FROM_LOG]), "basis": "results n-samples"}
+        if by_source:
+            sel = (table["run"] == s.run) & (table["task"] == s.task) & (table["metric"] == s.metric)
+            for src in table.loc[sel, "source"].unique():
+                if str(src) in by_source:
+                    marks[key] = dict(by_source[str(src)], source=str(src))
+    return marks
 
 
 def reported_rows(reported: list[Any]) -> list[list[Any]]:
