@@ -44,6 +44,8 @@ def test_metrics_written_into_the_log_match_summarize(runs: dict[str, Path]) -> 
     assert m["clustered_se_cr1"] == pytest.approx(s.se_cluster)
     assert m["clustered_se"] == pytest.approx(s.se_cluster_cr2)  # default method cr2
     assert m["clustered_df_cr2"] == pytest.approx(s.df_cluster_cr2)
+    default = summarize_table(load([runs["baseline"]], cluster="passage.id"))[0].estimate  # CR2, as the plug-in
+    assert m["deff"] == pytest.approx(default.deff)  # the design effect of the SE reported
     assert m["n_clusters"] == s.n_clusters == 12
     ev = s.epoch_variance
     assert ev is not None

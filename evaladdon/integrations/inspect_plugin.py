@@ -117,7 +117,7 @@ def clustered_se(cluster: str | None = None, method: str = "cr2", to_float: Valu
             return _nan_dict(CLUSTER_KEYS, "one cluster so far: no clustered SE", "clustered_se", interim=True)
         item_se = float(values.std(ddof=1) / math.sqrt(values.size)) if values.size > 1 else NAN
         se, df = (r.se_cr2, r.df_cr2) if method == "cr2" else (r.se_cr1, r.df_cr1)
-        deff = (r.se_cr1 / item_se) ** 2 if item_se > 0 else NAN
+        deff = (se / item_se) ** 2 if item_se > 0 else NAN  # of the SE reported, as summarize does
         return {"clustered_se": se, "n_clusters": float(r.n_clusters), "clustered_df": df,
                 "clustered_se_cr1": r.se_cr1, "clustered_se_cr2": r.se_cr2, "clustered_df_cr2": r.df_cr2, "deff": deff}
 
