@@ -8,6 +8,7 @@ Column names and meanings are the contract between adapters and statistics (see
 from __future__ import annotations
 
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Iterable
 
@@ -266,9 +267,9 @@ def run_labels(df: pd.DataFrame) -> dict[str, str]:
             cands = dict(zip(todo, (f"{models[r]}:{task_text(r)}:{s}" for r, s in zip(todo, _short_ids(todo)))))
         else:
             cands = {r: level(r) for r in todo}
-        taken = list(label.values()) + [c for c in cands.values() if c]
+        taken = Counter(list(label.values()) + [c for c in cands.values() if c])  # linear, not count() per run
         for r, c in cands.items():
-            if c and taken.count(c) == 1:
+            if c and taken[c] == 1:
                 label[r] = c
         todo = [r for r in todo if r not in label]
     for r in todo:
