@@ -239,3 +239,21 @@ def test_rank_scores_from_a_store(tmp_path: Path, capsys: pytest.CaptureFixture[
     a, b = json.loads(out)["rankings"][0], json.loads(direct)["rankings"][0]
     assert [m["model"] for m in a["models"]] == [m["model"] for m in b["models"]]
     assert [m["rating"] for m in a["models"]] == pytest.approx([m["rating"] for m in b["models"]])
+
+
+def test_report_includes_the_bradley_terry_section(tmp_path: Path) -> None:
+    """`report` given preference files adds the leaderboard (ratings forest, win-rate heatmap)."""
+    from evaladdon.cli.main import main
+
+    from conftest import REPO
+
+    battles = REPO / "sample_logs" / "preferences" / "battles.jsonl"
+    only = tmp_path / "only.html"
+    assert main(["report", str(battles), "-o", str(only), "--quiet"]) == 0
+    page = only.read_text(encoding="utf-8")
+    assert "Bradley" in page and page.count("<img") == 2
+    mixed = tmp_path / "mixed.html"
+    assert main(["report", str(REPO / "sample_logs" / "inspect"), str(battles), "--cluster", "passage.id",
+                 "-o", str(mixed), "--quiet"]) == 0
+    page = mixed.read_text(encoding="utf-8")
+    assert "Bradley" in page and "reading/match" in page and page.count("<img") >= 4

@@ -47,6 +47,26 @@ def run(args: argparse.Namespace) -> int:
 
     inputs = [split_name(p)[1] for p in input_paths(args)]
     check_destination(out, inputs)  # before the work: never overwrite an input
+    # pairwise-preference files named on the command line: a Bradley–Terry leaderboard section
+    from evaladdon.adapters.preferences import looks_like_preferences
+
+    pref_paths = [p for p in (args.paths or []) if Path(p).is_file() and looks_like_preferences(Path(p))]
+    rank_sections = []
+    if pref_paths:
+        from evaladdon.cli.rank_cmd import preference_ranking
+        from evaladdon.report.html import render_rank_section
+
+        pr = preference_ranking(pref_paths, level=args.level)
+        rank_sections.append(render_rank_section(bt=pr.result, position=pr.position, dropped=pr.dropped,
+                                                 notes=pr.notes))
+        args.paths = [p for p in args.paths if p not in pref_paths]
+        if not args.paths and not getattr(args, "store", None):  # a leaderboard-only report
+            from evaladdon.report.html import render_rank_page
+
+            atomic_write_text(out, render_rank_page(rank_sections[0], args.title), inputs)
+            if not args.quiet:
+                sys.stderr.write(f"wrote {out} (Bradley–Terry leaderboard of {len(pref_paths)} preference file(s))\n")
+            return 0
     loaded = load(args)
     df = loaded.table
     if args.baseline is not None:
@@ -72,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
 
     sections = [metrics_section(compute_metrics(df, level=args.level, n_boot=1000, notes=notes))] \
         if has_metric_inputs(df) else []
+    sections += rank_sections
     skips = skip_lines(loaded, skipped)
     page = render_report(summaries, comparisons, other_notes(loaded, notes), args.title, args.power, skipped=skips,
                          sections=sections)
