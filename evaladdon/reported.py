@@ -52,7 +52,9 @@ class ReportedSummary(Result):
         return {"run": self.run, "label": self.run, "source": self.source, "task": self.task, "model": self.model,
                 "metric": self.metric, "mean": self.value, "se": self.stderr, "ci_low": self.ci_low,
                 "ci_high": self.ci_high, "level": self.level, "n_items": self.n, "method": self.method,
-                "harness_reported": True, "clustered": False, "paired": False, "notes": list(self.notes)}
+                "harness_reported": True, "clustered": False, "paired": False,
+                "n_dropped": 0, "dropped": {},  # no per-item rows were read, so none were left out
+                "notes": list(self.notes)}
 
 
 def _z(level: float) -> float:
