@@ -39,6 +39,7 @@ import numpy.typing as npt
 from evaladdon.stats._checks import check_level, codes
 from evaladdon.stats._result import Result
 from evaladdon.stats.bootstrap import bootstrap_totals
+from evaladdon.stats.metric_bootstrap import cluster_weights
 from evaladdon.stats.metric_estimate import MetricEstimate
 
 TotalsStatistic = Callable[[np.ndarray], np.ndarray]
@@ -245,8 +246,7 @@ def _paired_p(totals: np.ndarray, diff: TotalsStatistic, observed: float, n_resa
     batch = max(1, min(n_resamples, 2_000_000 // max(n * totals.shape[1], 1)))
     for start in range(0, n_resamples, batch):  # batches of replicates, not a loop per replicate
         k = min(batch, n_resamples - start)
-        w = rng.multinomial(n, np.full(n, 1.0 / n), size=k).astype(float)  # cluster draw counts
-        reps[start:start + k] = diff(w @ totals)
+        reps[start:start + k] = diff(cluster_weights(rng, k, n) @ totals)  # cluster draw counts @ totals
     reps = reps[np.isfinite(reps)]
     extreme = np.sum(np.abs(reps - observed) >= abs(observed) - 1e-12 * max(1.0, abs(observed)))
     return float((extreme + 1) / (reps.size + 1))
