@@ -45,6 +45,8 @@ _BINARY = {"0": 0.0, "1": 1.0, "0.0": 0.0, "1.0": 1.0, "false": 0.0, "true": 1.0
 
 LOWER_IS_BETTER = frozenset({"ece", "ece_equal_mass", "ece_sq_debiased", "brier", "brier_reliability", "nll"})
 """Metrics where a rise is a regression (the gate flips their sign)."""
+UNBOUNDED = frozenset({"nll"})
+"""Metrics not on a [0, 1] scale: ``--margin`` is in their own units (``2pt`` is refused)."""
 
 
 def family_of(name: str) -> str | None:
@@ -499,7 +501,8 @@ def run_metric_comparison(df: pd.DataFrame, pairs: list[tuple[str, str]], args: 
     if getattr(args, "fail_on_regression", False) or getattr(args, "margin", None) is not None:
         from evaladdon.stats import regression_gate
 
-        margin = args.margin.resolve(True, "--margin") if getattr(args, "margin", None) is not None else 0.0
+        bounded = args.metric not in UNBOUNDED  # nll has no [0, 1] scale: its margin is in nats, no points
+        margin = args.margin.resolve(bounded, "--margin") if getattr(args, "margin", None) is not None else 0.0
         for r in results:
             c = r.comparison
             lo, hi = (c.ci_low, c.ci_high) if args.metric not in LOWER_IS_BETTER else (-c.ci_high, -c.ci_low)
