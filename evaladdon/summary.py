@@ -12,7 +12,7 @@ import pandas as pd
 from evaladdon.errors import EvalAddonError
 from evaladdon.stats import MeanEstimate, estimate_mean
 from evaladdon.stats._result import Result
-from evaladdon.table import GROUP, key_codes, label_codes, run_labels
+from evaladdon.table import GROUP, distinct_rows, key_codes, label_codes, run_labels
 
 
 @dataclass(frozen=True)
@@ -116,9 +116,7 @@ def _groups(df: pd.DataFrame) -> tuple[np.ndarray, list[np.ndarray | slice]]:
 def _label_rows(df: pd.DataFrame) -> pd.DataFrame:
     """The first row of each (run, model, task, source) combination, in table order: all
     :func:`run_labels` looks at, without grouping millions of rows by strings."""
-    combined = key_codes(df, ("run", "model", "task", "source"))
-    _, first = np.unique(combined, return_index=True) if combined.any() else (None, np.zeros(1, dtype=np.int64))
-    small = df.iloc[np.sort(first), :][["run", "model", "task", "source"]]
+    small = distinct_rows(df, ("run", "model", "task", "source"))
     small.attrs = {"run_names": df.attrs.get("run_names", {})}
     return small
 

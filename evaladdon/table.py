@@ -61,10 +61,18 @@ def _is_str_dtype(dtype: object) -> bool:
     return isinstance(dtype, pd.StringDtype)
 
 
+def _str_categorical(s: pd.Series) -> bool:
+    """A categorical of ``str`` labels (how readers store a column of one or a few values)."""
+    return isinstance(s.dtype, pd.CategoricalDtype) and pd.api.types.infer_dtype(
+        s.cat.categories, skipna=False) in ("string", "empty")
+
+
 def _conforming_strings(s: pd.Series) -> bool:
     """Whether ``s`` already holds only ``str`` (a C-level scan; no conversion)."""
     if _is_str_dtype(s.dtype):
         return not bool(s.isna().any())
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        return _str_categorical(s) and not bool((s.cat.codes.to_numpy() < 0).any())
     return s.dtype == object and pd.api.types.infer_dtype(s, skipna=False) in ("string", "empty")
 
 
@@ -93,9 +101,11 @@ def _nullable_strings(s: pd.Series) -> pd.Series:
 def finalize(df: pd.DataFrame) -> pd.DataFrame:
     """Cast the canonical columns to their dtypes and order them first.
 
-    String columns hold ``str``: ``object`` dtype, or pandas' own string dtype (``str`` in
-    pandas 3, pyarrow-backed, which the long-table reader keeps to save memory); nullable
-    ones hold ``str`` or ``None`` (object) -- or ``str`` with no missing value.  ``epoch`` is
+    String columns hold ``str``: ``object`` dtype, pandas' own string dtype (``str`` in
+    pandas 3, pyarrow-backed, which the long-table reader keeps to save memory), or a
+    categorical of ``str`` (the long-table reader's columns of one value: run, model, task,
+    metric, source, harness); nullable ones hold ``str`` or ``None`` (object) -- or ``str``
+    with no missing value.  ``epoch`` is
     ``int64``, ``value`` ``float64``.  Extra ``meta.*`` columns are kept after the canonical
     ones.  A column already conforming is left as it is (no copy, no round trip through
     ``astype(str)``), so calling this on a finalized table costs a scan, not a conversion.
@@ -172,8 +182,10 @@ def _column_codes(s: pd.Series) -> tuple[np.ndarray | None, int]:
     """
     n = len(s)
     if isinstance(s.dtype, pd.CategoricalDtype):
-        codes = s.cat.codes.to_numpy().astype(np.int64)
-        return codes + 1, len(s.cat.categories) + 1  # -1 (missing) becomes 0
+        small = s.cat.codes.to_numpy()
+        if len(s.cat.categories) == 1 and n and not bool((small < 0).any()):
+            return None, 1
+        return small.astype(np.int64) + 1, len(s.cat.categories) + 1  # -1 (missing) becomes 0
     if s.dtype == object and n:
         arr = s.to_numpy()
         first = arr[0]
@@ -237,6 +249,22 @@ def duplicated_keys(df: pd.DataFrame, columns: tuple[str, ...] = KEY) -> np.ndar
     return pd.Series(combined).duplicated(keep=False).to_numpy()
 
 
+def distinct_rows(df: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:
+    """``df[list(columns)].drop_duplicates()`` (first row of each combination, in table order,
+    index kept) computed on integer codes: one-value columns cost nothing, no string hashing."""
+    n = len(df)
+    combined = key_codes(df, columns)
+    if n == 0 or not combined.any():
+        first = np.zeros(min(n, 1), dtype=np.int64)
+    elif int(combined.max()) < 4 * n + 1024:
+        lowest = np.full(int(combined.max()) + 1, n, dtype=np.int64)
+        np.minimum.at(lowest, combined, np.arange(n, dtype=np.int64))
+        first = np.sort(lowest[lowest < n])
+    else:
+        first = np.flatnonzero(~pd.Series(combined).duplicated().to_numpy())
+    return df[list(columns)].iloc[first]
+
+
 def _describe_rows(df: pd.DataFrame, mask: np.ndarray, limit: int = 3) -> str:
     rows = df.loc[mask, list(KEY)].head(limit)
     parts = [", ".join(f"{k}={r[k]!r}" for k in KEY) for _, r in rows.iterrows()]
@@ -256,6 +284,8 @@ def validate(df: pd.DataFrame) -> pd.DataFrame:
         raise TableError(f"missing column(s) {', '.join(missing)}")
     for col in STRING_COLUMNS + NULLABLE_STRING_COLUMNS:
         nullable = col in NULLABLE_STRING_COLUMNS
+        if _str_categorical(df[col]) and (nullable or not bool((df[col].cat.codes.to_numpy() < 0).any())):
+            continue  # str labels, one byte a row
         kind = pd.api.types.infer_dtype(df[col], skipna=nullable)  # C-level scan, no Python loop
         if kind not in ("string", "empty"):
             if not nullable and df[col].isna().any():

@@ -35,7 +35,7 @@ from evaladdon.adapters.promptfoo import (
 )
 from evaladdon.adapters.table import TABLE_SUFFIXES, read_long_table
 from evaladdon.errors import InputError
-from evaladdon.table import concat, validate
+from evaladdon.table import concat, distinct_rows, validate
 
 Reader = Callable[[Path, "str | None"], pd.DataFrame]
 SNIFF_BYTES = 4096
@@ -286,7 +286,7 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
     # give the same run the same (task, metric) are they different runs under one id
     sources_by_key: dict[tuple[str, str, str], set[str]] = {}
     for t in tables:
-        keys = t[["run", "task", "metric", "source"]].drop_duplicates()
+        keys = distinct_rows(t, ("run", "task", "metric", "source"))  # drop_duplicates on integer codes
         for run, task, metric, source in keys.itertuples(index=False):
             sources_by_key.setdefault((run, task, metric), set()).add(source)
     user_named = set(name_of.values())
@@ -294,7 +294,9 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
     if clashing:
         for t in tables:
             hit = t["run"].isin(clashing)
-            t.loc[hit, "run"] = t.loc[hit, "source"].map(lambda s: Path(s).name) + "/" + t.loc[hit, "run"]
+            if hit.any() and isinstance(t["run"].dtype, pd.CategoricalDtype):  # the table reader's one-value
+                t["run"] = t["run"].astype(object)  # columns are categorical: new labels need a str column
+            t.loc[hit, "run"] = t.loc[hit, "source"].astype(object).map(lambda s: Path(s).name) + "/" + t.loc[hit, "run"]
     table = validate(concat(tables))
     if table.empty and not (results_only and reported):
         why = f"{len(notes)} note(s), first: {notes[0]}" if notes else "the inputs hold no samples"

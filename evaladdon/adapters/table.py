@@ -293,8 +293,10 @@ def _read_long_table(p: Path, cluster: str | None) -> pd.DataFrame:
     else:
         out["epoch"] = np.ones(cols.n, dtype=np.int64)
 
-    def constant(value: str) -> np.ndarray:
-        return np.full(cols.n, value, dtype=object)  # one shared str, 8 bytes a row
+    def constant(value: str) -> pd.Categorical:
+        # one byte a row (an object column of one shared str takes 8 and must be allocated,
+        # scanned by every check and hashed by every groupby); the codes are calloc'ed zeros
+        return pd.Categorical.from_codes(np.zeros(cols.n, dtype=np.int8), categories=pd.Index([value]), validate=False)
 
     model_col, run_col = _pick(names, "model"), _pick(names, "run")
     for name, col in (("model", model_col), ("run", run_col)):
