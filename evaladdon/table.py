@@ -147,6 +147,17 @@ immutable ``pyarrow.ChunkedArray`` (held by a weak reference; a column changed i
 a new one), so ``validate`` and ``summarize_table`` hash a 10-million-row item column once."""
 
 
+def _release_arrow_memory() -> None:
+    """Hand the memory arrow's allocator kept after a big kernel (a hash table of millions
+    of strings) back to the system, so it does not add to the peak of what follows."""
+    try:
+        import pyarrow as pa
+
+        pa.default_memory_pool().release_unused()
+    except (ImportError, AttributeError):  # pragma: no cover - old pyarrow
+        pass
+
+
 def _forget(ref: Any, key: int) -> None:
     if _CODES.get(key, (None,))[0] is ref:
         del _CODES[key]
@@ -162,20 +173,25 @@ def label_codes(s: pd.Series) -> tuple[np.ndarray, int]:
         if hit is not None and hit[0]() is arrow:
             return hit[1], hit[2]
     codes, uniques = pd.factorize(s, use_na_sentinel=True)
-    codes = codes.astype(np.int32 if len(uniques) < 2**31 - 1 else np.int64, copy=False)
+    n_labels = len(uniques)
+    codes = codes.astype(np.int32 if n_labels < 2**31 - 1 else np.int64, copy=False)
+    if arrow is not None:
+        del uniques
+        _release_arrow_memory()
     if arrow is not None:
         try:
             ref = weakref.ref(arrow, lambda r, key=id(arrow): _forget(r, key))
         except TypeError:  # not weak-referenceable: no cache
-            return codes, len(uniques)
+            return codes, n_labels
         codes.flags.writeable = False  # shared between callers
-        _CODES[id(arrow)] = (ref, codes, len(uniques))
-    return codes, len(uniques)
+        _CODES[id(arrow)] = (ref, codes, n_labels)
+    return codes, n_labels
 
 
 def _column_codes(s: pd.Series) -> tuple[np.ndarray | None, int]:
     """Integer codes of one column (equal codes = equal values, missing values equal to each
-    other), and their range; ``None`` for a column holding one value throughout.
+    other), and their range; ``None`` for a column holding one value throughout.  A range
+    equal to the column's length means every value differs.
 
     Constant string columns (run, task, metric of a single file) are recognised by one
     comparison pass instead of a hash table; small-range integers (epochs) are their own codes.
@@ -198,10 +214,14 @@ def _column_codes(s: pd.Series) -> tuple[np.ndarray | None, int]:
     elif pd.api.types.is_integer_dtype(s.dtype) and not isinstance(s.dtype, pd.api.extensions.ExtensionDtype) and n:
         arr = s.to_numpy()
         lo, hi = int(arr.min()), int(arr.max())
+        if hi == lo:
+            return None, 1
         if hi - lo < 2 * n + 1024:
             return (arr.astype(np.int64) - lo) if lo else arr.astype(np.int64, copy=False), hi - lo + 1
     if _is_str_dtype(s.dtype):
         codes, width = label_codes(s)
+        if width == n:  # all distinct, none missing
+            return codes.astype(np.int64), n
         return codes.astype(np.int64) + 1, width + 1  # -1 (missing) becomes 0
     codes, uniques = pd.factorize(s, use_na_sentinel=False)
     return codes.astype(np.int64, copy=False), max(len(uniques), 1)
@@ -214,12 +234,20 @@ def key_codes(df: pd.DataFrame, columns: tuple[str, ...] = KEY) -> np.ndarray:
     columns without hashing) and the codes are combined, so the uniqueness check never
     compares strings row by row.
     """
+    return _key_codes(df, columns)[0]
+
+
+def _key_codes(df: pd.DataFrame, columns: tuple[str, ...]) -> tuple[np.ndarray, bool]:
+    """:func:`key_codes` and whether every row's key is known to differ from every other's."""
     combined: np.ndarray | None = None
     top = 1
+    n = len(df)
     for col in columns:
         codes, width = _column_codes(df[col])
         if codes is None:
             continue
+        if width == n and n > 1 and bool(np.all(codes == np.arange(n))):
+            return np.arange(n, dtype=np.int64), True  # one column all distinct: so is every combination
         if combined is None:
             combined, top = codes, width
             continue
@@ -229,8 +257,8 @@ def key_codes(df: pd.DataFrame, columns: tuple[str, ...] = KEY) -> np.ndarray:
         combined = combined * width + codes
         top *= width
     if combined is None:
-        return np.zeros(len(df), dtype=np.int64)
-    return combined if combined.base is None and combined.flags.writeable else combined.copy()
+        return np.zeros(len(df), dtype=np.int64), n < 2
+    return (combined if combined.base is None and combined.flags.writeable else combined.copy()), False
 
 
 def duplicated_keys(df: pd.DataFrame, columns: tuple[str, ...] = KEY) -> np.ndarray:
@@ -239,10 +267,10 @@ def duplicated_keys(df: pd.DataFrame, columns: tuple[str, ...] = KEY) -> np.ndar
     Dense combined codes are counted with ``np.bincount`` (no hash table); sparse ones go
     through pandas' hash-based ``duplicated``.
     """
-    combined = key_codes(df, columns)
+    combined, distinct = _key_codes(df, columns)
     n = combined.size
-    if n == 0:
-        return np.zeros(0, dtype=bool)
+    if n == 0 or distinct:
+        return np.zeros(n, dtype=bool)
     top = int(combined.max()) + 1
     if top <= 4 * n + 1024:
         return np.bincount(combined, minlength=top)[combined] > 1

@@ -74,13 +74,15 @@ def _read_csv(path: Path, delimiter: str) -> Any:
     if len(set(names)) != len(names):
         dup = next(n for n in names if names.count(n) > 1)
         raise InputError(f"column {dup!r} appears twice in the header", str(path))
-    return pacsv.read_csv(
+    table = pacsv.read_csv(
         path,
         read_options=pacsv.ReadOptions(block_size=1 << 24),
         parse_options=pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=True),
         convert_options=pacsv.ConvertOptions(column_types={n: pa.string() for n in names}, strings_can_be_null=False,
                                              null_values=[], quoted_strings_can_be_null=False),
     )
+    pa.default_memory_pool().release_unused()  # the parser's block buffers: not part of the peak that follows
+    return table
 
 
 def _read_jsonl(path: Path) -> Any:
@@ -359,4 +361,6 @@ def _read_long_table(p: Path, cluster: str | None) -> pd.DataFrame:
     frame = pd.DataFrame({k: pd.Series(out[k], dtype=object, copy=False)
                           if isinstance(out[k], np.ndarray) and out[k].dtype == object else out[k]
                           for k in order}, copy=False)
+    del cols
+    _pyarrow().default_memory_pool().release_unused()  # kernels' scratch memory, kept by arrow's allocator
     return finalize(frame)
