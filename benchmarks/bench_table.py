@@ -11,7 +11,7 @@ one epoch), then in fresh subprocesses measures wall time and peak RSS of
   read:      evaladdon read_long_table (canonical table)
   summarize: read + validate + summarize_table with clusters (what `summarize` does)
 and prints wall and CPU seconds (user + system, all threads), ratios to the floor, and peak
-RSS / in-memory size of the file's arrow table.
+RSS (VmHWM) / in-memory size of the file's arrow table.
 """
 
 from __future__ import annotations
@@ -29,27 +29,30 @@ ROOT = Path(__file__).resolve().parent.parent
 FLOOR = """
 import time, resource, json, sys, numpy as np, pyarrow.csv as c, pyarrow.compute as pc
 cpu=lambda: sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
+hwm=lambda: int(next(l for l in open('/proc/self/status') if l.startswith('VmHWM')).split()[1])*1024
 t=time.perf_counter(); c0=cpu(); tab=c.read_csv(sys.argv[1])
 v=tab.column('score').to_numpy(); codes=pc.dictionary_encode(tab.column('id')).combine_chunks().indices.to_numpy()
 m=np.bincount(codes, weights=v)/np.bincount(codes); se=m.std(ddof=1)/np.sqrt(m.size)
-print(json.dumps({'s': time.perf_counter()-t, 'cpu': cpu()-c0, 'rss': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss*1024, 'nbytes': tab.nbytes}))
+print(json.dumps({'s': time.perf_counter()-t, 'cpu': cpu()-c0, 'rss': hwm(), 'nbytes': tab.nbytes}))
 """
 READ = """
 import time, resource, json, sys
 from evaladdon.adapters.table import read_long_table
 cpu=lambda: sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
+hwm=lambda: int(next(l for l in open('/proc/self/status') if l.startswith('VmHWM')).split()[1])*1024
 t=time.perf_counter(); c0=cpu(); df=read_long_table(sys.argv[1], cluster=sys.argv[2] if len(sys.argv)>2 else None)
-print(json.dumps({'s': time.perf_counter()-t, 'cpu': cpu()-c0, 'rss': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss*1024}))
+print(json.dumps({'s': time.perf_counter()-t, 'cpu': cpu()-c0, 'rss': hwm()}))
 """
 SUMMARIZE = """
 import time, resource, json, sys
 from evaladdon.adapters import read_runs
 from evaladdon.summary import summarize_table
 cpu=lambda: sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
+hwm=lambda: int(next(l for l in open('/proc/self/status') if l.startswith('VmHWM')).split()[1])*1024
 t=time.perf_counter(); c0=cpu(); loaded=read_runs([sys.argv[1]], cluster='passage'); t1=time.perf_counter()
 s=summarize_table(loaded.table, notes=[])
 print(json.dumps({'s': time.perf_counter()-t, 'cpu': cpu()-c0, 'read': t1-t, 'stats': time.perf_counter()-t1,
-                  'rss': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss*1024}))
+                  'rss': hwm()}))
 """
 
 
@@ -83,6 +86,9 @@ def run(code: str, *args: str, root: Path = ROOT, repeat: int = 1) -> dict:
 
 def main() -> None:
     args = sys.argv[1:]
+    if args[:1] == ["--make"]:
+        make_csv(Path(args[1]), int(args[2]))
+        return
     root, repeat = ROOT, 1
     while args and args[0].startswith("--"):
         flag = args.pop(0)
@@ -100,7 +106,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for rows in sizes:
             path = Path(tmp) / f"t{rows}.csv"
-            make_csv(path, rows)
+            # in a child process: ru_maxrss survives fork+exec, so a parent that held the 10M-row
+            # arrays would inflate every measurement (peak RSS is read from VmHWM, reset by exec)
+            subprocess.run([sys.executable, __file__, "--make", str(path), str(rows)], check=True)
             mb = path.stat().st_size / 2**20
             floor = run(FLOOR, str(path), repeat=repeat)
             read = run(READ, str(path), root=root, repeat=repeat)
