@@ -58,6 +58,7 @@ import ast
 import gc
 import math
 import re
+from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -82,6 +83,7 @@ NOT_METRICS = {
     "prompt_hash", "target_hash", "task", "task_name", "scores_per_repeat", "truth", "index",
 }
 MC_METRICS = ("acc", "acc_norm")
+MC_COLUMNS = ("prediction", "label", "confidence")  # of evaladdon.table.OPTIONAL_COLUMNS, in this order
 MAX_REPEATS = 1_000_000
 MAX_DOCS = 10**10
 _TS = re.compile(r"_(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?)$")
@@ -373,25 +375,15 @@ def _gold_index(target: Any, choices: list[str] | None, n: int) -> int | None:
     return by_index if by_index is not None and 0 <= by_index < n else None
 
 
-class _Columns:
-    """Column lists filled by the extraction pass (one entry per row)."""
-
-    def __init__(self) -> None:
-        self.rec: list[int] = []
-        self.metric: list[str] = []
-        self.epoch: list[int] = []
-        self.raw: list[Any] = []
-        self.corpus: list[bool] = []
-
-
 def _extract(records: Any, *, filters: list[str], cluster: str | None, delim: str, source: str,
-             metric_names: list[str] | None = None, place_word: str = "line") -> tuple[pd.DataFrame, dict[str, Any]]:
-    """The one pass over sample records (dicts) -> canonical rows without run/task/model.
+             metric_names: list[str] | None = None,
+             place_word: str = "line") -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """The one pass over sample records (dicts) -> canonical columns (arrays) without
+    run/task/model/source/harness.
 
     ``records`` yields ``(number, record)`` (line or sample number); memory holds the row
     tuples, not the records.
     """
-    cols = _Columns()
     doc_ids: list[str] = []
     hashes: list[Any] = []
     clusters: list[Any] = []
@@ -460,39 +452,54 @@ def _extract(records: Any, *, filters: list[str], cluster: str | None, delim: st
     else:
         rec_t = metric_t = epoch_t = raw_t = ()
     del rows
-    cols.rec, cols.metric, cols.epoch, cols.raw = rec_t, metric_t, epoch_t, list(raw_t)
-    cols.corpus = [type(v) is list or type(v) is dict for v in cols.raw]
-    if any(cols.corpus):
+    raw = list(raw_t)
+    corpus_l = [type(v) is list or type(v) is dict for v in raw]
+    has_corpus = any(corpus_l)
+    if has_corpus:
         dumps = orjson.dumps if orjson is not None else None
-        for j in np.flatnonzero(cols.corpus):  # corpus inputs only: kept as JSON text
+        for j in np.flatnonzero(corpus_l):  # corpus inputs only: kept as JSON text
             try:
-                cols.raw[j] = dumps(cols.raw[j]).decode() if dumps else str(cols.raw[j])
+                raw[j] = dumps(raw[j]).decode() if dumps else str(raw[j])
             except (TypeError, ValueError):  # orjson: nested deeper than 255, odd keys
-                cols.raw[j] = "<unserialisable>"
+                raw[j] = "<unserialisable>"
     info["int_ids"] = pd.api.types.infer_dtype(doc_ids, skipna=False) == "integer" if doc_ids else True
-    doc_ids = pd.Series(doc_ids, dtype=object).astype(str).tolist()
-    info["metric_keys"] = set(pd.unique(np.asarray(cols.metric, dtype=object))) if n_rows else set()
-    rec = np.asarray(cols.rec, dtype=np.int64)
-    corpus = np.asarray(cols.corpus, dtype=bool)
-    raw_series = pd.Series(cols.raw, dtype=object)
-    values, errors = coerce_scores(raw_series.where(~corpus, None))
-    errors = errors.where(~corpus, CORPUS_LEVEL)
-    raws = raw_strings(raw_series)
-    out = pd.DataFrame({
-        "item": np.asarray(doc_ids, dtype=object)[rec] if len(rec) else np.array([], dtype=object),
-        "epoch": np.asarray(cols.epoch, dtype=np.int64),
-        "metric": np.asarray(cols.metric, dtype=object),
-        "value": np.where(corpus, np.nan, values),
-        "raw": raws.to_numpy(),
-        "error": errors.to_numpy(),
-        "item_hash": np.asarray(hashes, dtype=object)[rec] if len(rec) else np.array([], dtype=object),
-        "cluster": pd.Series(clusters, dtype=object).astype(str).to_numpy()[rec]
-        if cluster is not None and len(rec) else None,
-    })
+    ids = _id_strings(doc_ids, info["int_ids"])
+    metric = np.asarray(metric_t, dtype=object)
+    info["metric_keys"] = set(pd.unique(metric)) if n_rows else set()
+    rec = np.asarray(rec_t, dtype=np.int64)
+    corpus = np.asarray(corpus_l, dtype=bool)
+    raw_series = pd.Series(raw, dtype=object)
+    values, errors = coerce_scores(raw_series.where(~corpus, None) if has_corpus else raw_series)
+    error = errors.to_numpy()
+    if has_corpus:
+        error = np.where(corpus, CORPUS_LEVEL, error)
+        values = np.where(corpus, np.nan, values)
+    out: dict[str, np.ndarray] = {
+        "metric": metric,
+        "item": ids[rec],
+        "epoch": np.asarray(epoch_t, dtype=np.int64),
+        "value": np.asarray(values, dtype=np.float64),
+        "raw": raw_strings(raw_series).to_numpy(dtype=object),
+        "cluster": pd.Series(clusters, dtype=object).astype(str).to_numpy(dtype=object)[rec]
+        if cluster is not None else np.full(n_rows, None, dtype=object),
+        "item_hash": np.asarray(hashes, dtype=object)[rec] if n_rows else np.array([], dtype=object),
+        "error": error,
+    }
     if mc_rec:
         info["mc"], info["mc_no_label"] = _fill_multiple_choice(out, rec, len(doc_ids), mc_rec, mc_in)
-    info["doc_ids"] = doc_ids
+    info["doc_ids"] = ids
     return out, info
+
+
+def _id_strings(doc_ids: list[Any], int_ids: bool) -> np.ndarray:
+    """Doc ids as ``str`` (an object array): integers in one numpy cast, anything else as
+    pandas' ``astype(str)`` (the same text either way: decimal digits)."""
+    if int_ids and doc_ids:
+        try:
+            return np.asarray(doc_ids, dtype=np.int64).astype(str).astype(object)
+        except OverflowError:  # beyond int64: pandas below
+            pass
+    return pd.Series(doc_ids, dtype=object).astype(str).to_numpy(dtype=object)
 
 
 def _mc_inputs(r: dict[str, Any], fr: list[Any], delim: str,
@@ -543,7 +550,7 @@ def _softmax_pick(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return pred, e[np.arange(len(z)), pred] / e.sum(axis=1)
 
 
-def _fill_multiple_choice(out: pd.DataFrame, rec: np.ndarray, n_records: int, mc_rec: list[int],
+def _fill_multiple_choice(out: dict[str, np.ndarray], rec: np.ndarray, n_records: int, mc_rec: list[int],
                           mc_in: list[tuple[list[float], list[int] | None, int | None]]) -> tuple[int, int]:
     """prediction/label/confidence on the acc and acc_norm rows, vectorised per choice count.
 
@@ -572,7 +579,7 @@ def _fill_multiple_choice(out: pd.DataFrame, rec: np.ndarray, n_records: int, mc
             rows = sel[has_len][good]
             pn, cn = _softmax_pick(ll[has_len][good] / lengths[good])
             pred_n[idx[rows]], conf_n[idx[rows]] = pn, cn
-    uniq, inv = np.unique(out["metric"].to_numpy(dtype=str), return_inverse=True)  # a few metric names
+    uniq, inv = np.unique(out["metric"].astype(str), return_inverse=True)  # a few metric names
     base = np.array([u.split(",", 1)[0] for u in uniq], dtype=object)[inv.reshape(-1)]
     is_acc, is_norm = base == "acc", base == "acc_norm"
     p_row = np.where(is_acc, pred[rec], np.where(is_norm, pred_n[rec], -1))
@@ -580,7 +587,7 @@ def _fill_multiple_choice(out: pd.DataFrame, rec: np.ndarray, n_records: int, mc
     l_row = np.where(p_row >= 0, label[rec], -1)
     out["prediction"] = _as_str_or_none(p_row)
     out["label"] = _as_str_or_none(l_row)
-    out["confidence"] = c_row
+    out["confidence"] = np.asarray(c_row, dtype=np.float64)
     return len(mc_in), int((label[idx] < 0).sum())
 
 
@@ -622,8 +629,8 @@ def rows_from_records(
     gc_was_on = gc.isenabled()
     gc.disable()  # the pass allocates many small containers and frees no cycles: without this the
     try:          # cyclic collector rescans the growing column lists again and again (superlinear)
-        df, info = _extract(records, filters=filters, cluster=cluster, delim=delim, source=source,
-                            metric_names=metric_names, place_word=place_word)
+        cols, info = _extract(records, filters=filters, cluster=cluster, delim=delim, source=source,
+                              metric_names=metric_names, place_word=place_word)
     finally:
         if gc_was_on:
             gc.enable()
@@ -633,52 +640,92 @@ def rows_from_records(
     if info["mc"] and info["mc_no_label"]:
         notes.append(f"{source}: {info['mc_no_label']} of {info['mc']} multiple-choice docs have no gold index in "
                      "the log (choices not logged, several golds, or an ambiguous target); label left empty")
-    df, more = _mark_missing(df, info, results, task, source, cluster)
+    more = _mark_missing(cols, info, results, task, source, cluster)
     notes += more
-    notes += _nonfinite_notes(df, results, task, source)
-    df["run"], df["task"], df["model"], df["source"], df["harness"] = run, task, model, source, "lm_eval"
-    return df, notes
+    notes += _nonfinite_notes(cols, results, task, source)
+    return _frame(cols, run=run, task=task, model=model, source=source), notes
 
 
-def _mark_missing(df: pd.DataFrame, info: dict[str, Any], results: dict[str, Any] | None, task: str, source: str,
-                  cluster: str | None) -> tuple[pd.DataFrame, list[str]]:
-    """Rows ``missing from log`` for docs the results declare but the samples lack (issue 12.2)."""
+def _frame(cols: dict[str, np.ndarray], *, run: str, task: str, model: str, source: str) -> pd.DataFrame:
+    """The canonical table of one task's columns, built once and conforming by construction
+    (the order and dtypes :func:`evaladdon.table.finalize` gives), so reading a small file
+    costs one DataFrame construction, not a construction, column insertions and a finalize.
+
+    Only ``item_hash`` holds logged values of unchecked type: when one is not a string the
+    frame goes through ``finalize`` (which converts it exactly as for any reader)."""
+    n = len(cols["metric"])
+    data: dict[str, Any] = {"run": run, "source": source, "harness": "lm_eval", "task": task, "model": model}
+    for col in ("metric", "item", "epoch", "value", "raw", "cluster", "item_hash", "error"):
+        data[col] = cols[col]
+    for col in ("cluster", "item_hash", "error"):  # nullable: None where missing, object dtype then
+        arr = data[col]
+        miss = pd.isna(arr)
+        if miss.any():
+            if not (arr[miss] == None).all():  # noqa: E711 - elementwise: a NaN/NA stands for None
+                arr = arr.copy()
+                arr[miss] = None
+            data[col] = pd.Series(arr, dtype=object, copy=False)
+    for col in MC_COLUMNS:
+        if col in cols:
+            data[col] = cols[col]
+    if n == 0:
+        return finalize(pd.DataFrame({c: (v if isinstance(v, (np.ndarray, pd.Series)) else [])
+                                      for c, v in data.items()}))
+    df = pd.DataFrame(data)
+    hashes = df["item_hash"]
+    if hashes.dtype == object and pd.api.types.infer_dtype(hashes, skipna=True) not in ("string", "empty"):
+        return finalize(df)  # a non-string doc_hash: converted like any logged value
+    return df
+
+
+def _mark_missing(cols: dict[str, np.ndarray], info: dict[str, Any], results: dict[str, Any] | None, task: str,
+                  source: str, cluster: str | None) -> list[str]:
+    """Rows ``missing from log`` (appended to ``cols``) for docs the results declare but the
+    samples lack (issue 12.2); returns the notes."""
     declared = declared_docs(results, task)
     if declared is None:
-        return df, []
+        return []
     seen_ids = set(info["doc_ids"])
     n_seen = len(seen_ids)
     if n_seen >= declared:
-        return df, []
+        return []
     note = (f"{source}: incomplete: the results declare {declared} docs for task {task!r} "
             f"(n-samples effective) but the samples hold {n_seen}")
     if not info["int_ids"] or cluster is not None:
         why = "doc ids are not the harness's numbering" if not info["int_ids"] else \
             "their cluster field is unknown"
-        return df, [note + f"; the {declared - n_seen} missing docs are not listed as rows ({why})"]
+        return [note + f"; the {declared - n_seen} missing docs are not listed as rows ({why})"]
     ids = np.arange(declared).astype(str)
     missing = ids[~np.isin(ids, np.fromiter(seen_ids, dtype=object, count=n_seen).astype(str))]
     metrics = sorted(info["metric_keys"])
     if not metrics or missing.size == 0:
-        return df, [note]
-    add = pd.DataFrame({
+        return [note]
+    k = missing.size * len(metrics)
+    add: dict[str, np.ndarray] = {
         "item": np.repeat(missing.astype(object), len(metrics)),
-        "epoch": np.ones(missing.size * len(metrics), dtype=np.int64),
+        "epoch": np.ones(k, dtype=np.int64),
         "metric": np.tile(np.array(metrics, dtype=object), missing.size),
-        "value": np.nan, "raw": "", "error": MISSING_FROM_LOG, "item_hash": None, "cluster": None,
-    })
-    return pd.concat([df, add], ignore_index=True), [note + f"; {missing.size} missing docs counted as "
-                                                           f"'{MISSING_FROM_LOG}'"]
+        "value": np.full(k, np.nan), "raw": np.full(k, "", dtype=object),
+        "error": np.full(k, MISSING_FROM_LOG, dtype=object), "item_hash": np.full(k, None, dtype=object),
+        "cluster": np.full(k, None, dtype=object),
+    }
+    if "confidence" in cols:
+        add.update(prediction=np.full(k, None, dtype=object), label=np.full(k, None, dtype=object),
+                   confidence=np.full(k, np.nan))
+    for col, extra in add.items():
+        cols[col] = np.concatenate([cols[col], extra])
+    return [note + f"; {missing.size} missing docs counted as '{MISSING_FROM_LOG}'"]
 
 
-def _nonfinite_notes(df: pd.DataFrame, results: dict[str, Any] | None, task: str, source: str) -> list[str]:
+def _nonfinite_notes(cols: dict[str, np.ndarray], results: dict[str, Any] | None, task: str,
+                     source: str) -> list[str]:
     """Say where item values are non-finite and what the harness reported (issue 10.7)."""
-    bad = df["error"].to_numpy() == NON_FINITE
+    bad = cols["error"] == NON_FINITE
     if not bad.any():
         return []
     notes = []
     reported = ((results or {}).get("results") or {}).get(task) or {}
-    for metric, k in df.loc[bad, "metric"].value_counts().sort_index().items():
+    for metric, k in sorted(Counter(cols["metric"][bad].tolist()).items()):
         harness = reported.get(metric)
         said = f"; the harness reported {harness!r}" if harness is not None else ""
         notes.append(f"{source}: {metric}: {k} item value(s) are non-finite (NaN/Infinity){said}; "
@@ -741,9 +788,8 @@ def read_samples(path: str | Path, cluster: str | None = None) -> pd.DataFrame:
     if repeats > 1 and not (df["epoch"] > 1).any():
         notes.append(f"{p}: task {task!r} ran with repeats={repeats} but the harness logged "
                      "only the first repeat's score per doc; epochs are not available")
-    out = finalize(df)
-    out.attrs["notes"] = notes
-    return out
+    df.attrs["notes"] = notes  # conforming by construction (see _frame): no finalize pass
+    return df
 
 
 def read_write_out(path: str | Path, cluster: str | None = None) -> pd.DataFrame:
