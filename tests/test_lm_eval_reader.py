@@ -304,3 +304,34 @@ def test_summarize_shows_results_only_runs_as_harness_reported(capsys: pytest.Ca
     assert main(["summarize", str(folder)]) == 0
     captured = capsys.readouterr()
     assert "[reported" in captured.out and "not clustered, not paired" in captured.err
+
+
+# ---------------------------------------------------------------- 15: the fast value path
+
+
+def test_numeric_fast_path_equals_the_shared_converter() -> None:
+    """All-float / all-int metric values skip the object round trip; values, errors and raw
+    text equal coerce_scores + raw_strings on the same values (signed zeros, NaN, inf, huge ints)."""
+    import random
+
+    import pandas as pd
+
+    from evaladdon.adapters.lm_eval_log import _values_and_text
+    from evaladdon.adapters.scores import coerce_scores, raw_strings
+
+    rng = random.Random(15)
+    floats = [0.0, -0.0, 1.0, float("nan"), float("inf"), -float("inf"), 1e16, 1e-7, 0.1, 2.5e-300,
+              1.7976931348623157e308, 5e-324, 123456789.123, -3.0]
+    ints = [0, 1, -5, 2**62, 2**63 - 1, -2**63, 10**20]
+    mixed = [1, 0.5, True, None, "0.5", "x", float("nan"), "", " 1 ", [1], {"a": 1}]
+    for _ in range(300):
+        pool = rng.choice([floats, ints, mixed])
+        raw = [rng.choice(pool + [rng.uniform(-1e6, 1e6) if pool is floats else rng.randint(-10**9, 10**9)])
+               for _ in range(rng.choice([1, 2, 5, 50]))]
+        values, errors, text = _values_and_text(raw)
+        series = pd.Series(raw, dtype=object)
+        want_values, want_errors = coerce_scores(series)
+        np.testing.assert_array_equal(values, want_values)
+        assert np.array_equal(np.signbit(values), np.signbit(want_values))
+        assert errors.tolist() == want_errors.tolist()
+        assert text.tolist() == raw_strings(series).tolist()

@@ -468,18 +468,20 @@ def _extract(records: Any, *, filters: list[str], cluster: str | None, delim: st
     info["metric_keys"] = set(pd.unique(metric)) if n_rows else set()
     rec = np.asarray(rec_t, dtype=np.int64)
     corpus = np.asarray(corpus_l, dtype=bool)
-    raw_series = pd.Series(raw, dtype=object)
-    values, errors = coerce_scores(raw_series.where(~corpus, None) if has_corpus else raw_series)
-    error = errors.to_numpy()
     if has_corpus:
-        error = np.where(corpus, CORPUS_LEVEL, error)
+        raw_series = pd.Series(raw, dtype=object)
+        values, errors = coerce_scores(raw_series.where(~corpus, None))
+        error = np.where(corpus, CORPUS_LEVEL, errors.to_numpy())
         values = np.where(corpus, np.nan, values)
+        raw_text = raw_strings(raw_series).to_numpy(dtype=object)
+    else:
+        values, error, raw_text = _values_and_text(raw)
     out: dict[str, np.ndarray] = {
         "metric": metric,
         "item": ids[rec],
         "epoch": np.asarray(epoch_t, dtype=np.int64),
         "value": np.asarray(values, dtype=np.float64),
-        "raw": raw_strings(raw_series).to_numpy(dtype=object),
+        "raw": raw_text,
         "cluster": pd.Series(clusters, dtype=object).astype(str).to_numpy(dtype=object)[rec]
         if cluster is not None else np.full(n_rows, None, dtype=object),
         "item_hash": np.asarray(hashes, dtype=object)[rec] if n_rows else np.array([], dtype=object),
@@ -489,6 +491,37 @@ def _extract(records: Any, *, filters: list[str], cluster: str | None, delim: st
         info["mc"], info["mc_no_label"] = _fill_multiple_choice(out, rec, len(doc_ids), mc_rec, mc_in)
     info["doc_ids"] = ids
     return out, info
+
+
+def _values_and_text(raw: list[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Values, errors and ``raw`` text of logged metric values, by the shared converter
+    (:func:`evaladdon.adapters.scores.coerce_scores`, :func:`~evaladdon.adapters.scores.raw_strings`).
+
+    The common case -- every value a JSON float (or every one an integer) -- goes to the
+    converter as a numeric column (the same values and errors as the object path gives
+    them), and its text is made once per distinct value (``str``, as ``raw_strings``; a NaN
+    is ``""``): the object column's round trip through pandas strings is most of the
+    per-file cost of a small log.  Distinct floats are told apart by their bits, so
+    ``-0.0`` keeps its sign.
+    """
+    kind = pd.api.types.infer_dtype(raw, skipna=False) if raw else "empty"
+    arr: np.ndarray | None = None
+    if kind == "floating":
+        arr = np.asarray(raw, dtype=np.float64)
+        keys = arr.view(np.int64)
+    elif kind == "integer":
+        try:
+            arr = keys = np.asarray(raw, dtype=np.int64)
+        except OverflowError:  # beyond int64: the object path
+            arr = None
+    if arr is None:
+        series = pd.Series(raw, dtype=object)
+        values, errors = coerce_scores(series)
+        return values, errors.to_numpy(), raw_strings(series).to_numpy(dtype=object)
+    values, errors = coerce_scores(pd.Series(arr, copy=False))
+    uniq, first, inv = np.unique(keys, return_index=True, return_inverse=True)
+    text = np.array(["" if v != v else str(v) for v in arr[first].tolist()], dtype=object)
+    return values, errors.to_numpy(), text[inv.reshape(-1)]
 
 
 def _id_strings(doc_ids: list[Any], int_ids: bool) -> np.ndarray:
@@ -654,7 +687,9 @@ def _frame(cols: dict[str, np.ndarray], *, run: str, task: str, model: str, sour
     Only ``item_hash`` holds logged values of unchecked type: when one is not a string the
     frame goes through ``finalize`` (which converts it exactly as for any reader)."""
     n = len(cols["metric"])
-    data: dict[str, Any] = {"run": run, "source": source, "harness": "lm_eval", "task": task, "model": model}
+    data: dict[str, Any] = {  # constants as arrays: pandas broadcasts a scalar string slower
+        c: np.full(n, v, dtype=object)
+        for c, v in (("run", run), ("source", source), ("harness", "lm_eval"), ("task", task), ("model", model))}
     for col in ("metric", "item", "epoch", "value", "raw", "cluster", "item_hash", "error"):
         data[col] = cols[col]
     for col in ("cluster", "item_hash", "error"):  # nullable: None where missing, object dtype then
@@ -669,8 +704,7 @@ def _frame(cols: dict[str, np.ndarray], *, run: str, task: str, model: str, sour
         if col in cols:
             data[col] = cols[col]
     if n == 0:
-        return finalize(pd.DataFrame({c: (v if isinstance(v, (np.ndarray, pd.Series)) else [])
-                                      for c, v in data.items()}))
+        return finalize(pd.DataFrame(data))
     df = pd.DataFrame(data)
     hashes = df["item_hash"]
     if hashes.dtype == object and pd.api.types.infer_dtype(hashes, skipna=True) not in ("string", "empty"):
