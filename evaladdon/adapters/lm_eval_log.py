@@ -482,7 +482,7 @@ def _extract(records: Any, *, filters: list[str], cluster: str | None, delim: st
         "epoch": np.asarray(epoch_t, dtype=np.int64),
         "value": np.asarray(values, dtype=np.float64),
         "raw": raw_text,
-        "cluster": pd.Series(clusters, dtype=object).astype(str).to_numpy(dtype=object)[rec]
+        "cluster": _id_strings(clusters, pd.api.types.infer_dtype(clusters, skipna=False) == "integer")[rec]
         if cluster is not None else np.full(n_rows, None, dtype=object),
         "item_hash": np.asarray(hashes, dtype=object)[rec] if n_rows else np.array([], dtype=object),
         "error": error,
@@ -525,13 +525,16 @@ def _values_and_text(raw: list[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray
 
 
 def _id_strings(doc_ids: list[Any], int_ids: bool) -> np.ndarray:
-    """Doc ids as ``str`` (an object array): integers in one numpy cast, anything else as
-    pandas' ``astype(str)`` (the same text either way: decimal digits)."""
+    """Doc ids (or cluster values) as ``str`` in an object array: strings as they are,
+    integers in one numpy cast, anything else by pandas' ``astype(str)`` (the same text
+    every way: ``str`` of the value)."""
     if int_ids and doc_ids:
         try:
             return np.asarray(doc_ids, dtype=np.int64).astype(str).astype(object)
         except OverflowError:  # beyond int64: pandas below
             pass
+    elif doc_ids and pd.api.types.infer_dtype(doc_ids, skipna=False) == "string":
+        return np.asarray(doc_ids, dtype=object)
     return pd.Series(doc_ids, dtype=object).astype(str).to_numpy(dtype=object)
 
 
