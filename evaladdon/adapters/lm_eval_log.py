@@ -60,6 +60,7 @@ import math
 import re
 from collections import Counter
 from functools import lru_cache
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -387,8 +388,9 @@ def _extract(records: Any, *, filters: list[str], cluster: str | None, delim: st
     doc_ids: list[str] = []
     hashes: list[Any] = []
     clusters: list[Any] = []
-    mc_rec: list[int] = []  # records with multiple-choice inputs, and those inputs
-    mc_in: list[tuple[list[float], list[int] | None, int | None]] = []
+    # multiple-choice records: index, filtered_resps, choice lengths (or None), gold (-1: unknown)
+    mc: tuple[list[int], list[list[Any]], list[list[int] | None], list[int]] = ([], [], [], [])
+    mc_rec_append, mc_fr_append, mc_len_append, mc_gold_append = (x.append for x in mc)
     seen: dict[Any, int] = {}
     info: dict[str, Any] = {"extra_filters": False, "has_repeats": False, "mc": 0, "mc_no_label": 0,
                             "int_ids": True, "metric_keys": set()}
@@ -431,10 +433,17 @@ def _extract(records: Any, *, filters: list[str], cluster: str | None, delim: st
         spr = r.get("scores_per_repeat")
         fr = r.get("filtered_resps")
         if type(fr) is list and len(fr) >= 2 and ("acc" in names or "acc_norm" in names):
-            inputs = _mc_inputs(r, fr, delim, "acc_norm" in names)
-            if inputs is not None:
-                mc_rec.append(i)
-                mc_in.append(inputs)
+            first = fr[0]  # one [loglikelihood, is_greedy] per choice (see _mc_extra)
+            if type(first) is list and len(first) == 2 and type(first[0]) is not bool:
+                target = r.get("target")
+                if type(target) is int and "acc_norm" not in names:  # the common case, inline
+                    lens, gold = None, (target if 0 <= target < len(fr) else -1)
+                else:
+                    lens, gold = _mc_extra(r, len(fr), target, delim, "acc_norm" in names)
+                mc_rec_append(i)
+                mc_fr_append(fr)
+                mc_len_append(lens)
+                mc_gold_append(gold)
         for name in names:
             metric = metric_key.get((name, filt)) if type(name) is str else None
             if metric is None:
@@ -487,8 +496,8 @@ def _extract(records: Any, *, filters: list[str], cluster: str | None, delim: st
         "item_hash": np.asarray(hashes, dtype=object)[rec] if n_rows else np.array([], dtype=object),
         "error": error,
     }
-    if mc_rec:
-        info["mc"], info["mc_no_label"] = _fill_multiple_choice(out, rec, len(doc_ids), mc_rec, mc_in)
+    if mc[0]:
+        info["mc"], info["mc_no_label"] = _fill_multiple_choice(out, rec, len(doc_ids), mc)
     info["doc_ids"] = ids
     return out, info
 
@@ -526,49 +535,41 @@ def _values_and_text(raw: list[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray
 
 def _id_strings(doc_ids: list[Any], int_ids: bool) -> np.ndarray:
     """Doc ids (or cluster values) as ``str`` in an object array: strings as they are,
-    integers in one numpy cast, anything else by pandas' ``astype(str)`` (the same text
-    every way: ``str`` of the value)."""
+    integers by ``str`` in one C-level map, anything else by pandas' ``astype(str)`` (the
+    same text every way: ``str`` of the value)."""
     if int_ids and doc_ids:
-        try:
-            return np.asarray(doc_ids, dtype=np.int64).astype(str).astype(object)
-        except OverflowError:  # beyond int64: pandas below
-            pass
-    elif doc_ids and pd.api.types.infer_dtype(doc_ids, skipna=False) == "string":
+        return np.array(list(map(str, doc_ids)), dtype=object)  # int -> decimal text, in C
+    if doc_ids and pd.api.types.infer_dtype(doc_ids, skipna=False) == "string":
         return np.asarray(doc_ids, dtype=object)
     return pd.Series(doc_ids, dtype=object).astype(str).to_numpy(dtype=object)
 
 
-def _mc_inputs(r: dict[str, Any], fr: list[Any], delim: str,
-               need_lengths: bool) -> tuple[list[Any], list[int] | None, int | None] | None:
-    """(``[loglikelihood, is_greedy]`` pairs, choice lengths or None, gold index or None) of a
-    multiple-choice sample.
+def _mc_extra(r: dict[str, Any], n: int, target: Any, delim: str, need_lengths: bool) -> tuple[list[int] | None, int]:
+    """(choice lengths or None, gold index or -1) of a multiple-choice sample whose
+    ``filtered_resps`` hold ``n`` ``[loglikelihood, is_greedy]`` pairs (newer logs write both
+    as strings, ``["-10.0", "False"]``; the log-likelihoods are converted per block later,
+    see :func:`_block_lls`).  The common case (an int gold, no ``acc_norm``) is inlined in
+    :func:`_extract`, with the same result as here.
 
     Only plain Python here (it runs once per record); the arithmetic is vectorised later.
-    Each ``filtered_resps`` entry is ``[loglikelihood, is_greedy]``; newer logs write both as
-    strings (``["-10.0", "False"]``).
     """
-    first = fr[0]
-    if type(first) is not list or len(first) != 2 or type(first[0]) is bool:
-        return None
-    lls = fr  # converted to floats per block of equal width, in C (see _block_lls)
-    n = len(fr)
-    target = r.get("target")
     # choice texts only where needed: lengths for acc_norm, texts for a gold given as text
     text_gold = type(target) is str and not target.strip().isdigit()
     found = _choice_lengths(r.get("arguments"), n, delim) if (need_lengths or text_gold) else None
     label = None if type(target) is list else _gold_index(target, found[1] if found else None, n)
-    return lls, (found[0] if found and need_lengths else None), label
+    return (found[0] if found and need_lengths else None), (-1 if label is None else label)
 
 
 def _block_lls(block: list[list[Any]], k: int) -> np.ndarray:
     """Log-likelihoods of ``len(block)`` samples with ``k`` choices each, shape (R, k); NaN rows
     where a sample's entries are not ``[number, bool]`` pairs (numeric strings accepted)."""
-    try:
-        arr = np.array(block, dtype=float)  # numbers and bools: one C-level conversion
-        if arr.shape == (len(block), k, 2):
-            return arr[:, :, 0]
-    except (ValueError, TypeError):
-        pass
+    entries = list(chain.from_iterable(block))
+    if set(map(type, entries)) == {list} and set(map(len, entries)) == {2}:  # C-level shape check
+        try:  # numbers and bools (numeric strings too): one C-level pass, converted as np.array does
+            flat = np.fromiter(chain.from_iterable(entries), dtype=float, count=2 * len(entries))
+            return flat.reshape(len(block), k, 2)[:, :, 0]
+        except (ValueError, TypeError):
+            pass
     out = np.full((len(block), k), np.nan)
     for j, fr in enumerate(block):  # strings ("-10.0", "False") or odd shapes: per sample
         try:
@@ -586,31 +587,43 @@ def _softmax_pick(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return pred, e[np.arange(len(z)), pred] / e.sum(axis=1)
 
 
-def _fill_multiple_choice(out: dict[str, np.ndarray], rec: np.ndarray, n_records: int, mc_rec: list[int],
-                          mc_in: list[tuple[list[float], list[int] | None, int | None]]) -> tuple[int, int]:
+def _fill_multiple_choice(out: dict[str, np.ndarray], rec: np.ndarray, n_records: int,
+                          mc: tuple[list[int], list[list[Any]], list[list[int] | None], list[int]]) -> tuple[int, int]:
     """prediction/label/confidence on the acc and acc_norm rows, vectorised per choice count.
 
+    ``mc``: parallel lists (record index, filtered_resps, choice lengths or None, gold or -1).
     Returns (multiple-choice docs, those without a gold index)."""
+    mc_rec, mc_fr, mc_len, mc_gold = mc
     pred = np.full(n_records, -1, dtype=np.int64)
     pred_n = np.full(n_records, -1, dtype=np.int64)
     conf = np.full(n_records, np.nan)
     conf_n = np.full(n_records, np.nan)
     label = np.full(n_records, -1, dtype=np.int64)
     idx = np.asarray(mc_rec, dtype=np.int64)
-    label[idx] = [-1 if g is None else g for _, _, g in mc_in]
-    width = np.fromiter((len(x[0]) for x in mc_in), dtype=np.int64, count=len(mc_in))
-    for k in np.unique(width):  # one block per number of choices
-        sel = np.flatnonzero(width == k)
-        ll = _block_lls([mc_in[j][0] for j in sel], k)
+    gold = np.asarray(mc_gold, dtype=np.int64)
+    label[idx] = gold
+    width = np.fromiter(map(len, mc_fr), dtype=np.int64, count=len(mc_fr))
+    widths = np.unique(width)
+    any_len = mc_len.count(None) < len(mc_len)
+    for k in widths:  # one block per number of choices
+        if len(widths) == 1:
+            sel, block = np.arange(len(mc_fr)), mc_fr
+        else:
+            sel = np.flatnonzero(width == k)
+            block = [mc_fr[j] for j in sel.tolist()]
+        ll = _block_lls(block, int(k))
         ok = np.isfinite(ll).all(axis=1)
-        sel, ll = sel[ok], ll[ok]
+        if not ok.all():
+            sel, ll = sel[ok], ll[ok]
         if not len(sel):
             continue
         p, c = _softmax_pick(ll)
         pred[idx[sel]], conf[idx[sel]] = p, c
-        has_len = np.array([mc_in[j][1] is not None for j in sel], dtype=bool)
+        if not any_len:
+            continue
+        has_len = np.array([mc_len[j] is not None for j in sel.tolist()], dtype=bool)
         if has_len.any():
-            lengths = np.array([mc_in[j][1] for j in sel[has_len]], dtype=float)
+            lengths = np.array([mc_len[j] for j in sel[has_len].tolist()], dtype=float)
             good = (lengths > 0).all(axis=1)
             rows = sel[has_len][good]
             pn, cn = _softmax_pick(ll[has_len][good] / lengths[good])
@@ -624,7 +637,7 @@ def _fill_multiple_choice(out: dict[str, np.ndarray], rec: np.ndarray, n_records
     out["prediction"] = _as_str_or_none(p_row)
     out["label"] = _as_str_or_none(l_row)
     out["confidence"] = np.asarray(c_row, dtype=np.float64)
-    return len(mc_in), int((label[idx] < 0).sum())
+    return len(mc_rec), int((gold < 0).sum())
 
 
 def _as_str_or_none(codes: np.ndarray) -> np.ndarray:
@@ -690,8 +703,8 @@ def _frame(cols: dict[str, np.ndarray], *, run: str, task: str, model: str, sour
     Only ``item_hash`` holds logged values of unchecked type: when one is not a string the
     frame goes through ``finalize`` (which converts it exactly as for any reader)."""
     n = len(cols["metric"])
-    data: dict[str, Any] = {  # constants as arrays: pandas broadcasts a scalar string slower
-        c: np.full(n, v, dtype=object)
+    data: dict[str, Any] = {
+        c: _constant(v, n)
         for c, v in (("run", run), ("source", source), ("harness", "lm_eval"), ("task", task), ("model", model))}
     for col in ("metric", "item", "epoch", "value", "raw", "cluster", "item_hash", "error"):
         data[col] = cols[col]
@@ -713,6 +726,32 @@ def _frame(cols: dict[str, np.ndarray], *, run: str, task: str, model: str, sour
     if hashes.dtype == object and pd.api.types.infer_dtype(hashes, skipna=True) not in ("string", "empty"):
         return finalize(df)  # a non-string doc_hash: converted like any logged value
     return df
+
+
+@lru_cache(maxsize=1)
+def _inferred_str_dtype() -> Any:
+    """The dtype pandas gives a column of ``str`` (pandas 3: ``str``, pyarrow-backed)."""
+    return pd.DataFrame({"s": np.array(["x"], dtype=object)})["s"].dtype
+
+
+def _constant(value: str, n: int) -> Any:
+    """A column repeating one string, in the dtype pandas would infer for it.
+
+    pandas converts an object array of ``n`` equal strings to pyarrow one string at a time
+    (15 ms per column at 50,000 rows); when pandas stores strings in pyarrow the column is
+    built as one string taken ``n`` times (under 1 ms).  Small columns: the object array
+    (as fast, and the same dtype)."""
+    dtype = _inferred_str_dtype()
+    if n >= 1000 and isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow":
+        try:
+            import pyarrow as pa
+            from pandas.arrays import ArrowStringArray
+
+            taken = pa.array([value], pa.large_string()).take(pa.array(np.zeros(n, dtype=np.int32)))
+            return ArrowStringArray(taken, dtype=dtype)
+        except (ImportError, TypeError, ValueError):  # another pandas/pyarrow: the plain way
+            pass
+    return np.full(n, value, dtype=object)
 
 
 def _mark_missing(cols: dict[str, np.ndarray], info: dict[str, Any], results: dict[str, Any] | None, task: str,
