@@ -396,19 +396,20 @@ def _extract(records: Any, *, filters: list[str], cluster: str | None, delim: st
                             "int_ids": True, "metric_keys": set()}
     cluster_parts = cluster.split(".") if cluster is not None else []
     one_part = len(cluster_parts) == 1
-    metric_key: dict[tuple[Any, str], str] = {}  # (name, filter) -> "name,filter", built once
+    metric_key: dict[str, dict[str, str]] = {}  # filter -> name -> "name,filter", built once
     rows: list[tuple[int, str, int, Any]] = []  # (record, metric, epoch, value as logged)
-    append = rows.append
-    for place, r in records:
+    append, ids_append, hashes_append, clusters_append = rows.append, doc_ids.append, hashes.append, clusters.append
+    for place, r in records:  # per record: only lookups and appends (this loop is the cost of a read)
         if type(r) is not dict:
             raise InputError(f"{place_word} {place} is not an object", source)
         if "doc_id" not in r:
             raise InputError(f"{place_word} {place} has no doc_id", source)
+        get = r.get
         i = len(doc_ids)
         doc_id = r["doc_id"]
-        doc_ids.append(doc_id)
-        hashes.append(r.get("doc_hash"))
-        filt = r.get("filter")
+        ids_append(doc_id)
+        hashes_append(get("doc_hash"))
+        filt = get("filter")
         if filt is None:
             key = doc_id if isinstance(doc_id, (str, int, float)) else repr(doc_id)
             k = seen.get(key, 0)
@@ -422,20 +423,20 @@ def _extract(records: Any, *, filters: list[str], cluster: str | None, delim: st
         elif type(filt) is not str:
             filt = str(filt)
         if cluster is not None:
-            doc = r.get("doc")
+            doc = get("doc")
             cv = (doc.get(cluster) if type(doc) is dict else None) if one_part else _dotted(doc, cluster_parts)
             if cv is None or isinstance(cv, (dict, list)):
                 raise InputError(f"doc {doc_id!r} has no scalar doc field {cluster!r} to cluster on", source)
-            clusters.append(cv)
-        names = r.get("metrics")
+            clusters_append(cv)
+        names = get("metrics")
         if type(names) is not list:
             names = metric_names or [k for k in r if k not in NOT_METRICS and not _WRITE_OUT.match(k)]
-        spr = r.get("scores_per_repeat")
-        fr = r.get("filtered_resps")
+        spr = get("scores_per_repeat")
+        fr = get("filtered_resps")
         if type(fr) is list and len(fr) >= 2 and ("acc" in names or "acc_norm" in names):
             first = fr[0]  # one [loglikelihood, is_greedy] per choice (see _mc_extra)
             if type(first) is list and len(first) == 2 and type(first[0]) is not bool:
-                target = r.get("target")
+                target = get("target")
                 if type(target) is int and "acc_norm" not in names:  # the common case, inline
                     lens, gold = None, (target if 0 <= target < len(fr) else -1)
                 else:
@@ -444,17 +445,22 @@ def _extract(records: Any, *, filters: list[str], cluster: str | None, delim: st
                 mc_fr_append(fr)
                 mc_len_append(lens)
                 mc_gold_append(gold)
+        keys = metric_key.get(filt)
+        if keys is None:
+            keys = metric_key[filt] = {}
         for name in names:
-            metric = metric_key.get((name, filt)) if type(name) is str else None
+            metric = keys.get(name) if type(name) is str else None
             if metric is None:
-                metric = metric_key[(str(name), filt)] = f"{name},{filt}" if filt else str(name)
+                metric = f"{name},{filt}" if filt else str(name)
+                if type(name) is str:
+                    keys[name] = metric
             values = spr.get(name) if type(spr) is dict else None
             if type(values) is list:
                 info["has_repeats"] = True
                 for e, v in enumerate(values, start=1):
                     append((i, metric, e, v))
             else:
-                append((i, metric, 1, r.get(name)))
+                append((i, metric, 1, get(name)))
     n_rows = len(rows)
     if n_rows:
         rec_t, metric_t, epoch_t, raw_t = zip(*rows)
@@ -628,9 +634,9 @@ def _fill_multiple_choice(out: dict[str, np.ndarray], rec: np.ndarray, n_records
             rows = sel[has_len][good]
             pn, cn = _softmax_pick(ll[has_len][good] / lengths[good])
             pred_n[idx[rows]], conf_n[idx[rows]] = pn, cn
-    uniq, inv = np.unique(out["metric"].astype(str), return_inverse=True)  # a few metric names
-    base = np.array([u.split(",", 1)[0] for u in uniq], dtype=object)[inv.reshape(-1)]
-    is_acc, is_norm = base == "acc", base == "acc_norm"
+    codes, uniq = pd.factorize(out["metric"])  # a few metric names: hashed, not sorted
+    base = np.array([str(u).split(",", 1)[0] for u in uniq], dtype=object)
+    is_acc, is_norm = (base == "acc")[codes], (base == "acc_norm")[codes]
     p_row = np.where(is_acc, pred[rec], np.where(is_norm, pred_n[rec], -1))
     c_row = np.where(is_acc, conf[rec], np.where(is_norm, conf_n[rec], np.nan))
     l_row = np.where(p_row >= 0, label[rec], -1)
@@ -641,11 +647,10 @@ def _fill_multiple_choice(out: dict[str, np.ndarray], rec: np.ndarray, n_records
 
 
 def _as_str_or_none(codes: np.ndarray) -> np.ndarray:
-    """Non-negative integer codes as strings, -1 as None."""
-    out = np.full(len(codes), None, dtype=object)
-    has = codes >= 0
-    out[has] = codes[has].astype(str).astype(object)
-    return out
+    """Non-negative integer codes as strings, -1 as None (choice indices: a small table)."""
+    top = int(codes.max()) if len(codes) else -1
+    table = np.array([str(i) for i in range(top + 1)] + [None], dtype=object)  # table[-1] is None
+    return table[codes]
 
 
 def _records_of(path: Path) -> tuple[Any, str]:
