@@ -335,3 +335,39 @@ def test_numeric_fast_path_equals_the_shared_converter() -> None:
         assert np.array_equal(np.signbit(values), np.signbit(want_values))
         assert errors.tolist() == want_errors.tolist()
         assert text.tolist() == raw_strings(series).tolist()
+
+
+def test_loglikelihood_blocks_equal_numpy_conversion() -> None:
+    """The fromiter path of _block_lls gives what np.array(block, float) gives (numbers, bools,
+    numeric strings, None -> NaN), and odd shapes fall back to per-sample conversion."""
+    from evaladdon.adapters.lm_eval_log import _block_lls
+
+    def reference(block: list, k: int) -> np.ndarray:
+        try:
+            arr = np.array(block, dtype=float)
+            if arr.shape == (len(block), k, 2):
+                return arr[:, :, 0]
+        except (ValueError, TypeError):
+            pass
+        out = np.full((len(block), k), np.nan)
+        for j, fr in enumerate(block):
+            try:
+                if all(type(x) is list and len(x) == 2 and type(x[0]) is not bool for x in fr):
+                    out[j] = [float(x[0]) for x in fr]
+            except (TypeError, ValueError):
+                pass
+        return out
+
+    good = [[-1.5, False], [-0.25, True], [-3.0, False]]
+    cases = [
+        [good, good],
+        [good, [["-1.5", "False"], ["-2", "True"], ["0", "False"]]],  # strings: per sample
+        [good, [["-1.5", False], ["-2", True], ["1e400", 0]]],  # numeric strings with bools
+        [good, [[None, False], [-1.0, True], [-2.0, False]]],  # None -> NaN
+        [good, [[-1.0, False, 3], [-1.0], [-2.0, False]]],  # lengths that add up to 6 anyway
+        [good, [[-1.0, False], "ab", [-2.0, False]]],  # a 2-character string entry
+        [good, [[-1.0, False], [[1], 0], [-2.0, False]]],  # nested deeper
+        [good, [{"a": 1, "b": 2}, [-1.0, True], [-2.0, False]]],
+    ]
+    for block in cases:
+        np.testing.assert_array_equal(_block_lls(block, 3), reference(block, 3))
