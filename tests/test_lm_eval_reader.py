@@ -371,3 +371,20 @@ def test_loglikelihood_blocks_equal_numpy_conversion() -> None:
     ]
     for block in cases:
         np.testing.assert_array_equal(_block_lls(block, 3), reference(block, 3))
+
+
+def test_non_string_doc_hashes_are_text_like_any_logged_value(tmp_path: Path) -> None:
+    """The reader builds its frame conforming by construction; a doc_hash that is not a
+    string sends it through table.finalize, which writes it as text (None stays None)."""
+    from evaladdon.table import finalize, validate
+
+    rows = [{"doc_id": i, "doc": {}, "filter": "none", "metrics": ["acc"], "acc": i % 2, "doc_hash": h}
+            for i, h in enumerate([5, None, "abc"])]
+    p = tmp_path / "samples_t_2026-01-01T00-00-00.jsonl"
+    p.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    df = read_samples(p)
+    assert df["item_hash"].tolist() == ["5", None, "abc"]
+    validate(df)
+    import pandas as pd
+
+    pd.testing.assert_frame_equal(finalize(df), df)  # already canonical: finalize changes nothing
