@@ -31,6 +31,7 @@ from conftest import REAL_LOGS, REPO  # noqa: E402
 
 from evaladdon.adapters import read_runs, sniff  # noqa: E402
 from evaladdon.errors import EvalAddonError  # noqa: E402
+from evaladdon.table import finalize, validate  # noqa: E402
 
 
 def _kind(s: pd.Series) -> str:
@@ -58,9 +59,15 @@ def digest(df: pd.DataFrame) -> str:
 
 def _outcome(read: Callable[[], pd.DataFrame]) -> str:
     try:
-        return digest(read())
+        df = read()
     except EvalAddonError as exc:
         return f"error: {exc}"
+    # the readers build their tables conforming (no finalize pass): finalize must change nothing
+    again = finalize(df)
+    pd.testing.assert_frame_equal(again, df, check_exact=True)
+    assert list(again.dtypes.astype(str)) == list(df.dtypes.astype(str))
+    validate(df)
+    return digest(df)
 
 
 def write_edge_cases(folder: Path) -> None:
