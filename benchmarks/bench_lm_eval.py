@@ -6,9 +6,11 @@ results file declaring n-samples) for two runs of N docs, then times in fresh pr
 (so peak RSS is each job's own):
 
 - floor read:     orjson per line, pulling doc_id, acc and doc.passage_id into arrays;
-- evaladdon read: the adapter (streamed orjson, one extraction pass, multiple-choice
-                  prediction/label/confidence, completeness check) into the validated
-                  canonical table (``load``); then the same plus the clustered summary;
+- evaladdon reader: ``read_samples`` alone (streamed orjson, one extraction pass,
+                  multiple-choice prediction/label/confidence, completeness check) into a
+                  canonical table per file;
+- evaladdon read: ``load`` (the reader per file plus ``read_runs``' combining, run naming
+                  and validation); then the same plus the clustered summary;
 - floor compare:  both files parsed as above, aligned on doc_id, McNemar exact p (scipy);
 - evaladdon compare: both files read + ``compare_table`` (paired, McNemar);
 - per-file overhead: 50 small samples files (100 docs each, one task each), evaladdon vs floor.
@@ -72,6 +74,13 @@ result = float(acc.mean())
 """
 
 EVAL_IMPORTS = "from evaladdon.adapters import load; from evaladdon.summary import summarize_table"
+
+READER_IMPORTS = "from evaladdon.adapters.lm_eval_log import read_samples"
+
+EVAL_READER = """
+tables = [read_samples(p, "passage_id") for p in PATHS]
+result = sum(len(t) for t in tables)
+"""
 
 EVAL_LOAD = """
 df = load(PATHS, cluster="passage_id")
@@ -148,6 +157,7 @@ def main(n: int = 50_000) -> None:
         print(f"samples files: 2 x {n} docs, {a.stat().st_size / 2**20:.0f} MiB each (timings: best of 3, "
               "fresh process each, imports excluded; cpu = process_time)")
         floor_read = timed((FLOOR_IMPORTS, FLOOR_READ), [str(a)])
+        row(f"reader only {n} docs", timed((READER_IMPORTS, EVAL_READER), [str(a)]), floor_read)
         row(f"read {n} docs", timed((EVAL_IMPORTS, EVAL_LOAD), [str(a)]), floor_read)
         row(f"read + summarize {n} docs", timed((EVAL_IMPORTS, EVAL_READ), [str(a)]), floor_read)
         row(f"compare two {n}-doc runs", timed((EVAL_COMPARE_IMPORTS, EVAL_COMPARE), [str(a), str(b)]),
@@ -155,7 +165,8 @@ def main(n: int = 50_000) -> None:
         small = [str(build(100, root / "small" / f"r{i}", f"2026-01-{i % 28 + 1:02d}T00-00-{i:02d}.000000", i,
                            task=f"t{i}")) for i in range(50)]
         floor_small = timed((FLOOR_IMPORTS, FLOOR_READ), small)
-        row("50 files x 100 docs: read/file", timed((EVAL_IMPORTS, EVAL_LOAD), small), floor_small, per=50)
+        row("50 files x 100 docs: reader/file", timed((READER_IMPORTS, EVAL_READER), small), floor_small, per=50)
+        row("  read (load)/file", timed((EVAL_IMPORTS, EVAL_LOAD), small), floor_small, per=50)
         row("  read + summarize, per file", timed((EVAL_IMPORTS, EVAL_READ), small), floor_small, per=50)
 
 
