@@ -192,6 +192,17 @@ def test_store_rows_equal_reading_the_files(tmp_path: Path) -> None:
     pd.testing.assert_frame_equal(canon(picked), canon(want), check_exact=True)
     one = load_store(store, "source LIKE '%z.csv'").table
     assert list(one["run"].unique()) == ["other"]  # no clash left: not renamed
+    # files are picked by the run-level AND terms only; anything else opens every file
+    from evaladdon.store import Manifest
+    from evaladdon.store.query import pick_files
+
+    m = Manifest.load(store)
+    by_file = {e["file"]: Path(source).name for source, e in m.entries.items()}
+    names = lambda where: sorted(by_file[f.name] for f in pick_files(m, where))  # noqa: E731
+    assert names("model = 'm' AND value >= 0.5") == ["x.csv", "y.csv"]
+    assert names("(value > 2 OR epoch = 1) AND task = 't' AND model = 'other'") == ["z.csv"]
+    assert names("model = 'm' OR value >= 0.5") == ["x.csv", "y.csv", "z.csv"]
+    assert names("random() < 2 AND model = 'other'") == ["x.csv", "y.csv", "z.csv"]  # volatile: row by row
 
 
 @pytest.mark.parametrize("where, message", [

@@ -96,11 +96,50 @@ def _runs_table(manifest: Manifest) -> Any:
     return pa.table({name: pa.array(col, type=pa.string()) for name, col in zip((*RUN_COLUMNS, "file"), cols)})
 
 
-def pick_files(manifest: Manifest, where: str | None, con: Any = None) -> list[Path]:
-    """Data files whose runs can match ``where`` (all of them when it names other columns).
+VOLATILE = frozenset({"random", "uuid", "gen_random_uuid", "uuidv4", "uuidv7", "nextval", "currval", "setseed"})
+"""Functions whose value changes from row to row: a condition using them is never decided per run."""
 
-    ``con``: a connection to evaluate ``where`` on (it must not be able to read files;
-    default: a fresh one that cannot).
+
+def _run_level_parts(con: Any, where: str) -> list[str] | None:
+    """The top-level ``AND`` terms of ``where`` as SQL texts (DuckDB's own parse, so quoting
+    and parentheses are DuckDB's), or None when the expression cannot be split or calls a
+    volatile function (then nothing is decided per run)."""
+    import json
+
+    import duckdb
+
+    prefix = "SELECT 1 WHERE "
+    try:
+        tree = json.loads(con.execute("SELECT json_serialize_sql(?)", [f"{prefix}({where})"]).fetchall()[0][0])
+        if tree.get("error") or len(tree.get("statements", [])) != 1:
+            return None
+        node = tree["statements"][0]["node"]
+        clause = node.get("where_clause")
+        if clause is None or any(f'"function_name":"{f}"' in json.dumps(clause, separators=(",", ":"))
+                                 for f in VOLATILE):
+            return None
+        terms = clause["children"] if clause.get("type") == "CONJUNCTION_AND" else [clause]
+        parts = []
+        for term in terms:
+            node["where_clause"] = term
+            text = con.execute("SELECT json_deserialize_sql(?)", [json.dumps(tree)]).fetchall()[0][0]
+            if not text.startswith(prefix):
+                return None
+            parts.append(text[len(prefix):])
+        return parts
+    except (duckdb.Error, KeyError, TypeError, ValueError):
+        return None
+
+
+def pick_files(manifest: Manifest, where: str | None, con: Any = None) -> list[Path]:
+    """Data files whose runs can match ``where`` (all of them when nothing in it is per run).
+
+    The top-level ``AND`` terms of ``where`` that name only run-level columns (run, model,
+    task, metric, harness, source) are evaluated on the manifest's combinations; a row can
+    match ``where`` only if its run matches all of them, so the other files need not be
+    opened.  Terms that name per-row columns (value, item, epoch, meta.*) are left to the
+    query over the picked files.  ``con``: a connection to evaluate on (it must not be able
+    to read files; default: a fresh one that cannot).
     """
     if not where or not manifest.entries:
         return manifest.data_files()
@@ -108,12 +147,21 @@ def pick_files(manifest: Manifest, where: str | None, con: Any = None) -> list[P
 
     own = con is None
     con = _sandbox() if own else con
-    runs_table = _runs_table(manifest)
     try:
-        con.register("runs_table", runs_table)
-        hit = con.execute(f"SELECT DISTINCT file FROM runs_table WHERE ({where})").fetchall()
-    except duckdb.BinderException:
-        return manifest.data_files()  # names a per-row column: every file is read (DuckDB still prunes row groups)
+        con.register("runs_table", _runs_table(manifest))
+        parts = _run_level_parts(con, where)
+        if parts is None:
+            return manifest.data_files()
+        bound = []
+        for part in parts:
+            try:
+                con.execute(f"SELECT 1 FROM runs_table WHERE ({part}) LIMIT 0").fetchall()
+            except duckdb.BinderException:
+                continue  # names a per-row column: decided row by row (DuckDB still prunes row groups)
+            bound.append(f"({part})")
+        if not bound:
+            return manifest.data_files()
+        hit = con.execute(f"SELECT DISTINCT file FROM runs_table WHERE {' AND '.join(bound)}").fetchall()
     except duckdb.Error as exc:
         raise EvalAddonError(f"--where: {_one_line(exc)}") from None
     finally:
