@@ -6,7 +6,7 @@ Usage: python benchmarks/bench_store.py [RUNS] [ROWS_PER_RUN] [--keep DIR] [--re
 
 Builds a synthetic store directly (one Parquet file per run, as `ingest` writes them, plus
 its manifest; with ``--keep DIR`` it is built there once and reused), then times in fresh
-processes, best of N wall (and the CPU time of that run):
+processes, best of N wall time and best of N CPU time (user + sys):
   compare:   `evaladdon compare --store DIR --where "model IN ('ckpt-0010','ckpt-0011')"`
   summarize: `evaladdon summarize --store DIR --where "model = 'ckpt-0010'"`
   row filter: the same compare with a per-row condition (every file opened, DuckDB prunes)
