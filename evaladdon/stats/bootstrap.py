@@ -19,9 +19,9 @@ from typing import Callable, Literal
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats as sps
 
 from evaladdon.stats._checks import as_finite_1d, check_level, codes, whole
+from evaladdon.stats._dist import norm_cdf, norm_ppf
 from evaladdon.stats._result import Result
 
 TotalsStatistic = Callable[[np.ndarray], np.ndarray]
@@ -105,13 +105,13 @@ def bootstrap_totals(
         probs = np.array([alpha / 2.0, 1.0 - alpha / 2.0])
     elif method == "bca":
         prop_below = (np.sum(reps < estimate) + 0.5 * np.sum(reps == estimate)) / reps.size
-        z0 = float(sps.norm.ppf(prop_below))
+        z0 = float(norm_ppf(prop_below))
         jack = statistic(full[None, :] - t)  # leave one unit out, from totals
         dev = jack.mean() - jack
         denom = 6.0 * np.sum(dev * dev) ** 1.5
         accel = float(np.sum(dev**3) / denom) if denom > 0 else 0.0
-        z_alpha = sps.norm.ppf([alpha / 2.0, 1.0 - alpha / 2.0])
-        probs = sps.norm.cdf(z0 + (z0 + z_alpha) / (1.0 - accel * (z0 + z_alpha)))
+        z_alpha = norm_ppf([alpha / 2.0, 1.0 - alpha / 2.0])
+        probs = norm_cdf(z0 + (z0 + z_alpha) / (1.0 - accel * (z0 + z_alpha)))
         if not np.all(np.isfinite(probs)):
             probs = np.array([alpha / 2.0, 1.0 - alpha / 2.0])
     else:

@@ -14,18 +14,6 @@ from typing import Literal
 
 import numpy as np
 
-
-class _LazyScipyStats:
-    """``scipy.stats``, imported on first use (it costs ~0.3 s; ``evaladdon ci`` needs only z)."""
-
-    def __getattr__(self, name: str) -> object:
-        from scipy import stats
-
-        return getattr(stats, name)
-
-
-sps = _LazyScipyStats()
-
 from evaladdon.stats._checks import check_level
 from evaladdon.stats._result import Result
 
@@ -99,12 +87,16 @@ def proportion_interval(
             low = 0.0
         if k == n:
             high = 1.0
-    elif method == "clopper-pearson":
-        low = 0.0 if k == 0 else float(sps.beta.ppf(alpha / 2.0, k, n - k + 1))
-        high = 1.0 if k == n else float(sps.beta.ppf(1.0 - alpha / 2.0, k + 1, n - k))
-    elif method == "jeffreys":
-        low = 0.0 if k == 0 else float(sps.beta.ppf(alpha / 2.0, k + 0.5, n - k + 0.5))
-        high = 1.0 if k == n else float(sps.beta.ppf(1.0 - alpha / 2.0, k + 0.5, n - k + 0.5))
+    elif method in ("clopper-pearson", "jeffreys"):
+        # imported here: _dist loads scipy.special, which `evaladdon ci` (Wilson) never needs
+        from evaladdon.stats._dist import beta_ppf
+
+        if method == "clopper-pearson":
+            low = 0.0 if k == 0 else float(beta_ppf(alpha / 2.0, k, n - k + 1))
+            high = 1.0 if k == n else float(beta_ppf(1.0 - alpha / 2.0, k + 1, n - k))
+        else:
+            low = 0.0 if k == 0 else float(beta_ppf(alpha / 2.0, k + 0.5, n - k + 0.5))
+            high = 1.0 if k == n else float(beta_ppf(1.0 - alpha / 2.0, k + 0.5, n - k + 0.5))
     elif method == "agresti-coull":
         z = _z(level)
         n_tilde = n + z * z
@@ -151,7 +143,9 @@ def t_interval(estimate: float, se: float, df: float, level: float = 0.95, metho
         raise ValueError(f"the estimate must be finite, got {estimate}")
     if not (math.isfinite(se) and se >= 0):
         raise ValueError(f"a standard error must be finite and >= 0, got {se}")
-    q = float(sps.norm.ppf(0.5 + level / 2.0)) if np.isinf(df) else float(sps.t.ppf(0.5 + level / 2.0, df))
+    from evaladdon.stats._dist import norm_ppf, t_ppf  # here: `evaladdon ci` never loads scipy.special
+
+    q = float(norm_ppf(0.5 + level / 2.0)) if np.isinf(df) else float(t_ppf(0.5 + level / 2.0, df))
     return Interval(
         estimate=float(estimate),
         low=float(estimate - q * se),

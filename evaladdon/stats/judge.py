@@ -29,10 +29,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats as sps
 
 from evaladdon.stats import zero_se
 from evaladdon.stats._checks import as_finite_1d, check_level, finite, whole
+from evaladdon.stats._dist import norm_ppf
 from evaladdon.stats._result import Result
 from evaladdon.stats.intervals import proportion_interval
 
@@ -168,7 +168,7 @@ def rogan_gladen(
         notes.append("Se/Sp taken as known exactly: their sampling error is not in the SE")
     var = (var_q + p * p * var_se + (1 - p) ** 2 * var_sp) / (j * j)
     se = math.sqrt(var)
-    z = float(sps.norm.ppf(0.5 + level / 2))
+    z = float(norm_ppf(0.5 + level / 2))
     low, high, method = max(p - z * se, 0.0), min(p + z * se, 1.0), "rogan-gladen-delta"
     if zero_se.se_is_zero(se, np.array([1.0])) and n_observed is not None:
         q_low, q_high = zero_se.wilson_bounds(observed, n_observed, level)
@@ -271,7 +271,7 @@ def ppi_mean(
     est = float(resid.mean() + lam * fu.mean())
     var = float(resid.var(ddof=1) / n + lam * lam * fu.var(ddof=1) / big_n)
     se = math.sqrt(var)
-    z = float(sps.norm.ppf(0.5 + level / 2))
+    z = float(norm_ppf(0.5 + level / 2))
     low, high, method = est - z * se, est + z * se, "ppi++" if tuned else "ppi"
     notes: list[str] = []
     if zero_se.se_is_zero(se, np.concatenate([y, f, fu])):
@@ -323,5 +323,5 @@ def corrected_difference(
     var_se = sensitivity * (1 - sensitivity) / n_pos if n_pos else 0.0
     var_sp = specificity * (1 - specificity) / n_neg if n_neg else 0.0
     se = math.sqrt(observed_delta_se**2 + d * d * (var_se + var_sp)) / j
-    z = float(sps.norm.ppf(0.5 + level / 2))
+    z = float(norm_ppf(0.5 + level / 2))
     return CorrectedDifference(d, observed_delta, se, d - z * se, d + z * se, level)

@@ -20,8 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as sps
 
+from evaladdon.stats._dist import binom_cdf, binom_pmf, chi2_sf
 from evaladdon.stats._result import Result
 
 
@@ -80,8 +80,8 @@ def mcnemar(n10: int, n01: int) -> McNemarResult:
     if n == 0:
         return McNemarResult(n10, n01, 1.0, 1.0, 0.0, 1.0, 0.0, 1.0, odds)
     m = min(n10, n01)
-    cdf = float(sps.binom.cdf(m, n, 0.5))
-    pmf = float(sps.binom.pmf(m, n, 0.5))
+    cdf = float(binom_cdf(m, n, 0.5))
+    pmf = float(binom_pmf(m, n, 0.5))
     exact = min(1.0, 2.0 * cdf)
     mid = min(1.0, 2.0 * (cdf - 0.5 * pmf))
     chi2 = (n10 - n01) ** 2 / n
@@ -92,8 +92,8 @@ def mcnemar(n10: int, n01: int) -> McNemarResult:
         exact_p=exact,
         mid_p=mid,
         chi2=float(chi2),
-        chi2_p=float(sps.chi2.sf(chi2, 1)),
+        chi2_p=float(chi2_sf(chi2, 1)),
         chi2_cc=float(chi2_cc),
-        chi2_cc_p=float(sps.chi2.sf(chi2_cc, 1)),
+        chi2_cc_p=float(chi2_sf(chi2_cc, 1)),
         odds_ratio=float(odds),
     )

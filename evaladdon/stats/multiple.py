@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats as sps
 
+from evaladdon.stats._dist import chi2_sf
 from evaladdon.stats._result import Result
 
 ADJUST_METHODS: tuple[str, ...] = ("holm", "bh", "bonferroni", "none")
@@ -85,5 +85,5 @@ def cochrans_q(scores: npt.ArrayLike) -> CochranQResult:
         q, p = 0.0, 1.0  # every item all-right or all-wrong: no information against H0
     else:
         q = float((k - 1) * (k * np.sum(col * col) - total * total) / denom)
-        p = float(sps.chi2.sf(q, k - 1))
+        p = float(chi2_sf(q, k - 1))
     return CochranQResult(q, k - 1, p, n, k, tuple(float(v) for v in x.mean(axis=0)))

@@ -25,10 +25,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats as sps
 
 from evaladdon.stats import zero_se
 from evaladdon.stats._checks import as_finite_1d, check_level, codes, is_binary, pow2_scale, whole
+from evaladdon.stats._dist import t_sf
 from evaladdon.stats._result import Result
 from evaladdon.stats.bootstrap import bootstrap_totals, ratio_of_totals
 from evaladdon.stats.cluster import clustered_se, cr1_note
@@ -94,7 +94,7 @@ def _paired_t(delta: float, se: float, df: float) -> tuple[float, float]:
     if not se > 0 or not df > 0:
         return NAN, NAN
     t = delta / se
-    return t, float(2.0 * sps.t.sf(abs(t), df))
+    return t, float(2.0 * t_sf(abs(t), df))
 
 
 def compare_paired(

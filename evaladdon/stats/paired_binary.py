@@ -22,17 +22,15 @@ from __future__ import annotations
 import math
 from typing import Callable
 
-from scipy import optimize
-from scipy import stats as sps
-
 from evaladdon.stats._checks import check_level
+from evaladdon.stats._dist import norm_ppf
 from evaladdon.stats.intervals import Interval, proportion_interval
 
 PAIRED_BINARY_METHODS: tuple[str, ...] = ("newcombe", "tango", "bonett-price", "wald")
 
 
 def _z(level: float) -> float:
-    return float(sps.norm.ppf(0.5 + level / 2.0))
+    return float(norm_ppf(0.5 + level / 2.0))
 
 
 def _counts(n11: int, n10: int, n01: int, n00: int) -> tuple[int, int, int, int, int]:
@@ -114,6 +112,8 @@ def tango(n11: int, n10: int, n01: int, n00: int, level: float = 0.95) -> Interv
 
     def f(x: float) -> float:
         return z_of(x) ** 2 - z * z
+
+    from scipy import optimize  # here, not at import: compare's other intervals do not need it
 
     lo_end, hi_end = -1.0 + eps, 1.0 - eps
     # an end whose |Z| stays within z all the way to -1 (or 1) is the boundary itself

@@ -44,10 +44,8 @@ from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
-from scipy import optimize
-from scipy import stats as sps
-
 from evaladdon.stats._checks import finite, whole
+from evaladdon.stats._dist import binom_cdf, binom_pmf, binom_ppf, norm_cdf, norm_pdf, norm_ppf, norm_sf
 from evaladdon.stats._result import Result
 
 PlanTest = Literal["auto", "mcnemar-exact", "mcnemar-connor-approx", "wald", "mcnemar"]
@@ -85,14 +83,14 @@ def _z_alpha(alpha: float, sides: int) -> float:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
     if sides not in (1, 2):
         raise ValueError(f"sides must be 1 or 2, got {sides}")
-    return float(sps.norm.ppf(1 - alpha / sides))
+    return float(norm_ppf(1 - alpha / sides))
 
 
 def _z_beta(power: float) -> float:
     power = finite(power, "power")
     if not 0 < power < 1:
         raise ValueError(f"power must be in (0, 1), got {power}")
-    return float(sps.norm.ppf(power))
+    return float(norm_ppf(power))
 
 
 def power_normal(delta: float, se: float, alpha: float = 0.05, sides: int = 2) -> float:
@@ -103,9 +101,9 @@ def power_normal(delta: float, se: float, alpha: float = 0.05, sides: int = 2) -
     if se == 0:
         return 1.0 if delta != 0 else alpha
     shift = abs(delta) / se
-    p = float(sps.norm.cdf(shift - za))
+    p = float(norm_cdf(shift - za))
     if sides == 2:
-        p += float(sps.norm.cdf(-shift - za))
+        p += float(norm_cdf(-shift - za))
     return p
 
 
@@ -129,16 +127,16 @@ def binary_unpaired_variance(p_a: float, p_b: float) -> float:
 
 def _critical(m: np.ndarray, tail: float) -> np.ndarray:
     """Largest ``k`` with ``Binom.cdf(k; m, 1/2) <= tail`` (``-1`` when none), per ``m``."""
-    k = sps.binom.ppf(tail, m, 0.5)
-    return np.where(sps.binom.cdf(k, m, 0.5) <= tail, k, k - 1.0)
+    k = binom_ppf(tail, m, 0.5)
+    return np.where(binom_cdf(k, m, 0.5) <= tail, k, k - 1.0)
 
 
 def _reject_given_m(m: np.ndarray, pi: float, alpha: float, sides: int) -> np.ndarray:
     """P(the exact test rejects | m discordant pairs), the better run's share being ``pi``."""
     if sides == 2:
         c = _critical(m, alpha / 2.0)
-        return sps.binom.cdf(c, m, 1.0 - pi) + sps.binom.cdf(c, m, pi)
-    return sps.binom.cdf(_critical(m, alpha), m, 1.0 - pi)
+        return binom_cdf(c, m, 1.0 - pi) + binom_cdf(c, m, pi)
+    return binom_cdf(_critical(m, alpha), m, 1.0 - pi)
 
 
 def _m_range(n: int, psi: float) -> tuple[int, int]:
@@ -177,7 +175,7 @@ def mcnemar_exact_power(n: int, discordance: float, delta: float, alpha: float =
     n, psi, pi = _check_exact(n, discordance, delta, alpha, sides)
     lo, hi = _m_range(n, psi)
     m = np.arange(lo, hi + 1, dtype=float)
-    weight = sps.binom.pmf(m, n, psi) if psi < 1 else np.ones(1)
+    weight = binom_pmf(m, n, psi) if psi < 1 else np.ones(1)
     return float(min(np.sum(weight * _reject_given_m(m, pi, alpha, sides)), 1.0))
 
 
@@ -189,7 +187,7 @@ def _exact_powers(ns: np.ndarray, psi: float, pi: float, alpha: float, sides: in
     out = np.empty(ns.size)
     step = max(1, 4_000_000 // m.size)
     for i in range(0, ns.size, step):  # chunks of n values, vectorised within
-        weight = sps.binom.pmf(m[None, :], ns[i : i + step, None], psi) if psi < 1 else np.ones((1, 1))
+        weight = binom_pmf(m[None, :], ns[i : i + step, None], psi) if psi < 1 else np.ones((1, 1))
         out[i : i + step] = weight @ reject
     return out
 
@@ -316,7 +314,7 @@ def plan(
             if d * d >= discordance:
                 return 1.0
             zb_ = (d * math.sqrt(n_ / deff) - za * math.sqrt(discordance)) / math.sqrt(discordance - d * d)
-            return float(sps.norm.cdf(zb_))
+            return float(norm_cdf(zb_))
         v = var_at(d)
         return 1.0 if v <= 0 else power_normal(d, math.sqrt(v / n_), alpha, sides)
 
@@ -326,6 +324,8 @@ def plan(
             assert discordance is not None
             f = lambda d: power_at(n, d) - power  # noqa: E731
             top = discordance * (1 - 1e-12) if test == "mcnemar-connor-approx" else discordance
+            from scipy import optimize  # here, not at import (slow to import)
+
             mde = float(optimize.brentq(f, 1e-12, top, xtol=1e-10)) if f(top) >= 0 else None
         elif variance is not None:
             mde = z * math.sqrt(variance * deff / n)
@@ -398,7 +398,7 @@ def power_curve(
         deltas = np.linspace(0.0, 4.5 * se, 46)
     d = np.asarray(deltas, dtype=float)
     za = _z_alpha(alpha, sides)
-    pw = sps.norm.cdf(np.abs(d) / se - za) + (sps.norm.cdf(-np.abs(d) / se - za) if sides == 2 else 0.0)
+    pw = norm_cdf(np.abs(d) / se - za) + (norm_cdf(-np.abs(d) / se - za) if sides == 2 else 0.0)
     return PowerCurve(tuple(d.tolist()), tuple(np.asarray(pw).tolist()), int(n), se, alpha)
 
 
@@ -424,8 +424,8 @@ def retrodesign(effect: float, se: float, alpha: float = 0.05) -> Retrodesign:
     z = _z_alpha(alpha, 2)
     lam = abs(effect) / se
     a, b = z - lam, -z - lam  # standardised rejection thresholds around the true effect
-    p_hi, p_lo = float(sps.norm.sf(a)), float(sps.norm.cdf(b))
+    p_hi, p_lo = float(norm_sf(a)), float(norm_cdf(b))
     pw = p_hi + p_lo
     # E[|est| ; significant] / se for est/se ~ N(lam, 1)
-    e_abs = lam * p_hi + float(sps.norm.pdf(a)) - lam * p_lo + float(sps.norm.pdf(b))
+    e_abs = lam * p_hi + float(norm_pdf(a)) - lam * p_lo + float(norm_pdf(b))
     return Retrodesign(effect, se, alpha, pw, p_lo / pw, e_abs / pw / lam)

@@ -34,16 +34,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import numpy.typing as npt
-from scipy import sparse
-from scipy import stats as sps
 
 from evaladdon.stats._checks import as_finite_1d, check_level, codes
+from evaladdon.stats._dist import norm_ppf, norm_sf
 from evaladdon.stats.metric_bootstrap import BOOT_METHODS, PairedMetric, _boot_p, _quantiles, cluster_weights
 from evaladdon.stats.metric_estimate import MetricEstimate
+
+if TYPE_CHECKING:  # pragma: no cover - scipy.sparse is imported where it is used (slow to import)
+    from scipy import sparse
 
 
 @dataclass(frozen=True)
@@ -73,9 +75,11 @@ def structural_components(scores: npt.ArrayLike, labels: npt.ArrayLike) -> _Comp
     m, n = x_pos.size, x_neg.size
     if m == 0 or n == 0:
         raise ValueError("ROC AUC needs at least one positive and one negative item")
-    r_all = sps.rankdata(s, method="average")
-    r_pos = sps.rankdata(x_pos, method="average")
-    r_neg = sps.rankdata(x_neg, method="average")
+    from scipy.stats import rankdata  # here, not at import: scipy.stats takes ~1 s to import
+
+    r_all = rankdata(s, method="average")
+    r_pos = rankdata(x_pos, method="average")
+    r_neg = rankdata(x_neg, method="average")
     v10 = (r_all[y] - r_pos) / n
     v01 = 1.0 - (r_all[~y] - r_neg) / m
     return _Components(float(v10.mean()), v10, v01, np.flatnonzero(y), np.flatnonzero(~y))
@@ -125,7 +129,7 @@ def roc_auc(
     var = _variance(c.v10 - c.auc, c.v01 - c.auc, None if cc is None else cc[c.pos],
                     None if cc is None else cc[c.neg], n_c)
     se = math.sqrt(var) if var >= 0 else math.nan
-    z = float(sps.norm.ppf(0.5 + level / 2.0))
+    z = float(norm_ppf(0.5 + level / 2.0))
     notes: tuple[str, ...] = ()
     if c.v10.size < 2 or c.v01.size < 2:
         notes = ("fewer than two positives or negatives: no DeLong variance",)
@@ -157,9 +161,9 @@ def compare_roc_auc(
     var = _variance(da, db, None if cc is None else cc[ca.pos], None if cc is None else cc[ca.neg], n_c)
     se = math.sqrt(var) if var > 0 else 0.0
     delta = cb.auc - ca.auc
-    z = float(sps.norm.ppf(0.5 + level / 2.0))
+    z = float(norm_ppf(0.5 + level / 2.0))
     if se > 0:
-        p = float(2.0 * sps.norm.sf(abs(delta / se)))
+        p = float(2.0 * norm_sf(abs(delta / se)))
     else:
         p = 1.0 if delta == 0 else 0.0
     method = "DeLong paired z" if cc is None else "clustered DeLong paired z (Obuchowski 1997)"
@@ -176,6 +180,8 @@ def _threshold_tables(scores: np.ndarray, y: np.ndarray, cc: np.ndarray, n_c: in
     the positives (decreasing): positives at each threshold, and negatives by the first
     threshold at which they count (score >= threshold); negatives below every positive never
     count and are left out.  AP only changes where recall does, so these thresholds suffice."""
+    from scipy import sparse
+
     thr = np.unique(-scores[y])  # ascending in -score: decreasing scores of the positives
     t = thr.size
     pos_col = np.searchsorted(thr, -scores[y])

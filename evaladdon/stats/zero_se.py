@@ -26,7 +26,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats as sps
+
+from evaladdon.stats._dist import binom_cdf, norm_ppf
 
 RTOL = 1e-12
 
@@ -41,7 +42,7 @@ def se_is_zero(se: float, values: np.ndarray) -> bool:
 
 def wilson_bounds(p: float, n: float, level: float) -> tuple[float, float]:
     """Wilson score interval for a proportion ``p`` on ``n`` units (``p n`` need not be whole)."""
-    z = float(sps.norm.ppf(0.5 + level / 2.0))
+    z = float(norm_ppf(0.5 + level / 2.0))
     z2 = z * z
     p = min(max(p, 0.0), 1.0)
     centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n)
@@ -75,7 +76,7 @@ def sign_test(unit_totals: np.ndarray) -> tuple[float, int, int]:
     neg = int(np.sum(unit_totals < -tol))
     if pos + neg == 0:
         return 1.0, 0, 0
-    return float(min(1.0, 2.0 * sps.binom.cdf(min(pos, neg), pos + neg, 0.5))), pos, neg
+    return float(min(1.0, 2.0 * binom_cdf(min(pos, neg), pos + neg, 0.5))), pos, neg
 
 
 def unit_word(n_units: int, clustered: bool) -> str:
