@@ -343,3 +343,56 @@ def test_eval_and_json_of_the_same_run_give_the_same_table(tmp_path: Path) -> No
     a = read_inspect_log(SAMPLE / "judge.eval", cluster="passage.id")
     b = _both(path, cluster="passage.id")
     pd.testing.assert_frame_equal(a.drop(columns="source"), b.drop(columns="source"))
+
+
+DEEP = "__deep_value__"
+
+
+def _with_deep_values(sample: dict) -> dict:
+    """A sample with a placeholder (see :func:`_deepen`) in its metadata, score value and
+    metadata, input and target."""
+    s = json.loads(json.dumps(sample))
+    s["metadata"] = {**(s.get("metadata") or {}), "deep": DEEP}
+    name = next(iter(s["scores"]))
+    s["scores"][name]["value"] = DEEP
+    s["scores"][name]["metadata"] = {"deep": DEEP}
+    s["input"] = [{"role": "user", "content": [{"type": "text", "text": DEEP}]}]
+    s["target"] = [DEEP]
+    return s
+
+
+def _deepen(doc: object, depth: int) -> bytes:
+    """JSON of ``doc`` with each placeholder replaced by a list nested ``depth`` deep (written
+    as text: the encoders themselves refuse such depths)."""
+    return json.dumps(doc).encode().replace(json.dumps(DEEP).encode(),
+                                            b"[" * (depth - 1) + b'"leaf"' + b"]" * (depth - 1))
+
+
+@pytest.mark.parametrize("depth", [600, 1000])
+def test_values_nested_513_to_1024_deep_end_in_one_line_or_a_table(tmp_path: Path, depth: int) -> None:
+    """orjson accepts up to 1,024 levels without the depth scan; nothing downstream may then
+    recurse into such a value and crash: the CLI exits 0, or 2 with one line, never a traceback."""
+    from evaladdon.cli.main import main
+
+    def deepen(name: str, data: bytes) -> bytes:
+        if name == "summaries.json":
+            rows = json.loads(data)
+            return _deepen([_with_deep_values(rows[0])] + rows[1:], depth)
+        return data
+
+    deep_eval = _rewrite(SAMPLE / "baseline.eval", tmp_path / "deep.eval", deepen)
+    with zipfile.ZipFile(SAMPLE / "baseline.eval") as zf:
+        header = json.loads(read_member(zf, zf.getinfo("header.json"), "x"))
+        samples = [json.loads(read_member(zf, i, "x")) for i in zf.infolist() if i.filename.startswith("samples/")]
+    deep_json = tmp_path / "deep.json"
+    deep_json.write_bytes(_deepen({**header, "samples": [_with_deep_values(samples[0])] + samples[1:]}, depth))
+    for path in (deep_eval, deep_json):
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(["summarize", str(path)])
+        text = err.getvalue()
+        assert "Traceback" not in text, text
+        if code == 2:
+            assert text.count("\n") == 1 and str(path) in text, text
+        else:
+            assert code == 0, text

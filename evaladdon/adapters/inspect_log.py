@@ -28,7 +28,7 @@ from typing import Any
 
 import pandas as pd
 
-from evaladdon.adapters.guard import BOM, check_depth, check_file_depth, read_member
+from evaladdon.adapters.guard import BOM, MAX_DEPTH, check_depth, check_file_depth, read_member
 from evaladdon.adapters.inspect_native import NotNative, read_eval_zip, read_json_stream
 from evaladdon.adapters.inspect_rows import LogData, SampleRecord, build_table, dotted, make_record, score_fields
 from evaladdon.errors import InputError
@@ -48,14 +48,20 @@ def read_inspect_log(path: str | Path, cluster: str | None = None, reader: str =
     if reader == "inspect":
         return build_table(_read_with_inspect(p), p, cluster)
     try:
-        log = _read_native(p)
-    except NotNative as exc:
-        if reader == "native":
-            raise InputError(f"the native reader does not read this log ({exc}); use the inspect reader", str(p)) from None
-        if not _has_inspect():
-            raise InputError(f"this log needs inspect-ai to read ({exc}): {_INSPECT_HINT}", str(p)) from None
-        log = _read_with_inspect(p)
-    return build_table(log, p, cluster)
+        try:
+            log = _read_native(p)
+        except NotNative as exc:
+            if reader == "native":
+                raise InputError(f"the native reader does not read this log ({exc}); use the inspect reader",
+                                 str(p)) from None
+            if not _has_inspect():
+                raise InputError(f"this log needs inspect-ai to read ({exc}): {_INSPECT_HINT}", str(p)) from None
+            log = _read_with_inspect(p)
+        return build_table(log, p, cluster)
+    except RecursionError:
+        # orjson accepts up to 1,024 levels unscanned (inspect_native._loads); a value deep
+        # enough to exhaust Python's stack when shown as text (str/repr) is refused here
+        raise InputError(f"a value is nested more than {MAX_DEPTH} levels deep; refusing to read it", str(p)) from None
 
 
 def _read_native(p: Path) -> LogData:
