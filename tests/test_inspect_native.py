@@ -396,3 +396,23 @@ def test_values_nested_513_to_1024_deep_end_in_one_line_or_a_table(tmp_path: Pat
             assert text.count("\n") == 1 and str(path) in text, text
         else:
             assert code == 0, text
+
+
+def test_thin_text_equals_inspects_on_odd_whitespace() -> None:
+    """The fast path (text already thin) and the split/join path agree with Inspect's own
+    thin_text (textwrap.shorten) on every kind of white space."""
+    pytest.importorskip("inspect_ai")
+    import random
+
+    from inspect_ai.log._util import thin_text as inspects
+
+    from evaladdon.adapters.inspect_rows import thin_text
+
+    rng = random.Random(3)
+    pieces = ["a", "word", "ü", "日本", " ", "  ", "\t", "\n", "\r\n", "\x0b", "\x0c", "\x1c", "\x85", "\xa0",
+              "\u2003", "\u2028", "\u3000", "x" * 300, "[", "\\"]
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 40)))
+        assert thin_text(text) == inspects(text), repr(text)
+    for text in ("", " ", "a" * 1024, "a" * 1025, "ab " * 400, " lead", "trail "):
+        assert thin_text(text) == inspects(text), repr(text)

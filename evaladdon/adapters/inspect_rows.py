@@ -143,6 +143,11 @@ def dotted(obj: Any, path: str) -> Any:
 def thin_text(text: str) -> str:
     """Inspect's summary form of a short text (``inspect_ai.log._util.thin_text``: whitespace
     collapsed, cut to 1,024 characters at a word); the common short case without textwrap."""
+    if len(text) <= 1024 and text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+        # already in that form (Inspect thinned it for summaries.json, or it is short and
+        # plain): every character str.split() splits on but " " is non-printable, so with no
+        # run of spaces and none at either end the split/join below gives the text back
+        return text
     cut = text[:8192]
     collapsed = " ".join(cut.split())
     if len(collapsed) <= 1024:
@@ -156,10 +161,9 @@ def truncate_text(text: str) -> str:
 
 
 def _text(t: Any) -> str:
-    s = str(t)
-    if len(s) == SUMMARY_TEXT_LIMIT + len(TRUNCATED) and s.endswith(TRUNCATED):
-        return s[:SUMMARY_TEXT_LIMIT]
-    return s[:SUMMARY_TEXT_LIMIT]
+    """A text cut to Inspect's summary limit (a summary's "(content truncated)" marker goes
+    with the cut: it starts right at the limit)."""
+    return str(t)[:SUMMARY_TEXT_LIMIT]
 
 
 def _get(obj: Any, key: str) -> Any:
@@ -190,9 +194,12 @@ def _norm_target(target: Any) -> Any:
 
 
 def item_hash(inp: Any, target: Any) -> str | None:
-    if inp is None or not isinstance(inp, (str, list)):
+    if type(inp) is str and type(target) is str:  # the common case, as _norm_input/_norm_target do it
+        doc: dict[str, Any] = {"input": inp[:SUMMARY_TEXT_LIMIT], "target": target[:SUMMARY_TEXT_LIMIT]}
+    elif inp is None or not isinstance(inp, (str, list)):
         return None
-    doc = {"input": _norm_input(inp), "target": _norm_target(target if target is not None else "")}
+    else:
+        doc = {"input": _norm_input(inp), "target": _norm_target(target if target is not None else "")}
     return hashlib.sha256(orjson.dumps(doc)).hexdigest()
 
 
