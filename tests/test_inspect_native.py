@@ -416,3 +416,67 @@ def test_thin_text_equals_inspects_on_odd_whitespace() -> None:
         assert thin_text(text) == inspects(text), repr(text)
     for text in ("", " ", "a" * 1024, "a" * 1025, "ab " * 400, " lead", "trail "):
         assert thin_text(text) == inspects(text), repr(text)
+
+
+def _loaded_both_ways(monkeypatch: pytest.MonkeyPatch, paths: list) -> tuple:
+    import evaladdon.adapters as adapters
+
+    def read(combine: bool) -> object:
+        monkeypatch.setattr(adapters, "COMBINE_INSPECT", combine)
+        try:
+            return adapters.read_runs(paths)
+        except InputError as exc:
+            return str(exc)
+
+    return read(True), read(False)
+
+
+def _assert_same_loaded(ours: object, reference: object) -> None:
+    assert type(ours) is type(reference), (ours, reference)
+    if isinstance(ours, str):
+        assert ours == reference
+        return
+    pd.testing.assert_frame_equal(ours.table, reference.table)
+    for field in ("notes", "skipped", "names", "incomplete", "reported"):
+        assert getattr(ours, field) == getattr(reference, field), field
+
+
+def test_many_logs_in_one_frame_equal_one_table_per_log(tmp_path: Path, real_logs: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """read_runs makes one DataFrame of consecutive Inspect logs: the same table, notes,
+    skips, names and incomplete counts as one table per log concatenated."""
+    for folder in sorted(d for d in real_logs.glob("inspect_*") if d.is_dir()) + [SAMPLE]:
+        _assert_same_loaded(*_loaded_both_ways(monkeypatch, [folder]))
+    # logs whose tables differ in columns and dtypes: metadata int / str / bool / missing,
+    # answers and targets absent in one, a copy of a log (same run id: renamed per file),
+    # a named run, and an lm-eval table between them
+    src = SAMPLE / "baseline.eval"
+
+    def variant(meta: object, drop_answers: bool = False) -> Callable[[str, bytes], bytes]:
+        def edit(name: str, data: bytes) -> bytes:
+            if name != "summaries.json":
+                return data
+            rows = json.loads(data)
+            for i, r in enumerate(rows):
+                if meta is not None and i % 3:
+                    r["metadata"] = {**(r.get("metadata") or {}), "k": meta}
+                if drop_answers:
+                    for sc in r["scores"].values():
+                        sc.pop("answer", None)
+                    r.pop("target", None)
+            return json.dumps(rows).encode()
+        return edit
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for i, (meta, drop) in enumerate([(1, False), ("x", True), (None, False), (True, False), (2.5, True)]):
+        _rewrite(src, logs / f"v{i}.eval", variant(meta, drop))
+    shutil_copy = logs / "v5.eval"
+    shutil_copy.write_bytes((logs / "v0.eval").read_bytes())
+    (logs / "w").mkdir()
+    (logs / "w" / "table.csv").write_text("run,task,metric,item,epoch,value\nr,t,m,a,1,1\nr,t,m,b,1,0\n")
+    (logs / "x").mkdir()
+    (logs / "x" / "v6.eval").write_bytes((SAMPLE / "candidate.eval").read_bytes())
+    _assert_same_loaded(*_loaded_both_ways(monkeypatch, [logs]))
+    _assert_same_loaded(*_loaded_both_ways(monkeypatch, [f"mine={logs / 'v1.eval'}", str(logs / "v3.eval"),
+                                                          f"mine={logs / 'x' / 'v6.eval'}", str(logs / "v4.eval")]))

@@ -30,10 +30,19 @@ import pandas as pd
 
 from evaladdon.adapters.guard import BOM, MAX_DEPTH, check_depth, check_file_depth, read_member
 from evaladdon.adapters.inspect_native import NotNative, read_eval_zip, read_json_stream
-from evaladdon.adapters.inspect_rows import LogData, SampleRecord, build_table, dotted, make_record, score_fields
+from evaladdon.adapters.inspect_rows import (
+    LogData,
+    Part,
+    SampleRecord,
+    build_part,
+    dotted,
+    make_record,
+    score_fields,
+    table_of,
+)
 from evaladdon.errors import InputError
 
-__all__ = ["READERS", "dotted", "is_inspect_json", "read_inspect_log"]
+__all__ = ["READERS", "dotted", "is_inspect_json", "read_inspect_log", "read_inspect_part"]
 
 READERS = ("auto", "native", "inspect")
 _INSPECT_HINT = "pip install 'evaladdon[inspect-native]' (or 'evaladdon[inspect]')"
@@ -42,11 +51,18 @@ _VERSION_RE = re.compile(r"version (\d+) of log format")
 
 def read_inspect_log(path: str | Path, cluster: str | None = None, reader: str = "auto") -> pd.DataFrame:
     """Canonical rows of one Inspect log (see module docstring)."""
+    return table_of(read_inspect_part(path, cluster, reader))
+
+
+def read_inspect_part(path: str | Path, cluster: str | None = None, reader: str = "auto") -> Part:
+    """One Inspect log's rows before the column operations (:func:`read_inspect_log` makes
+    them a table; ``read_runs`` makes one table of many logs with
+    :func:`evaladdon.adapters.inspect_rows.frame`)."""
     p = Path(path)
     if reader not in READERS:
         raise InputError(f"unknown Inspect reader {reader!r}; expected one of {', '.join(READERS)}")
     if reader == "inspect":
-        return build_table(_read_with_inspect(p), p, cluster)
+        return build_part(_read_with_inspect(p), p, cluster)
     try:
         try:
             log = _read_native(p)
@@ -57,7 +73,7 @@ def read_inspect_log(path: str | Path, cluster: str | None = None, reader: str =
             if not _has_inspect():
                 raise InputError(f"this log needs inspect-ai to read ({exc}): {_INSPECT_HINT}", str(p)) from None
             log = _read_with_inspect(p)
-        return build_table(log, p, cluster)
+        return build_part(log, p, cluster)
     except RecursionError:
         # orjson accepts up to 1,024 levels unscanned (inspect_native._loads); a value deep
         # enough to exhaust Python's stack when shown as text (str/repr) is refused here
