@@ -1,9 +1,10 @@
 """Inspect sample records -> canonical rows (shared by the native and the inspect-ai readers).
 
 Both readers reduce a log to a header (plain dicts: ``version``, ``status``, ``eval``,
-``results``) and one :class:`SampleRecord` per sample; :func:`build_table` turns them into
-the canonical table in one pass over samples plus column operations, so the two readers
-give the identical table by construction.
+``results``) and one :class:`SampleRecord` per sample; :func:`build_part` turns them into
+per-row lists in one pass over samples, and :func:`frame` makes the canonical table with
+column operations (one DataFrame and one ``finalize`` for many logs at once:
+``read_runs``), so the two readers give the identical table by construction.
 
 Rules:
 
