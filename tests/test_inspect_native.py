@@ -480,3 +480,17 @@ def test_many_logs_in_one_frame_equal_one_table_per_log(tmp_path: Path, real_log
     _assert_same_loaded(*_loaded_both_ways(monkeypatch, [logs]))
     _assert_same_loaded(*_loaded_both_ways(monkeypatch, [f"mine={logs / 'v1.eval'}", str(logs / "v3.eval"),
                                                           f"mine={logs / 'x' / 'v6.eval'}", str(logs / "v4.eval")]))
+
+
+def test_numeric_scores_take_the_numeric_path_with_the_same_result() -> None:
+    """frame() hands an all-number score list to coerce_scores as float64: the same values
+    and reasons as the object path it replaces."""
+    import numpy as np
+
+    from evaladdon.adapters.scores import coerce_scores
+
+    vals = [1, 0, 0.5, -0.0, float("nan"), float("inf"), -float("inf"), 2**60 + 1, 10**300, 1e-300, 3]
+    a_values, a_error = coerce_scores(pd.Series(vals, dtype=object))
+    b_values, b_error = coerce_scores(pd.Series(np.array(vals, dtype=float)))
+    np.testing.assert_array_equal(a_values, b_values)
+    pd.testing.assert_series_equal(a_error, b_error)

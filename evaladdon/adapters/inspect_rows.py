@@ -431,7 +431,13 @@ def frame(parts: list[Part]) -> pd.DataFrame:
         return arr[take]
 
     reasons = rows("reasons")
-    values, value_error = coerce_scores(pd.Series(rows("convert"), dtype=object))
+    convert = rows("convert")
+    if convert and all(type(c) is float or type(c) is int for c in convert):
+        # every value a number (grades already mapped): coerce_scores' numeric path, the same
+        # values and reasons (NaN/inf non-finite) without classifying objects one by one
+        values, value_error = coerce_scores(pd.Series(np.array(convert, dtype=float)))
+    else:
+        values, value_error = coerce_scores(pd.Series(convert, dtype=object))
     reason = np.asarray(reasons, dtype=object) if n else np.empty(0, dtype=object)
     has_reason = pd.isna(reason) == False  # noqa: E712 - elementwise
     clustered = parts[0].clusters is not None
