@@ -12,7 +12,7 @@ import pandas as pd
 from evaladdon.errors import EvalAddonError
 from evaladdon.stats import MeanEstimate, estimate_mean
 from evaladdon.stats._result import Result
-from evaladdon.table import GROUP, run_labels
+from evaladdon.table import GROUP, distinct_rows, key_codes, label_codes, run_labels
 
 
 @dataclass(frozen=True)
@@ -74,6 +74,20 @@ class GroupSummary(Result):
 NONFINITE = "non-finite value"
 
 
+def unusable(values: np.ndarray, error: np.ndarray) -> tuple[np.ndarray, dict[str, int]]:
+    """Mask of the rows :func:`usable_rows` leaves out, and their counts by reason
+    (``values`` float, ``error`` the object array of the ``error`` column)."""
+    has_error = ~pd.isna(error)
+    bad = has_error | ~np.isfinite(values)
+    reasons = error[bad].copy()
+    no_error = ~has_error[bad]
+    infinite = np.isinf(values[bad])
+    reasons[no_error & infinite] = f"{NONFINITE} (inf)"
+    reasons[no_error & ~infinite] = "missing value"
+    counts = pd.Series(reasons, dtype=object).value_counts()
+    return bad, {str(k): int(v) for k, v in counts.items()}
+
+
 def usable_rows(df: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, int]]:
     """Rows with a finite value and no error, and the counts of the others by reason.
 
@@ -81,16 +95,30 @@ def usable_rows(df: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, int]]:
     is +-inf as ``non-finite value (inf)`` (a harness may log ``inf`` for a metric such as
     ``mae``: the mean is then over the finite values only, and the summary says so).
     """
-    values = df["value"].to_numpy(dtype=float)
-    has_error = df["error"].notna().to_numpy()
-    bad = has_error | ~np.isfinite(values)
-    reasons = df["error"].to_numpy(dtype=object)[bad].copy()
-    no_error = ~has_error[bad]
-    infinite = np.isinf(values[bad])
-    reasons[no_error & infinite] = f"{NONFINITE} (inf)"
-    reasons[no_error & ~infinite] = "missing value"
-    counts = pd.Series(reasons, dtype=object).value_counts()
-    return df.loc[~bad], {str(k): int(v) for k, v in counts.items()}
+    bad, dropped = unusable(df["value"].to_numpy(dtype=float), df["error"].to_numpy(dtype=object))
+    return df.loc[~bad], dropped
+
+
+def _groups(df: pd.DataFrame) -> tuple[np.ndarray, list[np.ndarray | slice]]:
+    """The (run, task, metric) groups in order of first appearance (as ``groupby(sort=False)``)
+    and each group's row positions in table order; a table of one group is one slice."""
+    combined = key_codes(df, GROUP)
+    if not combined.any():
+        return np.zeros(1, dtype=np.int64), [slice(0, len(df))]
+    gcodes, uniques = pd.factorize(combined)
+    if len(uniques) == 1:
+        return np.zeros(1, dtype=np.int64), [slice(0, len(df))]
+    order = np.argsort(gcodes, kind="stable")
+    bounds = np.cumsum(np.bincount(gcodes, minlength=len(uniques)))[:-1]
+    return np.arange(len(uniques)), np.split(order, bounds)
+
+
+def _label_rows(df: pd.DataFrame) -> pd.DataFrame:
+    """The first row of each (run, model, task, source) combination, in table order: all
+    :func:`run_labels` looks at, without grouping millions of rows by strings."""
+    small = distinct_rows(df, ("run", "model", "task", "source"))
+    small.attrs = {"run_names": df.attrs.get("run_names", {})}
+    return small
 
 
 def count_nonfinite(dropped: dict[str, int]) -> int:
@@ -124,32 +152,38 @@ def summarize_table(
     if df.empty:
         raise EvalAddonError("no rows to summarize")
     out: list[GroupSummary] = []
-    labels = run_labels(df)
-    # item and cluster labels factorized once, as integer codes, before any statistic
-    # (estimate_mean factorizes again per group, which is cheap on integers, not on strings)
-    if not df.index.is_unique:
-        df = df.reset_index(drop=True)
-    item_codes = pd.factorize(df["item"])[0]
+    labels = run_labels(_label_rows(df) if len(df) > 1000 else df)
+    # item and cluster labels factorized once, as integer codes, before any statistic (a
+    # pyarrow-backed item column reuses the codes table.validate computed); no per-group frame
+    item_codes, _ = label_codes(df["item"])
     cluster_codes = pd.factorize(df["cluster"], use_na_sentinel=True)[0]
-    positions = pd.Series(np.arange(len(df)), index=df.index)
-    for (run, task, metric_name), group in df.groupby(list(GROUP), sort=False):
-        good, dropped = usable_rows(group)
+    values = df["value"].to_numpy(dtype=float)
+    error = df["error"].to_numpy(dtype=object)
+    for rows in _groups(df)[1]:
+        first = rows.start if isinstance(rows, slice) else int(rows[0])
+        run, task, metric_name = (df[c].iat[first] for c in GROUP)
+        bad, dropped = unusable(values[rows], error[rows])
         where = f"run {run!r}, task {task!r}, metric {metric_name!r}"
-        if good.empty:
+        good = ~bad
+        n_good = int(good.sum())
+        if n_good == 0:
             message = f"{where}: no scored rows (left out: {dropped})"
             if notes is None:
                 raise EvalAddonError(message)
             notes.append(f"skipped {message}")
             continue
-        has_cluster = good["cluster"].notna()
-        if has_cluster.any() and not has_cluster.all():
-            raise EvalAddonError(f"{where}: {int((~has_cluster).sum())} row(s) have no cluster id")
-        at = positions.loc[good.index].to_numpy()
+        at: np.ndarray | slice = rows if n_good == len(good) else (
+            np.flatnonzero(good) + rows.start if isinstance(rows, slice) else rows[good])
+        group_clusters = cluster_codes[at]
+        has_cluster = group_clusters >= 0
+        n_clustered = int(has_cluster.sum())
+        if 0 < n_clustered < n_good:
+            raise EvalAddonError(f"{where}: {n_good - n_clustered} row(s) have no cluster id")
         try:
             est = estimate_mean(
-                good["value"].to_numpy(),
+                values[at],
                 items=item_codes[at],
-                clusters=cluster_codes[at] if has_cluster.all() else None,
+                clusters=group_clusters if n_clustered else None,
                 # no epochs=: the (item, epoch) uniqueness is checked once, by table.validate
                 level=level,
                 method=method,
@@ -165,7 +199,7 @@ def summarize_table(
             GroupSummary(
                 run=str(run),
                 task=str(task),
-                model=str(group["model"].iloc[0]),
+                model=str(df["model"].iat[first]),
                 metric=str(metric_name),
                 estimate=est,
                 n_dropped=int(sum(dropped.values())),

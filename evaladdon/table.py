@@ -8,9 +8,10 @@ Column names and meanings are the contract between adapters and statistics (see
 from __future__ import annotations
 
 import re
+import weakref
 from collections import Counter
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
 import numpy as np
 import pandas as pd
@@ -60,10 +61,18 @@ def _is_str_dtype(dtype: object) -> bool:
     return isinstance(dtype, pd.StringDtype)
 
 
+def _str_categorical(s: pd.Series) -> bool:
+    """A categorical of ``str`` labels (how readers store a column of one or a few values)."""
+    return isinstance(s.dtype, pd.CategoricalDtype) and pd.api.types.infer_dtype(
+        s.cat.categories, skipna=False) in ("string", "empty")
+
+
 def _conforming_strings(s: pd.Series) -> bool:
     """Whether ``s`` already holds only ``str`` (a C-level scan; no conversion)."""
     if _is_str_dtype(s.dtype):
         return not bool(s.isna().any())
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        return _str_categorical(s) and not bool((s.cat.codes.to_numpy() < 0).any())
     return s.dtype == object and pd.api.types.infer_dtype(s, skipna=False) in ("string", "empty")
 
 
@@ -74,11 +83,14 @@ def _nullable_strings(s: pd.Series) -> pd.Series:
             return s
         return s.astype(object).where(s.notna(), None)
     if s.dtype == object:
+        arr = s.to_numpy()
+        is_none = arr == None  # noqa: E711 - elementwise, one C-level pass
+        if bool(is_none.all()):  # e.g. no item_hash / no error at all: nothing else to look at
+            return s
         kind = pd.api.types.infer_dtype(s, skipna=True)
-        mask = s.isna()
-        has_na = bool(mask.any())
         if kind in ("string", "empty"):
-            if not has_na or bool((s.to_numpy()[mask.to_numpy()] == None).all()):  # noqa: E711 - elementwise
+            mask = s.isna().to_numpy()
+            if not mask.any() or bool((mask == is_none).all()):
                 return s
             return s.where(~mask, None)
     mask = s.isna()
@@ -89,9 +101,11 @@ def _nullable_strings(s: pd.Series) -> pd.Series:
 def finalize(df: pd.DataFrame) -> pd.DataFrame:
     """Cast the canonical columns to their dtypes and order them first.
 
-    String columns hold ``str``: ``object`` dtype, or pandas' own string dtype (``str`` in
-    pandas 3, pyarrow-backed, which the long-table reader keeps to save memory); nullable
-    ones hold ``str`` or ``None`` (object) -- or ``str`` with no missing value.  ``epoch`` is
+    String columns hold ``str``: ``object`` dtype, pandas' own string dtype (``str`` in
+    pandas 3, pyarrow-backed, which the long-table reader keeps to save memory), or a
+    categorical of ``str`` (the long-table reader's columns of one value: run, model, task,
+    metric, source, harness); nullable ones hold ``str`` or ``None`` (object) -- or ``str``
+    with no missing value.  ``epoch`` is
     ``int64``, ``value`` ``float64``.  Extra ``meta.*`` columns are kept after the canonical
     ones.  A column already conforming is left as it is (no copy, no round trip through
     ``astype(str)``), so calling this on a finalized table costs a scan, not a conversion.
@@ -127,22 +141,156 @@ def finalize(df: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+_CODES: dict[int, tuple[Any, np.ndarray, int]] = {}
+"""Codes of pyarrow-backed label columns already factorized, keyed by the id of the column's
+immutable ``pyarrow.ChunkedArray`` (held by a weak reference; a column changed in place gets
+a new one), so ``validate`` and ``summarize_table`` hash a 10-million-row item column once."""
+
+
+def _release_arrow_memory() -> None:
+    """Hand the memory arrow's allocator kept after a big kernel (a hash table of millions
+    of strings) back to the system, so it does not add to the peak of what follows."""
+    try:
+        import pyarrow as pa
+
+        pa.default_memory_pool().release_unused()
+    except (ImportError, AttributeError):  # pragma: no cover - old pyarrow
+        pass
+
+
+def _forget(ref: Any, key: int) -> None:
+    if _CODES.get(key, (None,))[0] is ref:
+        del _CODES[key]
+
+
+def label_codes(s: pd.Series) -> tuple[np.ndarray, int]:
+    """``pd.factorize(s)`` codes (first-appearance order, -1 for missing; int32 when they fit)
+    and the number of labels; computed once per pyarrow-backed column (see :data:`_CODES`)."""
+    arrow = None
+    if _is_str_dtype(s.dtype) and hasattr(s.array, "__arrow_array__"):
+        arrow = s.array.__arrow_array__()
+        hit = _CODES.get(id(arrow))
+        if hit is not None and hit[0]() is arrow:
+            return hit[1], hit[2]
+    codes, uniques = pd.factorize(s, use_na_sentinel=True)
+    n_labels = len(uniques)
+    codes = codes.astype(np.int32 if n_labels < 2**31 - 1 else np.int64, copy=False)
+    if arrow is not None:
+        del uniques
+        _release_arrow_memory()
+    if arrow is not None:
+        try:
+            ref = weakref.ref(arrow, lambda r, key=id(arrow): _forget(r, key))
+        except TypeError:  # not weak-referenceable: no cache
+            return codes, n_labels
+        codes.flags.writeable = False  # shared between callers
+        _CODES[id(arrow)] = (ref, codes, n_labels)
+    return codes, n_labels
+
+
+def _column_codes(s: pd.Series) -> tuple[np.ndarray | None, int]:
+    """Integer codes of one column (equal codes = equal values, missing values equal to each
+    other), and their range; ``None`` for a column holding one value throughout.  A range
+    equal to the column's length means every value differs.
+
+    Constant string columns (run, task, metric of a single file) are recognised by one
+    comparison pass instead of a hash table; small-range integers (epochs) are their own codes.
+    """
+    n = len(s)
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        small = s.cat.codes.to_numpy()
+        if len(s.cat.categories) == 1 and n and not bool((small < 0).any()):
+            return None, 1
+        return small.astype(np.int64) + 1, len(s.cat.categories) + 1  # -1 (missing) becomes 0
+    if s.dtype == object and n:
+        arr = s.to_numpy()
+        first = arr[0]
+        if isinstance(first, str):
+            try:
+                if bool((arr == first).all()):
+                    return None, 1
+            except (TypeError, ValueError):
+                pass
+    elif pd.api.types.is_integer_dtype(s.dtype) and not isinstance(s.dtype, pd.api.extensions.ExtensionDtype) and n:
+        arr = s.to_numpy()
+        lo, hi = int(arr.min()), int(arr.max())
+        if hi == lo:
+            return None, 1
+        if hi - lo < 2 * n + 1024:
+            return (arr.astype(np.int64) - lo) if lo else arr.astype(np.int64, copy=False), hi - lo + 1
+    if _is_str_dtype(s.dtype):
+        codes, width = label_codes(s)
+        if width == n:  # all distinct, none missing
+            return codes.astype(np.int64), n
+        return codes.astype(np.int64) + 1, width + 1  # -1 (missing) becomes 0
+    codes, uniques = pd.factorize(s, use_na_sentinel=False)
+    return codes.astype(np.int64, copy=False), max(len(uniques), 1)
+
+
 def key_codes(df: pd.DataFrame, columns: tuple[str, ...] = KEY) -> np.ndarray:
     """One int64 code per row for the combination of ``columns`` (equal codes = equal keys).
 
-    Each column is factorized once (hash-based, C level) and the codes are combined, so the
-    uniqueness check never compares strings row by row.
+    Each column is factorized once (hash-based, C level; constant and small-range integer
+    columns without hashing) and the codes are combined, so the uniqueness check never
+    compares strings row by row.
     """
-    combined = np.zeros(len(df), dtype=np.int64)
+    return _key_codes(df, columns)[0]
+
+
+def _key_codes(df: pd.DataFrame, columns: tuple[str, ...]) -> tuple[np.ndarray, bool]:
+    """:func:`key_codes` and whether every row's key is known to differ from every other's."""
+    combined: np.ndarray | None = None
+    top = 1
+    n = len(df)
     for col in columns:
-        codes, uniques = pd.factorize(df[col], use_na_sentinel=False)
-        width = max(len(uniques), 1)
-        top = int(combined.max()) + 1 if len(combined) else 1
+        codes, width = _column_codes(df[col])
+        if codes is None:
+            continue
+        if width == n and n > 1 and bool(np.all(codes == np.arange(n))):
+            return np.arange(n, dtype=np.int64), True  # one column all distinct: so is every combination
+        if combined is None:
+            combined, top = codes, width
+            continue
         if top * width >= 2**62:  # keep within int64: re-factorize the partial key first
-            combined, _ = pd.factorize(combined)
-            combined = combined.astype(np.int64)
-        combined = combined * width + codes.astype(np.int64)
-    return combined
+            combined, uniques = pd.factorize(combined)
+            combined, top = combined.astype(np.int64), len(uniques)
+        combined = combined * width + codes
+        top *= width
+    if combined is None:
+        return np.zeros(len(df), dtype=np.int64), n < 2
+    return (combined if combined.base is None and combined.flags.writeable else combined.copy()), False
+
+
+def duplicated_keys(df: pd.DataFrame, columns: tuple[str, ...] = KEY) -> np.ndarray:
+    """Mask of the rows whose ``columns`` combination occurs more than once.
+
+    Dense combined codes are counted with ``np.bincount`` (no hash table); sparse ones go
+    through pandas' hash-based ``duplicated``.
+    """
+    combined, distinct = _key_codes(df, columns)
+    n = combined.size
+    if n == 0 or distinct:
+        return np.zeros(n, dtype=bool)
+    top = int(combined.max()) + 1
+    if top <= 4 * n + 1024:
+        return np.bincount(combined, minlength=top)[combined] > 1
+    return pd.Series(combined).duplicated(keep=False).to_numpy()
+
+
+def distinct_rows(df: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:
+    """``df[list(columns)].drop_duplicates()`` (first row of each combination, in table order,
+    index kept) computed on integer codes: one-value columns cost nothing, no string hashing."""
+    n = len(df)
+    combined = key_codes(df, columns)
+    if n == 0 or not combined.any():
+        first = np.zeros(min(n, 1), dtype=np.int64)
+    elif int(combined.max()) < 4 * n + 1024:
+        lowest = np.full(int(combined.max()) + 1, n, dtype=np.int64)
+        np.minimum.at(lowest, combined, np.arange(n, dtype=np.int64))
+        first = np.sort(lowest[lowest < n])
+    else:
+        first = np.flatnonzero(~pd.Series(combined).duplicated().to_numpy())
+    return df[list(columns)].iloc[first]
 
 
 def _describe_rows(df: pd.DataFrame, mask: np.ndarray, limit: int = 3) -> str:
@@ -164,6 +312,8 @@ def validate(df: pd.DataFrame) -> pd.DataFrame:
         raise TableError(f"missing column(s) {', '.join(missing)}")
     for col in STRING_COLUMNS + NULLABLE_STRING_COLUMNS:
         nullable = col in NULLABLE_STRING_COLUMNS
+        if _str_categorical(df[col]) and (nullable or not bool((df[col].cat.codes.to_numpy() < 0).any())):
+            continue  # str labels, one byte a row
         kind = pd.api.types.infer_dtype(df[col], skipna=nullable)  # C-level scan, no Python loop
         if kind not in ("string", "empty"):
             if not nullable and df[col].isna().any():
@@ -186,7 +336,7 @@ def validate(df: pd.DataFrame) -> pd.DataFrame:
             f"{int(unscored_without_reason.sum())} row(s) have no value and no error saying why: "
             f"{_describe_rows(df, unscored_without_reason)}"
         )
-    dup = pd.Series(key_codes(df)).duplicated(keep=False).to_numpy()
+    dup = duplicated_keys(df)
     if dup.any():
         raise TableError(
             f"(run, task, metric, item, epoch) must be unique; {int(dup.sum())} row(s) share a key: "
@@ -200,6 +350,8 @@ def concat(tables: Iterable[pd.DataFrame]) -> pd.DataFrame:
     frames = [t for t in tables if len(t)]
     if not frames:
         return empty_table()
+    if len(frames) == 1:  # one file: no copy through pd.concat
+        return finalize(frames[0])
     return finalize(pd.concat(frames, ignore_index=True, sort=False))
 
 

@@ -304,3 +304,87 @@ def test_summarize_shows_results_only_runs_as_harness_reported(capsys: pytest.Ca
     assert main(["summarize", str(folder)]) == 0
     captured = capsys.readouterr()
     assert "[reported" in captured.out and "not clustered, not paired" in captured.err
+
+
+# ---------------------------------------------------------------- 15: the fast value path
+
+
+def test_numeric_fast_path_equals_the_shared_converter() -> None:
+    """All-float / all-int metric values skip the object round trip; values, errors and raw
+    text equal coerce_scores + raw_strings on the same values (signed zeros, NaN, inf, huge ints)."""
+    import random
+
+    import pandas as pd
+
+    from evaladdon.adapters.lm_eval_log import _values_and_text
+    from evaladdon.adapters.scores import coerce_scores, raw_strings
+
+    rng = random.Random(15)
+    floats = [0.0, -0.0, 1.0, float("nan"), float("inf"), -float("inf"), 1e16, 1e-7, 0.1, 2.5e-300,
+              1.7976931348623157e308, 5e-324, 123456789.123, -3.0]
+    ints = [0, 1, -5, 2**62, 2**63 - 1, -2**63, 10**20]
+    mixed = [1, 0.5, True, None, "0.5", "x", float("nan"), "", " 1 ", [1], {"a": 1}]
+    for _ in range(300):
+        pool = rng.choice([floats, ints, mixed])
+        raw = [rng.choice(pool + [rng.uniform(-1e6, 1e6) if pool is floats else rng.randint(-10**9, 10**9)])
+               for _ in range(rng.choice([1, 2, 5, 50]))]
+        values, errors, text = _values_and_text(raw)
+        series = pd.Series(raw, dtype=object)
+        want_values, want_errors = coerce_scores(series)
+        np.testing.assert_array_equal(values, want_values)
+        assert np.array_equal(np.signbit(values), np.signbit(want_values))
+        assert errors.tolist() == want_errors.tolist()
+        assert text.tolist() == raw_strings(series).tolist()
+
+
+def test_loglikelihood_blocks_equal_numpy_conversion() -> None:
+    """The fromiter path of _block_lls gives what np.array(block, float) gives (numbers, bools,
+    numeric strings, None -> NaN), and odd shapes fall back to per-sample conversion."""
+    from evaladdon.adapters.lm_eval_log import _block_lls
+
+    def reference(block: list, k: int) -> np.ndarray:
+        try:
+            arr = np.array(block, dtype=float)
+            if arr.shape == (len(block), k, 2):
+                return arr[:, :, 0]
+        except (ValueError, TypeError):
+            pass
+        out = np.full((len(block), k), np.nan)
+        for j, fr in enumerate(block):
+            try:
+                if all(type(x) is list and len(x) == 2 and type(x[0]) is not bool for x in fr):
+                    out[j] = [float(x[0]) for x in fr]
+            except (TypeError, ValueError):
+                pass
+        return out
+
+    good = [[-1.5, False], [-0.25, True], [-3.0, False]]
+    cases = [
+        [good, good],
+        [good, [["-1.5", "False"], ["-2", "True"], ["0", "False"]]],  # strings: per sample
+        [good, [["-1.5", False], ["-2", True], ["1e400", 0]]],  # numeric strings with bools
+        [good, [[None, False], [-1.0, True], [-2.0, False]]],  # None -> NaN
+        [good, [[-1.0, False, 3], [-1.0], [-2.0, False]]],  # lengths that add up to 6 anyway
+        [good, [[-1.0, False], "ab", [-2.0, False]]],  # a 2-character string entry
+        [good, [[-1.0, False], [[1], 0], [-2.0, False]]],  # nested deeper
+        [good, [{"a": 1, "b": 2}, [-1.0, True], [-2.0, False]]],
+    ]
+    for block in cases:
+        np.testing.assert_array_equal(_block_lls(block, 3), reference(block, 3))
+
+
+def test_non_string_doc_hashes_are_text_like_any_logged_value(tmp_path: Path) -> None:
+    """The reader builds its frame conforming by construction; a doc_hash that is not a
+    string sends it through table.finalize, which writes it as text (None stays None)."""
+    from evaladdon.table import finalize, validate
+
+    rows = [{"doc_id": i, "doc": {}, "filter": "none", "metrics": ["acc"], "acc": i % 2, "doc_hash": h}
+            for i, h in enumerate([5, None, "abc"])]
+    p = tmp_path / "samples_t_2026-01-01T00-00-00.jsonl"
+    p.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    df = read_samples(p)
+    assert df["item_hash"].tolist() == ["5", None, "abc"]
+    validate(df)
+    import pandas as pd
+
+    pd.testing.assert_frame_equal(finalize(df), df)  # already canonical: finalize changes nothing

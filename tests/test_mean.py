@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 import statsmodels.api as sm
 
@@ -107,3 +108,22 @@ def test_naive_se_understates_with_epochs_coverage() -> None:
         hit_naive += abs(r.mean - 0.5) <= 1.96 * r.se_naive
     assert 0.92 <= hit_item / reps <= 0.975
     assert hit_naive / reps < 0.85
+
+
+def test_integer_codes_in_first_appearance_order_are_taken_as_they_are() -> None:
+    from evaladdon.stats._checks import codes as factorized
+    from evaladdon.stats.cluster import codes
+
+    rng = np.random.default_rng(11)
+    for trial in range(2000):
+        n = int(rng.integers(1, 25))
+        labels = rng.integers(0, int(rng.integers(1, 9)), n)
+        if trial % 2:
+            labels = pd.factorize(labels)[0]  # the form the summary passes
+        if trial % 3 == 0:
+            labels = labels.astype(np.int32)
+        got, k = codes(labels, n, "items")
+        ref, k_ref = factorized(labels, n, "items")  # oracle: pandas.factorize
+        assert got.dtype == ref.dtype and got.tolist() == ref.tolist() and k == k_ref
+    negative = np.array([0, -1, 1])  # -1 is a label like any other here (not pandas' missing sentinel)
+    assert codes(negative, 3, "items")[0].tolist() == factorized(negative, 3, "items")[0].tolist() == [0, 1, 2]

@@ -108,3 +108,112 @@ def test_load_refuses_unknown_and_missing(tmp_path: Path) -> None:
     empty.mkdir()
     with pytest.raises(InputError, match="no readable"):
         load([empty])
+
+
+def _random_key_frame(rng: np.random.Generator, n: int) -> pd.DataFrame:
+    """Columns of every kind a canonical table holds: object with None, a str categorical with
+    an unused category and a missing value, pyarrow-backed str, small and huge integers, a constant."""
+    obj = rng.choice(np.array(["x", "y", None], dtype=object), n)
+    cat = pd.Categorical(rng.choice(["p", "q", None], n), categories=["p", "q", "unused"])
+    text = pd.Series(rng.choice(["u", "v", "w"], n), dtype="str")
+    return pd.DataFrame({
+        "obj": pd.Series(obj, dtype=object), "cat": cat, "text": text, "const": pd.Series(["k"] * n, dtype=object),
+        "small": rng.integers(1, 3, n), "huge": rng.choice([0, 2**40, -(2**40)], n),
+        "one": pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), categories=["only"]),
+    })
+
+
+def test_key_codes_duplicates_and_distinct_rows_match_pandas() -> None:
+    from evaladdon.table import distinct_rows, duplicated_keys, key_codes
+
+    rng = np.random.default_rng(3)
+    for n in (0, 1, 2, 7, 60, 400):
+        df = _random_key_frame(rng, n)
+        df.index = np.arange(n) * 3 + 5  # labels kept, positions used
+        for cols in (("obj",), ("cat",), ("text",), ("const", "one"), ("obj", "cat", "small"),
+                     ("text", "huge", "const"), tuple(df.columns)):
+            sub = df[list(cols)]
+            # oracle: pandas' own hash-based duplicate detection on the values
+            assert duplicated_keys(df, cols).tolist() == sub.duplicated(keep=False).tolist(), (n, cols)
+            codes = key_codes(df, cols)
+            assert (pd.Series(codes).duplicated(keep=False).to_numpy() == sub.duplicated(keep=False).to_numpy()).all()
+            expected = sub.drop_duplicates()
+            got = distinct_rows(df, cols)
+            assert got.index.tolist() == expected.index.tolist() and got.astype(object).equals(expected.astype(object))
+
+
+def test_item_codes_are_computed_once_and_never_stale() -> None:
+    from evaladdon.table import label_codes
+
+    s = pd.Series(["b", "a", "b", "c"], dtype="str")
+    df = pd.DataFrame({"item": s})
+    first, n = label_codes(df["item"])
+    ref, uniques = pd.factorize(s)
+    assert first.tolist() == ref.tolist() and n == len(uniques)
+    again, _ = label_codes(df["item"])
+    assert again is first  # the same column is not hashed twice
+    df.loc[1, "item"] = "b"  # changed in place: a new arrow array, so new codes
+    fresh, n2 = label_codes(df["item"])
+    assert fresh.tolist() == pd.factorize(df["item"])[0].tolist() == [0, 0, 0, 1] and n2 == 2
+    obj = pd.Series(["z", None, "z"], dtype=object)  # object columns: plain factorize, missing is -1
+    assert label_codes(obj)[0].tolist() == [0, -1, 0]
+
+
+def test_one_value_columns_are_str_categoricals_that_validate(tmp_path: Path) -> None:
+    p = make(tmp_path, "run7.csv", "id,score\nq1,1\nq2,0\n")
+    df = read_long_table(p)
+    for col in ("run", "model", "task", "metric", "source", "harness"):
+        assert isinstance(df[col].dtype, pd.CategoricalDtype), col
+    assert df["run"].tolist() == ["run7", "run7"] and df["harness"].tolist() == ["table", "table"]
+    again = finalize(df)
+    assert isinstance(again["run"].dtype, pd.CategoricalDtype)  # conforming: left as it is
+    validate(again)
+    broken = df.copy()
+    broken["task"] = pd.Categorical(["default", None], categories=["default"])
+    with pytest.raises(TableError, match=r"column 'task' has 1 missing value\(s\)"):
+        validate(broken)
+    numbers = df.copy()
+    numbers["task"] = pd.Categorical([1, 2])
+    assert finalize(numbers)["task"].tolist() == ["1", "2"]  # not str labels: converted as any column
+
+
+def test_digit_only_scores_take_the_cast_path_with_the_same_result() -> None:
+    import pyarrow as pa
+
+    from evaladdon.adapters.scores import _convert_strings_pandas, convert_strings
+
+    cases = [["0", "1", "1", None, "007", "123456789012345678901234567890"], ["1", "0"], [None, None], ["", "1"],
+             ["1", " 1", "1.5", "yes", "nan", "C"]]
+    for values in cases:
+        got = convert_strings(pa.chunked_array([pa.array(values[:2], pa.string()), pa.array(values[2:], pa.string())]))
+        ref = _convert_strings_pandas(pd.Series(values, dtype=object), False)  # the independent pandas path
+        for g, r in zip(got, ref):
+            np.testing.assert_array_equal(g, r)
+
+
+def test_summary_equals_the_per_group_estimate_on_string_labels(tmp_path: Path) -> None:
+    from evaladdon.stats import estimate_mean
+    from evaladdon.summary import summarize_table
+
+    rng = np.random.default_rng(5)
+    rows = []
+    for model in ("m2", "m1"):
+        for metric in ("acc", "f1"):
+            for i in rng.permutation(40):
+                for epoch in range(1 + i % 3):
+                    value = "" if (i + epoch) % 17 == 0 else f"{rng.uniform():.3f}"
+                    rows.append((model, metric, f"q{i}", epoch, value, f"c{i // 4}"))
+    order = rng.permutation(len(rows))  # interleave the groups
+    text = "model,metric,id,epoch,score,cluster\n" + "".join(",".join(map(str, rows[k])) + "\n" for k in order)
+    df = load([make(tmp_path, "t.csv", text)])
+    got = {(s.run, s.metric): s for s in summarize_table(df)}
+    assert list(got) == list(dict.fromkeys(zip(df["run"], df["metric"])))  # groups in order of appearance
+    for (run, metric), group in df.groupby(["run", "metric"], sort=False):  # oracle: one frame per group
+        good = group[group["error"].isna()]
+        ref = estimate_mean(good["value"].to_numpy(), items=good["item"].to_numpy(dtype=object),
+                            clusters=good["cluster"].to_numpy(dtype=object))
+        s = got[(run, metric)]
+        assert s.dropped == ({"missing value": len(group) - len(good)} if len(group) > len(good) else {})
+        for field in ("mean", "se", "ci_low", "ci_high", "df", "se_item", "se_cluster_cr2", "icc_epochs"):
+            assert getattr(s.estimate, field) == pytest.approx(getattr(ref, field), rel=1e-12, abs=1e-15), field
+        assert s.estimate.n_items == ref.n_items and s.estimate.n_clusters == ref.n_clusters

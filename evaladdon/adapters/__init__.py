@@ -36,7 +36,7 @@ from evaladdon.adapters.promptfoo import (
 )
 from evaladdon.adapters.table import TABLE_SUFFIXES, read_long_table
 from evaladdon.errors import InputError
-from evaladdon.table import concat, validate
+from evaladdon.table import concat, distinct_rows, validate
 
 Reader = Callable[[Path, "str | None"], pd.DataFrame]
 SNIFF_BYTES = 4096
@@ -329,8 +329,8 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
         if isinstance(t, Part):
             keys: Iterable[tuple[str, str, str, str]] = (
                 ((t.run, t.task, m, t.source) for m in dict.fromkeys(t.metrics)) if t.n else ())
-        else:
-            keys = t[["run", "task", "metric", "source"]].drop_duplicates().itertuples(index=False)
+        else:  # drop_duplicates on integer codes
+            keys = distinct_rows(t, ("run", "task", "metric", "source")).itertuples(index=False)
         for run, task, metric, source in keys:
             sources_by_key.setdefault((run, task, metric), set()).add(source)
     user_named = set(name_of.values())
@@ -343,7 +343,9 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
                 continue
             hit = t["run"].isin(clashing)
             if hit.any():
-                src = t.loc[hit, "source"]
+                if isinstance(t["run"].dtype, pd.CategoricalDtype):  # the table reader's one-value
+                    t["run"] = t["run"].astype(object)  # columns are categorical: new labels need a str column
+                src = t.loc[hit, "source"].astype(object)
                 names = {s: Path(s).name for s in src.unique()}  # per file, not per row
                 t.loc[hit, "run"] = src.map(names) + "/" + t.loc[hit, "run"]
     table = validate(concat(_frames(tables)))

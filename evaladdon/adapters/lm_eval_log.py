@@ -58,7 +58,9 @@ import ast
 import gc
 import math
 import re
+from collections import Counter
 from functools import lru_cache
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +84,7 @@ NOT_METRICS = {
     "prompt_hash", "target_hash", "task", "task_name", "scores_per_repeat", "truth", "index",
 }
 MC_METRICS = ("acc", "acc_norm")
+MC_COLUMNS = ("prediction", "label", "confidence")  # of evaladdon.table.OPTIONAL_COLUMNS, in this order
 MAX_REPEATS = 1_000_000
 MAX_DOCS = 10**10
 _TS = re.compile(r"_(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?)$")
@@ -373,48 +376,40 @@ def _gold_index(target: Any, choices: list[str] | None, n: int) -> int | None:
     return by_index if by_index is not None and 0 <= by_index < n else None
 
 
-class _Columns:
-    """Column lists filled by the extraction pass (one entry per row)."""
-
-    def __init__(self) -> None:
-        self.rec: list[int] = []
-        self.metric: list[str] = []
-        self.epoch: list[int] = []
-        self.raw: list[Any] = []
-        self.corpus: list[bool] = []
-
-
 def _extract(records: Any, *, filters: list[str], cluster: str | None, delim: str, source: str,
-             metric_names: list[str] | None = None, place_word: str = "line") -> tuple[pd.DataFrame, dict[str, Any]]:
-    """The one pass over sample records (dicts) -> canonical rows without run/task/model.
+             metric_names: list[str] | None = None,
+             place_word: str = "line") -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """The one pass over sample records (dicts) -> canonical columns (arrays) without
+    run/task/model/source/harness.
 
     ``records`` yields ``(number, record)`` (line or sample number); memory holds the row
     tuples, not the records.
     """
-    cols = _Columns()
     doc_ids: list[str] = []
     hashes: list[Any] = []
     clusters: list[Any] = []
-    mc_rec: list[int] = []  # records with multiple-choice inputs, and those inputs
-    mc_in: list[tuple[list[float], list[int] | None, int | None]] = []
+    # multiple-choice records: index, filtered_resps, choice lengths (or None), gold (-1: unknown)
+    mc: tuple[list[int], list[list[Any]], list[list[int] | None], list[int]] = ([], [], [], [])
+    mc_rec_append, mc_fr_append, mc_len_append, mc_gold_append = (x.append for x in mc)
     seen: dict[Any, int] = {}
     info: dict[str, Any] = {"extra_filters": False, "has_repeats": False, "mc": 0, "mc_no_label": 0,
                             "int_ids": True, "metric_keys": set()}
     cluster_parts = cluster.split(".") if cluster is not None else []
     one_part = len(cluster_parts) == 1
-    metric_key: dict[tuple[Any, str], str] = {}  # (name, filter) -> "name,filter", built once
+    metric_key: dict[str, dict[str, str]] = {}  # filter -> name -> "name,filter", built once
     rows: list[tuple[int, str, int, Any]] = []  # (record, metric, epoch, value as logged)
-    append = rows.append
-    for place, r in records:
+    append, ids_append, hashes_append, clusters_append = rows.append, doc_ids.append, hashes.append, clusters.append
+    for place, r in records:  # per record: only lookups and appends (this loop is the cost of a read)
         if type(r) is not dict:
             raise InputError(f"{place_word} {place} is not an object", source)
         if "doc_id" not in r:
             raise InputError(f"{place_word} {place} has no doc_id", source)
+        get = r.get
         i = len(doc_ids)
         doc_id = r["doc_id"]
-        doc_ids.append(doc_id)
-        hashes.append(r.get("doc_hash"))
-        filt = r.get("filter")
+        ids_append(doc_id)
+        hashes_append(get("doc_hash"))
+        filt = get("filter")
         if filt is None:
             key = doc_id if isinstance(doc_id, (str, int, float)) else repr(doc_id)
             k = seen.get(key, 0)
@@ -428,104 +423,159 @@ def _extract(records: Any, *, filters: list[str], cluster: str | None, delim: st
         elif type(filt) is not str:
             filt = str(filt)
         if cluster is not None:
-            doc = r.get("doc")
+            doc = get("doc")
             cv = (doc.get(cluster) if type(doc) is dict else None) if one_part else _dotted(doc, cluster_parts)
             if cv is None or isinstance(cv, (dict, list)):
                 raise InputError(f"doc {doc_id!r} has no scalar doc field {cluster!r} to cluster on", source)
-            clusters.append(cv)
-        names = r.get("metrics")
+            clusters_append(cv)
+        names = get("metrics")
         if type(names) is not list:
             names = metric_names or [k for k in r if k not in NOT_METRICS and not _WRITE_OUT.match(k)]
-        spr = r.get("scores_per_repeat")
-        fr = r.get("filtered_resps")
+        spr = get("scores_per_repeat")
+        fr = get("filtered_resps")
         if type(fr) is list and len(fr) >= 2 and ("acc" in names or "acc_norm" in names):
-            inputs = _mc_inputs(r, fr, delim, "acc_norm" in names)
-            if inputs is not None:
-                mc_rec.append(i)
-                mc_in.append(inputs)
+            first = fr[0]  # one [loglikelihood, is_greedy] per choice (see _mc_extra)
+            if type(first) is list and len(first) == 2 and type(first[0]) is not bool:
+                target = get("target")
+                if type(target) is int and "acc_norm" not in names:  # the common case, inline
+                    lens, gold = None, (target if 0 <= target < len(fr) else -1)
+                else:
+                    lens, gold = _mc_extra(r, len(fr), target, delim, "acc_norm" in names)
+                mc_rec_append(i)
+                mc_fr_append(fr)
+                mc_len_append(lens)
+                mc_gold_append(gold)
+        keys = metric_key.get(filt)
+        if keys is None:
+            keys = metric_key[filt] = {}
         for name in names:
-            metric = metric_key.get((name, filt)) if type(name) is str else None
+            metric = keys.get(name) if type(name) is str else None
             if metric is None:
-                metric = metric_key[(str(name), filt)] = f"{name},{filt}" if filt else str(name)
+                metric = f"{name},{filt}" if filt else str(name)
+                if type(name) is str:
+                    keys[name] = metric
             values = spr.get(name) if type(spr) is dict else None
             if type(values) is list:
                 info["has_repeats"] = True
                 for e, v in enumerate(values, start=1):
                     append((i, metric, e, v))
             else:
-                append((i, metric, 1, r.get(name)))
+                append((i, metric, 1, get(name)))
     n_rows = len(rows)
     if n_rows:
         rec_t, metric_t, epoch_t, raw_t = zip(*rows)
     else:
         rec_t = metric_t = epoch_t = raw_t = ()
     del rows
-    cols.rec, cols.metric, cols.epoch, cols.raw = rec_t, metric_t, epoch_t, list(raw_t)
-    cols.corpus = [type(v) is list or type(v) is dict for v in cols.raw]
-    if any(cols.corpus):
+    raw = list(raw_t)
+    corpus_l = [type(v) is list or type(v) is dict for v in raw]
+    has_corpus = any(corpus_l)
+    if has_corpus:
         dumps = orjson.dumps if orjson is not None else None
-        for j in np.flatnonzero(cols.corpus):  # corpus inputs only: kept as JSON text
+        for j in np.flatnonzero(corpus_l):  # corpus inputs only: kept as JSON text
             try:
-                cols.raw[j] = dumps(cols.raw[j]).decode() if dumps else str(cols.raw[j])
+                raw[j] = dumps(raw[j]).decode() if dumps else str(raw[j])
             except (TypeError, ValueError):  # orjson: nested deeper than 255, odd keys
-                cols.raw[j] = "<unserialisable>"
+                raw[j] = "<unserialisable>"
     info["int_ids"] = pd.api.types.infer_dtype(doc_ids, skipna=False) == "integer" if doc_ids else True
-    doc_ids = pd.Series(doc_ids, dtype=object).astype(str).tolist()
-    info["metric_keys"] = set(pd.unique(np.asarray(cols.metric, dtype=object))) if n_rows else set()
-    rec = np.asarray(cols.rec, dtype=np.int64)
-    corpus = np.asarray(cols.corpus, dtype=bool)
-    raw_series = pd.Series(cols.raw, dtype=object)
-    values, errors = coerce_scores(raw_series.where(~corpus, None))
-    errors = errors.where(~corpus, CORPUS_LEVEL)
-    raws = raw_strings(raw_series)
-    out = pd.DataFrame({
-        "item": np.asarray(doc_ids, dtype=object)[rec] if len(rec) else np.array([], dtype=object),
-        "epoch": np.asarray(cols.epoch, dtype=np.int64),
-        "metric": np.asarray(cols.metric, dtype=object),
-        "value": np.where(corpus, np.nan, values),
-        "raw": raws.to_numpy(),
-        "error": errors.to_numpy(),
-        "item_hash": np.asarray(hashes, dtype=object)[rec] if len(rec) else np.array([], dtype=object),
-        "cluster": pd.Series(clusters, dtype=object).astype(str).to_numpy()[rec]
-        if cluster is not None and len(rec) else None,
-    })
-    if mc_rec:
-        info["mc"], info["mc_no_label"] = _fill_multiple_choice(out, rec, len(doc_ids), mc_rec, mc_in)
-    info["doc_ids"] = doc_ids
+    ids = _id_strings(doc_ids, info["int_ids"])
+    metric = np.asarray(metric_t, dtype=object)
+    info["metric_keys"] = set(pd.unique(metric)) if n_rows else set()
+    rec = np.asarray(rec_t, dtype=np.int64)
+    corpus = np.asarray(corpus_l, dtype=bool)
+    if has_corpus:
+        raw_series = pd.Series(raw, dtype=object)
+        values, errors = coerce_scores(raw_series.where(~corpus, None))
+        error = np.where(corpus, CORPUS_LEVEL, errors.to_numpy())
+        values = np.where(corpus, np.nan, values)
+        raw_text = raw_strings(raw_series).to_numpy(dtype=object)
+    else:
+        values, error, raw_text = _values_and_text(raw)
+    out: dict[str, np.ndarray] = {
+        "metric": metric,
+        "item": ids[rec],
+        "epoch": np.asarray(epoch_t, dtype=np.int64),
+        "value": np.asarray(values, dtype=np.float64),
+        "raw": raw_text,
+        "cluster": _id_strings(clusters, pd.api.types.infer_dtype(clusters, skipna=False) == "integer")[rec]
+        if cluster is not None else np.full(n_rows, None, dtype=object),
+        "item_hash": np.asarray(hashes, dtype=object)[rec] if n_rows else np.array([], dtype=object),
+        "error": error,
+    }
+    if mc[0]:
+        info["mc"], info["mc_no_label"] = _fill_multiple_choice(out, rec, len(doc_ids), mc)
+    info["doc_ids"] = ids
     return out, info
 
 
-def _mc_inputs(r: dict[str, Any], fr: list[Any], delim: str,
-               need_lengths: bool) -> tuple[list[Any], list[int] | None, int | None] | None:
-    """(``[loglikelihood, is_greedy]`` pairs, choice lengths or None, gold index or None) of a
-    multiple-choice sample.
+def _values_and_text(raw: list[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Values, errors and ``raw`` text of logged metric values, by the shared converter
+    (:func:`evaladdon.adapters.scores.coerce_scores`, :func:`~evaladdon.adapters.scores.raw_strings`).
+
+    The common case -- every value a JSON float (or every one an integer) -- goes to the
+    converter as a numeric column (the same values and errors as the object path gives
+    them), and its text is made once per distinct value (``str``, as ``raw_strings``; a NaN
+    is ``""``): the object column's round trip through pandas strings is most of the
+    per-file cost of a small log.  Distinct floats are told apart by their bits, so
+    ``-0.0`` keeps its sign.
+    """
+    kind = pd.api.types.infer_dtype(raw, skipna=False) if raw else "empty"
+    arr: np.ndarray | None = None
+    if kind == "floating":
+        arr = np.asarray(raw, dtype=np.float64)
+        keys = arr.view(np.int64)
+    elif kind == "integer":
+        try:
+            arr = keys = np.asarray(raw, dtype=np.int64)
+        except OverflowError:  # beyond int64: the object path
+            arr = None
+    if arr is None:
+        series = pd.Series(raw, dtype=object)
+        values, errors = coerce_scores(series)
+        return values, errors.to_numpy(), raw_strings(series).to_numpy(dtype=object)
+    values, errors = coerce_scores(pd.Series(arr, copy=False))
+    uniq, first, inv = np.unique(keys, return_index=True, return_inverse=True)
+    text = np.array(["" if v != v else str(v) for v in arr[first].tolist()], dtype=object)
+    return values, errors.to_numpy(), text[inv.reshape(-1)]
+
+
+def _id_strings(doc_ids: list[Any], int_ids: bool) -> np.ndarray:
+    """Doc ids (or cluster values) as ``str`` in an object array: strings as they are,
+    integers by ``str`` in one C-level map, anything else by pandas' ``astype(str)`` (the
+    same text every way: ``str`` of the value)."""
+    if int_ids and doc_ids:
+        return np.array(list(map(str, doc_ids)), dtype=object)  # int -> decimal text, in C
+    if doc_ids and pd.api.types.infer_dtype(doc_ids, skipna=False) == "string":
+        return np.asarray(doc_ids, dtype=object)
+    return pd.Series(doc_ids, dtype=object).astype(str).to_numpy(dtype=object)
+
+
+def _mc_extra(r: dict[str, Any], n: int, target: Any, delim: str, need_lengths: bool) -> tuple[list[int] | None, int]:
+    """(choice lengths or None, gold index or -1) of a multiple-choice sample whose
+    ``filtered_resps`` hold ``n`` ``[loglikelihood, is_greedy]`` pairs (newer logs write both
+    as strings, ``["-10.0", "False"]``; the log-likelihoods are converted per block later,
+    see :func:`_block_lls`).  The common case (an int gold, no ``acc_norm``) is inlined in
+    :func:`_extract`, with the same result as here.
 
     Only plain Python here (it runs once per record); the arithmetic is vectorised later.
-    Each ``filtered_resps`` entry is ``[loglikelihood, is_greedy]``; newer logs write both as
-    strings (``["-10.0", "False"]``).
     """
-    first = fr[0]
-    if type(first) is not list or len(first) != 2 or type(first[0]) is bool:
-        return None
-    lls = fr  # converted to floats per block of equal width, in C (see _block_lls)
-    n = len(fr)
-    target = r.get("target")
     # choice texts only where needed: lengths for acc_norm, texts for a gold given as text
     text_gold = type(target) is str and not target.strip().isdigit()
     found = _choice_lengths(r.get("arguments"), n, delim) if (need_lengths or text_gold) else None
     label = None if type(target) is list else _gold_index(target, found[1] if found else None, n)
-    return lls, (found[0] if found and need_lengths else None), label
+    return (found[0] if found and need_lengths else None), (-1 if label is None else label)
 
 
 def _block_lls(block: list[list[Any]], k: int) -> np.ndarray:
     """Log-likelihoods of ``len(block)`` samples with ``k`` choices each, shape (R, k); NaN rows
     where a sample's entries are not ``[number, bool]`` pairs (numeric strings accepted)."""
-    try:
-        arr = np.array(block, dtype=float)  # numbers and bools: one C-level conversion
-        if arr.shape == (len(block), k, 2):
-            return arr[:, :, 0]
-    except (ValueError, TypeError):
-        pass
+    entries = list(chain.from_iterable(block))
+    if set(map(type, entries)) == {list} and set(map(len, entries)) == {2}:  # C-level shape check
+        try:  # numbers and bools (numeric strings too): one C-level pass, converted as np.array does
+            flat = np.fromiter(chain.from_iterable(entries), dtype=float, count=2 * len(entries))
+            return flat.reshape(len(block), k, 2)[:, :, 0]
+        except (ValueError, TypeError):
+            pass
     out = np.full((len(block), k), np.nan)
     for j, fr in enumerate(block):  # strings ("-10.0", "False") or odd shapes: per sample
         try:
@@ -543,53 +593,64 @@ def _softmax_pick(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return pred, e[np.arange(len(z)), pred] / e.sum(axis=1)
 
 
-def _fill_multiple_choice(out: pd.DataFrame, rec: np.ndarray, n_records: int, mc_rec: list[int],
-                          mc_in: list[tuple[list[float], list[int] | None, int | None]]) -> tuple[int, int]:
+def _fill_multiple_choice(out: dict[str, np.ndarray], rec: np.ndarray, n_records: int,
+                          mc: tuple[list[int], list[list[Any]], list[list[int] | None], list[int]]) -> tuple[int, int]:
     """prediction/label/confidence on the acc and acc_norm rows, vectorised per choice count.
 
+    ``mc``: parallel lists (record index, filtered_resps, choice lengths or None, gold or -1).
     Returns (multiple-choice docs, those without a gold index)."""
+    mc_rec, mc_fr, mc_len, mc_gold = mc
     pred = np.full(n_records, -1, dtype=np.int64)
     pred_n = np.full(n_records, -1, dtype=np.int64)
     conf = np.full(n_records, np.nan)
     conf_n = np.full(n_records, np.nan)
     label = np.full(n_records, -1, dtype=np.int64)
     idx = np.asarray(mc_rec, dtype=np.int64)
-    label[idx] = [-1 if g is None else g for _, _, g in mc_in]
-    width = np.fromiter((len(x[0]) for x in mc_in), dtype=np.int64, count=len(mc_in))
-    for k in np.unique(width):  # one block per number of choices
-        sel = np.flatnonzero(width == k)
-        ll = _block_lls([mc_in[j][0] for j in sel], k)
+    gold = np.asarray(mc_gold, dtype=np.int64)
+    label[idx] = gold
+    width = np.fromiter(map(len, mc_fr), dtype=np.int64, count=len(mc_fr))
+    widths = np.unique(width)
+    any_len = mc_len.count(None) < len(mc_len)
+    for k in widths:  # one block per number of choices
+        if len(widths) == 1:
+            sel, block = np.arange(len(mc_fr)), mc_fr
+        else:
+            sel = np.flatnonzero(width == k)
+            block = [mc_fr[j] for j in sel.tolist()]
+        ll = _block_lls(block, int(k))
         ok = np.isfinite(ll).all(axis=1)
-        sel, ll = sel[ok], ll[ok]
+        if not ok.all():
+            sel, ll = sel[ok], ll[ok]
         if not len(sel):
             continue
         p, c = _softmax_pick(ll)
         pred[idx[sel]], conf[idx[sel]] = p, c
-        has_len = np.array([mc_in[j][1] is not None for j in sel], dtype=bool)
+        if not any_len:
+            continue
+        has_len = np.array([mc_len[j] is not None for j in sel.tolist()], dtype=bool)
         if has_len.any():
-            lengths = np.array([mc_in[j][1] for j in sel[has_len]], dtype=float)
+            lengths = np.array([mc_len[j] for j in sel[has_len].tolist()], dtype=float)
             good = (lengths > 0).all(axis=1)
             rows = sel[has_len][good]
             pn, cn = _softmax_pick(ll[has_len][good] / lengths[good])
             pred_n[idx[rows]], conf_n[idx[rows]] = pn, cn
-    uniq, inv = np.unique(out["metric"].to_numpy(dtype=str), return_inverse=True)  # a few metric names
-    base = np.array([u.split(",", 1)[0] for u in uniq], dtype=object)[inv.reshape(-1)]
-    is_acc, is_norm = base == "acc", base == "acc_norm"
+    codes, uniq = pd.factorize(out["metric"])  # a few metric names: hashed, not sorted
+    base = np.array([str(u).split(",", 1)[0] for u in uniq], dtype=object)
+    is_acc, is_norm = (base == "acc")[codes], (base == "acc_norm")[codes]
     p_row = np.where(is_acc, pred[rec], np.where(is_norm, pred_n[rec], -1))
     c_row = np.where(is_acc, conf[rec], np.where(is_norm, conf_n[rec], np.nan))
     l_row = np.where(p_row >= 0, label[rec], -1)
     out["prediction"] = _as_str_or_none(p_row)
     out["label"] = _as_str_or_none(l_row)
-    out["confidence"] = c_row
-    return len(mc_in), int((label[idx] < 0).sum())
+    out["confidence"] = np.asarray(c_row, dtype=np.float64)
+    return len(mc_rec), int((gold < 0).sum())
 
 
 def _as_str_or_none(codes: np.ndarray) -> np.ndarray:
-    """Non-negative integer codes as strings, -1 as None."""
-    out = np.full(len(codes), None, dtype=object)
-    has = codes >= 0
-    out[has] = codes[has].astype(str).astype(object)
-    return out
+    """Non-negative integer codes as strings, -1 as None (choice indices: a small table)."""
+    top = int(codes.max()) if len(codes) else -1
+    table = np.array([str(i) for i in range(top + 1)] + [None], dtype=object)  # table[-1] is None
+    return table[codes]
 
 
 def _records_of(path: Path) -> tuple[Any, str]:
@@ -622,8 +683,8 @@ def rows_from_records(
     gc_was_on = gc.isenabled()
     gc.disable()  # the pass allocates many small containers and frees no cycles: without this the
     try:          # cyclic collector rescans the growing column lists again and again (superlinear)
-        df, info = _extract(records, filters=filters, cluster=cluster, delim=delim, source=source,
-                            metric_names=metric_names, place_word=place_word)
+        cols, info = _extract(records, filters=filters, cluster=cluster, delim=delim, source=source,
+                              metric_names=metric_names, place_word=place_word)
     finally:
         if gc_was_on:
             gc.enable()
@@ -633,52 +694,142 @@ def rows_from_records(
     if info["mc"] and info["mc_no_label"]:
         notes.append(f"{source}: {info['mc_no_label']} of {info['mc']} multiple-choice docs have no gold index in "
                      "the log (choices not logged, several golds, or an ambiguous target); label left empty")
-    df, more = _mark_missing(df, info, results, task, source, cluster)
+    more = _mark_missing(cols, info, results, task, source, cluster)
     notes += more
-    notes += _nonfinite_notes(df, results, task, source)
-    df["run"], df["task"], df["model"], df["source"], df["harness"] = run, task, model, source, "lm_eval"
-    return df, notes
+    notes += _nonfinite_notes(cols, results, task, source)
+    return _frame(cols, run=run, task=task, model=model, source=source), notes
 
 
-def _mark_missing(df: pd.DataFrame, info: dict[str, Any], results: dict[str, Any] | None, task: str, source: str,
-                  cluster: str | None) -> tuple[pd.DataFrame, list[str]]:
-    """Rows ``missing from log`` for docs the results declare but the samples lack (issue 12.2)."""
+def _frame(cols: dict[str, np.ndarray], *, run: str, task: str, model: str, source: str) -> pd.DataFrame:
+    """The canonical table of one task's columns, built once and conforming by construction
+    (the order and dtypes :func:`evaladdon.table.finalize` gives), so reading a small file
+    costs one DataFrame construction, not a construction, column insertions and a finalize.
+
+    Only ``item_hash`` holds logged values of unchecked type: when one is not a string the
+    frame goes through ``finalize`` (which converts it exactly as for any reader)."""
+    n = len(cols["metric"])
+    conforming = n > 0 and pd.api.types.infer_dtype(cols["item_hash"], skipna=True) in ("string", "empty")
+    data: dict[str, Any] = {
+        c: _constant(v, n)
+        for c, v in (("run", run), ("source", source), ("harness", "lm_eval"), ("task", task), ("model", model))}
+    for col in ("metric", "item", "epoch", "value", "raw", "cluster", "item_hash", "error"):
+        data[col] = cols[col]
+    for col in ("cluster", "item_hash", "error"):  # nullable: None where missing, object dtype then
+        arr = data[col]
+        miss = pd.isna(arr)
+        if miss.any():
+            if not (arr[miss] == None).all():  # noqa: E711 - elementwise: a NaN/NA stands for None
+                arr = arr.copy()
+                arr[miss] = None
+            data[col] = pd.Series(arr, dtype=object, copy=False)
+    for col in MC_COLUMNS:
+        if col in cols:
+            data[col] = cols[col]
+    if not conforming:  # no rows, or a non-string doc_hash: converted like any logged value
+        return finalize(pd.DataFrame(data))
+    if n < 5000:  # measured: faster up to a few thousand rows, slower at 50,000
+        _arrow_strings(data, n)
+    return pd.DataFrame(data)
+
+
+def _arrow_strings(data: dict[str, Any], n: int) -> None:
+    """The object-array string columns of ``data`` converted to pandas' pyarrow-backed ``str``
+    in ONE pyarrow call (then sliced, zero copy), where pandas would convert them one at a
+    time -- the same dtype and values, at a fraction of the per-column overhead that
+    dominates a small file.  Columns with no string (all missing) stay object, as pandas
+    leaves them; anything else (another pandas, a value that is not a string) is left to
+    pandas."""
+    dtype = _inferred_str_dtype()
+    if not (isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow"):
+        return
+    names = [c for c, v in data.items() if isinstance(v, np.ndarray) and v.dtype == object and not pd.isna(v).all()]
+    if not names:
+        return
+    try:
+        import pyarrow as pa
+        from pandas.arrays import ArrowStringArray
+
+        joined = pa.array(np.concatenate([data[c] for c in names]), pa.large_string(), from_pandas=True)
+        arrays = [ArrowStringArray(joined.slice(j * n, n), dtype=dtype) for j in range(len(names))]
+    except (ImportError, TypeError, ValueError):  # a non-string value (ArrowTypeError is a TypeError)
+        return
+    data.update(zip(names, arrays))
+
+
+@lru_cache(maxsize=1)
+def _inferred_str_dtype() -> Any:
+    """The dtype pandas gives a column of ``str`` (pandas 3: ``str``, pyarrow-backed)."""
+    return pd.DataFrame({"s": np.array(["x"], dtype=object)})["s"].dtype
+
+
+def _constant(value: str, n: int) -> Any:
+    """A column repeating one string, in the dtype pandas would infer for it.
+
+    pandas converts an object array of ``n`` equal strings to pyarrow one string at a time
+    (15 ms per column at 50,000 rows); when pandas stores strings in pyarrow the column is
+    built as one string taken ``n`` times (under 1 ms).  Small columns: the object array
+    (as fast, and the same dtype)."""
+    dtype = _inferred_str_dtype()
+    if n >= 1000 and isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow":
+        try:
+            import pyarrow as pa
+            from pandas.arrays import ArrowStringArray
+
+            taken = pa.array([value], pa.large_string()).take(pa.array(np.zeros(n, dtype=np.int32)))
+            return ArrowStringArray(taken, dtype=dtype)
+        except (ImportError, TypeError, ValueError):  # another pandas/pyarrow: the plain way
+            pass
+    return np.full(n, value, dtype=object)
+
+
+def _mark_missing(cols: dict[str, np.ndarray], info: dict[str, Any], results: dict[str, Any] | None, task: str,
+                  source: str, cluster: str | None) -> list[str]:
+    """Rows ``missing from log`` (appended to ``cols``) for docs the results declare but the
+    samples lack (issue 12.2); returns the notes."""
     declared = declared_docs(results, task)
     if declared is None:
-        return df, []
+        return []
     seen_ids = set(info["doc_ids"])
     n_seen = len(seen_ids)
     if n_seen >= declared:
-        return df, []
+        return []
     note = (f"{source}: incomplete: the results declare {declared} docs for task {task!r} "
             f"(n-samples effective) but the samples hold {n_seen}")
     if not info["int_ids"] or cluster is not None:
         why = "doc ids are not the harness's numbering" if not info["int_ids"] else \
             "their cluster field is unknown"
-        return df, [note + f"; the {declared - n_seen} missing docs are not listed as rows ({why})"]
+        return [note + f"; the {declared - n_seen} missing docs are not listed as rows ({why})"]
     ids = np.arange(declared).astype(str)
     missing = ids[~np.isin(ids, np.fromiter(seen_ids, dtype=object, count=n_seen).astype(str))]
     metrics = sorted(info["metric_keys"])
     if not metrics or missing.size == 0:
-        return df, [note]
-    add = pd.DataFrame({
+        return [note]
+    k = missing.size * len(metrics)
+    add: dict[str, np.ndarray] = {
         "item": np.repeat(missing.astype(object), len(metrics)),
-        "epoch": np.ones(missing.size * len(metrics), dtype=np.int64),
+        "epoch": np.ones(k, dtype=np.int64),
         "metric": np.tile(np.array(metrics, dtype=object), missing.size),
-        "value": np.nan, "raw": "", "error": MISSING_FROM_LOG, "item_hash": None, "cluster": None,
-    })
-    return pd.concat([df, add], ignore_index=True), [note + f"; {missing.size} missing docs counted as "
-                                                           f"'{MISSING_FROM_LOG}'"]
+        "value": np.full(k, np.nan), "raw": np.full(k, "", dtype=object),
+        "error": np.full(k, MISSING_FROM_LOG, dtype=object), "item_hash": np.full(k, None, dtype=object),
+        "cluster": np.full(k, None, dtype=object),
+    }
+    if "confidence" in cols:
+        add.update(prediction=np.full(k, None, dtype=object), label=np.full(k, None, dtype=object),
+                   confidence=np.full(k, np.nan))
+    for col, extra in add.items():
+        cols[col] = np.concatenate([cols[col], extra])
+    return [note + f"; {missing.size} missing docs counted as '{MISSING_FROM_LOG}'"]
 
 
-def _nonfinite_notes(df: pd.DataFrame, results: dict[str, Any] | None, task: str, source: str) -> list[str]:
+def _nonfinite_notes(cols: dict[str, np.ndarray], results: dict[str, Any] | None, task: str,
+                     source: str) -> list[str]:
     """Say where item values are non-finite and what the harness reported (issue 10.7)."""
-    bad = df["error"].to_numpy() == NON_FINITE
+    bad = cols["error"] == NON_FINITE
     if not bad.any():
         return []
     notes = []
     reported = ((results or {}).get("results") or {}).get(task) or {}
-    for metric, k in df.loc[bad, "metric"].value_counts().sort_index().items():
+    for metric, k in sorted(Counter(cols["metric"][bad].tolist()).items()):
         harness = reported.get(metric)
         said = f"; the harness reported {harness!r}" if harness is not None else ""
         notes.append(f"{source}: {metric}: {k} item value(s) are non-finite (NaN/Infinity){said}; "
@@ -741,9 +892,8 @@ def read_samples(path: str | Path, cluster: str | None = None) -> pd.DataFrame:
     if repeats > 1 and not (df["epoch"] > 1).any():
         notes.append(f"{p}: task {task!r} ran with repeats={repeats} but the harness logged "
                      "only the first repeat's score per doc; epochs are not available")
-    out = finalize(df)
-    out.attrs["notes"] = notes
-    return out
+    df.attrs["notes"] = notes  # conforming by construction (see _frame): no finalize pass
+    return df
 
 
 def read_write_out(path: str | Path, cluster: str | None = None) -> pd.DataFrame:

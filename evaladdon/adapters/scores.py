@@ -88,12 +88,19 @@ def convert_strings(text: Any, letters: bool = False) -> tuple[np.ndarray, np.nd
     except ImportError:  # pragma: no cover - pyarrow is in every extra that reads tables
         return _convert_strings_pandas(pd.Series(np.asarray(text, dtype=object)), letters)
     arr = text if isinstance(text, (pa.Array, pa.ChunkedArray)) else pa.array(np.asarray(text, dtype=object), type=pa.string())
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
     if not pa.types.is_string(arr.type) and not pa.types.is_large_string(arr.type):
         arr = pc.cast(arr, pa.string())
-    stripped = pc.utf8_trim_whitespace(arr)
     null = arr.is_null().to_numpy(zero_copy_only=False)
+    if pc.all(pc.ascii_is_decimal(arr)).as_py() is not False:
+        # every non-null value is plain ASCII digits (the common 0/1 column): nothing to strip,
+        # no word or letter can match, the number pattern matches all -- the same cast as below
+        values = pc.cast(arr, pa.float64()).to_numpy(zero_copy_only=False)
+        if not values.flags.writeable:  # a zero-copy view of one arrow chunk
+            values = values.copy()
+        if null.any():
+            values[null] = np.nan
+        return values, null, np.zeros(len(arr), dtype=bool)
+    stripped = pc.utf8_trim_whitespace(arr)
     empty = pc.fill_null(pc.equal(stripped, ""), True).to_numpy(zero_copy_only=False)
     is_number = pc.fill_null(pc.match_substring_regex(stripped, NUMBER_RE), False)
     values = pc.cast(pc.if_else(is_number, stripped, pa.scalar(None, pa.string())), pa.float64())

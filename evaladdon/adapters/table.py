@@ -74,13 +74,15 @@ def _read_csv(path: Path, delimiter: str) -> Any:
     if len(set(names)) != len(names):
         dup = next(n for n in names if names.count(n) > 1)
         raise InputError(f"column {dup!r} appears twice in the header", str(path))
-    return pacsv.read_csv(
+    table = pacsv.read_csv(
         path,
         read_options=pacsv.ReadOptions(block_size=1 << 24),
         parse_options=pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=True),
         convert_options=pacsv.ConvertOptions(column_types={n: pa.string() for n in names}, strings_can_be_null=False,
                                              null_values=[], quoted_strings_can_be_null=False),
     )
+    pa.default_memory_pool().release_unused()  # the parser's block buffers: not part of the peak that follows
+    return table
 
 
 def _read_jsonl(path: Path) -> Any:
@@ -142,6 +144,15 @@ def _pick(names: list[str], name: str) -> str | None:
     return None
 
 
+def _blank(col: Any) -> np.ndarray:
+    """Null, empty or white space only (as ``utf8_trim_whitespace(col) == ""``, without
+    copying every string to trim it)."""
+    import pyarrow.compute as pc
+
+    blank = pc.or_(pc.equal(pc.binary_length(col), 0), pc.utf8_is_space(col))
+    return pc.fill_null(blank, True).to_numpy(zero_copy_only=False)
+
+
 class _Columns:
     """Uniform access to the columns of a pyarrow Table or (fallback) a DataFrame."""
 
@@ -152,9 +163,8 @@ class _Columns:
         self.n = data.num_rows if self.arrow else len(data)
 
     def arrow_col(self, name: str) -> Any:
-        """As a pyarrow array (DataFrame columns converted when they are plain types)."""
-        col = self.data.column(name) if self.arrow else None
-        return col.combine_chunks() if col is not None and hasattr(col, "combine_chunks") else col
+        """As a pyarrow (chunked) array; ``None`` for a DataFrame (the fallback path)."""
+        return self.data.column(name) if self.arrow else None
 
     def pandas(self, name: str) -> pd.Series:
         if self.arrow:
@@ -174,8 +184,7 @@ class _Columns:
                 except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
                     s = col.to_pandas().astype(str)
                     return s, (s.str.strip() == "").to_numpy()
-            blank = pc.fill_null(pc.equal(pc.utf8_trim_whitespace(col), ""), True).to_numpy(zero_copy_only=False)
-            return pd.Series(col.to_pandas()), blank
+            return pd.Series(col.to_pandas()), _blank(col)
         s = self.data[name].reset_index(drop=True)
         null = s.isna().to_numpy()
         text = s.astype(object).where(~null, "").astype(str)
@@ -206,8 +215,10 @@ def _scores(cols: _Columns, name: str) -> tuple[np.ndarray, pd.Series, pd.Series
             errors[np.isnan(values) & ~missing] = NON_NUMERIC
             errors[nonfinite] = NON_FINITE
             errors[missing] = MISSING
-            values = np.where(missing | nonfinite, np.nan, values)
-            return values, pd.Series(errors, dtype=object), pd.Series(pc.fill_null(col, "").to_pandas())
+            if missing.any() or nonfinite.any():
+                values = np.where(missing | nonfinite, np.nan, values)
+            raw = pc.fill_null(col, "") if col.null_count else col
+            return values, pd.Series(errors, dtype=object, copy=False), pd.Series(raw.to_pandas())
         series = col.to_pandas()  # nested values (lists, structs): the general path
     else:
         series = cols.data[name].reset_index(drop=True)
@@ -284,8 +295,10 @@ def _read_long_table(p: Path, cluster: str | None) -> pd.DataFrame:
     else:
         out["epoch"] = np.ones(cols.n, dtype=np.int64)
 
-    def constant(value: str) -> np.ndarray:
-        return np.full(cols.n, value, dtype=object)  # one shared str, 8 bytes a row
+    def constant(value: str) -> pd.Categorical:
+        # one byte a row (an object column of one shared str takes 8 and must be allocated,
+        # scanned by every check and hashed by every groupby); the codes are calloc'ed zeros
+        return pd.Categorical.from_codes(np.zeros(cols.n, dtype=np.int8), categories=pd.Index([value]), validate=False)
 
     model_col, run_col = _pick(names, "model"), _pick(names, "run")
     for name, col in (("model", model_col), ("run", run_col)):
@@ -341,8 +354,13 @@ def _read_long_table(p: Path, cluster: str | None) -> pd.DataFrame:
     for col in names:
         if col not in used and col not in COLUMNS:
             out[col if col.startswith("meta.") else f"meta.{col}"] = cols.pandas(col)
-    # object arrays stay object (pandas 3 would otherwise infer its pyarrow string dtype,
-    # copying every constant column into 10M-element string buffers)
-    frame = pd.DataFrame({k: pd.Series(v, dtype=object) if isinstance(v, np.ndarray) and v.dtype == object else v
-                          for k, v in out.items()})
+    # canonical order first (finalize then reorders nothing); object arrays stay object (pandas 3
+    # would otherwise infer its pyarrow string dtype, copying every constant column into
+    # 10M-element string buffers); copy=False: no column is copied or consolidated into a block
+    order = [c for c in COLUMNS if c in out] + [c for c in out if c not in COLUMNS]
+    frame = pd.DataFrame({k: pd.Series(out[k], dtype=object, copy=False)
+                          if isinstance(out[k], np.ndarray) and out[k].dtype == object else out[k]
+                          for k in order}, copy=False)
+    del cols
+    _pyarrow().default_memory_pool().release_unused()  # kernels' scratch memory, kept by arrow's allocator
     return finalize(frame)

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from evaladdon.stats._checks import as_finite_1d, codes, pow2_scale
+from evaladdon.stats._checks import as_finite_1d, codes as _factorize_codes, pow2_scale
 from evaladdon.stats._result import Result
 
 
@@ -47,6 +47,22 @@ class ClusteredSE(Result):
     se_cr2: float
     df_cr2: float
     notes: tuple[str, ...] = ()
+
+
+def codes(labels: npt.ArrayLike | None, n: int, name: str) -> tuple[np.ndarray, int]:
+    """:func:`evaladdon.stats._checks.codes` (integer codes 0..G-1 in order of first appearance),
+    without a hash table when ``labels`` already are such codes (as the summary passes them).
+
+    Integer labels are their own first-appearance codes exactly when they start at 0 and their
+    running maximum never grows by more than 1 (each new label is the next code); one
+    O(n) pass checks that, instead of factorizing 10 million integers again.
+    """
+    if labels is not None and isinstance(labels, np.ndarray) and labels.ndim == 1 and labels.shape[0] == n > 0 \
+            and labels.dtype.kind in "iu" and labels[0] == 0:
+        top = np.maximum.accumulate(labels)
+        if bool((np.diff(top) <= 1).all()) and int(labels.min()) >= 0:
+            return labels.astype(np.int64, copy=False), int(top[-1]) + 1
+    return _factorize_codes(labels, n, name)
 
 
 def cluster_sums(values: np.ndarray, cluster_codes: np.ndarray, n_clusters: int) -> tuple[np.ndarray, np.ndarray]:
