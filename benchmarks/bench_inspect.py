@@ -14,9 +14,14 @@ RSS from ``VmHWM`` in ``/proc/self/status``, else ``resource.getrusage``):
   (zip + zstd + orjson of ``header.json`` and ``summaries.json``);
 - ``.json``: evaladdon native reader (ijson stream), Inspect full read, summaries, and the raw
   floor (ijson C backend iterating ``samples[*]``);
-- 1 / 10 / 100 small ``.eval`` files: native reader, Inspect summaries, raw floor.
+- 1 / 10 / 100 small ``.eval`` files: native reader (one table per file), ``read_runs`` (one
+  table of all), Inspect summaries, raw floor; per extra file.
 
-    python benchmarks/bench_inspect.py [--n 20000] [--dir /tmp/evaladdon-bench-inspect]
+Each row shows wall and CPU seconds (imports included), CPU without imports (the same program
+given no file subtracted) and peak RSS, each also as a ratio to the raw floor of that block.
+``--rss-sizes 20000,60000`` adds the peak RSS of the ``.json`` reader as the log grows.
+
+    python benchmarks/bench_inspect.py [--n 20000] [--dir /tmp/evaladdon-bench-inspect] [--rss-sizes 20000,60000]
 """
 
 from __future__ import annotations
@@ -118,19 +123,28 @@ import json, resource, sys, time
 sys.path.insert(0, {repo!r})
 PATHS = json.loads(sys.argv[1])
 t0 = time.perf_counter()
+c0 = time.process_time()
 """
 EPILOGUE = """
 seconds = time.perf_counter() - t0
+cpu = time.process_time() - c0
 # VmHWM: the peak RSS of this process image (ru_maxrss would carry over the parent's peak through fork)
 hwm = [int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:")]
 rss = hwm[0] if hwm else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(json.dumps({"seconds": seconds, "rss_mb": rss / 1024}))
+print(json.dumps({"seconds": seconds, "cpu": cpu, "rss_mb": rss / 1024}))
 """
 WORK = {
     "evaladdon native": """
 from evaladdon.adapters.inspect_log import read_inspect_log
 for p in PATHS:
     df = read_inspect_log(p, cluster="passage", reader="native")
+""",
+    "evaladdon read_runs": """
+from evaladdon.adapters import read_runs
+if PATHS:
+    read_runs(PATHS, cluster="passage")
+else:
+    import pandas, orjson, zstandard  # what reading imports (read_runs refuses no input)
 """,
     "evaladdon summarize": """
 from evaladdon.adapters import read_runs
@@ -177,6 +191,8 @@ for p in PATHS:
 
 
 def measure(name: str, paths: list[Path], repeat: int = 1) -> dict[str, float]:
+    """Best of ``repeat`` fresh processes: wall seconds and CPU seconds of the work (imports
+    included), peak RSS."""
     code = PRELUDE.format(repo=str(REPO)) + WORK[name] + EPILOGUE
     best: dict[str, float] | None = None
     for _ in range(repeat):
@@ -190,20 +206,34 @@ def measure(name: str, paths: list[Path], repeat: int = 1) -> dict[str, float]:
     return best
 
 
-def table(title: str, rows: dict[str, dict[str, float]], floor: str) -> None:
+def table(title: str, rows: dict[str, dict[str, float]], floor: str,
+          imports: dict[str, dict[str, float]] | None = None) -> None:
+    """Wall and CPU seconds as ratios to the floor; with ``imports`` (the same programs given
+    no file), also CPU without imports (the work itself)."""
     f = rows[floor]
     print(f"\n{title}")
-    print(f"  {'reader':32s} {'seconds':>8s} {'x floor':>8s} {'peak RSS MB':>12s} {'x floor':>8s}")
+    print(f"  {'reader':32s} {'wall s':>7s} {'x floor':>7s} {'CPU s':>7s} {'x floor':>7s} {'CPU-imp':>7s} "
+          f"{'x floor':>7s} {'RSS MB':>7s} {'x floor':>7s}")
+    work = {k: r["cpu"] - imports[k]["cpu"] for k, r in rows.items() if imports and k in imports}
     for name, r in rows.items():
-        print(f"  {name:32s} {r['seconds']:8.2f} {r['seconds'] / f['seconds']:8.2f} {r['rss_mb']:12.0f} "
-              f"{r['rss_mb'] / f['rss_mb']:8.2f}")
+        w = (f"{work[name]:7.2f} {work[name] / work[floor]:7.2f}" if name in work and floor in work
+             and work[floor] > 0 else f"{'':7s} {'':7s}")
+        print(f"  {name:32s} {r['seconds']:7.2f} {r['seconds'] / f['seconds']:7.2f} {r['cpu']:7.2f} "
+              f"{r['cpu'] / f['cpu']:7.2f} {w} {r['rss_mb']:7.0f} {r['rss_mb'] / f['rss_mb']:7.2f}")
+
+
+def imports_only(names: tuple[str, ...], repeat: int) -> dict[str, dict[str, float]]:
+    """The same programs given no file: what their imports cost."""
+    return {name: measure(name, [], repeat) for name in names}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=20_000)
     ap.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "evaladdon-bench-inspect")
-    ap.add_argument("--repeat", type=int, default=2, help="best of this many runs per measurement (small files)")
+    ap.add_argument("--repeat", type=int, default=2, help="best of this many runs per measurement")
+    ap.add_argument("--rss-sizes", type=lambda t: [int(x) for x in t.split(",")], default=[],
+                    help="also the peak RSS of the .json reader at these sample counts (e.g. 20000,60000)")
     args = ap.parse_args()
     args.dir.mkdir(parents=True, exist_ok=True)
     big_eval, big_json = args.dir / f"bench_{args.n}.eval", args.dir / f"bench_{args.n}.json"
@@ -215,13 +245,26 @@ def main() -> None:
     print(f"logs: {big_eval.name} {big_eval.stat().st_size / 2**20:.1f} MiB, {big_json.name} "
           f"{big_json.stat().st_size / 2**20:.1f} MiB; python {sys.version.split()[0]}, {os.cpu_count()} cores")
     r = args.repeat
-    rows = {name: measure(name, [big_eval], 1) for name in (
-        "raw floor (zip+orjson)", "evaladdon native", "evaladdon summarize", "inspect header+summaries",
-        "inspect samples_df", "inspect read_eval_log (full)")}
-    table(f".eval, {args.n} samples", rows, "raw floor (zip+orjson)")
+    ours = ("raw floor (zip+orjson)", "raw floor (ijson stream)", "evaladdon native", "evaladdon read_runs")
+    imp = imports_only(ours, 3)
+    rows = {name: measure(name, [big_eval], r) for name in (
+        "raw floor (zip+orjson)", "evaladdon native", "evaladdon read_runs", "evaladdon summarize",
+        "inspect header+summaries", "inspect samples_df", "inspect read_eval_log (full)")}
+    table(f".eval, {args.n} samples", rows, "raw floor (zip+orjson)", imp)
     rows = {name: measure(name, [big_json], 1) for name in (
         "raw floor (ijson stream)", "evaladdon native", "inspect header+summaries", "inspect read_eval_log (full)")}
-    table(f".json, {args.n} samples", rows, "raw floor (ijson stream)")
+    table(f".json, {args.n} samples", rows, "raw floor (ijson stream)", imp)
+    if args.rss_sizes:
+        print("\npeak RSS of the native .json reader as the log grows (imports alone: "
+              f"{imp['evaladdon native']['rss_mb']:.0f} MB)")
+        for n in args.rss_sizes:
+            e, j = args.dir / f"bench_{n}.eval", args.dir / f"bench_{n}.json"
+            if not e.exists() or not j.exists():
+                grow(small, n, e, j)
+            got = measure("evaladdon native", [j], 1)
+            floor = measure("raw floor (ijson stream)", [j], 1)
+            print(f"  {n:7d} samples, {j.stat().st_size / 2**20:6.0f} MiB: evaladdon {got['rss_mb']:5.0f} MB "
+                  f"({got['cpu']:.1f} s CPU), floor {floor['rss_mb']:5.0f} MB ({floor['cpu']:.1f} s CPU)")
     with tempfile.TemporaryDirectory() as tmp:
         copies = []
         for i in range(100):
@@ -230,13 +273,15 @@ def main() -> None:
             copies.append(dest)
         for k in (1, 10, 100):
             rows = {name: measure(name, copies[:k], r) for name in (
-                "raw floor (zip+orjson)", "evaladdon native", "inspect header+summaries")}
-            table(f"{k} small .eval file(s) of 100 samples", rows, "raw floor (zip+orjson)")
-        rows = {name: measure(name, copies[:1], r) for name in ("raw floor (zip+orjson)", "evaladdon native")}
-        rows100 = {name: measure(name, copies, r) for name in ("raw floor (zip+orjson)", "evaladdon native")}
-        print("\nper extra file (100 files minus 1 file, / 99):")
+                "raw floor (zip+orjson)", "evaladdon native", "evaladdon read_runs", "inspect header+summaries")}
+            table(f"{k} small .eval file(s) of 100 samples", rows, "raw floor (zip+orjson)", imp)
+        names = ("raw floor (zip+orjson)", "evaladdon native", "evaladdon read_runs")
+        rows = {name: measure(name, copies[:1], r) for name in names}
+        rows100 = {name: measure(name, copies, r) for name in names}
+        print("\nper extra file (100 files minus 1 file, / 99), wall and CPU:")
         for name in rows:
-            print(f"  {name:32s} {(rows100[name]['seconds'] - rows[name]['seconds']) / 99 * 1000:8.2f} ms")
+            print(f"  {name:32s} {(rows100[name]['seconds'] - rows[name]['seconds']) / 99 * 1000:8.2f} ms "
+                  f"{(rows100[name]['cpu'] - rows[name]['cpu']) / 99 * 1000:8.2f} ms CPU")
 
 
 if __name__ == "__main__":

@@ -343,3 +343,154 @@ def test_eval_and_json_of_the_same_run_give_the_same_table(tmp_path: Path) -> No
     a = read_inspect_log(SAMPLE / "judge.eval", cluster="passage.id")
     b = _both(path, cluster="passage.id")
     pd.testing.assert_frame_equal(a.drop(columns="source"), b.drop(columns="source"))
+
+
+DEEP = "__deep_value__"
+
+
+def _with_deep_values(sample: dict) -> dict:
+    """A sample with a placeholder (see :func:`_deepen`) in its metadata, score value and
+    metadata, input and target."""
+    s = json.loads(json.dumps(sample))
+    s["metadata"] = {**(s.get("metadata") or {}), "deep": DEEP}
+    name = next(iter(s["scores"]))
+    s["scores"][name]["value"] = DEEP
+    s["scores"][name]["metadata"] = {"deep": DEEP}
+    s["input"] = [{"role": "user", "content": [{"type": "text", "text": DEEP}]}]
+    s["target"] = [DEEP]
+    return s
+
+
+def _deepen(doc: object, depth: int) -> bytes:
+    """JSON of ``doc`` with each placeholder replaced by a list nested ``depth`` deep (written
+    as text: the encoders themselves refuse such depths)."""
+    return json.dumps(doc).encode().replace(json.dumps(DEEP).encode(),
+                                            b"[" * (depth - 1) + b'"leaf"' + b"]" * (depth - 1))
+
+
+@pytest.mark.parametrize("depth", [600, 1000])
+def test_values_nested_513_to_1024_deep_end_in_one_line_or_a_table(tmp_path: Path, depth: int) -> None:
+    """orjson accepts up to 1,024 levels without the depth scan; nothing downstream may then
+    recurse into such a value and crash: the CLI exits 0, or 2 with one line, never a traceback."""
+    from evaladdon.cli.main import main
+
+    def deepen(name: str, data: bytes) -> bytes:
+        if name == "summaries.json":
+            rows = json.loads(data)
+            return _deepen([_with_deep_values(rows[0])] + rows[1:], depth)
+        return data
+
+    deep_eval = _rewrite(SAMPLE / "baseline.eval", tmp_path / "deep.eval", deepen)
+    with zipfile.ZipFile(SAMPLE / "baseline.eval") as zf:
+        header = json.loads(read_member(zf, zf.getinfo("header.json"), "x"))
+        samples = [json.loads(read_member(zf, i, "x")) for i in zf.infolist() if i.filename.startswith("samples/")]
+    deep_json = tmp_path / "deep.json"
+    deep_json.write_bytes(_deepen({**header, "samples": [_with_deep_values(samples[0])] + samples[1:]}, depth))
+    for path in (deep_eval, deep_json):
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(["summarize", str(path)])
+        text = err.getvalue()
+        assert "Traceback" not in text, text
+        if code == 2:
+            assert text.count("\n") == 1 and str(path) in text, text
+        else:
+            assert code == 0, text
+
+
+def test_thin_text_equals_inspects_on_odd_whitespace() -> None:
+    """The fast path (text already thin) and the split/join path agree with Inspect's own
+    thin_text (textwrap.shorten) on every kind of white space."""
+    pytest.importorskip("inspect_ai")
+    import random
+
+    from inspect_ai.log._util import thin_text as inspects
+
+    from evaladdon.adapters.inspect_rows import thin_text
+
+    rng = random.Random(3)
+    pieces = ["a", "word", "ü", "日本", " ", "  ", "\t", "\n", "\r\n", "\x0b", "\x0c", "\x1c", "\x85", "\xa0",
+              "\u2003", "\u2028", "\u3000", "x" * 300, "[", "\\"]
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 40)))
+        assert thin_text(text) == inspects(text), repr(text)
+    for text in ("", " ", "a" * 1024, "a" * 1025, "ab " * 400, " lead", "trail "):
+        assert thin_text(text) == inspects(text), repr(text)
+
+
+def _loaded_both_ways(monkeypatch: pytest.MonkeyPatch, paths: list) -> tuple:
+    import evaladdon.adapters as adapters
+
+    def read(combine: bool) -> object:
+        monkeypatch.setattr(adapters, "COMBINE_INSPECT", combine)
+        try:
+            return adapters.read_runs(paths)
+        except InputError as exc:
+            return str(exc)
+
+    return read(True), read(False)
+
+
+def _assert_same_loaded(ours: object, reference: object) -> None:
+    assert type(ours) is type(reference), (ours, reference)
+    if isinstance(ours, str):
+        assert ours == reference
+        return
+    pd.testing.assert_frame_equal(ours.table, reference.table)
+    for field in ("notes", "skipped", "names", "incomplete", "reported"):
+        assert getattr(ours, field) == getattr(reference, field), field
+
+
+def test_many_logs_in_one_frame_equal_one_table_per_log(tmp_path: Path, real_logs: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """read_runs makes one DataFrame of consecutive Inspect logs: the same table, notes,
+    skips, names and incomplete counts as one table per log concatenated."""
+    for folder in sorted(d for d in real_logs.glob("inspect_*") if d.is_dir()) + [SAMPLE]:
+        _assert_same_loaded(*_loaded_both_ways(monkeypatch, [folder]))
+    # logs whose tables differ in columns and dtypes: metadata int / str / bool / missing,
+    # answers and targets absent in one, a copy of a log (same run id: renamed per file),
+    # a named run, and an lm-eval table between them
+    src = SAMPLE / "baseline.eval"
+
+    def variant(meta: object, drop_answers: bool = False) -> Callable[[str, bytes], bytes]:
+        def edit(name: str, data: bytes) -> bytes:
+            if name != "summaries.json":
+                return data
+            rows = json.loads(data)
+            for i, r in enumerate(rows):
+                if meta is not None and i % 3:
+                    r["metadata"] = {**(r.get("metadata") or {}), "k": meta}
+                if drop_answers:
+                    for sc in r["scores"].values():
+                        sc.pop("answer", None)
+                    r.pop("target", None)
+            return json.dumps(rows).encode()
+        return edit
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for i, (meta, drop) in enumerate([(1, False), ("x", True), (None, False), (True, False), (2.5, True)]):
+        _rewrite(src, logs / f"v{i}.eval", variant(meta, drop))
+    shutil_copy = logs / "v5.eval"
+    shutil_copy.write_bytes((logs / "v0.eval").read_bytes())
+    (logs / "w").mkdir()
+    (logs / "w" / "table.csv").write_text("run,task,metric,item,epoch,value\nr,t,m,a,1,1\nr,t,m,b,1,0\n")
+    (logs / "x").mkdir()
+    (logs / "x" / "v6.eval").write_bytes((SAMPLE / "candidate.eval").read_bytes())
+    _assert_same_loaded(*_loaded_both_ways(monkeypatch, [logs]))
+    _assert_same_loaded(*_loaded_both_ways(monkeypatch, [f"mine={logs / 'v1.eval'}", str(logs / "v3.eval"),
+                                                          f"mine={logs / 'x' / 'v6.eval'}", str(logs / "v4.eval")]))
+
+
+def test_numeric_scores_take_the_numeric_path_with_the_same_result() -> None:
+    """frame() hands an all-number score list to coerce_scores as float64: the same values
+    and reasons as the object path it replaces."""
+    import numpy as np
+
+    from evaladdon.adapters.scores import coerce_scores
+
+    vals = [1, 0, 0.5, -0.0, float("nan"), float("inf"), -float("inf"), 2**60 + 1, 10**300, 1e-300, 3]
+    a_values, a_error = coerce_scores(pd.Series(vals, dtype=object))
+    b_values, b_error = coerce_scores(pd.Series(np.array(vals, dtype=float)))
+    np.testing.assert_array_equal(a_values, b_values)
+    pd.testing.assert_series_equal(a_error, b_error)

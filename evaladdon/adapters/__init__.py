@@ -18,7 +18,8 @@ import pandas as pd
 
 from evaladdon.adapters import helm
 from evaladdon.adapters.deepeval import looks_like_deepeval, read_deepeval
-from evaladdon.adapters.inspect_log import is_inspect_json, read_inspect_log
+from evaladdon.adapters.inspect_log import is_inspect_json, read_inspect_log, read_inspect_part
+from evaladdon.adapters.inspect_rows import Part, frame
 from evaladdon.adapters.lm_eval_log import (
     looks_like_results_json,
     looks_like_samples_jsonl,
@@ -219,6 +220,33 @@ def _progress(files: list[tuple[Path, Reader, bool]], show: bool) -> Iterable[tu
             bar.advance(task)
 
 
+COMBINE_INSPECT = True
+"""Read Inspect logs as :class:`Part` and make one DataFrame of consecutive ones (False: one
+table per log, the reference the tests compare with)."""
+
+
+def _runs(t: pd.DataFrame | Part) -> list[str]:
+    if isinstance(t, Part):
+        return [t.run] if t.n else []
+    return t["run"].unique().tolist()
+
+
+def _frames(tables: list[pd.DataFrame | Part]) -> list[pd.DataFrame]:
+    """DataFrames in file order, each stretch of consecutive Inspect parts as one."""
+    out: list[pd.DataFrame] = []
+    stretch: list[Part] = []
+    for t in tables + [None]:  # type: ignore[list-item]
+        if isinstance(t, Part):
+            stretch.append(t)
+            continue
+        if stretch:
+            out.append(frame(stretch))
+            stretch = []
+        if t is not None:
+            out.append(t)
+    return out
+
+
 def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress: bool = False,
               results_only: bool = False) -> Loaded:
     """Read every file into one validated canonical table, with notes.
@@ -247,13 +275,16 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
             name_of.update({f: name for f, _, _ in got})
     skipped = [{"path": n[len("skipped "):].partition(": ")[0], "reason": n.partition(": ")[2]}
                for n in notes if n.startswith("skipped ")]
-    tables: list[pd.DataFrame] = []
+    # Inspect logs stay Parts (rows before the column operations) until the end, where each
+    # stretch of consecutive ones becomes ONE DataFrame (inspect_rows.frame): per-file
+    # DataFrames and finalize were most of the cost of many small logs
+    tables: list[pd.DataFrame | Part] = []
     sources: list[Path] = []
     reported: list[dict] = []
     incomplete: dict[str, dict] = {}
     for f, reader, explicit in _progress(files, progress):
         try:
-            t = reader(f, cluster)
+            t = read_inspect_part(f, cluster) if reader is read_inspect_log and COMBINE_INSPECT else reader(f, cluster)
         except InputError as exc:
             if explicit:
                 raise
@@ -269,35 +300,55 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
             notes.append(f"skipped {f}: {reason}")
             skipped.append({"path": str(f), "reason": reason})
             continue
-        notes.extend(t.attrs.get("notes", []))
-        reported.extend(t.attrs.get("reported", []))
-        if t.attrs.get("incomplete") and len(t):
-            incomplete[str(t["source"].iloc[0])] = dict(t.attrs["incomplete"])
+        if isinstance(t, Part):
+            notes.extend(t.notes)
+            if t.incomplete and t.n:
+                incomplete[t.source] = dict(t.incomplete)
+        else:
+            notes.extend(t.attrs.get("notes", []))
+            reported.extend(t.attrs.get("reported", []))
+            if t.attrs.get("incomplete") and len(t):
+                incomplete[str(t["source"].iloc[0])] = dict(t.attrs["incomplete"])
         tables.append(t)
         sources.append(f)
     for name in dict.fromkeys(name_of.values()):  # NAME=PATH: the run(s) of PATH are called NAME
         mine = [i for i, f in enumerate(sources) if name_of.get(f) == name]
-        runs = list(dict.fromkeys(r for i in mine for r in tables[i]["run"].unique().tolist()))
+        runs = list(dict.fromkeys(r for i in mine for r in _runs(tables[i])))
         for i in mine:
-            t = tables[i].copy()
+            t = tables[i]
+            if isinstance(t, Part):
+                t.run = name if len(runs) == 1 else name + "/" + t.run
+                continue
+            t = t.copy()
             t["run"] = name if len(runs) == 1 else name + "/" + t["run"].astype(str)
             tables[i] = t
     # one run may span files (lm-eval writes one samples file per task); only when two files
     # give the same run the same (task, metric) are they different runs under one id
     sources_by_key: dict[tuple[str, str, str], set[str]] = {}
     for t in tables:
-        keys = distinct_rows(t, ("run", "task", "metric", "source"))  # drop_duplicates on integer codes
-        for run, task, metric, source in keys.itertuples(index=False):
+        if isinstance(t, Part):
+            keys: Iterable[tuple[str, str, str, str]] = (
+                ((t.run, t.task, m, t.source) for m in dict.fromkeys(t.metrics)) if t.n else ())
+        else:  # drop_duplicates on integer codes
+            keys = distinct_rows(t, ("run", "task", "metric", "source")).itertuples(index=False)
+        for run, task, metric, source in keys:
             sources_by_key.setdefault((run, task, metric), set()).add(source)
     user_named = set(name_of.values())
     clashing = {key[0] for key, srcs in sources_by_key.items() if len(srcs) > 1 and key[0] not in user_named}
     if clashing:
         for t in tables:
+            if isinstance(t, Part):
+                if t.run in clashing:
+                    t.run = Path(t.source).name + "/" + t.run
+                continue
             hit = t["run"].isin(clashing)
-            if hit.any() and isinstance(t["run"].dtype, pd.CategoricalDtype):  # the table reader's one-value
-                t["run"] = t["run"].astype(object)  # columns are categorical: new labels need a str column
-            t.loc[hit, "run"] = t.loc[hit, "source"].astype(object).map(lambda s: Path(s).name) + "/" + t.loc[hit, "run"]
-    table = validate(concat(tables))
+            if hit.any():
+                if isinstance(t["run"].dtype, pd.CategoricalDtype):  # the table reader's one-value
+                    t["run"] = t["run"].astype(object)  # columns are categorical: new labels need a str column
+                src = t.loc[hit, "source"].astype(object)
+                names = {s: Path(s).name for s in src.unique()}  # per file, not per row
+                t.loc[hit, "run"] = src.map(names) + "/" + t.loc[hit, "run"]
+    table = validate(concat(_frames(tables)))
     if table.empty and not (results_only and reported):
         why = f"{len(notes)} note(s), first: {notes[0]}" if notes else "the inputs hold no samples"
         raise InputError(f"no per-item rows to analyse ({why})")

@@ -21,19 +21,30 @@ builder (:mod:`evaladdon.adapters.inspect_rows`, which documents values, ``item_
 
 from __future__ import annotations
 
+import gc
 import re
 import zipfile
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import pandas as pd
 
-from evaladdon.adapters.guard import BOM, check_depth, check_file_depth, read_member
+from evaladdon.adapters.guard import BOM, MAX_DEPTH, check_depth, check_file_depth, read_member
 from evaladdon.adapters.inspect_native import NotNative, read_eval_zip, read_json_stream
-from evaladdon.adapters.inspect_rows import LogData, SampleRecord, build_table, dotted, make_record, score_fields
+from evaladdon.adapters.inspect_rows import (
+    LogData,
+    Part,
+    SampleRecord,
+    build_part,
+    dotted,
+    make_record,
+    score_fields,
+    table_of,
+)
 from evaladdon.errors import InputError
 
-__all__ = ["READERS", "dotted", "is_inspect_json", "read_inspect_log"]
+__all__ = ["READERS", "dotted", "is_inspect_json", "read_inspect_log", "read_inspect_part"]
 
 READERS = ("auto", "native", "inspect")
 _INSPECT_HINT = "pip install 'evaladdon[inspect-native]' (or 'evaladdon[inspect]')"
@@ -42,20 +53,52 @@ _VERSION_RE = re.compile(r"version (\d+) of log format")
 
 def read_inspect_log(path: str | Path, cluster: str | None = None, reader: str = "auto") -> pd.DataFrame:
     """Canonical rows of one Inspect log (see module docstring)."""
+    return table_of(read_inspect_part(path, cluster, reader))
+
+
+def read_inspect_part(path: str | Path, cluster: str | None = None, reader: str = "auto") -> Part:
+    """One Inspect log's rows before the column operations (:func:`read_inspect_log` makes
+    them a table; ``read_runs`` makes one table of many logs with
+    :func:`evaladdon.adapters.inspect_rows.frame`)."""
     p = Path(path)
     if reader not in READERS:
         raise InputError(f"unknown Inspect reader {reader!r}; expected one of {', '.join(READERS)}")
-    if reader == "inspect":
-        return build_table(_read_with_inspect(p), p, cluster)
+    with _no_cyclic_gc():
+        return _read_part(p, cluster, reader)
+
+
+@contextmanager
+def _no_cyclic_gc() -> Iterator[None]:
+    """Python's cyclic collector paused while a log's objects are built (parsed JSON, records;
+    they hold no reference cycles, so it would free nothing): its passes over the growing heap
+    were ~25% of the CPU of reading a 20,000-sample ``.eval`` (``benchmarks/bench_inspect.py``)."""
+    was = gc.isenabled()
+    gc.disable()
     try:
-        log = _read_native(p)
-    except NotNative as exc:
-        if reader == "native":
-            raise InputError(f"the native reader does not read this log ({exc}); use the inspect reader", str(p)) from None
-        if not _has_inspect():
-            raise InputError(f"this log needs inspect-ai to read ({exc}): {_INSPECT_HINT}", str(p)) from None
-        log = _read_with_inspect(p)
-    return build_table(log, p, cluster)
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _read_part(p: Path, cluster: str | None, reader: str) -> Part:
+    if reader == "inspect":
+        return build_part(_read_with_inspect(p), p, cluster)
+    try:
+        try:
+            log = _read_native(p)
+        except NotNative as exc:
+            if reader == "native":
+                raise InputError(f"the native reader does not read this log ({exc}); use the inspect reader",
+                                 str(p)) from None
+            if not _has_inspect():
+                raise InputError(f"this log needs inspect-ai to read ({exc}): {_INSPECT_HINT}", str(p)) from None
+            log = _read_with_inspect(p)
+        return build_part(log, p, cluster)
+    except RecursionError:
+        # orjson accepts up to 1,024 levels unscanned (inspect_native._loads); a value deep
+        # enough to exhaust Python's stack when shown as text (str/repr) is refused here
+        raise InputError(f"a value is nested more than {MAX_DEPTH} levels deep; refusing to read it", str(p)) from None
 
 
 def _read_native(p: Path) -> LogData:

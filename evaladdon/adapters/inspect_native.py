@@ -6,7 +6,8 @@ What is read (nothing else is touched):
   ``summaries.json`` (or the journal ``_journal/summaries/1..N.json``), and the names of the
   ``samples/*.json`` members; a member whose (id, epoch) no summary lists is read itself.
   Deflate and zstd (Inspect's default writer) members, each bounded in decompressed size
-  (:mod:`evaladdon.adapters.guard`) and depth-scanned before orjson parses it.
+  (:mod:`evaladdon.adapters.guard`), parsed by orjson (which stops at 1,024 levels) and
+  depth-scanned only before the stdlib parser reads what orjson refused.
 - JSON logs (any file name): the top-level keys before ``samples`` through ijson's event
   stream, then each ``samples[*]`` built by ijson's C backend and cut to the fields used
   (transcripts, messages, output, attachments dropped at once), so memory stays bounded by
@@ -41,12 +42,17 @@ class NotNative(Exception):
 
 
 def _loads(data: bytes, where: str, what: str) -> Any:
-    check_depth(data, where, what)
+    """orjson; the stdlib parser only for what orjson refuses, after the depth scan.
+
+    Text orjson accepts is at most 1,024 deep (it stops itself there) and nothing downstream
+    recurses into values (see :func:`evaladdon.adapters.inspect_rows.build_table`), so the
+    fast path needs no scan (the policy of :mod:`evaladdon.adapters.jsonlines`)."""
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError:
-        # Inspect writes NaN/Infinity as bare literals (pydantic's "constants"), which
-        # orjson refuses; the stdlib parser reads them (depth already bounded above)
+        # deeper than orjson goes, or NaN/Infinity as bare literals (pydantic's "constants"),
+        # which orjson refuses and the stdlib parser reads once the depth is bounded
+        check_depth(data, where, what)
         try:
             return json.loads(data)
         except ValueError as exc:
@@ -158,7 +164,7 @@ def read_eval_zip(path: Path) -> LogData:
                     if not isinstance(sample, dict):
                         raise InputError(f"cannot read as an Inspect log ({name} is not a sample object)", where)
                     records.append(_record_at(sample, where))
-            except (InputError, NotNative):
+            except (InputError, NotNative, RecursionError):
                 raise
             except UnsupportedMember as exc:
                 raise NotNative(str(exc)) from None

@@ -1,9 +1,10 @@
 """Inspect sample records -> canonical rows (shared by the native and the inspect-ai readers).
 
 Both readers reduce a log to a header (plain dicts: ``version``, ``status``, ``eval``,
-``results``) and one :class:`SampleRecord` per sample; :func:`build_table` turns them into
-the canonical table in one pass over samples plus column operations, so the two readers
-give the identical table by construction.
+``results``) and one :class:`SampleRecord` per sample; :func:`build_part` turns them into
+per-row lists in one pass over samples, and :func:`frame` makes the canonical table with
+column operations (one DataFrame and one ``finalize`` for many logs at once:
+``read_runs``), so the two readers give the identical table by construction.
 
 Rules:
 
@@ -143,6 +144,11 @@ def dotted(obj: Any, path: str) -> Any:
 def thin_text(text: str) -> str:
     """Inspect's summary form of a short text (``inspect_ai.log._util.thin_text``: whitespace
     collapsed, cut to 1,024 characters at a word); the common short case without textwrap."""
+    if len(text) <= 1024 and text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+        # already in that form (Inspect thinned it for summaries.json, or it is short and
+        # plain): every character str.split() splits on but " " is non-printable, so with no
+        # run of spaces and none at either end the split/join below gives the text back
+        return text
     cut = text[:8192]
     collapsed = " ".join(cut.split())
     if len(collapsed) <= 1024:
@@ -156,10 +162,9 @@ def truncate_text(text: str) -> str:
 
 
 def _text(t: Any) -> str:
-    s = str(t)
-    if len(s) == SUMMARY_TEXT_LIMIT + len(TRUNCATED) and s.endswith(TRUNCATED):
-        return s[:SUMMARY_TEXT_LIMIT]
-    return s[:SUMMARY_TEXT_LIMIT]
+    """A text cut to Inspect's summary limit (a summary's "(content truncated)" marker goes
+    with the cut: it starts right at the limit)."""
+    return str(t)[:SUMMARY_TEXT_LIMIT]
 
 
 def _get(obj: Any, key: str) -> Any:
@@ -190,9 +195,12 @@ def _norm_target(target: Any) -> Any:
 
 
 def item_hash(inp: Any, target: Any) -> str | None:
-    if inp is None or not isinstance(inp, (str, list)):
+    if type(inp) is str and type(target) is str:  # the common case, as _norm_input/_norm_target do it
+        doc: dict[str, Any] = {"input": inp[:SUMMARY_TEXT_LIMIT], "target": target[:SUMMARY_TEXT_LIMIT]}
+    elif inp is None or not isinstance(inp, (str, list)):
         return None
-    doc = {"input": _norm_input(inp), "target": _norm_target(target if target is not None else "")}
+    else:
+        doc = {"input": _norm_input(inp), "target": _norm_target(target if target is not None else "")}
     return hashlib.sha256(orjson.dumps(doc)).hexdigest()
 
 
@@ -237,8 +245,43 @@ def _run_of(spec: dict[str, Any]) -> str:
     return str(spec.get("eval_id") or f"{spec.get('run_id')}:{spec.get('task_id')}")
 
 
-def build_table(log: LogData, path: Path, cluster: str | None) -> pd.DataFrame:
-    """Canonical rows of one Inspect log (see module docstring)."""
+_BIG_INT = 2**1023  # past ~1.8e308 an int has no float (coerce_scores raises OverflowError)
+
+
+@dataclass
+class Part:
+    """One log's rows before the column operations, so that many logs make one DataFrame
+    (:func:`frame`): per-row and per-sample lists, and the constant columns as scalars.
+
+    Everything that can fail on a bad log (ids, epochs, cluster fields, no scores, values
+    with no float or too deep to show) fails in :func:`build_part`, per file; what
+    :func:`frame` does to the combined lists cannot fail."""
+
+    source: str
+    run: str
+    task: str
+    model: str
+    n: int  # rows
+    metrics: list[str]
+    items: list[str]
+    epochs: list[int]
+    raws: list[Any]
+    convert: list[Any]
+    reasons: list[str | None]
+    answers: list[str | None]
+    confidences: list[float | None]
+    row_sample: list[int]
+    clusters: list[str] | None
+    hashes: list[str | None]
+    labels: list[str | None]
+    metas: list[dict[str, Any]]
+    columns: list[str]  # this log's table's columns, in order
+    notes: list[str]
+    incomplete: dict[str, Any] | None
+
+
+def build_part(log: LogData, path: Path, cluster: str | None) -> Part:
+    """One Inspect log's rows (see module docstring); :func:`frame` makes the table."""
     where = str(path)
     header = log.header
     spec = header.get("eval") or {}
@@ -272,7 +315,7 @@ def build_table(log: LogData, path: Path, cluster: str | None) -> pd.DataFrame:
     raws: list[Any] = []
     convert: list[Any] = []
     reasons: list[str | None] = []
-    clusters: list[str | None] = []
+    clusters: list[str] = []
     answers: list[str | None] = []
     confidences: list[float | None] = []
     row_sample: list[int] = []
@@ -289,7 +332,8 @@ def build_table(log: LogData, path: Path, cluster: str | None) -> pd.DataFrame:
             clusters.append(str(cv))
         hashes.append(r.item_hash)
         labels.append(r.label)
-        metas.append({f"meta.{k}": v for k, v in r.metadata.items() if isinstance(v, (str, int, float, bool))})
+        metas.append({f"meta.{k}": v for k, v in r.metadata.items() if isinstance(v, (str, int, float, bool))}
+                     if r.metadata else {})
         sample_reason = "sample error" if r.error else (
             f"limit reached ({r.limit})" if r.limit is not None and not r.scores else None)
         if r.scores:
@@ -307,8 +351,11 @@ def build_table(log: LogData, path: Path, cluster: str | None) -> pd.DataFrame:
                             c = _WORDS.get(v.lower(), v)
                     elif isinstance(v, (list, tuple, dict)):
                         c = _NOT_SCALAR
+                        str(v)  # its raw text is made later, for many logs at once: fail here, for this log
                     else:
                         c = v
+                        if type(v) is int and not -_BIG_INT < v < _BIG_INT:
+                            float(v)  # OverflowError, as coerce_scores would raise it, for this log
                     convert.append(c)
                     reasons.append(sample_reason)
                     answers.append(sc.answer)
@@ -327,44 +374,112 @@ def build_table(log: LogData, path: Path, cluster: str | None) -> pd.DataFrame:
                 confidences.append(None)
                 row_sample.append(j)
 
-    n = len(items)
-    values, value_error = coerce_scores(pd.Series(convert, dtype=object))
-    reason = np.asarray(reasons, dtype=object) if n else np.empty(0, dtype=object)
-    has_reason = pd.isna(reason) == False  # noqa: E712 - elementwise
-    take = np.asarray(row_sample, dtype=np.int64)
+    columns = list(_CANONICAL)
+    if any(a is not None for a in answers):
+        columns.append("prediction")
+    if any(lb is not None for lb in labels):
+        columns.append("label")
+    if any(c is not None for c in confidences):
+        columns.append("confidence")
+    if any(metas):
+        columns.extend(k for k in dict.fromkeys(k for m in metas for k in m) if k not in columns)
+    declared, basis = _declared(header) if _samples_logged(log) else (None, "")
+    incomplete = None
+    if declared is not None and declared > len(records):
+        incomplete = {"declared": declared, "read": len(records), "missing": declared - len(records), "basis": basis}
+    return Part(where, _run_of(spec), str(spec.get("task")), str(spec.get("model")), len(items), metrics, items,
+                epochs, raws, convert, reasons, answers, confidences, row_sample,
+                clusters if cluster is not None else None, hashes, labels, metas, columns,
+                _notes(path, log, header, len(records), n_dup), incomplete)
+
+
+_CANONICAL = ("run", "source", "harness", "task", "model", "metric", "item", "epoch", "value", "raw", "cluster",
+              "item_hash", "error")
+
+
+def frame(parts: list[Part]) -> pd.DataFrame:
+    """The canonical table of several logs' rows: one DataFrame, one pass of each column
+    operation and one :func:`evaladdon.table.finalize`, equal to concatenating the logs'
+    own tables (columns in the order of first appearance; a column a log lacks is missing
+    in its rows)."""
+    if len(parts) > 1:
+        parts = [p for p in parts if p.n] or parts[:1]  # an empty log adds no rows and no columns
+    n = sum(p.n for p in parts)
+
+    def rows(attr: str) -> list[Any]:
+        if len(parts) == 1:
+            return getattr(parts[0], attr)
+        out: list[Any] = []
+        for p in parts:
+            out.extend(getattr(p, attr))
+        return out
+
+    def constant(attr: str) -> Any:
+        if len(parts) == 1:
+            return getattr(parts[0], attr)
+        return np.repeat(np.array([getattr(p, attr) for p in parts], dtype=object), [p.n for p in parts])
+
+    if len(parts) == 1:
+        take = np.asarray(parts[0].row_sample, dtype=np.int64)
+    else:
+        offsets = np.cumsum([0] + [len(p.hashes) for p in parts[:-1]])
+        take = np.concatenate([np.asarray(p.row_sample, dtype=np.int64) + off for p, off in zip(parts, offsets)])
 
     def per_sample(values_: list[Any]) -> np.ndarray:
         arr = np.empty(len(values_), dtype=object)
         arr[:] = values_
         return arr[take]
 
+    reasons = rows("reasons")
+    convert = rows("convert")
+    if convert and all(type(c) is float or type(c) is int for c in convert):
+        # every value a number (grades already mapped): coerce_scores' numeric path, the same
+        # values and reasons (NaN/inf non-finite) without classifying objects one by one
+        values, value_error = coerce_scores(pd.Series(np.array(convert, dtype=float)))
+    else:
+        values, value_error = coerce_scores(pd.Series(convert, dtype=object))
+    reason = np.asarray(reasons, dtype=object) if n else np.empty(0, dtype=object)
+    has_reason = pd.isna(reason) == False  # noqa: E712 - elementwise
+    clustered = parts[0].clusters is not None
     cols: dict[str, Any] = {
-        "run": _run_of(spec), "source": where, "harness": "inspect", "task": str(spec.get("task")),
-        "model": str(spec.get("model")), "metric": np.asarray(metrics, dtype=object),
-        "item": np.asarray(items, dtype=object), "epoch": np.asarray(epochs, dtype=np.int64),
+        "run": constant("run"), "source": constant("source"), "harness": "inspect", "task": constant("task"),
+        "model": constant("model"), "metric": np.asarray(rows("metrics"), dtype=object),
+        "item": np.asarray(rows("items"), dtype=object), "epoch": np.asarray(rows("epochs"), dtype=np.int64),
         "value": np.where(has_reason, np.nan, values),
-        "raw": raw_strings(pd.Series(raws, dtype=object)).to_numpy(),
-        "cluster": per_sample(clusters) if cluster is not None else None,
-        "item_hash": per_sample(hashes),
+        "raw": raw_strings(pd.Series(rows("raws"), dtype=object)).to_numpy(),
+        "cluster": per_sample(rows("clusters")) if clustered else None,
+        "item_hash": per_sample(rows("hashes")),
         "error": np.where(has_reason, reason, value_error.to_numpy()),
     }
-    if any(a is not None for a in answers):
-        cols["prediction"] = np.asarray(answers, dtype=object)
-    if any(lb is not None for lb in labels):
-        cols["label"] = per_sample(labels)
-    if any(c is not None for c in confidences):
-        cols["confidence"] = np.array([np.nan if c is None else c for c in confidences], dtype=float)
+    order = list(dict.fromkeys(c for p in parts for c in p.columns))
+    if "prediction" in order:
+        cols["prediction"] = np.asarray(rows("answers"), dtype=object)
+    if "label" in order:
+        cols["label"] = per_sample(rows("labels"))
+    if "confidence" in order:
+        cols["confidence"] = np.array([np.nan if c is None else c for c in rows("confidences")], dtype=float)
+    metas = rows("metas")
     if any(metas):
         meta_df = pd.DataFrame.from_records(metas)
         for col in meta_df.columns:
             cols.setdefault(col, meta_df[col].to_numpy()[take])
     out = pd.DataFrame(cols, index=pd.RangeIndex(n))
-    df = finalize(out)
-    df.attrs["notes"] = _notes(path, log, header, len(records), n_dup)
-    declared, basis = _declared(header) if _samples_logged(log) else (None, "")
-    if declared is not None and declared > len(records):
-        df.attrs["incomplete"] = {"declared": declared, "read": len(records), "missing": declared - len(records),
-                                  "basis": basis}
+    if list(out.columns) != order:
+        out = out[order]
+    return finalize(out)
+
+
+def build_table(log: LogData, path: Path, cluster: str | None) -> pd.DataFrame:
+    """Canonical rows of one Inspect log (see module docstring)."""
+    return table_of(build_part(log, path, cluster))
+
+
+def table_of(part: Part) -> pd.DataFrame:
+    """One log's table, with its notes (and ``incomplete``) in ``attrs``."""
+    df = frame([part])
+    df.attrs["notes"] = part.notes
+    if part.incomplete is not None:
+        df.attrs["incomplete"] = part.incomplete
     return df
 
 
