@@ -368,6 +368,9 @@ def _short_ids(ids: list[str]) -> list[str]:
         out = [(f"{m.group(1)}T" if len(dates) > 1 else "") + m.group(2) for m in stamps]  # type: ignore[union-attr]
         if len(set(out)) == len(out):
             return out
+    prefixes = [i.rsplit("/", 1)[0] for i in ids if "/" in i]  # runs prefixed by read_runs with their file
+    if len(prefixes) == len(ids) and len(set(prefixes)) == len(ids):
+        return prefixes
     tokens = [i.rsplit("@", 1)[-1] for i in ids]
     for k in range(6, max(len(t) for t in tokens) + 1):
         out = [t[:k] for t in tokens]

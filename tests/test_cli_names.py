@@ -260,3 +260,37 @@ def test_eval_set_bookkeeping_is_ignored_not_skipped(tmp_path: Path, capsys: pyt
                        "--margin", "50pt")
     doc = json.loads(out)
     assert code == 0 and doc["skipped"] == [] and any("eval-set.json" in n for n in doc["notes"])
+
+
+def test_same_file_name_in_two_folders_gives_two_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """out/model_a/results.csv vs out/model_b/results.csv: the runs are told apart by the
+    shortest distinguishing path (from files and from a store alike), never a key clash."""
+    for name, values in (("model_a", "1,0,1,1"), ("model_b", "0,0,1,1")):
+        (tmp_path / name).mkdir()
+        rows = "\n".join(f"{i},{v}" for i, v in enumerate(values.split(",")))
+        (tmp_path / name / "results.csv").write_text("item,value\n" + rows + "\n")
+    a, b = str(tmp_path / "model_a" / "results.csv"), str(tmp_path / "model_b" / "results.csv")
+    assert main(["compare", a, b, "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)["results"][0]
+    assert (got["run_a"], got["run_b"]) == ("model_a/results.csv/results", "model_b/results.csv/results")
+    assert (got["label_a"], got["label_b"]) == ("results:default:model_a/results.csv",
+                                                "results:default:model_b/results.csv")
+    assert got["delta"] == pytest.approx(-0.25)
+    assert main(["summarize", a, b]) == 0
+    text = capsys.readouterr().out
+    assert "model_a/results.csv" in text and "model_b/results.csv" in text
+    store = tmp_path / "store"
+    assert main(["ingest", a, b, "--store", str(store)]) == 0
+    capsys.readouterr()
+    assert main(["summarize", "--store", str(store)]) == 0
+    stored = capsys.readouterr().out
+    assert "model_a/results.csv" in stored and "model_b/results.csv" in stored
+
+
+def test_closed_pipe_is_quiet(tmp_path: Path) -> None:
+    """`evaladdon summarize ... | head -1`: no error line when the reader closes the pipe."""
+    code = ("import sys; from evaladdon.cli.main import main; "
+            "sys.exit(main(['summarize', 'sample_logs/inspect', '--wide']))")
+    proc = subprocess.run(f"{sys.executable} -c \"{code}\" | head -c 10", shell=True, cwd=REPO,
+                          capture_output=True, text=True)
+    assert proc.stdout and "error" not in proc.stderr and "Traceback" not in proc.stderr

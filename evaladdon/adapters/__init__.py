@@ -36,6 +36,7 @@ from evaladdon.adapters.promptfoo import (
 )
 from evaladdon.adapters.table import TABLE_SUFFIXES, read_long_table
 from evaladdon.errors import InputError
+from evaladdon.adapters.source_names import distinguishing_names
 from evaladdon.table import concat, distinct_rows, validate
 
 Reader = Callable[[Path, "str | None"], pd.DataFrame]
@@ -336,17 +337,19 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
     user_named = set(name_of.values())
     clashing = {key[0] for key, srcs in sources_by_key.items() if len(srcs) > 1 and key[0] not in user_named}
     if clashing:
+        label = distinguishing_names(src for (run, _, _), srcs in sources_by_key.items() if run in clashing
+                                     for src in srcs)
         for t in tables:
             if isinstance(t, Part):
                 if t.run in clashing:
-                    t.run = Path(t.source).name + "/" + t.run
+                    t.run = label[str(t.source)] + "/" + t.run
                 continue
             hit = t["run"].isin(clashing)
             if hit.any():
                 if isinstance(t["run"].dtype, pd.CategoricalDtype):  # the table reader's one-value
                     t["run"] = t["run"].astype(object)  # columns are categorical: new labels need a str column
                 src = t.loc[hit, "source"].astype(object)
-                names = {s: Path(s).name for s in src.unique()}  # per file, not per row
+                names = {s: label[str(s)] for s in src.unique()}  # per file, not per row
                 t.loc[hit, "run"] = src.map(names) + "/" + t.loc[hit, "run"]
     table = validate(concat(_frames(tables)))
     if table.empty and not (results_only and reported):

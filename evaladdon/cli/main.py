@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from typing import NoReturn, Sequence
 
@@ -96,6 +97,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return int(args.run(args))
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `evaladdon ... | head`: the reader left; say nothing, as Unix tools do
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+        except OSError:
+            pass
+        return 141  # 128 + SIGPIPE, the shell's status for a tool stopped by a closed pipe
     except (EvalAddonError, ValueError, OSError) as exc:
         if debug:
             raise

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from evaladdon.adapters.source_names import distinguishing_names
 from evaladdon.store import Manifest
 
 
@@ -17,8 +18,9 @@ def disambiguate(df: Any) -> Any:
     clashing = set(per_key[per_key > 1].index.get_level_values(0))
     if clashing:
         hit = df["run"].isin(clashing)
+        label = distinguishing_names(df.loc[hit, "source"].astype(str).unique())
         df = df.copy()
-        df.loc[hit, "run"] = df.loc[hit, "source"].map(lambda s: Path(s).name) + "/" + df.loc[hit, "run"]
+        df.loc[hit, "run"] = df.loc[hit, "source"].astype(str).map(label) + "/" + df.loc[hit, "run"]
     return df
 
 
