@@ -36,7 +36,7 @@ from evaladdon.adapters.promptfoo import (
 )
 from evaladdon.adapters.table import TABLE_SUFFIXES, read_long_table
 from evaladdon.errors import InputError
-from evaladdon.adapters.source_names import distinguishing_names
+from evaladdon.source_names import distinguishing_names
 from evaladdon.table import concat, distinct_rows, validate
 
 Reader = Callable[[Path, "str | None"], pd.DataFrame]
