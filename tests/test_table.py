@@ -217,3 +217,23 @@ def test_summary_equals_the_per_group_estimate_on_string_labels(tmp_path: Path) 
         for field in ("mean", "se", "ci_low", "ci_high", "df", "se_item", "se_cluster_cr2", "icc_epochs"):
             assert getattr(s.estimate, field) == pytest.approx(getattr(ref, field), rel=1e-12, abs=1e-15), field
         assert s.estimate.n_items == ref.n_items and s.estimate.n_clusters == ref.n_clusters
+
+
+def test_label_codes_on_chunked_arrow_strings_equal_pandas_factorize() -> None:
+    """label_codes uses arrow's dictionary_encode on pyarrow-backed strings: codes in
+    first-appearance order, -1 for missing, consistent across chunks (oracle: pd.factorize)."""
+    import pyarrow as pa
+
+    from evaladdon.table import label_codes
+
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        n = int(rng.integers(0, 40))
+        vals = [None if rng.random() < 0.2 else f"x{rng.integers(0, 8)}" for _ in range(n)]
+        cuts = sorted(rng.integers(0, n + 1, size=int(rng.integers(0, 4))).tolist())
+        parts = [vals[a:b] for a, b in zip([0] + cuts, cuts + [n])]
+        chunked = pa.chunked_array([pa.array(p, pa.string()) for p in parts], type=pa.string())
+        s = pd.Series(pd.arrays.ArrowStringArray(chunked))
+        codes, k = label_codes(s)
+        ref, uniques = pd.factorize(pd.Series(vals, dtype=object))
+        assert np.array_equal(codes, ref) and k == len(uniques)
