@@ -292,6 +292,22 @@ def duplicated_keys(df: pd.DataFrame, columns: tuple[str, ...] = KEY) -> np.ndar
 def distinct_rows(df: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:
     """``df[list(columns)].drop_duplicates()`` (first row of each combination, in table order,
     index kept) computed on integer codes: one-value columns cost nothing, no string hashing."""
+    return df[list(columns)].iloc[_first_rows(df, columns)]
+
+
+def distinct_tuples(df: pd.DataFrame, columns: tuple[str, ...]) -> list[tuple[Any, ...]]:
+    """The rows of :func:`distinct_rows` as tuples of Python values, without building a frame
+    (a few per file: this is on the per-file path of ``read_runs``)."""
+    if len(df) <= _SMALL:  # a small file: hashing the tuples directly beats factorizing 4 columns
+        return list(dict.fromkeys(zip(*(df[c].tolist() for c in columns))))
+    first = _first_rows(df, columns)
+    return list(zip(*(df[c].array.take(first).tolist() for c in columns)))
+
+
+_SMALL = 2048
+
+
+def _first_rows(df: pd.DataFrame, columns: tuple[str, ...]) -> np.ndarray:
     n = len(df)
     combined = key_codes(df, columns)
     if n == 0 or not combined.any():
@@ -302,7 +318,7 @@ def distinct_rows(df: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:
         first = np.sort(lowest[lowest < n])
     else:
         first = np.flatnonzero(~pd.Series(combined).duplicated().to_numpy())
-    return df[list(columns)].iloc[first]
+    return first
 
 
 def _describe_rows(df: pd.DataFrame, mask: np.ndarray, limit: int = 3) -> str:

@@ -237,3 +237,18 @@ def test_label_codes_on_chunked_arrow_strings_equal_pandas_factorize() -> None:
         codes, k = label_codes(s)
         ref, uniques = pd.factorize(pd.Series(vals, dtype=object))
         assert np.array_equal(codes, ref) and k == len(uniques)
+
+
+@pytest.mark.parametrize("n", [0, 1, 100, 3000, 6000])
+def test_distinct_tuples_equal_drop_duplicates(n: int) -> None:
+    """distinct_tuples (read_runs's per-file run keys; small tables hashed as tuples, large ones
+    by integer codes) gives pandas' drop_duplicates rows, in order."""
+    from evaladdon.table import distinct_tuples
+
+    rng = np.random.default_rng(n)
+    df = pd.DataFrame({"run": pd.Series(rng.choice(["a", "b"], n), dtype="str"),
+                       "task": pd.Categorical(rng.choice(["t", "u"], n)),
+                       "metric": rng.choice(["m1", "m2", "m3"], n).astype(object),
+                       "source": pd.Series(["s"] * n, dtype="str")})
+    ref = list(df.drop_duplicates().itertuples(index=False, name=None))
+    assert distinct_tuples(df, ("run", "task", "metric", "source")) == ref

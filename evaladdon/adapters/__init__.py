@@ -37,7 +37,7 @@ from evaladdon.adapters.promptfoo import (
 from evaladdon.adapters.table import TABLE_SUFFIXES, read_long_table
 from evaladdon.errors import InputError
 from evaladdon.source_names import distinguishing_names
-from evaladdon.table import concat, distinct_rows, validate
+from evaladdon.table import concat, distinct_tuples, validate
 
 Reader = Callable[[Path, "str | None"], pd.DataFrame]
 SNIFF_BYTES = 4096
@@ -331,7 +331,7 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
             keys: Iterable[tuple[str, str, str, str]] = (
                 ((t.run, t.task, m, t.source) for m in dict.fromkeys(t.metrics)) if t.n else ())
         else:  # drop_duplicates on integer codes
-            keys = distinct_rows(t, ("run", "task", "metric", "source")).itertuples(index=False)
+            keys = distinct_tuples(t, ("run", "task", "metric", "source"))
         for run, task, metric, source in keys:
             sources_by_key.setdefault((run, task, metric), set()).add(source)
     user_named = set(name_of.values())
