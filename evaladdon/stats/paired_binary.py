@@ -113,12 +113,12 @@ def tango(n11: int, n10: int, n01: int, n00: int, level: float = 0.95) -> Interv
     def f(x: float) -> float:
         return z_of(x) ** 2 - z * z
 
-    from scipy import optimize  # here, not at import: compare's other intervals do not need it
+    from evaladdon.stats._root import brentq  # scipy's brentq, without importing scipy.optimize
 
     lo_end, hi_end = -1.0 + eps, 1.0 - eps
     # an end whose |Z| stays within z all the way to -1 (or 1) is the boundary itself
-    low = -1.0 if d <= lo_end or f(lo_end) <= 0 else optimize.brentq(f, lo_end, d, xtol=1e-12)
-    high = 1.0 if d >= hi_end or f(hi_end) <= 0 else optimize.brentq(f, d, hi_end, xtol=1e-12)
+    low = -1.0 if d <= lo_end or f(lo_end) <= 0 else brentq(f, lo_end, d, xtol=1e-12)
+    high = 1.0 if d >= hi_end or f(hi_end) <= 0 else brentq(f, d, hi_end, xtol=1e-12)
     return Interval(d, float(max(low, -1.0)), float(min(high, 1.0)), level, "tango")
 
 

@@ -324,9 +324,9 @@ def plan(
             assert discordance is not None
             f = lambda d: power_at(n, d) - power  # noqa: E731
             top = discordance * (1 - 1e-12) if test == "mcnemar-connor-approx" else discordance
-            from scipy import optimize  # here, not at import (slow to import)
+            from evaladdon.stats._root import brentq  # scipy's brentq, without importing scipy.optimize
 
-            mde = float(optimize.brentq(f, 1e-12, top, xtol=1e-10)) if f(top) >= 0 else None
+            mde = float(brentq(f, 1e-12, top, xtol=1e-10)) if f(top) >= 0 else None
         elif variance is not None:
             mde = z * math.sqrt(variance * deff / n)
         else:
