@@ -167,7 +167,7 @@ def label_codes(s: pd.Series) -> tuple[np.ndarray, int]:
     """``pd.factorize(s)`` codes (first-appearance order, -1 for missing; int32 when they fit)
     and the number of labels; computed once per pyarrow-backed column (see :data:`_CODES`)."""
     arrow = None
-    if _is_str_dtype(s.dtype) and hasattr(s.array, "__arrow_array__"):
+    if _is_str_dtype(s.dtype) and getattr(s.dtype, "storage", None) == "pyarrow":  # not python-backed str
         arrow = s.array.__arrow_array__()
         hit = _CODES.get(id(arrow))
         if hit is not None and hit[0]() is arrow:

@@ -252,3 +252,15 @@ def test_distinct_tuples_equal_drop_duplicates(n: int) -> None:
                        "source": pd.Series(["s"] * n, dtype="str")})
     ref = list(df.drop_duplicates().itertuples(index=False, name=None))
     assert distinct_tuples(df, ("run", "task", "metric", "source")) == ref
+
+
+@pytest.mark.parametrize("storage", ["python", "pyarrow"])
+def test_label_codes_on_either_string_storage(storage: str) -> None:
+    """python-backed str columns (pandas without pyarrow) never reach arrow's kernels."""
+    from evaladdon.table import label_codes
+
+    vals = ["b", "a", None, "b", "c"]
+    s = pd.Series(vals, dtype=pd.StringDtype(storage))
+    codes, k = label_codes(s)
+    ref, uniques = pd.factorize(pd.Series(vals, dtype=object))
+    assert codes.tolist() == ref.tolist() and k == len(uniques)

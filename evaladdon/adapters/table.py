@@ -53,7 +53,7 @@ def _pyarrow() -> Any:
     try:
         import pyarrow as pa
     except ImportError:
-        raise InputError("reading tables needs pyarrow: pip install 'evaladdon[parquet]'") from None
+        raise InputError("reading tables needs pyarrow: pip install pyarrow (a dependency of evaladdon that is missing here)") from None
     return pa
 
 

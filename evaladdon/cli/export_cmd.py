@@ -72,7 +72,7 @@ def write_table(df: Any, out: Path, inputs: list[str]) -> None:
             try:
                 df.to_parquet(tmp, index=False)
             except ImportError:
-                raise EvalAddonError("writing parquet needs pyarrow: pip install 'evaladdon[parquet]'") from None
+                raise EvalAddonError("writing parquet needs pyarrow: pip install pyarrow (a dependency of evaladdon that is missing here)") from None
 
 
 def run(args: argparse.Namespace) -> int:
