@@ -294,3 +294,15 @@ def test_closed_pipe_is_quiet(tmp_path: Path) -> None:
     proc = subprocess.run(f"{sys.executable} -c \"{code}\" | head -c 10", shell=True, cwd=REPO,
                           capture_output=True, text=True)
     assert proc.stdout and "error" not in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_demo_works_where_pyarrow_cannot_be_imported() -> None:
+    """pandas without pyarrow keeps str columns in Python objects: Inspect and lm-eval logs are
+    still read and summarized (pyarrow is a dependency, but a broken install must not crash)."""
+    code = ("import sys; sys.modules['pyarrow'] = None\n"
+            "from evaladdon.cli.main import main\n"
+            "sys.exit(main(['summarize', 'sample_logs/inspect', 'sample_logs/lm_eval', '--cluster', 'passage.id'])"
+            " or main(['compare', 'sample_logs/inspect/baseline.eval', 'sample_logs/inspect/candidate.eval']))")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "reading/match" in proc.stdout and "+8.3 points" in proc.stdout
