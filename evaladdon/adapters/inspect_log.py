@@ -21,15 +21,14 @@ builder (:mod:`evaladdon.adapters.inspect_rows`, which documents values, ``item_
 
 from __future__ import annotations
 
-import gc
 import re
 import zipfile
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pandas as pd
 
+from evaladdon.adapters._gc import no_cyclic_gc
 from evaladdon.adapters.guard import BOM, MAX_DEPTH, check_depth, check_file_depth, read_member
 from evaladdon.adapters.inspect_native import NotNative, read_eval_zip, read_json_stream
 from evaladdon.adapters.inspect_rows import (
@@ -63,22 +62,8 @@ def read_inspect_part(path: str | Path, cluster: str | None = None, reader: str 
     p = Path(path)
     if reader not in READERS:
         raise InputError(f"unknown Inspect reader {reader!r}; expected one of {', '.join(READERS)}")
-    with _no_cyclic_gc():
+    with no_cyclic_gc():
         return _read_part(p, cluster, reader)
-
-
-@contextmanager
-def _no_cyclic_gc() -> Iterator[None]:
-    """Python's cyclic collector paused while a log's objects are built (parsed JSON, records;
-    they hold no reference cycles, so it would free nothing): its passes over the growing heap
-    were ~25% of the CPU of reading a 20,000-sample ``.eval`` (``benchmarks/bench_inspect.py``)."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def _read_part(p: Path, cluster: str | None, reader: str) -> Part:

@@ -55,7 +55,6 @@ The reader never executes code found in a log (configs carry source code as stri
 from __future__ import annotations
 
 import ast
-import gc
 import math
 import re
 from collections import Counter
@@ -72,6 +71,7 @@ try:
 except ImportError:  # pragma: no cover
     orjson = None  # type: ignore[assignment]
 
+from evaladdon.adapters._gc import no_cyclic_gc
 from evaladdon.adapters.jsonlines import check_depth, iter_json_lines, read_json_array, slow_loads, starts_with_array
 from evaladdon.adapters.scores import NON_FINITE, coerce_scores, raw_strings
 from evaladdon.errors import InputError
@@ -680,14 +680,9 @@ def rows_from_records(
         records, place_word = enumerate(records, start=1), "sample"
     elif isinstance(records, tuple):
         records, place_word = records
-    gc_was_on = gc.isenabled()
-    gc.disable()  # the pass allocates many small containers and frees no cycles: without this the
-    try:          # cyclic collector rescans the growing column lists again and again (superlinear)
+    with no_cyclic_gc():  # many small containers, no cycles: the collector would rescan the growing lists
         cols, info = _extract(records, filters=filters, cluster=cluster, delim=delim, source=source,
                               metric_names=metric_names, place_word=place_word)
-    finally:
-        if gc_was_on:
-            gc.enable()
     notes: list[str] = []
     if info["extra_filters"]:
         notes.append(f"{source}: docs repeat more often than the results list filters; extra copies named filterN")

@@ -41,6 +41,23 @@ class BootstrapResult(Result):
     seed: int | None
 
 
+def bca_probabilities(reps: np.ndarray, estimate: float, jack: np.ndarray, level: float) -> np.ndarray:
+    """The two quantile levels of the BCa interval (Efron 1987; Efron & Tibshirani 1993, sec. 14.3):
+    ``Phi(z0 + (z0 + z_a) / (1 - a (z0 + z_a)))`` with bias ``z0 = Phi^-1(#{r < est} + #{r = est}/2) / B``
+    and acceleration ``a = sum d^3 / (6 (sum d^2)^1.5)``, ``d`` the jackknife deviations from their
+    mean; the percentile levels when that is not finite.  The one BCa formula of the stats core
+    (:func:`bootstrap_totals`, :mod:`evaladdon.stats.metric_bootstrap`)."""
+    alpha = 1.0 - level
+    probs = np.array([alpha / 2.0, 1.0 - alpha / 2.0])
+    z0 = float(norm_ppf((np.sum(reps < estimate) + 0.5 * np.sum(reps == estimate)) / reps.size))
+    dev = jack.mean() - jack if jack.size else np.zeros(1)
+    denom = 6.0 * np.sum(dev * dev) ** 1.5
+    accel = float(np.sum(dev**3) / denom) if denom > 0 else 0.0
+    z = norm_ppf(probs)
+    adj = norm_cdf(z0 + (z0 + z) / (1.0 - accel * (z0 + z)))
+    return adj if np.all(np.isfinite(adj)) else probs
+
+
 def ratio_of_totals(totals: np.ndarray) -> np.ndarray:
     """Statistic ``totals[..., 0] / totals[..., 1]``: a mean from (sum, count) totals."""
     return totals[..., 0] / totals[..., 1]
@@ -104,16 +121,7 @@ def bootstrap_totals(
     if method == "percentile":
         probs = np.array([alpha / 2.0, 1.0 - alpha / 2.0])
     elif method == "bca":
-        prop_below = (np.sum(reps < estimate) + 0.5 * np.sum(reps == estimate)) / reps.size
-        z0 = float(norm_ppf(prop_below))
-        jack = statistic(full[None, :] - t)  # leave one unit out, from totals
-        dev = jack.mean() - jack
-        denom = 6.0 * np.sum(dev * dev) ** 1.5
-        accel = float(np.sum(dev**3) / denom) if denom > 0 else 0.0
-        z_alpha = norm_ppf([alpha / 2.0, 1.0 - alpha / 2.0])
-        probs = norm_cdf(z0 + (z0 + z_alpha) / (1.0 - accel * (z0 + z_alpha)))
-        if not np.all(np.isfinite(probs)):
-            probs = np.array([alpha / 2.0, 1.0 - alpha / 2.0])
+        probs = bca_probabilities(reps, estimate, statistic(full[None, :] - t), level)  # jackknife from totals
     else:
         raise ValueError(f"unknown bootstrap method {method!r}; choose percentile or bca")
     low, high = np.quantile(reps, probs)

@@ -40,7 +40,7 @@ import numpy.typing as npt
 from evaladdon.stats._checks import as_finite_1d, check_level, codes
 from evaladdon.stats._result import Result
 from evaladdon.stats.metric_bootstrap import PairedMetric, bootstrap_metrics, paired_bootstrap_metrics
-from evaladdon.stats.metric_estimate import MetricEstimate
+from evaladdon.stats.metric_estimate import MetricEstimate, MetricLookup
 
 DEFAULT_BINS = 15
 NAMES: tuple[str, ...] = (
@@ -68,7 +68,7 @@ class ReliabilityBin(Result):
 
 
 @dataclass(frozen=True)
-class CalibrationResult(Result):
+class CalibrationResult(MetricLookup, Result):
     """Calibration metrics (:data:`NAMES`) and the equal-width reliability bins."""
 
     metrics: tuple[MetricEstimate, ...]
@@ -77,12 +77,6 @@ class CalibrationResult(Result):
     n_items: int
     n_clusters: int | None
     notes: tuple[str, ...] = field(default_factory=tuple)
-
-    def get(self, name: str) -> MetricEstimate:
-        for m in self.metrics:
-            if m.name == name:
-                return m
-        raise KeyError(name)
 
 
 def _check(forecasts: npt.ArrayLike, outcomes: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:

@@ -36,7 +36,7 @@ import pandas as pd
 from evaladdon.stats._checks import check_level, codes
 from evaladdon.stats._result import Result
 from evaladdon.stats.metric_bootstrap import PairedMetric, bootstrap_metrics, paired_bootstrap_metrics
-from evaladdon.stats.metric_estimate import MetricEstimate
+from evaladdon.stats.metric_estimate import MetricEstimate, MetricLookup
 
 SUMMARY_NAMES: tuple[str, ...] = (
     "accuracy",
@@ -56,7 +56,7 @@ SUMMARY_NAMES: tuple[str, ...] = (
 
 
 @dataclass(frozen=True)
-class ClassificationResult(Result):
+class ClassificationResult(MetricLookup, Result):
     """Confusion matrix (rows true, columns predicted, in the order of ``labels``) and metrics.
 
     ``metrics`` holds the summary metrics (:data:`SUMMARY_NAMES`) then ``precision[c]``,
@@ -69,12 +69,6 @@ class ClassificationResult(Result):
     n_items: int
     n_clusters: int | None
     notes: tuple[str, ...] = field(default_factory=tuple)
-
-    def get(self, name: str) -> MetricEstimate:
-        for m in self.metrics:
-            if m.name == name:
-                return m
-        raise KeyError(name)
 
 
 def metric_names(labels: tuple[str, ...]) -> list[str]:

@@ -36,7 +36,7 @@ import numpy as np
 import numpy.typing as npt
 
 from evaladdon.stats._checks import check_level
-from evaladdon.stats._dist import norm_cdf, norm_ppf
+from evaladdon.stats.bootstrap import bca_probabilities
 from evaladdon.stats._result import Result
 from evaladdon.stats.metric_estimate import MetricEstimate
 
@@ -194,17 +194,8 @@ def _quantiles(reps: np.ndarray, estimate: np.ndarray, jack: np.ndarray, level: 
             continue
         probs = np.array([alpha / 2.0, 1.0 - alpha / 2.0])
         if method == "bca":
-            below = (np.sum(r < estimate[j]) + 0.5 * np.sum(r == estimate[j])) / r.size
-            z0 = float(norm_ppf(below))
             jj = jack[:, j]
-            jj = jj[np.isfinite(jj)]
-            dev = jj.mean() - jj if jj.size else np.zeros(1)
-            denom = 6.0 * np.sum(dev * dev) ** 1.5
-            accel = float(np.sum(dev**3) / denom) if denom > 0 else 0.0
-            z = norm_ppf(probs)
-            adj = norm_cdf(z0 + (z0 + z) / (1.0 - accel * (z0 + z)))
-            if np.all(np.isfinite(adj)):
-                probs = adj
+            probs = bca_probabilities(r, float(estimate[j]), jj[np.isfinite(jj)], level)
         out[:, j] = np.quantile(r, probs)
     return out
 

@@ -27,3 +27,15 @@ class MetricEstimate(Result):
     n_clusters: int | None = None
     se: float | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+
+
+class MetricLookup:
+    """``get(name)`` for results holding a tuple ``metrics`` of :class:`MetricEstimate`."""
+
+    metrics: tuple[MetricEstimate, ...]
+
+    def get(self, name: str) -> MetricEstimate:
+        for m in self.metrics:
+            if m.name == name:
+                return m
+        raise KeyError(name)
