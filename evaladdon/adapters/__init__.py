@@ -21,11 +21,14 @@ from evaladdon.adapters.deepeval import looks_like_deepeval, read_deepeval
 from evaladdon.adapters.inspect_log import is_inspect_json, read_inspect_log, read_inspect_part
 from evaladdon.adapters.inspect_rows import Part, frame
 from evaladdon.adapters.lm_eval_log import (
+    SamplesPart,
+    frame_parts,
     looks_like_results_json,
     looks_like_samples_jsonl,
     looks_like_write_out,
     read_results_file,
     read_samples,
+    read_samples_part,
     read_write_out,
 )
 from evaladdon.adapters.promptfoo import (
@@ -226,24 +229,33 @@ COMBINE_INSPECT = True
 table per log, the reference the tests compare with)."""
 
 
-def _runs(t: pd.DataFrame | Part) -> list[str]:
-    if isinstance(t, Part):
+COMBINE_LM_EVAL = True
+"""Read lm-eval samples files as :class:`SamplesPart` and make one DataFrame of consecutive
+ones, as for Inspect logs (False: one table per file, the reference the tests compare with)."""
+
+PARTS = (Part, SamplesPart)
+
+
+def _runs(t: pd.DataFrame | Part | SamplesPart) -> list[str]:
+    if isinstance(t, PARTS):
         return [t.run] if t.n else []
     return t["run"].unique().tolist()
 
 
-def _frames(tables: list[pd.DataFrame | Part]) -> list[pd.DataFrame]:
-    """DataFrames in file order, each stretch of consecutive Inspect parts as one."""
+def _frames(tables: list[pd.DataFrame | Part | SamplesPart]) -> list[pd.DataFrame]:
+    """DataFrames in file order, each stretch of consecutive Inspect (or lm-eval samples) parts as one."""
     out: list[pd.DataFrame] = []
-    stretch: list[Part] = []
+    stretch: list = []
     for t in tables + [None]:  # type: ignore[list-item]
-        if isinstance(t, Part):
+        if isinstance(t, PARTS) and (not stretch or type(stretch[0]) is type(t)):
             stretch.append(t)
             continue
         if stretch:
-            out.append(frame(stretch))
+            out.append(frame(stretch) if isinstance(stretch[0], Part) else frame_parts(stretch))
             stretch = []
-        if t is not None:
+        if isinstance(t, PARTS):
+            stretch.append(t)
+        elif t is not None:
             out.append(t)
     return out
 
@@ -279,13 +291,18 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
     # Inspect logs stay Parts (rows before the column operations) until the end, where each
     # stretch of consecutive ones becomes ONE DataFrame (inspect_rows.frame): per-file
     # DataFrames and finalize were most of the cost of many small logs
-    tables: list[pd.DataFrame | Part] = []
+    tables: list[pd.DataFrame | Part | SamplesPart] = []
     sources: list[Path] = []
     reported: list[dict] = []
     incomplete: dict[str, dict] = {}
     for f, reader, explicit in _progress(files, progress):
         try:
-            t = read_inspect_part(f, cluster) if reader is read_inspect_log and COMBINE_INSPECT else reader(f, cluster)
+            if reader is read_inspect_log and COMBINE_INSPECT:
+                t = read_inspect_part(f, cluster)
+            elif reader is read_samples and COMBINE_LM_EVAL:
+                t = read_samples_part(f, cluster)
+            else:
+                t = reader(f, cluster)
         except InputError as exc:
             if explicit:
                 raise
@@ -301,7 +318,9 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
             notes.append(f"skipped {f}: {reason}")
             skipped.append({"path": str(f), "reason": reason})
             continue
-        if isinstance(t, Part):
+        if isinstance(t, SamplesPart):
+            notes.extend(t.notes)
+        elif isinstance(t, Part):
             notes.extend(t.notes)
             if t.incomplete and t.n:
                 incomplete[t.source] = dict(t.incomplete)
@@ -317,7 +336,7 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
         runs = list(dict.fromkeys(r for i in mine for r in _runs(tables[i])))
         for i in mine:
             t = tables[i]
-            if isinstance(t, Part):
+            if isinstance(t, PARTS):
                 t.run = name if len(runs) == 1 else name + "/" + t.run
                 continue
             t = t.copy()
@@ -327,7 +346,7 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
     # give the same run the same (task, metric) are they different runs under one id
     sources_by_key: dict[tuple[str, str, str], set[str]] = {}
     for t in tables:
-        if isinstance(t, Part):
+        if isinstance(t, PARTS):
             keys: Iterable[tuple[str, str, str, str]] = (
                 ((t.run, t.task, m, t.source) for m in dict.fromkeys(t.metrics)) if t.n else ())
         else:  # drop_duplicates on integer codes
@@ -340,7 +359,7 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
         label = distinguishing_names(src for (run, _, _), srcs in sources_by_key.items() if run in clashing
                                      for src in srcs)
         for t in tables:
-            if isinstance(t, Part):
+            if isinstance(t, PARTS):
                 if t.run in clashing:
                     t.run = label[str(t.source)] + "/" + t.run
                 continue

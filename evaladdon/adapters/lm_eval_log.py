@@ -58,6 +58,7 @@ import ast
 import math
 import re
 from collections import Counter
+from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain
 from pathlib import Path
@@ -675,6 +676,15 @@ def rows_from_records(
     results: dict[str, Any] | None = None,
 ) -> tuple[pd.DataFrame, list[str]]:
     """Canonical rows for one task's sample records (a list of dicts or ``(place, dict)`` pairs)."""
+    cols, notes = _cols_from_records(records, task=task, source=source, filters=filters, cluster=cluster,
+                                     metric_names=metric_names, delim=delim, results=results)
+    return _frame(cols, run=run, task=task, model=model, source=source), notes
+
+
+def _cols_from_records(records: Any, *, task: str, source: str, filters: list[str], cluster: str | None,
+                       metric_names: list[str] | None = None, delim: str = " ",
+                       results: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], list[str]]:
+    """The columns (without the constant ones) and notes of :func:`rows_from_records`."""
     place_word = "line"
     if isinstance(records, list):
         records, place_word = enumerate(records, start=1), "sample"
@@ -692,10 +702,10 @@ def rows_from_records(
     more = _mark_missing(cols, info, results, task, source, cluster)
     notes += more
     notes += _nonfinite_notes(cols, results, task, source)
-    return _frame(cols, run=run, task=task, model=model, source=source), notes
+    return cols, notes
 
 
-def _frame(cols: dict[str, np.ndarray], *, run: str, task: str, model: str, source: str) -> pd.DataFrame:
+def _frame(cols: dict[str, np.ndarray], *, run: Any, task: Any, model: Any, source: Any) -> pd.DataFrame:
     """The canonical table of one task's columns, built once and conforming by construction
     (the order and dtypes :func:`evaladdon.table.finalize` gives), so reading a small file
     costs one DataFrame construction, not a construction, column insertions and a finalize.
@@ -705,7 +715,7 @@ def _frame(cols: dict[str, np.ndarray], *, run: str, task: str, model: str, sour
     n = len(cols["metric"])
     conforming = n > 0 and pd.api.types.infer_dtype(cols["item_hash"], skipna=True) in ("string", "empty")
     data: dict[str, Any] = {
-        c: _constant(v, n)
+        c: _constant(v, n) if isinstance(v, str) else v  # an array: several files' parts (frame_parts)
         for c, v in (("run", run), ("source", source), ("harness", "lm_eval"), ("task", task), ("model", model))}
     for col in ("metric", "item", "epoch", "value", "raw", "cluster", "item_hash", "error"):
         data[col] = cols[col]
@@ -863,8 +873,79 @@ def _empty() -> pd.DataFrame:
     return finalize(pd.DataFrame({c: [] for c in _BASE_COLUMNS}))
 
 
+@dataclass
+class SamplesPart:
+    """One samples file's columns before the DataFrame, so that consecutive files of a
+    :func:`evaladdon.adapters.read_runs` make one DataFrame (:func:`frame_parts`): a pandas
+    DataFrame of ~20 columns costs about a millisecond to build, most of a small file's read.
+    ``run`` may be renamed by ``read_runs`` (``NAME=PATH``, clashing run ids) before the frame."""
+
+    cols: dict[str, np.ndarray]
+    run: str
+    task: str
+    model: str
+    source: str
+    notes: list[str]
+
+    @property
+    def n(self) -> int:
+        return len(self.cols["metric"])
+
+    @property
+    def metrics(self) -> list[str]:
+        return list(dict.fromkeys(self.cols["metric"].tolist()))
+
+    def combinable(self) -> bool:
+        """Rows, and every ``item_hash`` a string (else :func:`_frame` finalizes this file alone)."""
+        return self.n > 0 and pd.api.types.infer_dtype(self.cols["item_hash"], skipna=True) in ("string", "empty")
+
+
+def frame_parts(parts: list[SamplesPart]) -> pd.DataFrame:
+    """The canonical table of several samples files: their columns joined and ONE DataFrame
+    built, equal (after :func:`evaladdon.table.finalize`) to concatenating each file's own
+    table.  Parts that are not :meth:`~SamplesPart.combinable`, or whose optional columns
+    differ from the first's, are framed alone and concatenated."""
+    from evaladdon.table import concat
+
+    if len(parts) == 1:
+        p = parts[0]
+        df = _frame(p.cols, run=p.run, task=p.task, model=p.model, source=p.source)
+        df.attrs["notes"] = p.notes
+        return df
+    together = [p for p in parts if p.combinable() and p.cols.keys() == parts[0].cols.keys()]
+    if len(together) < 2:
+        return concat([frame_parts([p]) for p in parts])
+    if len(together) < len(parts):  # file order kept: runs of combinable parts, the rest alone
+        out, stretch = [], []
+        for p in parts + [None]:  # type: ignore[list-item]
+            if p is not None and p.combinable() and p.cols.keys() == parts[0].cols.keys():
+                stretch.append(p)
+                continue
+            if stretch:
+                out.append(frame_parts(stretch))
+                stretch = []
+            if p is not None:
+                out.append(frame_parts([p]))
+        return concat(out)
+    sizes = [p.n for p in parts]
+    cols = {c: np.concatenate([p.cols[c] for p in parts]) for c in parts[0].cols}
+
+    def constant(attr: str) -> np.ndarray:
+        return np.repeat(np.array([getattr(p, attr) for p in parts], dtype=object), sizes)
+
+    df = _frame(cols, run=constant("run"), task=constant("task"), model=constant("model"), source=constant("source"))
+    if all(p.notes == parts[0].notes for p in parts):  # as pandas' concat keeps attrs all frames share
+        df.attrs["notes"] = parts[0].notes
+    return df
+
+
 def read_samples(path: str | Path, cluster: str | None = None) -> pd.DataFrame:
     """A samples file (JSON lines, or a JSON array in a .jsonl) of one task."""
+    return frame_parts([read_samples_part(path, cluster)])  # conforming by construction (see _frame)
+
+
+def read_samples_part(path: str | Path, cluster: str | None = None) -> SamplesPart:
+    """:func:`read_samples` before its DataFrame is built (see :class:`SamplesPart`)."""
     p = Path(path)
     results_path, task = pair_results(p)
     results = read_results(results_path) if results_path else None
@@ -875,20 +956,18 @@ def read_samples(path: str | Path, cluster: str | None = None) -> pd.DataFrame:
     if results is None:
         notes.append(f"{p}: no results file pairs with these samples; model named after the folder ({model})")
     try:
-        df, more = rows_from_records(_records_of(p), task=task, run=_run_id(model, p, results_path), model=model,
-                                     source=str(p), filters=filters_of(results, task), cluster=cluster,
-                                     delim=target_delimiter(results, task), results=results)
+        cols, more = _cols_from_records(_records_of(p), task=task, source=str(p), filters=filters_of(results, task),
+                                        cluster=cluster, delim=target_delimiter(results, task), results=results)
     except InputError as exc:
         if exc.where == "results" and results_path is not None:  # a count checked lazily
             raise InputError(exc.message, str(results_path)) from None
         raise
     notes += more
     repeats = repeats_of(results, task)
-    if repeats > 1 and not (df["epoch"] > 1).any():
+    if repeats > 1 and not (cols["epoch"] > 1).any():
         notes.append(f"{p}: task {task!r} ran with repeats={repeats} but the harness logged "
                      "only the first repeat's score per doc; epochs are not available")
-    df.attrs["notes"] = notes  # conforming by construction (see _frame): no finalize pass
-    return df
+    return SamplesPart(cols, _run_id(model, p, results_path), task, model, str(p), notes)
 
 
 def read_write_out(path: str | Path, cluster: str | None = None) -> pd.DataFrame:
