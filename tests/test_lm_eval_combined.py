@@ -112,3 +112,25 @@ def test_frame_parts_equals_concatenated_tables(tmp_path: Path) -> None:
     pd.testing.assert_frame_equal(concat([one]), want, check_exact=True)
     assert list(one.dtypes.astype(str)) == list(want.dtypes.astype(str))
     assert one["source"].tolist() == [str(p) for p, part in zip(paths, parts) for _ in range(part.n)]
+
+
+def test_numeric_scores_equal_coerce_scores() -> None:
+    """The reader's numeric shortcut gives coerce_scores' values and errors exactly."""
+    import numpy as np
+
+    from evaladdon.adapters.lm_eval_log import _numeric_scores
+    from evaladdon.adapters.scores import coerce_scores
+
+    rng = np.random.default_rng(15)
+    special = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, 1.0, 1e308, -5e-324])
+    for trial in range(200):
+        n = int(rng.integers(0, 40))
+        arr = rng.choice(special, n) if trial % 2 else rng.normal(size=n)
+        if trial % 5 == 0:
+            arr = rng.integers(-3, 3, n).astype(np.int64)
+        want_values, want_errors = coerce_scores(pd.Series(arr.copy()))
+        values, errors = _numeric_scores(arr.copy())
+        assert values.dtype == np.float64 and errors.dtype == object
+        np.testing.assert_array_equal(values, want_values)
+        assert np.signbit(values).tolist() == np.signbit(want_values).tolist()
+        assert errors.tolist() == want_errors.tolist()
