@@ -13,7 +13,8 @@ results file declaring n-samples) for two runs of N docs, then times in fresh pr
                   and validation); then the same plus the clustered summary;
 - floor compare:  both files parsed as above, aligned on doc_id, McNemar exact p (scipy);
 - evaladdon compare: both files read + ``compare_table`` (paired, McNemar);
-- per-file overhead: 50 small samples files (100 docs each, one task each), evaladdon vs floor.
+- per-file overhead: 100 small samples files (100 docs each, one task each), evaladdon vs floor
+  (``load`` makes one DataFrame of consecutive samples files, as of Inspect logs).
 
 Imports are done before the clock starts (both sides), and the per-file rows first read one
 file unclocked (both sides) so one-time costs are not counted per file; the times are CPU
@@ -33,6 +34,7 @@ import textwrap
 from pathlib import Path
 
 TS = ["2026-01-01T00-00-00.000000", "2026-01-02T00-00-00.000000"]
+SMALL_FILES = 100
 
 
 def build(n: int, folder: Path, ts: str, seed: int, task: str = "bench") -> Path:
@@ -168,12 +170,13 @@ def main(n: int = 50_000) -> None:
         row(f"compare two {n}-doc runs", timed((EVAL_COMPARE_IMPORTS, EVAL_COMPARE), [str(a), str(b)]),
             timed((FLOOR_COMPARE_IMPORTS, FLOOR_COMPARE), [str(a), str(b)]))
         small = [str(build(100, root / "small" / f"r{i}", f"2026-01-{i % 28 + 1:02d}T00-00-{i:02d}.000000", i,
-                           task=f"t{i}")) for i in range(50)]
+                           task=f"t{i}")) for i in range(SMALL_FILES)]
         floor_small = timed((FLOOR_IMPORTS, FLOOR_READ), small, warm=True)
-        row("50 files x 100 docs: reader/file", timed((READER_IMPORTS, EVAL_READER), small, warm=True), floor_small,
-            per=50)
-        row("  read (load)/file", timed((EVAL_IMPORTS, EVAL_LOAD), small, warm=True), floor_small, per=50)
-        row("  read + summarize, per file", timed((EVAL_IMPORTS, EVAL_READ), small, warm=True), floor_small, per=50)
+        k = SMALL_FILES
+        row(f"{k} files x 100 docs: reader/file", timed((READER_IMPORTS, EVAL_READER), small, warm=True), floor_small,
+            per=k)
+        row("  read (load)/file", timed((EVAL_IMPORTS, EVAL_LOAD), small, warm=True), floor_small, per=k)
+        row("  read + summarize, per file", timed((EVAL_IMPORTS, EVAL_READ), small, warm=True), floor_small, per=k)
 
 
 if __name__ == "__main__":
