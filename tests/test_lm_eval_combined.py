@@ -134,3 +134,105 @@ def test_numeric_scores_equal_coerce_scores() -> None:
         np.testing.assert_array_equal(values, want_values)
         assert np.signbit(values).tolist() == np.signbit(want_values).tolist()
         assert errors.tolist() == want_errors.tolist()
+
+
+def _odd_records(rng: "random.Random", n: int) -> list[dict]:
+    """0.4.7-style records, each perturbed with some probability in one of the ways that make
+    a file not plain (or plain but unusual)."""
+    recs = []
+    for i in range(n):
+        k = 2 + i % 3
+        rec: dict = {"doc_id": i, "doc": {"passage_id": f"p{i // 2}", "grp": {"id": i % 3}},
+                     "target": i % k, "filter": "none", "metrics": ["acc", "acc_norm"],
+                     "arguments": {f"gen_args_{j}": {"arg_0": "ctx", "arg_1": " " + "c" * (j + 1)} for j in range(k)},
+                     "filtered_resps": [[-(j + i % 5) / 3.0, j == 0] for j in range(k)],
+                     "doc_hash": f"h{i}", "acc": float(i % 2), "acc_norm": float((i + 1) % 2)}
+        roll = rng.random()
+        if roll < 0.04:
+            rec["filter"] = "strict"
+        elif roll < 0.06:
+            rec["target"] = "c" * (1 + i % k)  # a gold given as choice text
+        elif roll < 0.07:
+            rec["target"] = [0, 1]
+        elif roll < 0.08:
+            rec["scores_per_repeat"] = {"acc": [1, 0]}
+        elif roll < 0.09:
+            rec["doc_id"] = None
+        elif roll < 0.10:
+            del rec["doc_hash"]
+        elif roll < 0.11:
+            rec["filtered_resps"] = ["text"]
+        elif roll < 0.12:
+            rec["metrics"] = ["acc"]
+        elif roll < 0.13:
+            rec["doc"] = {"grp": {"id": 1}}  # no passage_id
+        elif roll < 0.14:
+            rec["acc"] = [1, 2]  # a corpus-level input
+        elif roll < 0.15:
+            rec["filtered_resps"] = [[True, False]] * k
+        elif roll < 0.16:
+            rec["doc_id"] = f"d{i}"
+        elif roll < 0.17:
+            rec["filter"] = 3
+        recs.append(rec)
+    return recs
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_plain_path_equals_the_record_loop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    """lm_eval_log._extract_plain (one itemgetter per record) gives the per-record loop's
+    table, notes and error message on files that are plain, and on files that are not."""
+    import random
+
+    import evaladdon.adapters.lm_eval_log as lm
+
+    rng = random.Random(seed)
+    recs = _odd_records(rng, rng.choice([1, 2, 30, 60])) if seed % 3 else _samples_records(seed)
+    folder = tmp_path / "run"
+    folder.mkdir()
+    path = folder / f"samples_odd_{TS.format(1)}.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    array = folder / "pretrained=org__m_odd.jsonl"
+    array.write_text(json.dumps(recs))
+
+    def read(plain: bool, p: Path, cluster: str | None) -> object:
+        monkeypatch.setattr(lm, "PLAIN", plain)
+        try:
+            df = read_samples(p, cluster)
+        except InputError as exc:
+            return str(exc)
+        return df
+
+    took = []
+    plain_extract = lm._extract_plain
+
+    def counted(*args: object, **kwargs: object) -> object:
+        got = plain_extract(*args, **kwargs)
+        took.append(got is not None)
+        return got
+
+    monkeypatch.setattr(lm, "_extract_plain", counted)
+    for p in (path, array):
+        for cluster in (None, "passage_id", "grp.id"):
+            ours, want = read(True, p, cluster), read(False, p, cluster)
+            assert type(ours) is type(want), (ours, want)
+            if isinstance(want, str):
+                assert ours == want
+                continue
+            pd.testing.assert_frame_equal(ours, want, check_exact=True)
+            assert list(ours.dtypes.astype(str)) == list(want.dtypes.astype(str))
+            assert ours.attrs == want.attrs
+    if seed % 3 == 0:  # plain records: the plain path took them
+        assert all(took) and len(took) == 6
+
+
+def _samples_records(seed: int) -> list[dict]:
+    """Plain records (every check of the plain path passes), with and without multiple choice."""
+    out = []
+    for i in range(20 + seed):
+        rec: dict = {"doc_id": i, "doc": {"passage_id": f"p{i // 3}", "grp": {"id": i % 4}}, "target": i % 4,
+                     "filter": "none" if seed % 2 else ("none", "strict")[i % 2], "metrics": ["acc", "exact_match"],
+                     "doc_hash": f"{i:x}", "acc": float(i % 3 == 0), "exact_match": i % 2,
+                     "filtered_resps": [[-(j + i % 7) / 2.0, False] for j in range(4)] if seed % 4 else ["x"]}
+        out.append(rec)
+    return out
