@@ -163,6 +163,93 @@ def _forget(ref: Any, key: int) -> None:
         del _CODES[key]
 
 
+_MIX_P = np.uint64(0x9E3779B97F4A7C15)
+_MIX_Q = np.uint64(0xC2B2AE3D27D4EB4F)
+_PROBE = 1 << 16
+"""Rows hashed first: a duplicate among them ends the all-distinct test early."""
+
+
+def _string_hashes(chunk: Any) -> np.ndarray | None:
+    """A 64-bit hash of every string of one arrow ``string``/``large_string`` array (no nulls),
+    computed 8 bytes at a time on the array's own buffers with numpy; ``None`` for other types.
+
+    Equal strings get equal hashes (length and bytes only), so distinct hashes prove distinct
+    strings; equal hashes prove nothing (the caller then asks arrow).  Our own because arrow
+    exposes no per-row hash and its hash table (``dictionary_encode``) costs ~0.5 us a string
+    once millions of distinct strings no longer fit in cache; this costs a few numpy passes.
+    """
+    import pyarrow as pa
+
+    if pa.types.is_string(chunk.type):
+        off_type = np.dtype(np.int32)
+    elif pa.types.is_large_string(chunk.type):
+        off_type = np.dtype(np.int64)
+    else:
+        return None
+    n = len(chunk)
+    _, offsets_buf, data_buf = chunk.buffers()
+    if n == 0:
+        return np.empty(0, dtype=np.uint64)
+    offsets = np.frombuffer(offsets_buf, dtype=off_type, count=n + 1, offset=chunk.offset * off_type.itemsize)
+    start = offsets[:-1].astype(np.int64)
+    length = offsets[1:].astype(np.int64) - start
+    lo = int(start[0])
+    start -= lo
+    size = int(offsets[-1]) - lo
+    padded = np.zeros(size + 8, dtype=np.uint8)  # the last string's last word may read past the buffer
+    if size:
+        padded[:size] = np.frombuffer(data_buf, dtype=np.uint8, count=size, offset=lo)
+    words = np.ndarray(buffer=padded, dtype="<u8", shape=(size + 1,), strides=(1,))  # 8 bytes at any offset
+    h = length.astype(np.uint64) * _MIX_Q
+    rows: np.ndarray | None = None  # None: every row
+    with np.errstate(over="ignore"):
+        for k in range(0, int(length.max()), 8):
+            if k:
+                rows = np.flatnonzero(length > k) if rows is None else rows[length[rows] > k]
+            rem = (length if rows is None else length[rows]) - k
+            w = words[(start if rows is None else start[rows]) + k]
+            short = rem < 8
+            if short.any():  # bytes past the string's end are not part of it
+                w[short] &= (np.uint64(1) << (rem[short].astype(np.uint64) * np.uint64(8))) - np.uint64(1)
+            w *= _MIX_P
+            x = (h if rows is None else h[rows]) ^ w
+            x = ((x << np.uint64(31)) | (x >> np.uint64(33))) * _MIX_Q
+            if rows is None:
+                h = x
+            else:
+                h[rows] = x
+    return h
+
+
+def _all_distinct(arrow: Any) -> bool:
+    """Whether every string of an arrow (chunked) string array without nulls is known to differ
+    from every other: all 64-bit hashes distinct (sorting them is far cheaper than a hash table
+    of millions of strings).  ``False`` means "not shown" (duplicates, a hash collision, another
+    type, or a small column where arrow's hash table is cheap), never "equal strings"."""
+    n = len(arrow)
+    if n < _PROBE:
+        return False
+    chunks = arrow.chunks if hasattr(arrow, "chunks") else [arrow]
+    first = _string_hashes(arrow.slice(0, _PROBE).combine_chunks() if hasattr(arrow, "chunks")
+                           else arrow.slice(0, _PROBE))
+    if first is None or _has_repeat(first):
+        return False  # repeats early on (e.g. several epochs or metrics per item): not all distinct
+    hashes = np.empty(n, dtype=np.uint64)
+    at = 0
+    for chunk in chunks:
+        got = _string_hashes(chunk)
+        if got is None:
+            return False
+        hashes[at:at + got.size] = got
+        at += got.size
+    return not _has_repeat(hashes)
+
+
+def _has_repeat(hashes: np.ndarray) -> bool:
+    hashes = np.sort(hashes)
+    return bool((hashes[1:] == hashes[:-1]).any())
+
+
 def label_codes(s: pd.Series) -> tuple[np.ndarray, int]:
     """``pd.factorize(s)`` codes (first-appearance order, -1 for missing; int32 when they fit)
     and the number of labels; computed once per pyarrow-backed column (see :data:`_CODES`)."""
@@ -172,7 +259,12 @@ def label_codes(s: pd.Series) -> tuple[np.ndarray, int]:
         hit = _CODES.get(id(arrow))
         if hit is not None and hit[0]() is arrow:
             return hit[1], hit[2]
-    if arrow is not None:
+    if arrow is not None and arrow.null_count == 0 and _all_distinct(arrow):
+        # every label differs (one row per item, the usual long table): pd.factorize's
+        # first-appearance codes are 0..n-1, proven without a hash table of the strings
+        n_labels = len(arrow)
+        codes = np.arange(n_labels, dtype=np.int32 if n_labels < 2**31 - 1 else np.int64)
+    elif arrow is not None:
         # arrow's own hash kernel: the same first-appearance codes as pd.factorize (one memo
         # shared by all chunks, so every chunk indexes the same dictionary), ~25% faster on
         # millions of distinct strings because pandas adds passes of its own around it
