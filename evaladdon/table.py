@@ -67,10 +67,17 @@ def _str_categorical(s: pd.Series) -> bool:
         s.cat.categories, skipna=False) in ("string", "empty")
 
 
+def _has_missing(s: pd.Series) -> bool:
+    """Whether a ``str`` column has a missing value (arrow keeps the count: no scan)."""
+    if getattr(s.dtype, "storage", None) == "pyarrow":
+        return s.array.__arrow_array__().null_count > 0
+    return bool(s.isna().any())
+
+
 def _conforming_strings(s: pd.Series) -> bool:
     """Whether ``s`` already holds only ``str`` (a C-level scan; no conversion)."""
     if _is_str_dtype(s.dtype):
-        return not bool(s.isna().any())
+        return not _has_missing(s)
     if isinstance(s.dtype, pd.CategoricalDtype):
         return _str_categorical(s) and not bool((s.cat.codes.to_numpy() < 0).any())
     return s.dtype == object and pd.api.types.infer_dtype(s, skipna=False) in ("string", "empty")
@@ -79,7 +86,7 @@ def _conforming_strings(s: pd.Series) -> bool:
 def _nullable_strings(s: pd.Series) -> pd.Series:
     """``str`` or ``None`` values; returned unchanged when already so."""
     if _is_str_dtype(s.dtype):
-        if not s.isna().any():
+        if not _has_missing(s):
             return s
         return s.astype(object).where(s.notna(), None)
     if s.dtype == object:
@@ -246,7 +253,8 @@ def _all_distinct(arrow: Any) -> bool:
 
 
 def _has_repeat(hashes: np.ndarray) -> bool:
-    hashes = np.sort(hashes)
+    """Whether two of ``hashes`` are equal (sorts ``hashes`` in place: no copy of 10M values)."""
+    hashes.sort()
     return bool((hashes[1:] == hashes[:-1]).any())
 
 
@@ -347,7 +355,11 @@ def _key_codes(df: pd.DataFrame, columns: tuple[str, ...]) -> tuple[np.ndarray, 
     top = 1
     n = len(df)
     for col in columns:
-        codes, width = _column_codes(df[col])
+        s = df[col]
+        if n > 1 and _is_str_dtype(s.dtype) and label_codes(s)[1] == n:
+            # n labels among n rows, none missing: every row differs (no codes to compare)
+            return np.arange(n, dtype=np.int64), True
+        codes, width = _column_codes(s)
         if codes is None:
             continue
         if width == n and n > 1 and bool(np.all(codes == np.arange(n))):
