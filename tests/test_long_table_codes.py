@@ -144,3 +144,18 @@ def test_dictionary_typed_columns_summarize_identically(tmp_path) -> None:
     assert csv_rec == record(tmp_path / "t.parquet")
     assert csv_rec["groups"][0]["dropped"] and csv_rec["groups"][0]["n_clusters"] == (n + 6) // 7
     assert record(tmp_path / "n.csv") == record(tmp_path / "n.parquet")
+
+
+def test_is_none_is_identity_with_none() -> None:
+    """table._is_none (pointer comparison) equals ``x is None`` per element: NaN, pd.NA, "",
+    "None" and 0 are not None; strided and 2-d arrays take numpy's own comparison."""
+    rng = np.random.default_rng(4)
+    pool = [None, np.nan, pd.NA, "", "None", 0, "x"]
+    for _ in range(200):
+        vals = [pool[i] for i in rng.integers(0, len(pool), size=int(rng.integers(0, 30)))]
+        arr = np.array(vals + [None], dtype=object)[:-1]  # object dtype even when empty
+        want = np.array([v is None for v in vals], dtype=bool)
+        assert np.array_equal(table_mod._is_none(arr), want)
+        assert np.array_equal(table_mod._is_none(arr[::2]), want[::2])
+    grid = np.array([[None, "a"], [np.nan, None]], dtype=object)
+    assert table_mod._is_none(grid).tolist() == [[True, False], [False, True]]

@@ -181,7 +181,7 @@ class _Columns:
             col = self.arrow_col(name)
             if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)):
                 try:
-                    col = pc.cast(col, pa.string())
+                    col = pc.cast(col, pa.large_string())  # pandas' str type: no second copy
                 except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
                     s = col.to_pandas().astype(str)
                     return s, (s.str.strip() == "").to_numpy()
@@ -204,7 +204,7 @@ def _scores(cols: _Columns, name: str) -> tuple[np.ndarray, pd.Series, pd.Series
         if pa.types.is_floating(col.type) or pa.types.is_integer(col.type) or pa.types.is_boolean(col.type):
             values = pc.fill_null(pc.cast(col, pa.float64()), np.nan).to_numpy(zero_copy_only=False).astype(float)
             nonfinite = ~null & ~np.isfinite(values)
-            raw = pc.fill_null(pc.cast(col, pa.string()), "")
+            raw = pc.fill_null(pc.cast(col, pa.large_string()), "")  # pandas' str type: no second copy
             errors = np.full(cols.n, None, dtype=object)
             errors[nonfinite] = NON_FINITE
             errors[null] = MISSING
