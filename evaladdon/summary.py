@@ -166,8 +166,7 @@ def summarize_table(
     # pyarrow-backed item column reuses the codes table.validate computed); no per-group frame
     item_codes, _ = label_codes(df["item"])
     cluster = df["cluster"]
-    # pd.factorize's codes; a pyarrow-backed column through label_codes (arrow's hash kernel,
-    # int32 codes: half the memory of pd.factorize's int64 while the statistics run)
+    # pd.factorize's codes; a pyarrow-backed column through label_codes (arrow's hash kernel)
     cluster_codes = label_codes(cluster)[0] if getattr(cluster.dtype, "storage", None) == "pyarrow" else \
         pd.factorize(cluster, use_na_sentinel=True)[0]
     values = df["value"].to_numpy(dtype=float)

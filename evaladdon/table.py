@@ -276,8 +276,9 @@ def _has_repeat(hashes: np.ndarray) -> bool:
 
 
 def label_codes(s: pd.Series) -> tuple[np.ndarray, int]:
-    """``pd.factorize(s)`` codes (first-appearance order, -1 for missing; int32 when they fit)
-    and the number of labels; computed once per pyarrow-backed column (see :data:`_CODES`)."""
+    """``pd.factorize(s)`` codes (first-appearance order, -1 for missing; int64 as pandas', so the
+    statistics index with them as they are instead of each taking a 64-bit copy) and the number
+    of labels; computed once per pyarrow-backed column (see :data:`_CODES`)."""
     arrow = None
     if _is_str_dtype(s.dtype) and getattr(s.dtype, "storage", None) == "pyarrow":  # not python-backed str
         arrow = s.array.__arrow_array__()
@@ -288,7 +289,7 @@ def label_codes(s: pd.Series) -> tuple[np.ndarray, int]:
         # every label differs (one row per item, the usual long table): pd.factorize's
         # first-appearance codes are 0..n-1, proven without a hash table of the strings
         n_labels = len(arrow)
-        codes = np.arange(n_labels, dtype=np.int32 if n_labels < 2**31 - 1 else np.int64)
+        codes = np.arange(n_labels, dtype=np.int64)
     elif arrow is not None:
         # arrow's own hash kernel: the same first-appearance codes as pd.factorize (one memo
         # shared by all chunks, so every chunk indexes the same dictionary), ~25% faster on
@@ -298,15 +299,14 @@ def label_codes(s: pd.Series) -> tuple[np.ndarray, int]:
         encoded = pc.dictionary_encode(arrow)
         chunks = encoded.chunks if hasattr(encoded, "chunks") else [encoded]
         n_labels = len(chunks[0].dictionary) if chunks else 0
-        dtype = np.int32 if n_labels < 2**31 - 1 else np.int64
-        codes = (np.concatenate([c.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(dtype, copy=False)
-                                 for c in chunks]) if chunks else np.empty(0, dtype=dtype))
+        codes = (np.concatenate([c.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+                                 for c in chunks]) if chunks else np.empty(0, dtype=np.int64))
         del encoded, chunks
         _release_arrow_memory()
     else:
         codes, uniques = pd.factorize(s, use_na_sentinel=True)
         n_labels = len(uniques)
-        codes = codes.astype(np.int32 if n_labels < 2**31 - 1 else np.int64, copy=False)
+        codes = codes.astype(np.int64, copy=False)
     if arrow is not None:
         try:
             ref = weakref.ref(arrow, lambda r, key=id(arrow): _forget(r, key))
@@ -350,8 +350,8 @@ def _column_codes(s: pd.Series) -> tuple[np.ndarray | None, int]:
     if _is_str_dtype(s.dtype):
         codes, width = label_codes(s)
         if width == n:  # all distinct, none missing
-            return codes.astype(np.int64), n
-        return codes.astype(np.int64) + 1, width + 1  # -1 (missing) becomes 0
+            return codes.copy(), n
+        return codes + 1, width + 1  # -1 (missing) becomes 0
     codes, uniques = pd.factorize(s, use_na_sentinel=False)
     return codes.astype(np.int64, copy=False), max(len(uniques), 1)
 
@@ -373,9 +373,10 @@ def _key_codes(df: pd.DataFrame, columns: tuple[str, ...]) -> tuple[np.ndarray, 
     n = len(df)
     for col in columns:
         s = df[col]
-        if n > 1 and _is_str_dtype(s.dtype) and label_codes(s)[1] == n:
-            # n labels among n rows, none missing: every row differs (no codes to compare)
-            return np.arange(n, dtype=np.int64), True
+        if n > 1 and _is_str_dtype(s.dtype):
+            codes, width = label_codes(s)
+            if width == n:  # n labels among n rows, none missing: every row differs, and the
+                return codes, True  # first-appearance codes are 0..n-1 (read-only: shared)
         codes, width = _column_codes(s)
         if codes is None:
             continue
