@@ -279,3 +279,30 @@ def test_dask_engine_from_the_command_line(tmp_path: Path, capsys) -> None:
     dask_out = json.loads(capsys.readouterr().out)["results"]
     assert cli("compare", a, b, "--cluster", "passage.id", "--json") == 0
     assert _close(dask_out, json.loads(capsys.readouterr().out)["results"])
+
+
+def test_manifest_summary_equals_a_pandas_groupby() -> None:
+    """The manifest's per-log summary (codes, distinct combinations) equals the pandas group-by
+    it replaced, on a table of several runs, tasks, metrics and models in a scrambled order."""
+    from evaladdon.store import manifest_summary
+
+    rng = np.random.default_rng(5)
+    n = 600
+    df = pd.DataFrame({
+        "run": rng.choice(["r-b", "r-a", "r-c"], n), "model": rng.choice(["m2", "m1"], n),
+        "task": rng.choice(["t1", "t0"], n), "metric": rng.choice(["acc", "f1"], n), "harness": "table",
+        "item": [f"q{k}" for k in rng.integers(0, 150, n)],
+    })
+    per_run = df.groupby("run", sort=True).agg(model=("model", "first"), n_items=("item", "nunique"),
+                                               n_rows=("item", "size"))
+    want = {
+        "runs": sorted(df["run"].unique()), "models": sorted(df["model"].unique()),
+        "tasks": sorted(df["task"].unique()), "metrics": sorted(df["metric"].unique()), "harness": ["table"],
+        "n_rows": n, "n_items": int(df["item"].nunique()),
+        "combos": df[["run", "model", "task", "metric", "harness"]].drop_duplicates().to_numpy().tolist(),
+        "run_detail": [{"run": r, "model": row.model, "n_items": int(row.n_items), "n_rows": int(row.n_rows),
+                        "tasks": sorted(df.loc[df["run"] == r, "task"].unique()),
+                        "metrics": sorted(df.loc[df["run"] == r, "metric"].unique())}
+                       for r, row in per_run.iterrows()],
+    }
+    assert manifest_summary(df) == want

@@ -186,14 +186,23 @@ def _arrow(rel: Any) -> Any:
     return fetch()
 
 
-def _clashing_runs(rows: Any) -> bool:
-    """Whether some (run, task, metric) may come from two sources: then :func:`disambiguate`
-    (which decides exactly, and renames) is needed; without, it would change nothing."""
-    if rows.num_rows == 0:
-        return False
-    counts = rows.select(["run", "task", "metric", "source"]).group_by(["run", "task", "metric"]).aggregate(
-        [("source", "count_distinct")])
-    return bool(counts.num_rows) and int(max(counts.column("source_count_distinct").to_pylist())) > 1
+def _may_clash(manifest: Manifest, files: Sequence[Path]) -> bool:
+    """Whether some (run, task, metric) of the picked files comes from two sources, by the
+    manifest's combinations (no row is read; pyarrow's group-by would import Acero, ~0.25 s):
+    then :func:`disambiguate` (which decides exactly on the rows, and renames) is needed;
+    without, it would change nothing.  An entry without combinations may clash."""
+    names = {f.name for f in files}
+    first_source: dict[tuple[str, str, str], str] = {}
+    for e in manifest.entries.values():
+        if e["file"] not in names:
+            continue
+        if "combos" not in e:
+            return True
+        for combo in e["combos"]:
+            key = (str(combo[0]), str(combo[2]), str(combo[3]))  # run, task, metric (RUN_COLUMNS order)
+            if first_source.setdefault(key, str(e["source"])) != str(e["source"]):
+                return True
+    return False
 
 
 def load_store(root: str | os.PathLike[str], where: str | None = None, cluster: str | None = None) -> Any:
@@ -238,7 +247,7 @@ def load_store(root: str | os.PathLike[str], where: str | None = None, cluster: 
             raise EvalAddonError(f"--where matches no stored rows ({where})")
     finally:
         con.close()
-    clash = _clashing_runs(rows)
+    clash = _may_clash(manifest, files)
     df = rows.to_pandas()
     del rows
     if cluster is not None:
