@@ -27,7 +27,8 @@ def _strings(rng: np.random.Generator, n: int) -> list[str]:
     alphabet = list("ab\x00é猫 ")
     out = {"", "a" * 8, "a" * 8 + "\x00", "a" * 16, "a" * 17}
     while len(out) < n:
-        out.add("prefix-of-17-bytes" * int(rng.integers(0, 2)) + "".join(rng.choice(alphabet, size=int(rng.integers(0, 12)))))
+        tail = "".join(rng.choice(alphabet, size=int(rng.integers(0, 12))))
+        out.add("prefix-of-17-bytes" * int(rng.integers(0, 2)) + tail)
     vals = list(out)
     rng.shuffle(vals)
     return vals
@@ -123,7 +124,8 @@ def test_dictionary_typed_columns_summarize_identically(tmp_path) -> None:
     score = np.where(rng.random(n) < 0.6, "1", "0").astype(object)
     score[rng.random(n) < 0.02] = ""
     score[rng.random(n) < 0.01] = "n/a"
-    text = pa.table({"id": ids, "score": score.astype(str), "passage": np.char.add("p", (np.arange(n) // 7).astype(str))})
+    passage = np.char.add("p", (np.arange(n) // 7).astype(str))
+    text = pa.table({"id": ids, "score": score.astype(str), "passage": passage})
     pacsv.write_csv(text, tmp_path / "t.csv")
     as_dict = pa.table({c: text.column(c).dictionary_encode() for c in text.column_names})
     pq.write_table(as_dict, tmp_path / "t.parquet")

@@ -79,7 +79,8 @@ def _read_csv(path: Path, delimiter: str) -> Any:
         path,
         read_options=pacsv.ReadOptions(block_size=1 << 24),
         parse_options=pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=True),
-        convert_options=pacsv.ConvertOptions(column_types={n: pa.large_string() for n in names}, strings_can_be_null=False,
+        convert_options=pacsv.ConvertOptions(column_types={n: pa.large_string() for n in names},
+                                             strings_can_be_null=False,
                                              null_values=[], quoted_strings_can_be_null=False),
     )
     pa.default_memory_pool().release_unused()  # the parser's block buffers: not part of the peak that follows
