@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import difflib
 import itertools
+from collections import OrderedDict
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Sequence
@@ -136,14 +137,34 @@ def align_runs(
                       strict)
 
 
+@dataclass(frozen=True)
+class Side:
+    """One run's rows of a (task, metric), ready to pair: its per-item table (:func:`item_table`
+    of the usable rows) and the rows left out, by reason."""
+
+    items: pd.DataFrame
+    dropped: dict[str, int]
+
+
+def side_of(rows: pd.DataFrame) -> Side:
+    good, dropped = usable_rows(rows)
+    return Side(item_table(good), dropped)
+
+
 def align_rows(
     rows_a: pd.DataFrame, rows_b: pd.DataFrame, run_a: str, run_b: str, task: str, metric: str, strict: bool = False
 ) -> tuple[pd.DataFrame, Alignment]:
     """:func:`align_runs` given each run's rows of the (task, metric) (in table order)."""
+    return align_sides(side_of(rows_a), side_of(rows_b), run_a, run_b, task, metric, strict)
+
+
+def align_sides(
+    side_a: Side, side_b: Side, run_a: str, run_b: str, task: str, metric: str, strict: bool = False
+) -> tuple[pd.DataFrame, Alignment]:
+    """:func:`align_runs` given each run's :class:`Side`."""
     where = f"task {task!r}, metric {metric!r}, runs {run_a!r} vs {run_b!r}"
-    good_a, dropped_a = usable_rows(rows_a)
-    good_b, dropped_b = usable_rows(rows_b)
-    ia, ib = item_table(good_a), item_table(good_b)
+    ia, ib = side_a.items, side_b.items
+    dropped_a, dropped_b = side_a.dropped, side_b.dropped
     shared = ia.index.intersection(ib.index)
     if len(shared) == 0:
         raise EvalAddonError(f"{where}: no items in common; nothing to pair")
@@ -167,8 +188,8 @@ def align_rows(
                            index=shared)
     alignment = Alignment(
         n_shared=len(shared),
-        only_a=int(len(good_a["item"].unique()) - len(shared)),
-        only_b=int(len(good_b["item"].unique()) - len(shared)),
+        only_a=int(len(side_a.items) - len(shared)),  # the item table has one row per distinct item
+        only_b=int(len(side_b.items) - len(shared)),
         hash_mismatch=int(mismatch.sum()),
         hash_mismatch_examples=examples,
         dropped_a=dropped_a,
@@ -298,6 +319,7 @@ class GroupRows:
     def __init__(self, df: pd.DataFrame) -> None:
         self.df = df
         self._narrow = df[list(ALIGN_COLUMNS)]
+        self._sides: OrderedDict[tuple[Any, Any, Any], Side] = OrderedDict()
         self._rows: dict[tuple[Any, Any, Any], np.ndarray] = {}
         self._keys: dict[Any, list[tuple[Any, Any]]] = {}
         self._first: dict[Any, int] = {}
@@ -320,6 +342,18 @@ class GroupRows:
     def rows(self, run: Any, task: Any, metric: Any) -> pd.DataFrame:
         """``run``'s rows of (task, metric), in table order, with the columns pairing reads."""
         return self._narrow.iloc[self._rows[(run, task, metric)]]
+
+    def side(self, run: Any, task: Any, metric: Any) -> Side:
+        """:func:`side_of` ``run``'s rows of (task, metric); the last few are kept, so a
+        baseline paired with every other run is tabulated once."""
+        key = (run, task, metric)
+        if key in self._sides:
+            self._sides.move_to_end(key)
+            return self._sides[key]
+        out = self._sides[key] = side_of(self.rows(run, task, metric))
+        if len(self._sides) > 8:
+            self._sides.popitem(last=False)
+        return out
 
     def model_of(self, run: Any) -> Any:
         """The model of ``run``'s first row."""
@@ -380,11 +414,13 @@ def compare_table(
                  + (f" (tasks {', '.join(tasks_a[:4])} vs {', '.join(tasks_b[:4])})" if tasks_a != tasks_b else ""))
             continue
         for task, metric_name in common:
-            rows_a, rows_b = groups.rows(run_a, task, metric_name), groups.rows(run_b, task, metric_name)
             try:
-                aligned, alignment = align_rows(rows_a, rows_b, run_a, run_b, task, metric_name, strict)
+                aligned, alignment = align_sides(groups.side(run_a, task, metric_name),
+                                                 groups.side(run_b, task, metric_name), run_a, run_b, task,
+                                                 metric_name, strict)
             except EvalAddonError as exc:
-                skip(run_a, run_b, task, metric_name, _why_unpaired(rows_a, rows_b, exc))
+                skip(run_a, run_b, task, metric_name, _why_unpaired(groups.rows(run_a, task, metric_name),
+                                                                    groups.rows(run_b, task, metric_name), exc))
                 continue
             has_cluster = aligned["cluster"].notna().all()
             try:

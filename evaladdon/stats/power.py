@@ -183,9 +183,16 @@ def mcnemar_exact_power(n: int, discordance: float, delta: float, alpha: float =
     """
     n, psi, pi = _check_exact(n, discordance, delta, alpha, sides)
     lo, hi = _m_range(n, psi)
-    m = np.arange(lo, hi + 1, dtype=float)
-    weight = binom_pmf(m, n, psi) if psi < 1 else np.ones(1)
-    return float(min(np.sum(weight * _reject_given_m(lo, hi, pi, alpha, sides)), 1.0))
+    return float(min(np.sum(_discordant_weights(n, psi, lo, hi) * _reject_given_m(lo, hi, pi, alpha, sides)), 1.0))
+
+
+@functools.lru_cache(maxsize=32)
+def _discordant_weights(n: int, psi: float, lo: int, hi: int) -> np.ndarray:
+    """``Binom(m; n, psi)`` for ``m`` in ``lo..hi`` (cached: a search over the effect at fixed
+    n and psi, as the MDE's, reuses them)."""
+    out = binom_pmf(np.arange(lo, hi + 1, dtype=float), n, psi) if psi < 1 else np.ones(1)
+    out.setflags(write=False)
+    return out
 
 
 def _exact_powers(ns: np.ndarray, psi: float, pi: float, alpha: float, sides: int) -> np.ndarray:
