@@ -79,6 +79,8 @@ def unusable(values: np.ndarray, error: np.ndarray) -> tuple[np.ndarray, dict[st
     (``values`` float, ``error`` the object array of the ``error`` column)."""
     has_error = ~pd.isna(error)
     bad = has_error | ~np.isfinite(values)
+    if not bad.any():  # the usual group: nothing left out, no counting to do
+        return bad, {}
     reasons = error[bad].copy()
     no_error = ~has_error[bad]
     infinite = np.isinf(values[bad])
