@@ -63,10 +63,9 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import chain, repeat
-from operator import contains, itemgetter
+from itertools import chain
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -466,145 +465,15 @@ def _extract(records: Any, *, filters: list[str], cluster: str | None, delim: st
                     append((i, metric, e, v))
             else:
                 append((i, metric, 1, get(name)))
-    if rows:
+    n_rows = len(rows)
+    if n_rows:
         rec_t, metric_t, epoch_t, raw_t = zip(*rows)
     else:
         rec_t = metric_t = epoch_t = raw_t = ()
     del rows
-    return _columns(doc_ids, hashes, clusters, cluster, np.asarray(rec_t, dtype=np.int64), metric_t,
-                    np.asarray(epoch_t, dtype=np.int64), list(raw_t), mc, info)
-
-
-PLAIN = True
-"""Try :func:`_extract_plain` first (False: always the per-record loop, the reference the
-tests compare it with)."""
-
-
-def _extract_plain(source: list[Any] | Path, *, cluster: str | None,
-                   delim: str) -> tuple[dict[str, np.ndarray], dict[str, Any]] | None:
-    """The columns of :func:`_extract` for samples in the shape lm-eval 0.4.7+ writes, or None
-    when any record is not plain (the caller then reads the records again through
-    :func:`_extract`, which gives the same rows, and the errors with their places).
-
-    ``source``: the records (a list), or a JSON-lines file, parsed line by line by orjson.
-    Per record only one C-level ``itemgetter`` (and the cluster field) is taken -- the loop
-    of :func:`_extract` cost more than orjson's parse; every check and conversion after that
-    is a C-level pass over a column.  Plain: every record an object with a non-null
-    ``doc_id``, a string ``filter``, a ``doc_hash``, the same ``metrics`` list of names (each
-    a key of the record), no ``scores_per_repeat``, a scalar cluster field (when one is asked
-    for), and -- when ``acc``/``acc_norm`` are among the metrics -- ``filtered_resps`` and
-    ``target``, with every record multiple-choice (``[loglikelihood, is_greedy]`` pairs) or
-    none.  A line orjson refuses (a ``NaN`` literal, a blank line) makes the file not plain.
-    """
-    fh = None
-    try:
-        if isinstance(source, list):
-            it: Iterator[Any] = iter(source)
-        else:
-            fh = source.open("rb")
-            it = map(orjson.loads, fh)
-        first = next(it, None)
-        names = first.get("metrics") if type(first) is dict else None
-        if type(names) is not list or not set(map(type, names)) <= {str}:
-            return None
-        m = len(names)
-        mc_wanted = "acc" in names or "acc_norm" in names
-        need_norm = "acc_norm" in names
-        keys = ["doc_id", "filter", "metrics", "doc_hash", *names]
-        if mc_wanted:
-            keys += ["filtered_resps", "target"]
-        pick = itemgetter(*keys)
-        tuples: list[tuple[Any, ...]] = []
-        clusters: list[Any] = []
-        extra: dict[int, tuple[list[int] | None, int]] = {}  # record -> _mc_extra, where the common case is not
-        add, add_cluster = tuples.append, clusters.append
-        parts = cluster.split(".") if cluster is not None else []
-        spr = "scores_per_repeat"
-        for j, r in enumerate(chain((first,), it)):  # per record: one pick (KeyError/TypeError: not plain)
-            tup = pick(r)
-            add(tup)
-            if spr in r:
-                return None
-            if len(parts) == 1:
-                add_cluster(r["doc"][cluster])
-            elif parts:
-                add_cluster(_dotted(r.get("doc"), parts))
-            if mc_wanted and (need_norm or type(tup[-1]) is not int):
-                fr = tup[-2]
-                if type(fr) is list and len(fr) >= 2:
-                    extra[j] = _mc_extra(r, len(fr), tup[-1], delim, need_norm)
-        if set(map(type, clusters)) & {type(None), dict, list}:
-            return None
-    except (KeyError, TypeError, ValueError, IndexError):  # ValueError: orjson refused a line
-        return None
-    finally:
-        if fh is not None:
-            fh.close()
-    n = len(tuples)
-    cols = list(zip(*tuples))
-    del tuples
-    ids, filts, mets, hashes = cols[:4]
-    if None in ids or mets.count(names) != n:
-        return None
-    try:
-        distinct = set(filts)
-    except TypeError:  # an unhashable filter
-        return None
-    if set(map(type, distinct)) != {str}:
-        return None
-    mc: tuple[list[int], list[list[Any]], list[list[int] | None], list[int]] = ([], [], [], [])
-    if mc_wanted:
-        frs, targets = cols[4 + m], cols[5 + m]
-        types = set(map(type, frs))
-        all_mc = False
-        if list in types:
-            if types != {list}:
-                return None
-            widths = list(map(len, frs))
-            if max(widths) >= 2:
-                if min(widths) < 2:
-                    return None
-                firsts = list(map(itemgetter(0), frs))
-                first_types = set(map(type, firsts))
-                if list in first_types:
-                    if not (first_types == {list} and set(map(len, firsts)) == {2}
-                            and bool not in set(map(type, map(itemgetter(0), firsts)))):
-                        return None  # some are, some are not: the per-record loop sorts them out
-                    all_mc = True
-        if all_mc:
-            lens: list[Any] = [None] * n
-            golds = [t if type(t) is int and 0 <= t < w else -1 for t, w in zip(targets, widths)]
-            for j, (lens_j, gold_j) in extra.items():  # acc_norm, or a gold not an int: as _extract
-                lens[j], golds[j] = lens_j, gold_j
-            mc = (list(range(n)), list(frs), lens, golds)
-    if len(distinct) == 1:
-        filt = filts[0]
-        metric_of = [f"{name},{filt}" if filt else str(name) for name in names]
-        metric_t: Any = metric_of * n  # record-major: each record's metrics in order
-    else:
-        key = {(f, name): f"{name},{f}" if f else str(name) for f in distinct for name in names}
-        per_name = [[key[f, name] for f in filts] for name in names]
-        metric_t = list(chain.from_iterable(zip(*per_name)))
-    values = cols[4:4 + m]
-    raw = list(values[0]) if m == 1 else list(chain.from_iterable(zip(*values)))
-    rec = np.repeat(np.arange(n, dtype=np.int64), m)
-    info: dict[str, Any] = {"extra_filters": False, "has_repeats": False, "mc": 0, "mc_no_label": 0,
-                            "int_ids": True, "metric_keys": set()}
-    return _columns(list(ids), hashes, clusters, cluster, rec, metric_t, np.ones(n * m, dtype=np.int64), raw, mc,
-                    info)
-
-
-def _columns(doc_ids: list[Any], hashes: Any, clusters: list[Any], cluster: str | None, rec: np.ndarray,
-             metric_t: Any, epoch: np.ndarray, raw: list[Any],
-             mc: tuple[list[int], list[list[Any]], list[list[int] | None], list[int]],
-             info: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    """The canonical columns of the rows gathered by :func:`_extract` or :func:`_extract_plain`:
-    per record (doc ids, hashes, cluster values, multiple-choice pieces) and per row (record
-    index, metric, epoch, value as logged)."""
-    n_rows = len(raw)
-    kinds = set(map(type, raw))  # C-level: the per-row test only when a list or dict is there
-    has_corpus = list in kinds or dict in kinds
-    corpus_l = [type(v) is list or type(v) is dict for v in raw] if has_corpus else []
+    raw = list(raw_t)
+    corpus_l = [type(v) is list or type(v) is dict for v in raw]
+    has_corpus = any(corpus_l)
     if has_corpus:
         dumps = orjson.dumps if orjson is not None else None
         for j in np.flatnonzero(corpus_l):  # corpus inputs only: kept as JSON text
@@ -616,8 +485,9 @@ def _columns(doc_ids: list[Any], hashes: Any, clusters: list[Any], cluster: str 
     ids = _id_strings(doc_ids, info["int_ids"])
     metric = np.asarray(metric_t, dtype=object)
     info["metric_keys"] = set(pd.unique(metric)) if n_rows else set()
+    rec = np.asarray(rec_t, dtype=np.int64)
+    corpus = np.asarray(corpus_l, dtype=bool)
     if has_corpus:
-        corpus = np.asarray(corpus_l, dtype=bool)
         raw_series = pd.Series(raw, dtype=object)
         values, errors = coerce_scores(raw_series.where(~corpus, None))
         error = np.where(corpus, CORPUS_LEVEL, errors.to_numpy())
@@ -628,7 +498,7 @@ def _columns(doc_ids: list[Any], hashes: Any, clusters: list[Any], cluster: str 
     out: dict[str, np.ndarray] = {
         "metric": metric,
         "item": ids[rec],
-        "epoch": epoch,
+        "epoch": np.asarray(epoch_t, dtype=np.int64),
         "value": np.asarray(values, dtype=np.float64),
         "raw": raw_text,
         "cluster": _id_strings(clusters, pd.api.types.infer_dtype(clusters, skipna=False) == "integer")[rec]
@@ -801,14 +671,12 @@ def _as_str_or_none(codes: np.ndarray) -> np.ndarray:
     return table[codes]
 
 
-def _records_of(path: Path) -> tuple[tuple[Any, str], list[Any] | Path]:
-    """(number, record) pairs of a samples file -- JSON lines streamed (opened only when
-    iterated), or a legacy JSON array -- with what the number counts (``line`` or
-    ``sample``), and the source :func:`_extract_plain` reads first (the array, or the file)."""
+def _records_of(path: Path) -> tuple[Any, str]:
+    """(number, record) pairs of a samples file -- JSON lines streamed, or a legacy JSON
+    array -- and what the number counts (``line`` or ``sample``)."""
     if starts_with_array(path):
-        data = read_json_array(path)
-        return (enumerate(data, start=1), "sample"), data
-    return (iter_json_lines(path), "line"), path  # a generator: the file is opened only if iterated
+        return enumerate(read_json_array(path), start=1), "sample"
+    return iter_json_lines(path), "line"
 
 
 def rows_from_records(
@@ -823,36 +691,25 @@ def rows_from_records(
     metric_names: list[str] | None = None,
     delim: str = " ",
     results: dict[str, Any] | None = None,
-    plain_source: list[Any] | Path | None = None,
 ) -> tuple[pd.DataFrame, list[str]]:
-    """Canonical rows for one task's sample records: a list of dicts, or a pair (an iterable of
-    ``(place, dict)`` pairs, what the places count).
-
-    ``plain_source`` (a list's own records by default, or a JSON-lines file): read first by
-    :func:`_extract_plain`; only when its records are not plain are ``records`` read."""
+    """Canonical rows for one task's sample records (a list of dicts or ``(place, dict)`` pairs)."""
     cols, notes = _cols_from_records(records, task=task, source=source, filters=filters, cluster=cluster,
-                                     metric_names=metric_names, delim=delim, results=results,
-                                     plain_source=plain_source)
+                                     metric_names=metric_names, delim=delim, results=results)
     return _frame(cols, run=run, task=task, model=model, source=source), notes
 
 
 def _cols_from_records(records: Any, *, task: str, source: str, filters: list[str], cluster: str | None,
                        metric_names: list[str] | None = None, delim: str = " ",
-                       results: dict[str, Any] | None = None,
-                       plain_source: list[Any] | Path | None = None) -> tuple[dict[str, np.ndarray], list[str]]:
+                       results: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], list[str]]:
     """The columns (without the constant ones) and notes of :func:`rows_from_records`."""
     place_word = "line"
     if isinstance(records, list):
-        plain_source = records if plain_source is None else plain_source
         records, place_word = enumerate(records, start=1), "sample"
     elif isinstance(records, tuple):
         records, place_word = records
     with no_cyclic_gc():  # many small containers, no cycles: the collector would rescan the growing lists
-        got = _extract_plain(plain_source, cluster=cluster, delim=delim) \
-            if PLAIN and plain_source is not None and metric_names is None and orjson is not None else None
-        cols, info = got if got is not None else _extract(
-            records, filters=filters, cluster=cluster, delim=delim, source=source, metric_names=metric_names,
-            place_word=place_word)
+        cols, info = _extract(records, filters=filters, cluster=cluster, delim=delim, source=source,
+                              metric_names=metric_names, place_word=place_word)
     notes: list[str] = []
     if info["extra_filters"]:
         notes.append(f"{source}: docs repeat more often than the results list filters; extra copies named filterN")
@@ -1116,10 +973,8 @@ def read_samples_part(path: str | Path, cluster: str | None = None) -> SamplesPa
     if results is None:
         notes.append(f"{p}: no results file pairs with these samples; model named after the folder ({model})")
     try:
-        records, plain_source = _records_of(p)
-        cols, more = _cols_from_records(records, plain_source=plain_source, task=task, source=str(p),
-                                        filters=filters_of(results, task), cluster=cluster,
-                                        delim=target_delimiter(results, task), results=results)
+        cols, more = _cols_from_records(_records_of(p), task=task, source=str(p), filters=filters_of(results, task),
+                                        cluster=cluster, delim=target_delimiter(results, task), results=results)
     except InputError as exc:
         if exc.where == "results" and results_path is not None:  # a count checked lazily
             raise InputError(exc.message, str(results_path)) from None
