@@ -14,10 +14,8 @@ Generations (all found in published outputs):
 
 Reading: JSON lines are streamed (one line in memory at a time) and parsed with orjson;
 one light pass pulls the few fields a row needs into column lists, everything after that
-is vectorised.  Files in the plain 0.4.7+ shape take one C-level ``itemgetter`` per record
-(:func:`_extract_plain`); any other goes through a loop per record (:func:`_extract`), which
-gives the same rows.  Lines orjson refuses (``NaN`` literals) go to ``json`` after a depth
-check (:mod:`evaladdon.adapters.jsonlines`).  ``read_runs`` reads samples files as
+is vectorised.  Lines orjson refuses (``NaN`` literals) go to ``json`` after a depth check
+(:mod:`evaladdon.adapters.jsonlines`).  ``read_runs`` reads samples files as
 :class:`SamplesPart` and makes one DataFrame of consecutive ones (:func:`frame_parts`).
 
 Rows per (doc_id, filter, metric), the metric named as in the results (``acc,none``).
