@@ -41,6 +41,7 @@ Rules:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import textwrap
 from dataclasses import dataclass
@@ -255,14 +256,14 @@ class _Batch(NamedTuple):
     """Columns of consecutive samples (see :class:`Collector`)."""
 
     # per sample
-    items: np.ndarray  # object: str(id)
+    items: Strings  # str(id)
     epochs: np.ndarray  # int64
     scored: np.ndarray  # bool: has a non-empty scores dict
     nrows: np.ndarray  # int64: rows of a scored sample
     reasons: np.ndarray  # object: None, "sample error" or "limit reached (...)"
     errors: np.ndarray  # bool
-    hashes: np.ndarray  # object
-    labels: np.ndarray  # object
+    hashes: Strings
+    labels: Strings
     clusters: np.ndarray | None  # object: str, None where the field is missing or not a scalar
     meta_keys: np.ndarray  # int64: code of the sample's tuple of meta.* keys (Collector.key_sets)
     metas: dict[str, np.ndarray]  # object per sample, NaN where the sample lacks the key
@@ -274,7 +275,7 @@ class _Batch(NamedTuple):
     raws: np.ndarray  # object: raw_strings of the value
     values: np.ndarray  # float64 (NaN where the row has a reason)
     row_errors: np.ndarray  # object
-    answers: np.ndarray  # object
+    answers: Strings
     confidences: np.ndarray  # float64, NaN for none
 
 
@@ -450,11 +451,11 @@ class Collector:
         else:
             values, row_errors, raw = np.empty(0), np.empty(0, dtype=object), np.empty(0, dtype=object)
         self.batches.append(_Batch(
-            _objects(items), np.array(epochs, dtype=np.int64), scored, nrows, reason, errors, _objects(hashes),
-            _objects(labels), _objects(clusters) if cluster is not None else None, meta_keys,
+            _strings(items), np.array(epochs, dtype=np.int64), scored, nrows, reason, errors, _strings(hashes),
+            _strings(labels), _objects(clusters) if cluster is not None else None, meta_keys,
             {key: _objects(col) for key, col in metas.items()},
             np.array(score_sample, dtype=np.int64), np.array(score_name, dtype=np.int64),
-            _objects(metrics), raw, values, row_errors, _objects(answers), np.array(confidences, dtype=float)))
+            _objects(metrics), raw, values, row_errors, _strings(answers), np.array(confidences, dtype=float)))
         self.n += m
 
 
@@ -462,6 +463,91 @@ def _objects(values: list[Any]) -> np.ndarray:
     arr = np.empty(len(values), dtype=object)
     arr[:] = values
     return arr
+
+
+Strings = Any
+"""A column of texts: an arrow array (batch) / chunked array (log) when every value is a
+``str`` and pandas keeps such columns in arrow (pandas 3's ``str`` dtype), else an
+``object`` ndarray.  Ids, hashes, targets and answers are most of what a log's rows hold;
+as arrow data a batch's Python strings are freed at once and the table takes the chunks
+without a copy (the DataFrame would convert an ``object`` column of ``str`` anyway)."""
+
+
+@functools.lru_cache(maxsize=1)
+def _str_column() -> tuple[Any, Any] | None:
+    """(dtype, arrow type) pandas gives a column of ``str`` objects, when it is arrow-backed."""
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:  # pragma: no cover - pyarrow is a core dependency
+        return None
+    probe = np.array(["a"], dtype=object)
+    dtype = pd.DataFrame({0: probe})[0].dtype
+    if not isinstance(dtype, pd.StringDtype) or dtype.storage != "pyarrow":
+        return None
+    return dtype, dtype.construct_array_type()._from_sequence(probe, dtype=dtype)._pa_array.type
+
+
+def _strings(values: list[Any]) -> Strings:
+    """A batch's texts as arrow when all are ``str`` (see :data:`Strings`)."""
+    spec = _str_column()
+    if spec is not None and values:
+        import pyarrow as pa
+
+        try:
+            arr = pa.array(values, type=spec[1])
+        except (pa.ArrowTypeError, pa.ArrowInvalid, TypeError, ValueError):  # not all str (or not UTF-8)
+            arr = None
+        if arr is not None and arr.null_count == 0:
+            return arr
+    return _objects(values)
+
+
+def _is_arrow(col: Strings) -> bool:
+    return not isinstance(col, np.ndarray)
+
+
+def _as_objects(col: Strings) -> np.ndarray:
+    return col.to_numpy(zero_copy_only=False) if _is_arrow(col) else col
+
+
+def _cat_strings(cols: list[Strings]) -> Strings:
+    """Batches (or logs) of a text column as one column (chunks are not copied)."""
+    import_ok = _str_column()
+    if import_ok is not None and cols and all(_is_arrow(c) for c in cols):
+        import pyarrow as pa
+
+        chunks = [ch for c in cols for ch in (c.chunks if isinstance(c, pa.ChunkedArray) else [c])]
+        return pa.chunked_array(chunks, type=import_ok[1])
+    if not cols:
+        return np.empty(0, dtype=object)
+    if len(cols) == 1:
+        return _as_objects(cols[0])
+    return np.concatenate([_as_objects(c) for c in cols])
+
+
+def _take_strings(col: Strings, idx: np.ndarray) -> Strings:
+    if _is_arrow(col):
+        return col.take(idx)
+    return col[idx]
+
+
+def _has_text(col: Strings) -> bool:
+    if _is_arrow(col):
+        return len(col) > 0
+    return bool((col != None).any())  # noqa: E711 - elementwise
+
+
+def _text_at(col: Strings, j: int) -> Any:
+    return col[j].as_py() if _is_arrow(col) else col[j]
+
+
+def _column(col: Strings) -> Any:
+    """The DataFrame column: arrow chunks as pandas' ``str`` array (what the DataFrame would
+    make of the same ``str`` objects)."""
+    if _is_arrow(col):
+        dtype = _str_column()[0]  # type: ignore[index]
+        return dtype.construct_array_type()(col, dtype=dtype)
+    return col
 
 
 def _records_column(values: np.ndarray) -> np.ndarray:
@@ -491,16 +577,16 @@ class Part:
     model: str
     n: int  # rows
     metrics: np.ndarray
-    items: np.ndarray
+    items: Strings
     epochs: np.ndarray
     values: np.ndarray
     raws: np.ndarray
     errors: np.ndarray
-    answers: np.ndarray
+    answers: Strings
     confidences: np.ndarray
     clusters: np.ndarray | None
-    hashes: np.ndarray
-    labels: np.ndarray
+    hashes: Strings
+    labels: Strings
     metas: dict[str, np.ndarray]  # per kept sample, NaN where absent (pandas infers dtypes in frame)
     row_sample: np.ndarray  # row -> kept sample
     n_samples: int  # kept samples
@@ -535,7 +621,7 @@ def build_part(log: LogData, path: Path, cluster: str | None) -> Part:
         raise InputError(f"cannot read as an Inspect log (sample {str(col.bad[0])[:40]!r} has no id or integer epoch)",
                          where)
     batches = col.batches
-    items = _cat(batches, "items", object)
+    items = _cat_strings([b.items for b in batches])
     epochs = _cat(batches, "epochs", np.int64)
     n = len(items)
 
@@ -543,7 +629,11 @@ def build_part(log: LogData, path: Path, cluster: str | None) -> Part:
     # (dict order, as Inspect's own de-duplication)
     kept: np.ndarray | None = None
     if n:
-        icode, iuniq = pd.factorize(items)
+        if _is_arrow(items):
+            encoded = items.combine_chunks().dictionary_encode()
+            icode, iuniq = encoded.indices.to_numpy(zero_copy_only=False), encoded.dictionary
+        else:
+            icode, iuniq = pd.factorize(items)
         if len(iuniq) < n:
             ecode, euniq = pd.factorize(epochs)
             key = icode.astype(np.int64) * len(euniq) + ecode
@@ -554,8 +644,8 @@ def build_part(log: LogData, path: Path, cluster: str | None) -> Part:
     n_kept = n if kept is None else len(kept)
     n_dup = n - n_kept
 
-    def sel(a: np.ndarray) -> np.ndarray:
-        return a if kept is None else a[kept]
+    def sel(a: Any) -> Any:
+        return a if kept is None else _take_strings(a, kept)
 
     # score names: the log's results first, then as they first appear in the kept samples
     known = list(dict.fromkeys(result_names))
@@ -589,7 +679,7 @@ def build_part(log: LogData, path: Path, cluster: str | None) -> Part:
         bad_value = np.flatnonzero(sel(failed))
     if len(bad_cluster) and (not len(bad_value) or bad_cluster[0] <= bad_value[0]):
         j = int(bad_cluster[0])
-        raise InputError(f"sample {kept_items[j]!r} (epoch {int(kept_epochs[j])}) has no scalar metadata field "
+        raise InputError(f"sample {_text_at(kept_items, j)!r} (epoch {int(kept_epochs[j])}) has no scalar metadata field "
                          f"{cluster!r} to cluster on", where)
     if len(bad_value):
         j = int(bad_value[0])
@@ -605,7 +695,7 @@ def build_part(log: LogData, path: Path, cluster: str | None) -> Part:
     raws = _cat(batches, "raws", object)
     values = _cat(batches, "values", float)
     row_errors = _cat(batches, "row_errors", object)
-    answers = _cat(batches, "answers", object)
+    answers = _cat_strings([b.answers for b in batches])
     confidences = _cat(batches, "confidences", float)
     if kept is not None or not scored.all():
         sample = row_sample if kept is None else kept[row_sample]
@@ -627,15 +717,15 @@ def build_part(log: LogData, path: Path, cluster: str | None) -> Part:
         raws = take(raws, "")
         values = take(values, np.nan)
         row_errors = take(row_errors, reasons)
-        answers = take(answers, None)
+        answers = take(_as_objects(answers), None)
         confidences = take(confidences, np.nan)
-    hashes = sel(_cat(batches, "hashes", object))
-    labels = sel(_cat(batches, "labels", object))
+    hashes = sel(_cat_strings([b.hashes for b in batches]))
+    labels = sel(_cat_strings([b.labels for b in batches]))
 
     columns = list(_CANONICAL)
-    if bool((answers != None).any()):  # noqa: E711 - elementwise
+    if _has_text(answers):
         columns.append("prediction")
-    if bool((labels != None).any()):  # noqa: E711 - elementwise
+    if _has_text(labels):
         columns.append("label")
     if bool((~np.isnan(confidences)).any()):
         columns.append("confidence")
@@ -653,7 +743,7 @@ def build_part(log: LogData, path: Path, cluster: str | None) -> Part:
     incomplete = None
     if declared is not None and declared > n_kept:
         incomplete = {"declared": declared, "read": n_kept, "missing": declared - n_kept, "basis": basis}
-    per_row = (lambda a: a[row_sample]) if not (n_kept == total and kept is None and scored.all()
+    per_row = (lambda a: _take_strings(a, row_sample)) if not (n_kept == total and kept is None and scored.all()
                                                 and bool((nrows_all == 1).all())) else (lambda a: a)
     return Part(where, _run_of(spec), str(spec.get("task")), str(spec.get("model")), total, metrics,
                 per_row(kept_items), per_row(kept_epochs), values, raws, row_errors, answers, confidences,
@@ -690,6 +780,9 @@ def frame(parts: list[Part]) -> pd.DataFrame:
             return getattr(parts[0], attr)
         return np.concatenate([getattr(p, attr) for p in parts])
 
+    def texts(attr: str) -> Any:
+        return _column(_cat_strings([getattr(p, attr) for p in parts]))
+
     def constant(attr: str) -> Any:
         if len(parts) == 1:
             return getattr(parts[0], attr)
@@ -698,15 +791,15 @@ def frame(parts: list[Part]) -> pd.DataFrame:
     clustered = parts[0].clusters is not None
     cols: dict[str, Any] = {
         "run": constant("run"), "source": constant("source"), "harness": "inspect", "task": constant("task"),
-        "model": constant("model"), "metric": rows("metrics"), "item": rows("items"), "epoch": rows("epochs"),
+        "model": constant("model"), "metric": rows("metrics"), "item": texts("items"), "epoch": rows("epochs"),
         "value": rows("values"), "raw": rows("raws"), "cluster": rows("clusters") if clustered else None,
-        "item_hash": rows("hashes"), "error": rows("errors"),
+        "item_hash": texts("hashes"), "error": rows("errors"),
     }
     order = list(dict.fromkeys(c for p in parts for c in p.columns))
     if "prediction" in order:
-        cols["prediction"] = rows("answers")
+        cols["prediction"] = texts("answers")
     if "label" in order:
-        cols["label"] = rows("labels")
+        cols["label"] = texts("labels")
     if "confidence" in order:
         cols["confidence"] = rows("confidences")
     keys = list(dict.fromkeys(k for p in parts for k in p.metas))
