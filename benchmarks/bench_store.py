@@ -10,6 +10,7 @@ processes, best of N wall time and best of N CPU time (user + sys):
   compare:   `evaladdon compare --store DIR --where "model IN ('ckpt-0010','ckpt-0011')"`
   summarize: `evaladdon summarize --store DIR --where "model = 'ckpt-0010'"`
   row filter: the same compare with a per-row condition (every file opened, DuckDB prunes)
+  many runs: one baseline against 9 and 99 stored checkpoints (`compare --baseline`), once each
 and ingest of 1, 10, 100 small CSV logs (per-file cost), against the floors measured in the
 same run: `python -c pass`, `import pandas`, `import duckdb`, and the imports a store compare
 cannot avoid (`import pandas, duckdb, scipy.special`).  The child processes may write
@@ -149,6 +150,12 @@ def main() -> None:
         show("compare, per-row --where (all files)", *cli, "compare", "--store", str(store), "--where",
              f"{w} AND epoch >= 1")
         show(f"runs --store (list {runs} runs)", *cli, "runs", "--store", str(store), "--json")
+        for k in (10, 100):  # one baseline against many stored checkpoints: cost grows with the runs
+            if k <= runs:
+                wall, cpu = timed_run(*cli, "compare", "--store", str(store), "--where", f"model < 'ckpt-{k:04d}'",
+                                      "--baseline", "ckpt-0000", "--json", repeat=1)
+                print(f"{'compare --baseline vs ' + str(k - 1) + ' runs':46s} {wall:6.2f} s wall  {cpu:6.2f} s cpu"
+                      f"  ({cpu / (k - 1):.2f} s cpu a pair)")
         if not ingest:
             return
         logs = Path(tmp) / "logs"

@@ -279,3 +279,70 @@ def test_dask_engine_from_the_command_line(tmp_path: Path, capsys) -> None:
     dask_out = json.loads(capsys.readouterr().out)["results"]
     assert cli("compare", a, b, "--cluster", "passage.id", "--json") == 0
     assert _close(dask_out, json.loads(capsys.readouterr().out)["results"])
+
+
+def test_manifest_summary_equals_a_pandas_groupby() -> None:
+    """The manifest's per-log summary (codes, distinct combinations) equals the pandas group-by
+    it replaced, on a table of several runs, tasks, metrics and models in a scrambled order."""
+    from evaladdon.store import manifest_summary
+
+    rng = np.random.default_rng(5)
+    n = 600
+    df = pd.DataFrame({
+        "run": rng.choice(["r-b", "r-a", "r-c"], n), "model": rng.choice(["m2", "m1"], n),
+        "task": rng.choice(["t1", "t0"], n), "metric": rng.choice(["acc", "f1"], n), "harness": "table",
+        "item": [f"q{k}" for k in rng.integers(0, 150, n)],
+    })
+    per_run = df.groupby("run", sort=True).agg(model=("model", "first"), n_items=("item", "nunique"),
+                                               n_rows=("item", "size"))
+    want = {
+        "runs": sorted(df["run"].unique()), "models": sorted(df["model"].unique()),
+        "tasks": sorted(df["task"].unique()), "metrics": sorted(df["metric"].unique()), "harness": ["table"],
+        "n_rows": n, "n_items": int(df["item"].nunique()),
+        "combos": df[["run", "model", "task", "metric", "harness"]].drop_duplicates().to_numpy().tolist(),
+        "run_detail": [{"run": r, "model": row.model, "n_items": int(row.n_items), "n_rows": int(row.n_rows),
+                        "tasks": sorted(df.loc[df["run"] == r, "task"].unique()),
+                        "metrics": sorted(df.loc[df["run"] == r, "metric"].unique())}
+                       for r, row in per_run.iterrows()],
+    }
+    assert manifest_summary(df) == want
+
+
+def test_whole_files_read_from_parquet_equal_the_query(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files whose every row matches --where are read straight from Parquet; the table equals
+    the one DuckDB's query gives (forced by a per-row term that holds for every row); when
+    pyarrow cannot combine the files (a metadata column typed differently in two logs), the
+    query is used."""
+    import pyarrow as pa
+
+    from evaladdon.store import Manifest, ingest
+    from evaladdon.store import query as q
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for i, model in enumerate(("a", "b", "c")):
+        synthetic(logs / f"{model}.csv", model, i)
+    store = tmp_path / "store"
+    assert ingest([logs], store, workers=1).stored == 3
+    m = Manifest.load(store)
+    assert q.plan_files(m, "model IN ('a', 'c')")[1] is True
+    assert q.plan_files(m, "model IN ('a', 'c') AND epoch >= 0")[1] is False  # a per-row term
+    assert q.plan_files(m, "model IN ('a', 'c') OR value > 0")[1] is False  # not decided per run
+
+    def canon(df: pd.DataFrame) -> pd.DataFrame:
+        return df[sorted(df.columns)].astype(object).reset_index(drop=True)
+
+    for where in ("model IN ('a', 'c')", "model = 'c'", None):
+        fast = q.load_store(store, where).table
+        query = q.load_store(store, (f"({where}) AND " if where else "") + "epoch >= 0").table
+        pd.testing.assert_frame_equal(canon(fast), canon(query), check_exact=True)
+        assert isinstance(fast["run"].dtype, pd.CategoricalDtype)
+    with pytest.raises(pa.ArrowException):  # what the fallback is for
+        pa.concat_tables([pa.table({"meta.note": [1]}), pa.table({"meta.note": ["x"]})], promote_options="default")
+
+    def refuse(files: object) -> None:
+        raise pa.ArrowInvalid("cannot combine")
+
+    c_only = q.load_store(store, "model = 'c'").table
+    monkeypatch.setattr(q, "_read_files", refuse)
+    pd.testing.assert_frame_equal(canon(q.load_store(store, "model = 'c'").table), canon(c_only), check_exact=True)

@@ -38,6 +38,7 @@ significance, in closed form (truncated normal moments; Lu, Qiu & Deng 2019).
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Literal
@@ -125,18 +126,26 @@ def binary_unpaired_variance(p_a: float, p_b: float) -> float:
     return p_a * (1 - p_a) + p_b * (1 - p_b)
 
 
-def _critical(m: np.ndarray, tail: float) -> np.ndarray:
-    """Largest ``k`` with ``Binom.cdf(k; m, 1/2) <= tail`` (``-1`` when none), per ``m``."""
+@functools.lru_cache(maxsize=32)
+def _critical(lo: int, hi: int, tail: float) -> np.ndarray:
+    """Largest ``k`` with ``Binom.cdf(k; m, 1/2) <= tail`` (``-1`` when none), per ``m`` in
+    ``lo..hi``.  Cached: it does not depend on the effect, so a search over the effect (MDE) or
+    over n (sample size) computes the binomial quantiles once instead of at every step."""
+    m = np.arange(lo, hi + 1, dtype=float)
     k = binom_ppf(tail, m, 0.5)
-    return np.where(binom_cdf(k, m, 0.5) <= tail, k, k - 1.0)
+    out = np.where(binom_cdf(k, m, 0.5) <= tail, k, k - 1.0)
+    out.setflags(write=False)
+    return out
 
 
-def _reject_given_m(m: np.ndarray, pi: float, alpha: float, sides: int) -> np.ndarray:
-    """P(the exact test rejects | m discordant pairs), the better run's share being ``pi``."""
+def _reject_given_m(lo: int, hi: int, pi: float, alpha: float, sides: int) -> np.ndarray:
+    """P(the exact test rejects | m discordant pairs) for ``m`` in ``lo..hi``, the better run's
+    share being ``pi``."""
+    m = np.arange(lo, hi + 1, dtype=float)
     if sides == 2:
-        c = _critical(m, alpha / 2.0)
+        c = _critical(lo, hi, alpha / 2.0)
         return binom_cdf(c, m, 1.0 - pi) + binom_cdf(c, m, pi)
-    return binom_cdf(_critical(m, alpha), m, 1.0 - pi)
+    return binom_cdf(_critical(lo, hi, alpha), m, 1.0 - pi)
 
 
 def _m_range(n: int, psi: float) -> tuple[int, int]:
@@ -174,16 +183,23 @@ def mcnemar_exact_power(n: int, discordance: float, delta: float, alpha: float =
     """
     n, psi, pi = _check_exact(n, discordance, delta, alpha, sides)
     lo, hi = _m_range(n, psi)
-    m = np.arange(lo, hi + 1, dtype=float)
-    weight = binom_pmf(m, n, psi) if psi < 1 else np.ones(1)
-    return float(min(np.sum(weight * _reject_given_m(m, pi, alpha, sides)), 1.0))
+    return float(min(np.sum(_discordant_weights(n, psi, lo, hi) * _reject_given_m(lo, hi, pi, alpha, sides)), 1.0))
+
+
+@functools.lru_cache(maxsize=32)
+def _discordant_weights(n: int, psi: float, lo: int, hi: int) -> np.ndarray:
+    """``Binom(m; n, psi)`` for ``m`` in ``lo..hi`` (cached: a search over the effect at fixed
+    n and psi, as the MDE's, reuses them)."""
+    out = binom_pmf(np.arange(lo, hi + 1, dtype=float), n, psi) if psi < 1 else np.ones(1)
+    out.setflags(write=False)
+    return out
 
 
 def _exact_powers(ns: np.ndarray, psi: float, pi: float, alpha: float, sides: int) -> np.ndarray:
     """Exact power at each n of ``ns`` at once: ``P(reject | m)`` is shared by every n."""
     lo, hi = _m_range(int(ns.min()), psi)[0], _m_range(int(ns.max()), psi)[1]
     m = np.arange(lo, hi + 1, dtype=float)
-    reject = _reject_given_m(m, pi, alpha, sides)
+    reject = _reject_given_m(lo, hi, pi, alpha, sides)
     out = np.empty(ns.size)
     step = max(1, 4_000_000 // m.size)
     for i in range(0, ns.size, step):  # chunks of n values, vectorised within

@@ -110,6 +110,45 @@ def _table_to_parquet(df: Any, dest: Path) -> None:
         pq.write_table(table, tmp, compression="zstd")
 
 
+def manifest_summary(df: Any) -> dict[str, Any]:
+    """What the manifest records of one log's canonical rows: runs, models, tasks, metrics,
+    harnesses (sorted), row and item counts, the (run, model, task, metric, harness)
+    combinations in table order, and per run its model, items, rows, tasks and metrics.
+
+    Built from the distinct combinations and two per-run counts on integer codes
+    (:func:`evaladdon.table.distinct_tuples`) rather than a pandas group-by with named
+    aggregations, which cost ~40 ms a small file (a third of ingesting it)."""
+    import numpy as np
+    import pandas as pd
+
+    from evaladdon.table import distinct_tuples
+
+    combos = [tuple(map(str, c)) for c in distinct_tuples(df, ("run", "model", "task", "metric", "harness"))]
+    run_codes, run_names = pd.factorize(df["run"].astype(str), sort=True)
+    item_codes, items = pd.factorize(df["item"])
+    n_rows = np.bincount(run_codes, minlength=len(run_names))
+    run_item = np.unique(run_codes.astype(np.int64) * (len(items) + 1) + item_codes)
+    n_items = np.bincount(run_item // (len(items) + 1), minlength=len(run_names))
+    first_model: dict[str, str] = {}
+    for run, model, *_ in combos:
+        first_model.setdefault(run, model)
+    col = lambda i: sorted({c[i] for c in combos})  # noqa: E731
+    return {
+        "runs": col(0),
+        "models": col(1),
+        "tasks": col(2),
+        "metrics": col(3),
+        "harness": col(4),
+        "n_rows": int(len(df)),
+        "n_items": int(len(items)),
+        "combos": [list(c) for c in combos],
+        "run_detail": [{"run": r, "model": first_model[r], "n_items": int(n_items[i]), "n_rows": int(n_rows[i]),
+                        "tasks": sorted({c[2] for c in combos if c[0] == r}),
+                        "metrics": sorted({c[3] for c in combos if c[0] == r})}
+                       for i, r in enumerate(map(str, run_names))],
+    }
+
+
 def ingest_one(path: str, cluster: str | None, known: dict[str, str], root: str) -> dict[str, Any]:
     """Read one log and store its rows (run in a worker process or on a Dask worker).
 
@@ -137,29 +176,8 @@ def ingest_one(path: str, cluster: str | None, known: dict[str, str], root: str)
         _table_to_parquet(df, Path(root) / DATA / name)
     except (EvalAddonError, OSError) as exc:
         return {"status": "error", "message": " ".join(str(exc).split())}
-    uniq = lambda col: sorted(map(str, df[col].unique()))  # noqa: E731
-    combos = df[["run", "model", "task", "metric", "harness"]].drop_duplicates().astype(str)
-    per_run = df.groupby("run", sort=True).agg(model=("model", "first"), n_items=("item", "nunique"),
-                                               n_rows=("item", "size"))
-    return {
-        "status": "stored",
-        "key": key,
-        "file": name,
-        "runs": uniq("run"),
-        "models": uniq("model"),
-        "tasks": uniq("task"),
-        "metrics": uniq("metric"),
-        "harness": uniq("harness"),
-        "n_rows": int(len(df)),
-        "n_items": int(df["item"].nunique()),
-        "combos": combos.to_numpy().tolist(),
-        "run_detail": [{"run": str(r), "model": str(row.model), "n_items": int(row.n_items), "n_rows": int(row.n_rows),
-                        "tasks": sorted(map(str, df.loc[df["run"] == r, "task"].unique())),
-                        "metrics": sorted(map(str, df.loc[df["run"] == r, "metric"].unique()))}
-                       for r, row in per_run.iterrows()],
-        "notes": list(loaded.notes),
-        "ingested_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-    }
+    return {"status": "stored", "key": key, "file": name, **manifest_summary(df), "notes": list(loaded.notes),
+            "ingested_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
 
 
 @dataclass

@@ -141,8 +141,16 @@ def pick_files(manifest: Manifest, where: str | None, con: Any = None) -> list[P
     query over the picked files.  ``con``: a connection to evaluate on (it must not be able
     to read files; default: a fresh one that cannot).
     """
+    return plan_files(manifest, where, con)[0]
+
+
+def plan_files(manifest: Manifest, where: str | None, con: Any = None) -> tuple[list[Path], bool]:
+    """:func:`pick_files`, and whether every row of every picked file matches ``where``: no
+    ``where``, or every term of it is run-level and holds for every combination of every
+    picked file (as ``model IN ('a', 'b')`` on logs of one run each).  The rows can then be
+    read from the Parquet files directly, without a query."""
     if not where or not manifest.entries:
-        return manifest.data_files()
+        return manifest.data_files(), True
     import duckdb
 
     own = con is None
@@ -151,7 +159,7 @@ def pick_files(manifest: Manifest, where: str | None, con: Any = None) -> list[P
         con.register("runs_table", _runs_table(manifest))
         parts = _run_level_parts(con, where)
         if parts is None:
-            return manifest.data_files()
+            return manifest.data_files(), False
         bound = []
         for part in parts:
             try:
@@ -160,8 +168,9 @@ def pick_files(manifest: Manifest, where: str | None, con: Any = None) -> list[P
                 continue  # names a per-row column: decided row by row (DuckDB still prunes row groups)
             bound.append(f"({part})")
         if not bound:
-            return manifest.data_files()
-        hit = con.execute(f"SELECT DISTINCT file FROM runs_table WHERE {' AND '.join(bound)}").fetchall()
+            return manifest.data_files(), False
+        hit = con.execute(f"SELECT file, bool_and(coalesce({' AND '.join(bound)}, false)) AS whole FROM runs_table "
+                          f"GROUP BY file HAVING bool_or(coalesce({' AND '.join(bound)}, false))").fetchall()
     except duckdb.Error as exc:
         raise EvalAddonError(f"--where: {_one_line(exc)}") from None
     finally:
@@ -169,9 +178,10 @@ def pick_files(manifest: Manifest, where: str | None, con: Any = None) -> list[P
             con.close()
         else:
             con.unregister("runs_table")
-    wanted = {h[0] for h in hit}
+    wanted = {h[0]: bool(h[1]) for h in hit}
     data = manifest.root / DATA
-    return [data / f for f in dict.fromkeys(e["file"] for e in manifest.entries.values()) if f in wanted]
+    files = [data / f for f in dict.fromkeys(e["file"] for e in manifest.entries.values()) if f in wanted]
+    return files, len(bound) == len(parts) and all(wanted.values())
 
 
 def select_sql(files: Sequence[Path], where: str | None, columns: str = "*") -> str:
@@ -180,20 +190,65 @@ def select_sql(files: Sequence[Path], where: str | None, columns: str = "*") -> 
     return sql + (f" WHERE ({where})" if where else "")
 
 
-def _arrow(rel: Any) -> Any:
-    """A DuckDB relation's rows as a pyarrow Table (the method's name changed in DuckDB 1.4)."""
-    fetch = getattr(rel, "to_arrow_table", None) or rel.fetch_arrow_table
-    return fetch()
+BATCH_ROWS = 1 << 20
 
 
-def _clashing_runs(rows: Any) -> bool:
-    """Whether some (run, task, metric) may come from two sources: then :func:`disambiguate`
-    (which decides exactly, and renames) is needed; without, it would change nothing."""
-    if rows.num_rows == 0:
-        return False
-    counts = rows.select(["run", "task", "metric", "source"]).group_by(["run", "task", "metric"]).aggregate(
-        [("source", "count_distinct")])
-    return bool(counts.num_rows) and int(max(counts.column("source_count_distinct").to_pylist())) > 1
+def _arrow(rel: Any, dictionary: Sequence[str] = RUN_COLUMNS) -> Any:
+    """A DuckDB relation's rows as a pyarrow Table, fetched in batches of :data:`BATCH_ROWS`
+    rows whose ``dictionary`` columns (one value per stored log) are dictionary-encoded as they
+    arrive, so their strings are never held for every row at once (pandas then makes them
+    categoricals).  All runs of a 1,000-run store (20M rows): peak RSS 5.3 GB with one
+    ``to_arrow_table``."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    batches = []
+    reader = getattr(rel, "to_arrow_reader", None) or rel.fetch_record_batch  # renamed in DuckDB 1.4
+    for batch in reader(BATCH_ROWS):
+        names = batch.schema.names
+        batches.append(pa.RecordBatch.from_arrays(
+            [pc.dictionary_encode(col) if name in dictionary and pa.types.is_large_string(col.type)
+             or name in dictionary and pa.types.is_string(col.type) else col
+             for name, col in zip(names, batch.columns)], names=names))
+    if not batches:
+        return (getattr(rel, "to_arrow_table", None) or rel.fetch_arrow_table)()
+    return pa.Table.from_batches(batches)
+
+
+def _read_files(files: Sequence[Path], dictionary: Sequence[str] = RUN_COLUMNS) -> Any:
+    """Every row of ``files`` as one pyarrow Table, in file order, straight from Parquet: the
+    ``dictionary`` columns (one value per stored log) read as dictionaries from Parquet's own
+    dictionary pages, columns missing from some files null there (as DuckDB's
+    ``union_by_name``).  Without a query, DuckDB's result buffers (~3x the rows' size, kept
+    by its allocator) are not needed: 200 stored runs of 20k rows, peak RSS 1.27 GB -> see
+    docs/performance.md."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    tables = []
+    for f in files:
+        with pq.ParquetFile(f, read_dictionary=list(dictionary)) as pf:
+            tables.append(pf.read())
+    return pa.concat_tables(tables, promote_options="default") if len(tables) > 1 else tables[0]
+
+
+def _may_clash(manifest: Manifest, files: Sequence[Path]) -> bool:
+    """Whether some (run, task, metric) of the picked files comes from two sources, by the
+    manifest's combinations (no row is read; pyarrow's group-by would import Acero, ~0.25 s):
+    then :func:`disambiguate` (which decides exactly on the rows, and renames) is needed;
+    without, it would change nothing.  An entry without combinations may clash."""
+    names = {f.name for f in files}
+    first_source: dict[tuple[str, str, str], str] = {}
+    for e in manifest.entries.values():
+        if e["file"] not in names:
+            continue
+        if "combos" not in e:
+            return True
+        for combo in e["combos"]:
+            key = (str(combo[0]), str(combo[2]), str(combo[3]))  # run, task, metric (RUN_COLUMNS order)
+            if first_source.setdefault(key, str(e["source"])) != str(e["source"]):
+                return True
+    return False
 
 
 def load_store(root: str | os.PathLike[str], where: str | None = None, cluster: str | None = None) -> Any:
@@ -203,13 +258,13 @@ def load_store(root: str | os.PathLike[str], where: str | None = None, cluster: 
     ``FIELD`` or ``meta.FIELD`` of the stored rows.
 
     Speed: ``--where`` is parsed and evaluated on the manifest in one connection that can
-    read no file; the rows of the files it picks are read in one query (one
-    ``read_parquet`` over all of them) by a second connection that can read those files
-    only, fetched as Arrow and converted to pandas once (DuckDB's own ``.df()`` is ~4x
-    slower on string columns).
+    read no file.  When every row of the files it picks matches (no ``where``, or a
+    run-level one that holds for all their runs), the files are read straight from Parquet
+    (:func:`_read_files`); otherwise their rows are read in one query (one ``read_parquet``
+    over all of them) by a second connection that can read those files only, fetched as
+    Arrow (DuckDB's own ``.df()`` is ~4x slower on string columns).  Either way the table
+    is converted to pandas once, run-level columns as categoricals.
     """
-    import duckdb
-
     from evaladdon.adapters import Loaded
     from evaladdon.store.runs import disambiguate
     from evaladdon.table import finalize, validate
@@ -217,28 +272,45 @@ def load_store(root: str | os.PathLike[str], where: str | None = None, cluster: 
     manifest = Manifest.load(root)
     if not manifest.entries:
         raise InputError("the store is empty", str(root))
-    picker = _sandbox()
-    try:
-        where = check_where(where, picker) if where else None
-        files = pick_files(manifest, where, picker)
-    finally:
-        picker.close()
+    where = where or None
+    whole = where is None
+    files = manifest.data_files()
+    if where:
+        picker = _sandbox()
+        try:
+            where = check_where(where, picker)
+            files, whole = plan_files(manifest, where, picker)
+        finally:
+            picker.close()
     if not files:
         raise EvalAddonError(f"--where matches no stored run ({where})")
     missing = [f for f in files if not f.exists()]
     if missing:
         raise InputError(f"the store lacks data file {missing[0].name} named in its manifest", str(root))
-    con = connect(files)
-    try:
+    rows = None
+    if whole:  # every row of these files matches: read them as they are
+        import pyarrow as pa
+
         try:
-            rows = _arrow(con.sql(select_sql(files, where)))
-        except duckdb.Error as exc:
-            raise EvalAddonError(f"--where: {_one_line(exc)}" if where else f"{root}: {_one_line(exc)}") from None
-        if rows.num_rows == 0:
-            raise EvalAddonError(f"--where matches no stored rows ({where})")
-    finally:
-        con.close()
-    clash = _clashing_runs(rows)
+            rows = _read_files(files)
+        except (OSError, pa.ArrowException):  # e.g. a meta column typed differently in two logs: DuckDB unifies
+            rows = None
+    if rows is None:
+        import duckdb
+
+        con = connect(files)
+        try:
+            try:
+                rows = _arrow(con.sql(select_sql(files, where)))
+            except duckdb.Error as exc:
+                raise EvalAddonError(f"--where: {_one_line(exc)}" if where else f"{root}: {_one_line(exc)}") from None
+        finally:
+            con.close()
+    if rows.num_rows == 0:
+        raise EvalAddonError(f"--where matches no stored rows ({where})")
+    clash = _may_clash(manifest, files)
+    # run-level columns (one value per stored log) arrive dictionary-encoded: categoricals, ~4
+    # bytes a row instead of a string each (200 stored runs of 20k rows: the table 801 -> 458 MB)
     df = rows.to_pandas()
     del rows
     if cluster is not None:

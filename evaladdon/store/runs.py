@@ -13,6 +13,8 @@ def disambiguate(df: Any) -> Any:
     """The rule of :func:`evaladdon.adapters.read_runs`, for rows that come from a store: when
     two sources give the same run the same (task, metric), each such run is prefixed with its
     file's name, so they stay two runs."""
+    import pandas as pd
+
     keys = df[["run", "task", "metric", "source"]].drop_duplicates()
     per_key = keys.groupby(["run", "task", "metric"], sort=False)["source"].nunique()
     clashing = set(per_key[per_key > 1].index.get_level_values(0))
@@ -20,7 +22,9 @@ def disambiguate(df: Any) -> Any:
         hit = df["run"].isin(clashing)
         label = distinguishing_names(df.loc[hit, "source"].astype(str).unique())
         df = df.copy()
-        df.loc[hit, "run"] = df.loc[hit, "source"].astype(str).map(label) + "/" + df.loc[hit, "run"]
+        run = df["run"].astype(str)  # a categorical run column (store loads) cannot take new labels in place
+        run[hit] = df.loc[hit, "source"].astype(str).map(label) + "/" + run[hit]
+        df["run"] = run.astype("category") if isinstance(df["run"].dtype, pd.CategoricalDtype) else run
     return df
 
 
