@@ -79,6 +79,8 @@ def unusable(values: np.ndarray, error: np.ndarray) -> tuple[np.ndarray, dict[st
     (``values`` float, ``error`` the object array of the ``error`` column)."""
     has_error = ~pd.isna(error)
     bad = has_error | ~np.isfinite(values)
+    if not bad.any():  # the usual group: nothing left out, no counting to do
+        return bad, {}
     reasons = error[bad].copy()
     no_error = ~has_error[bad]
     infinite = np.isinf(values[bad])
@@ -102,6 +104,8 @@ def usable_rows(df: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, int]]:
 def _groups(df: pd.DataFrame) -> tuple[np.ndarray, list[np.ndarray | slice]]:
     """The (run, task, metric) groups in order of first appearance (as ``groupby(sort=False)``)
     and each group's row positions in table order; a table of one group is one slice."""
+    if all(_one_value(df[c]) for c in GROUP):  # one file of one run, task and metric: no codes at all
+        return np.zeros(1, dtype=np.int64), [slice(0, len(df))]
     combined = key_codes(df, GROUP)
     if not combined.any():
         return np.zeros(1, dtype=np.int64), [slice(0, len(df))]
@@ -111,6 +115,13 @@ def _groups(df: pd.DataFrame) -> tuple[np.ndarray, list[np.ndarray | slice]]:
     order = np.argsort(gcodes, kind="stable")
     bounds = np.cumsum(np.bincount(gcodes, minlength=len(uniques)))[:-1]
     return np.arange(len(uniques)), np.split(order, bounds)
+
+
+def _one_value(s: pd.Series) -> bool:
+    """A categorical of one category and no missing value (how the table reader stores a
+    column it fills with one value)."""
+    return (isinstance(s.dtype, pd.CategoricalDtype) and len(s.cat.categories) == 1
+            and not bool((s.cat.codes.to_numpy() < 0).any()))
 
 
 def _label_rows(df: pd.DataFrame) -> pd.DataFrame:
@@ -156,7 +167,10 @@ def summarize_table(
     # item and cluster labels factorized once, as integer codes, before any statistic (a
     # pyarrow-backed item column reuses the codes table.validate computed); no per-group frame
     item_codes, _ = label_codes(df["item"])
-    cluster_codes = pd.factorize(df["cluster"], use_na_sentinel=True)[0]
+    cluster = df["cluster"]
+    # pd.factorize's codes; a pyarrow-backed column through label_codes (arrow's hash kernel)
+    cluster_codes = label_codes(cluster)[0] if getattr(cluster.dtype, "storage", None) == "pyarrow" else \
+        pd.factorize(cluster, use_na_sentinel=True)[0]
     values = df["value"].to_numpy(dtype=float)
     error = df["error"].to_numpy(dtype=object)
     for rows in _groups(df)[1]:

@@ -8,6 +8,7 @@ Column names and meanings are the contract between adapters and statistics (see
 from __future__ import annotations
 
 import re
+import sys
 import weakref
 from collections import Counter
 from pathlib import Path
@@ -67,24 +68,47 @@ def _str_categorical(s: pd.Series) -> bool:
         s.cat.categories, skipna=False) in ("string", "empty")
 
 
+def _has_missing(s: pd.Series) -> bool:
+    """Whether a ``str`` column has a missing value (arrow keeps the count: no scan)."""
+    if getattr(s.dtype, "storage", None) == "pyarrow":
+        return s.array.__arrow_array__().null_count > 0
+    return bool(s.isna().any())
+
+
 def _conforming_strings(s: pd.Series) -> bool:
     """Whether ``s`` already holds only ``str`` (a C-level scan; no conversion)."""
     if _is_str_dtype(s.dtype):
-        return not bool(s.isna().any())
+        return not _has_missing(s)
     if isinstance(s.dtype, pd.CategoricalDtype):
         return _str_categorical(s) and not bool((s.cat.codes.to_numpy() < 0).any())
     return s.dtype == object and pd.api.types.infer_dtype(s, skipna=False) in ("string", "empty")
 
 
+def _is_none(arr: np.ndarray) -> np.ndarray:
+    """``arr == None`` elementwise for an object array, exactly (identity, as ``x is None``).
+
+    Our own because ``arr == None`` makes one rich comparison per element (~30 ns; 0.3 s for the
+    all-None ``item_hash``/``error`` columns of a 10-million-row table, checked several times):
+    a CPython object array stores ``PyObject*`` pointers and ``id(None)`` is None's address, so
+    comparing the pointers as integers is one vectorised pass over memory numpy owns.
+    """
+    if sys.implementation.name != "cpython" or arr.dtype != object or not arr.flags.c_contiguous or arr.size == 0:
+        return np.asarray(arr == None, dtype=bool)  # noqa: E711 - elementwise
+    import ctypes
+
+    raw = (ctypes.c_char * arr.nbytes).from_address(arr.ctypes.data)  # arr stays alive meanwhile
+    return np.frombuffer(raw, dtype=np.uintp, count=arr.size).reshape(arr.shape) == id(None)
+
+
 def _nullable_strings(s: pd.Series) -> pd.Series:
     """``str`` or ``None`` values; returned unchanged when already so."""
     if _is_str_dtype(s.dtype):
-        if not s.isna().any():
+        if not _has_missing(s):
             return s
         return s.astype(object).where(s.notna(), None)
     if s.dtype == object:
         arr = s.to_numpy()
-        is_none = arr == None  # noqa: E711 - elementwise, one C-level pass
+        is_none = _is_none(arr)
         if bool(is_none.all()):  # e.g. no item_hash / no error at all: nothing else to look at
             return s
         kind = pd.api.types.infer_dtype(s, skipna=True)
@@ -163,16 +187,110 @@ def _forget(ref: Any, key: int) -> None:
         del _CODES[key]
 
 
+_MIX_P = np.uint64(0x9E3779B97F4A7C15)
+_MIX_Q = np.uint64(0xC2B2AE3D27D4EB4F)
+_PROBE = 1 << 16
+"""Rows hashed first: a duplicate among them ends the all-distinct test early."""
+
+
+def _string_hashes(chunk: Any) -> np.ndarray | None:
+    """A 64-bit hash of every string of one arrow ``string``/``large_string`` array (no nulls),
+    computed 8 bytes at a time on the array's own buffers with numpy; ``None`` for other types.
+
+    Equal strings get equal hashes (length and bytes only), so distinct hashes prove distinct
+    strings; equal hashes prove nothing (the caller then asks arrow).  Our own because arrow
+    exposes no per-row hash and its hash table (``dictionary_encode``) costs ~0.5 us a string
+    once millions of distinct strings no longer fit in cache; this costs a few numpy passes.
+    """
+    import pyarrow as pa
+
+    if pa.types.is_string(chunk.type):
+        off_type = np.dtype(np.int32)
+    elif pa.types.is_large_string(chunk.type):
+        off_type = np.dtype(np.int64)
+    else:
+        return None
+    n = len(chunk)
+    _, offsets_buf, data_buf = chunk.buffers()
+    if n == 0:
+        return np.empty(0, dtype=np.uint64)
+    offsets = np.frombuffer(offsets_buf, dtype=off_type, count=n + 1, offset=chunk.offset * off_type.itemsize)
+    start = offsets[:-1].astype(np.int64)
+    length = offsets[1:].astype(np.int64) - start
+    lo = int(start[0])
+    start -= lo
+    size = int(offsets[-1]) - lo
+    padded = np.zeros(size + 8, dtype=np.uint8)  # the last string's last word may read past the buffer
+    if size:
+        padded[:size] = np.frombuffer(data_buf, dtype=np.uint8, count=size, offset=lo)
+    words = np.ndarray(buffer=padded, dtype="<u8", shape=(size + 1,), strides=(1,))  # 8 bytes at any offset
+    h = length.astype(np.uint64) * _MIX_Q
+    rows: np.ndarray | None = None  # None: every row
+    with np.errstate(over="ignore"):
+        for k in range(0, int(length.max()), 8):
+            if k:
+                rows = np.flatnonzero(length > k) if rows is None else rows[length[rows] > k]
+            rem = (length if rows is None else length[rows]) - k
+            w = words[(start if rows is None else start[rows]) + k]
+            short = rem < 8
+            if short.any():  # bytes past the string's end are not part of it
+                w[short] &= (np.uint64(1) << (rem[short].astype(np.uint64) * np.uint64(8))) - np.uint64(1)
+            w *= _MIX_P
+            x = (h if rows is None else h[rows]) ^ w
+            x = ((x << np.uint64(31)) | (x >> np.uint64(33))) * _MIX_Q
+            if rows is None:
+                h = x
+            else:
+                h[rows] = x
+    return h
+
+
+def _all_distinct(arrow: Any) -> bool:
+    """Whether every string of an arrow (chunked) string array without nulls is known to differ
+    from every other: all 64-bit hashes distinct (sorting them is far cheaper than a hash table
+    of millions of strings).  ``False`` means "not shown" (duplicates, a hash collision, another
+    type, or a small column where arrow's hash table is cheap), never "equal strings"."""
+    n = len(arrow)
+    if n < _PROBE:
+        return False
+    chunks = arrow.chunks if hasattr(arrow, "chunks") else [arrow]
+    first = _string_hashes(arrow.slice(0, _PROBE).combine_chunks() if hasattr(arrow, "chunks")
+                           else arrow.slice(0, _PROBE))
+    if first is None or _has_repeat(first):
+        return False  # repeats early on (e.g. several epochs or metrics per item): not all distinct
+    hashes = np.empty(n, dtype=np.uint64)
+    at = 0
+    for chunk in chunks:
+        got = _string_hashes(chunk)
+        if got is None:
+            return False
+        hashes[at:at + got.size] = got
+        at += got.size
+    return not _has_repeat(hashes)
+
+
+def _has_repeat(hashes: np.ndarray) -> bool:
+    """Whether two of ``hashes`` are equal (sorts ``hashes`` in place: no copy of 10M values)."""
+    hashes.sort()
+    return bool((hashes[1:] == hashes[:-1]).any())
+
+
 def label_codes(s: pd.Series) -> tuple[np.ndarray, int]:
-    """``pd.factorize(s)`` codes (first-appearance order, -1 for missing; int32 when they fit)
-    and the number of labels; computed once per pyarrow-backed column (see :data:`_CODES`)."""
+    """``pd.factorize(s)`` codes (first-appearance order, -1 for missing; int64 as pandas', so the
+    statistics index with them as they are instead of each taking a 64-bit copy) and the number
+    of labels; computed once per pyarrow-backed column (see :data:`_CODES`)."""
     arrow = None
     if _is_str_dtype(s.dtype) and getattr(s.dtype, "storage", None) == "pyarrow":  # not python-backed str
         arrow = s.array.__arrow_array__()
         hit = _CODES.get(id(arrow))
         if hit is not None and hit[0]() is arrow:
             return hit[1], hit[2]
-    if arrow is not None:
+    if arrow is not None and arrow.null_count == 0 and _all_distinct(arrow):
+        # every label differs (one row per item, the usual long table): pd.factorize's
+        # first-appearance codes are 0..n-1, proven without a hash table of the strings
+        n_labels = len(arrow)
+        codes = np.arange(n_labels, dtype=np.int64)
+    elif arrow is not None:
         # arrow's own hash kernel: the same first-appearance codes as pd.factorize (one memo
         # shared by all chunks, so every chunk indexes the same dictionary), ~25% faster on
         # millions of distinct strings because pandas adds passes of its own around it
@@ -181,15 +299,14 @@ def label_codes(s: pd.Series) -> tuple[np.ndarray, int]:
         encoded = pc.dictionary_encode(arrow)
         chunks = encoded.chunks if hasattr(encoded, "chunks") else [encoded]
         n_labels = len(chunks[0].dictionary) if chunks else 0
-        dtype = np.int32 if n_labels < 2**31 - 1 else np.int64
-        codes = (np.concatenate([c.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(dtype, copy=False)
-                                 for c in chunks]) if chunks else np.empty(0, dtype=dtype))
+        codes = (np.concatenate([c.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+                                 for c in chunks]) if chunks else np.empty(0, dtype=np.int64))
         del encoded, chunks
         _release_arrow_memory()
     else:
         codes, uniques = pd.factorize(s, use_na_sentinel=True)
         n_labels = len(uniques)
-        codes = codes.astype(np.int32 if n_labels < 2**31 - 1 else np.int64, copy=False)
+        codes = codes.astype(np.int64, copy=False)
     if arrow is not None:
         try:
             ref = weakref.ref(arrow, lambda r, key=id(arrow): _forget(r, key))
@@ -233,8 +350,8 @@ def _column_codes(s: pd.Series) -> tuple[np.ndarray | None, int]:
     if _is_str_dtype(s.dtype):
         codes, width = label_codes(s)
         if width == n:  # all distinct, none missing
-            return codes.astype(np.int64), n
-        return codes.astype(np.int64) + 1, width + 1  # -1 (missing) becomes 0
+            return codes.copy(), n
+        return codes + 1, width + 1  # -1 (missing) becomes 0
     codes, uniques = pd.factorize(s, use_na_sentinel=False)
     return codes.astype(np.int64, copy=False), max(len(uniques), 1)
 
@@ -255,7 +372,12 @@ def _key_codes(df: pd.DataFrame, columns: tuple[str, ...]) -> tuple[np.ndarray, 
     top = 1
     n = len(df)
     for col in columns:
-        codes, width = _column_codes(df[col])
+        s = df[col]
+        if n > 1 and _is_str_dtype(s.dtype):
+            codes, width = label_codes(s)
+            if width == n:  # n labels among n rows, none missing: every row differs, and the
+                return codes, True  # first-appearance codes are 0..n-1 (read-only: shared)
+        codes, width = _column_codes(s)
         if codes is None:
             continue
         if width == n and n > 1 and bool(np.all(codes == np.arange(n))):
@@ -342,6 +464,8 @@ def validate(df: pd.DataFrame) -> pd.DataFrame:
         nullable = col in NULLABLE_STRING_COLUMNS
         if _str_categorical(df[col]) and (nullable or not bool((df[col].cat.codes.to_numpy() < 0).any())):
             continue  # str labels, one byte a row
+        if nullable and df[col].dtype == object and bool(_is_none(df[col].to_numpy()).all()):
+            continue  # e.g. no item_hash / no error at all (as infer_dtype's "empty", without its scan)
         kind = pd.api.types.infer_dtype(df[col], skipna=nullable)  # C-level scan, no Python loop
         if kind not in ("string", "empty"):
             if not nullable and df[col].isna().any():

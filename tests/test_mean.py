@@ -127,3 +127,23 @@ def test_integer_codes_in_first_appearance_order_are_taken_as_they_are() -> None
         assert got.dtype == ref.dtype and got.tolist() == ref.tolist() and k == k_ref
     negative = np.array([0, -1, 1])  # -1 is a label like any other here (not pandas' missing sentinel)
     assert codes(negative, 3, "items")[0].tolist() == factorized(negative, 3, "items")[0].tolist() == [0, 1, 2]
+
+
+def test_one_row_per_item_shortcut_equals_the_grouped_path() -> None:
+    """With one row per item the item means are the rows themselves (no grouping). Oracle: the
+    grouped path, forced by a second identical epoch of every item (which leaves every item
+    mean unchanged): the item, cluster and interval fields agree."""
+    rng = np.random.default_rng(11)
+    n = 400
+    x = rng.normal(0.5, 0.2, n)
+    clusters = rng.integers(0, 40, n)
+    items = np.array([f"item-{k}" for k in rng.permutation(n)])
+    one = estimate_mean(x, items=items, clusters=clusters)
+    twice = estimate_mean(np.concatenate([x, x]), items=np.concatenate([items, items]),
+                          clusters=np.concatenate([clusters, clusters]))
+    for field in ("mean", "se", "ci_low", "ci_high", "df", "se_item", "se_cluster", "se_cluster_cr2", "deff", "icc"):
+        assert getattr(one, field) == pytest.approx(getattr(twice, field), rel=1e-12), field
+    assert one.n_items == n and one.n_epochs_max == 1 and twice.n_epochs_max == 2
+    with pytest.raises(ValueError, match="two clusters"):  # still refused once an item has two rows
+        estimate_mean(np.concatenate([x, x]), items=np.concatenate([items, items]),
+                      clusters=np.concatenate([clusters, clusters + 1]))

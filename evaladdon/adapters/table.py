@@ -66,7 +66,8 @@ def _csv_header(path: Path, delimiter: str) -> list[str]:
 
 
 def _read_csv(path: Path, delimiter: str) -> Any:
-    """Every column as a string (ids like ``007`` keep their zeros; ``raw`` is exact)."""
+    """Every column as a string (ids like ``007`` keep their zeros; ``raw`` is exact); ``large_string``,
+    the type of pandas' ``str`` columns, so they share the parser's buffers instead of copying them."""
     pa = _pyarrow()
     from pyarrow import csv as pacsv
 
@@ -78,7 +79,8 @@ def _read_csv(path: Path, delimiter: str) -> Any:
         path,
         read_options=pacsv.ReadOptions(block_size=1 << 24),
         parse_options=pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=True),
-        convert_options=pacsv.ConvertOptions(column_types={n: pa.string() for n in names}, strings_can_be_null=False,
+        convert_options=pacsv.ConvertOptions(column_types={n: pa.large_string() for n in names},
+                                             strings_can_be_null=False,
                                              null_values=[], quoted_strings_can_be_null=False),
     )
     pa.default_memory_pool().release_unused()  # the parser's block buffers: not part of the peak that follows
@@ -180,7 +182,7 @@ class _Columns:
             col = self.arrow_col(name)
             if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)):
                 try:
-                    col = pc.cast(col, pa.string())
+                    col = pc.cast(col, pa.large_string())  # pandas' str type: no second copy
                 except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
                     s = col.to_pandas().astype(str)
                     return s, (s.str.strip() == "").to_numpy()
@@ -203,7 +205,7 @@ def _scores(cols: _Columns, name: str) -> tuple[np.ndarray, pd.Series, pd.Series
         if pa.types.is_floating(col.type) or pa.types.is_integer(col.type) or pa.types.is_boolean(col.type):
             values = pc.fill_null(pc.cast(col, pa.float64()), np.nan).to_numpy(zero_copy_only=False).astype(float)
             nonfinite = ~null & ~np.isfinite(values)
-            raw = pc.fill_null(pc.cast(col, pa.string()), "")
+            raw = pc.fill_null(pc.cast(col, pa.large_string()), "")  # pandas' str type: no second copy
             errors = np.full(cols.n, None, dtype=object)
             errors[nonfinite] = NON_FINITE
             errors[null] = MISSING

@@ -59,10 +59,29 @@ def codes(labels: npt.ArrayLike | None, n: int, name: str) -> tuple[np.ndarray, 
     """
     if labels is not None and isinstance(labels, np.ndarray) and labels.ndim == 1 and labels.shape[0] == n > 0 \
             and labels.dtype.kind in "iu" and labels[0] == 0:
-        top = np.maximum.accumulate(labels)
-        if bool((np.diff(top) <= 1).all()) and int(labels.min()) >= 0:
-            return labels.astype(np.int64, copy=False), int(top[-1]) + 1
+        top = _first_appearance_top(labels)
+        if top is not None:
+            return labels.astype(np.int64, copy=False), top + 1
     return _factorize_codes(labels, n, name)
+
+
+_BLOCK = 1 << 20
+
+
+def _first_appearance_top(labels: np.ndarray) -> int | None:
+    """The largest label when ``labels`` (non-negative, starting at 0) are first-appearance codes,
+    else ``None``; checked a block at a time, so a 10-million-row check allocates no
+    10-million-element temporaries (the running maximum carries over between blocks)."""
+    carry = -1
+    for at in range(0, labels.shape[0], _BLOCK):
+        block = labels[at:at + _BLOCK]
+        if int(block.min()) < 0:
+            return None
+        top = np.maximum(np.maximum.accumulate(block).astype(np.int64, copy=False), carry)
+        if int(top[0]) > carry + 1 or bool((np.diff(top) > 1).any()):
+            return None
+        carry = int(top[-1])
+    return carry
 
 
 def cluster_sums(values: np.ndarray, cluster_codes: np.ndarray, n_clusters: int) -> tuple[np.ndarray, np.ndarray]:
@@ -97,7 +116,7 @@ def clustered_se(values: npt.ArrayLike, clusters: npt.ArrayLike) -> ClusteredSE:
     n = x.size
     cluster_codes, n_clusters = codes(clusters, n, "clusters")
     scale = pow2_scale(x)
-    xs = x / scale
+    xs = x / scale if scale != 1.0 else x  # x / 1.0 is x exactly: no 10-million-element copy
     mean = float(xs.mean()) * scale
     sums, sizes = cluster_sums(xs - xs.mean(), cluster_codes, n_clusters)
     notes: list[str] = []

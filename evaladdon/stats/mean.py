@@ -86,6 +86,11 @@ class MeanEstimate(Result):
 
 
 def _item_means(x: np.ndarray, item_codes: np.ndarray, n_items: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per-item means and row counts.  With as many items as rows (one epoch, the usual long
+    table) the first-appearance codes are ``0..n-1``: each item's mean is its row's value
+    (``x / 1`` is ``x`` exactly), so no three n-element temporaries are made."""
+    if n_items == x.size:
+        return x, np.ones(n_items, dtype=np.int8)
     counts = np.bincount(item_codes, minlength=n_items)
     sums = np.bincount(item_codes, weights=x, minlength=n_items)
     return sums / counts, counts
@@ -96,6 +101,8 @@ def _cluster_of_items(
 ) -> np.ndarray:
     """One cluster label per item; refuses items whose rows disagree on the cluster."""
     cluster_codes, _ = codes(clusters, n_rows, "clusters")
+    if n_items == n_rows:  # one row per item, in row order (see _item_means): nothing can disagree
+        return cluster_codes
     first = np.full(n_items, -1, dtype=np.int64)
     # first occurrence of each item (reverse assignment keeps the first)
     first[item_codes[::-1]] = cluster_codes[::-1]
