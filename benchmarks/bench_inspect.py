@@ -19,9 +19,12 @@ RSS from ``VmHWM`` in ``/proc/self/status``, else ``resource.getrusage``):
 
 Each row shows wall and CPU seconds (imports included), CPU without imports (the same program
 given no file subtracted) and peak RSS, each also as a ratio to the raw floor of that block.
-``--rss-sizes 20000,60000`` adds the peak RSS of the ``.json`` reader as the log grows.
+``--rss-sizes 20000,60000,200000`` adds the peak RSS of the ``.json`` reader and of
+``summarize`` as the log grows (logs of those sizes generated once into ``--rss-dir``, default
+``--dir``), with the growth per 10,000 samples between the first and the last size.
 
     python benchmarks/bench_inspect.py [--n 20000] [--dir /tmp/evaladdon-bench-inspect] [--rss-sizes 20000,60000]
+        [--rss-dir DIR] [--rss-only]
 """
 
 from __future__ import annotations
@@ -227,6 +230,31 @@ def imports_only(names: tuple[str, ...], repeat: int) -> dict[str, dict[str, flo
     return {name: measure(name, [], repeat) for name in names}
 
 
+def rss_growth(args: argparse.Namespace, small: Path, imp: dict[str, dict[str, float]]) -> None:
+    """Peak RSS of the native ``.json`` reader and of ``summarize`` at each ``--rss-sizes``."""
+    if not args.rss_sizes:
+        return
+    where = args.rss_dir or args.dir
+    where.mkdir(parents=True, exist_ok=True)
+    print("\npeak RSS of the native .json reader as the log grows (imports alone: "
+          f"{imp['evaladdon native']['rss_mb']:.0f} MB), CPU with imports")
+    got: dict[int, dict[str, float]] = {}
+    for n in args.rss_sizes:
+        e, j = where / f"bench_{n}.eval", where / f"bench_{n}.json"
+        if not j.exists():
+            grow(small, n, e, j)
+        got[n] = measure("evaladdon native", [j], 1)
+        summ = measure("evaladdon summarize", [j], 1)
+        floor = measure("raw floor (ijson stream)", [j], 1)
+        print(f"  {n:7d} samples, {j.stat().st_size / 2**20:6.0f} MiB: native {got[n]['rss_mb']:5.0f} MB "
+              f"({got[n]['cpu']:.1f} s CPU, {got[n]['cpu'] / floor['cpu']:.2f}x floor), summarize "
+              f"{summ['rss_mb']:5.0f} MB, floor {floor['rss_mb']:5.0f} MB ({floor['cpu']:.1f} s CPU)")
+    lo, hi = min(got), max(got)
+    if hi > lo:
+        print(f"  growth {lo} -> {hi} samples: {(got[hi]['rss_mb'] - got[lo]['rss_mb']) / (hi - lo) * 1e4:.1f} MB "
+              "per 10,000 samples")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=20_000)
@@ -234,6 +262,8 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=2, help="best of this many runs per measurement")
     ap.add_argument("--rss-sizes", type=lambda t: [int(x) for x in t.split(",")], default=[],
                     help="also the peak RSS of the .json reader at these sample counts (e.g. 20000,60000)")
+    ap.add_argument("--rss-dir", type=Path, default=None, help="where the logs of --rss-sizes are (made once)")
+    ap.add_argument("--rss-only", action="store_true", help="only the --rss-sizes measurements")
     args = ap.parse_args()
     args.dir.mkdir(parents=True, exist_ok=True)
     big_eval, big_json = args.dir / f"bench_{args.n}.eval", args.dir / f"bench_{args.n}.json"
@@ -247,6 +277,9 @@ def main() -> None:
     r = args.repeat
     ours = ("raw floor (zip+orjson)", "raw floor (ijson stream)", "evaladdon native", "evaladdon read_runs")
     imp = imports_only(ours, 3)
+    if args.rss_only:
+        rss_growth(args, small, imp)
+        return
     rows = {name: measure(name, [big_eval], r) for name in (
         "raw floor (zip+orjson)", "evaladdon native", "evaladdon read_runs", "evaladdon summarize",
         "inspect header+summaries", "inspect samples_df", "inspect read_eval_log (full)")}
@@ -254,17 +287,7 @@ def main() -> None:
     rows = {name: measure(name, [big_json], 1) for name in (
         "raw floor (ijson stream)", "evaladdon native", "inspect header+summaries", "inspect read_eval_log (full)")}
     table(f".json, {args.n} samples", rows, "raw floor (ijson stream)", imp)
-    if args.rss_sizes:
-        print("\npeak RSS of the native .json reader as the log grows (imports alone: "
-              f"{imp['evaladdon native']['rss_mb']:.0f} MB)")
-        for n in args.rss_sizes:
-            e, j = args.dir / f"bench_{n}.eval", args.dir / f"bench_{n}.json"
-            if not e.exists() or not j.exists():
-                grow(small, n, e, j)
-            got = measure("evaladdon native", [j], 1)
-            floor = measure("raw floor (ijson stream)", [j], 1)
-            print(f"  {n:7d} samples, {j.stat().st_size / 2**20:6.0f} MiB: evaladdon {got['rss_mb']:5.0f} MB "
-                  f"({got['cpu']:.1f} s CPU), floor {floor['rss_mb']:5.0f} MB ({floor['cpu']:.1f} s CPU)")
+    rss_growth(args, small, imp)
     with tempfile.TemporaryDirectory() as tmp:
         copies = []
         for i in range(100):

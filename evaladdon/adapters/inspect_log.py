@@ -71,7 +71,7 @@ def _read_part(p: Path, cluster: str | None, reader: str) -> Part:
         return build_part(_read_with_inspect(p), p, cluster)
     try:
         try:
-            log = _read_native(p)
+            log = _read_native(p, cluster)
         except NotNative as exc:
             if reader == "native":
                 raise InputError(f"the native reader does not read this log ({exc}); use the inspect reader",
@@ -86,12 +86,12 @@ def _read_part(p: Path, cluster: str | None, reader: str) -> Part:
         raise InputError(f"a value is nested more than {MAX_DEPTH} levels deep; refusing to read it", str(p)) from None
 
 
-def _read_native(p: Path) -> LogData:
+def _read_native(p: Path, cluster: str | None) -> LogData:
     with p.open("rb") as fh:
         head = fh.read(4)
     if head.startswith(b"PK"):
         return read_eval_zip(p)
-    return read_json_stream(p)
+    return read_json_stream(p, cluster)
 
 
 # ---------------------------------------------------------------------------- Inspect's reader

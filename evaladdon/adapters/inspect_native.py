@@ -10,8 +10,9 @@ What is read (nothing else is touched):
   depth-scanned only before the stdlib parser reads what orjson refused.
 - JSON logs (any file name): the top-level keys before ``samples`` through ijson's event
   stream, then each ``samples[*]`` built by ijson's C backend and cut to the fields used
-  (transcripts, messages, output, attachments dropped at once), so memory stays bounded by
-  the largest single sample whatever the file size.
+  (transcripts, messages, output, attachments dropped at once) and, every few thousand
+  samples, made columns (:class:`~evaladdon.adapters.inspect_rows.Collector`), so memory
+  holds the largest single sample and the table's columns whatever the file size.
 
 Anything else (log format versions other than 2 and 3, other zip compression, ``NaN``
 literals in a streamed JSON log) raises :class:`NotNative`, and the caller falls back to
@@ -28,7 +29,7 @@ from typing import Any, Iterator
 import orjson
 
 from evaladdon.adapters.guard import BOM, MAX_DEPTH, DepthScanner, UnsupportedMember, check_depth, read_member
-from evaladdon.adapters.inspect_rows import LogData, SampleRecord, make_record, score_fields
+from evaladdon.adapters.inspect_rows import Collector, LogData, SampleRecord, make_record, score_fields
 from evaladdon.errors import InputError
 
 NATIVE_VERSIONS = (2, 3)
@@ -233,8 +234,10 @@ class _DepthCheckedFile:
         return data
 
 
-def read_json_stream(path: Path) -> LogData:
-    """A JSON log streamed with ijson's C backend (see module docstring)."""
+def read_json_stream(path: Path, cluster: str | None = None) -> LogData:
+    """A JSON log streamed with ijson's C backend (see module docstring); its records go
+    into a :class:`~evaladdon.adapters.inspect_rows.Collector` (for ``cluster``) as they are
+    read, so memory does not grow by a record per sample."""
     try:
         import ijson
 
@@ -248,12 +251,12 @@ def read_json_stream(path: Path) -> LogData:
             fh.seek(skip)
             header, has_samples = _header_events(iter(backend.parse(_DepthCheckedFile(fh, where), use_float=True)))
             header = _header_of(header, where)
-            records: list[SampleRecord] = []
+            records = Collector(cluster)
             if has_samples:
                 fh.seek(skip)
                 checked = _DepthCheckedFile(fh, where)
                 for sample in backend.items(checked, "samples.item", use_float=True, buf_size=2**20):
-                    records.append(record(_slim(sample)))
+                    records.add(record(_slim(sample)))
     except ijson.common.IncompleteJSONError as exc:
         text = " ".join(str(exc).split())
         if "invalid char" in text or "lexical error" in text:
