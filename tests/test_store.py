@@ -346,3 +346,46 @@ def test_whole_files_read_from_parquet_equal_the_query(tmp_path: Path, monkeypat
     c_only = q.load_store(store, "model = 'c'").table
     monkeypatch.setattr(q, "_read_files", refuse)
     pd.testing.assert_frame_equal(canon(q.load_store(store, "model = 'c'").table), canon(c_only), check_exact=True)
+
+
+def test_summarize_a_large_selection_group_by_group(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """A store selection larger than chunks.MAX_ROWS rows is summarized a group of logs at a
+    time: the JSON and text output equal reading it at once (forced by a tiny MAX_ROWS), with
+    --metric, --cluster, a run-level --where, labels over all runs and the store's notes; a
+    per-row --where, or one run in two logs, is read at once."""
+    from evaladdon.store import chunks, ingest
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for i in range(5):
+        synthetic(logs / f"m{i}.csv", f"model-{i}", i, n_items=30 + i, epochs=2)
+    store = tmp_path / "store"
+    assert ingest([logs], store, workers=1).stored == 5
+
+    def out(*args: str) -> tuple[int, str, str]:
+        code = cli("summarize", "--store", store, *args)
+        got = capsys.readouterr()
+        return code, got.out, got.err
+
+    calls: list[int] = []
+    real = chunks.summarize_store
+
+    def counting(*a: object, **k: object) -> object:
+        res = real(*a, **k)
+        calls.append(res is not None)
+        return res
+
+    monkeypatch.setattr(chunks, "summarize_store", counting)
+    for args in ((), ("--json",), ("--where", "model IN ('model-1', 'model-3', 'model-4')", "--json"),
+                 ("--cluster", "passage", "--json"), ("--metric", "score", "--json"), ("--metric", "scor",)):
+        monkeypatch.setattr(chunks, "MAX_ROWS", 10**9)
+        at_once = out(*args)
+        monkeypatch.setattr(chunks, "MAX_ROWS", 70)  # one or two logs a group
+        assert out(*args) == at_once, args
+        if at_once[0] == 0:
+            assert calls[-2:] == [False, True], args
+    assert at_once[0] == 2 and "no rows with metric 'scor'" in at_once[2]  # the same one-line error
+    monkeypatch.setattr(chunks, "MAX_ROWS", 70)
+    out("--where", "value >= 0.5", "--json")  # a per-row term: read at once
+    assert calls[-1] is False

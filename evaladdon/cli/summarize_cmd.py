@@ -97,14 +97,22 @@ def run(args: argparse.Namespace) -> int:
 
     from evaladdon.reported import reported_summaries
 
-    loaded = load(args)
-    notes = list(loaded.notes)
-    # results-only lm-eval files: the harness's own value and stderr, marked as such (not clustered, not paired)
-    reported = reported_summaries(loaded.reported, level=args.level, table=loaded.table, metric=args.metric)
-    summaries = []
-    if not loaded.table.empty or not reported:
-        summaries = summarize_table(loaded.table, metric=args.metric, level=args.level, method=args.method,
-                                    cluster_method=args.cluster_method, notes=notes)
+    grouped = _store_in_groups(args)
+    if grouped is not None:  # a large store selection, read a group of logs at a time
+        from evaladdon.adapters import Loaded
+        from evaladdon.table import empty_table
+
+        summaries, notes = grouped
+        loaded, reported = Loaded(empty_table(), list(notes)), []
+    else:
+        loaded = load(args)
+        notes = list(loaded.notes)
+        # results-only lm-eval files: the harness's own value and stderr, marked as such (not clustered, not paired)
+        reported = reported_summaries(loaded.reported, level=args.level, table=loaded.table, metric=args.metric)
+        summaries = []
+        if not loaded.table.empty or not reported:
+            summaries = summarize_table(loaded.table, metric=args.metric, level=args.level, method=args.method,
+                                        cluster_method=args.cluster_method, notes=notes)
     marks = incomplete_marks(summaries, loaded)
     if args.json:
         records = [dict(s.flat(), incomplete=marks.get((s.run, s.task, s.metric))) for s in summaries]
@@ -114,6 +122,19 @@ def run(args: argparse.Namespace) -> int:
                incomplete=marks)
         emit(args, [], loaded, notes + warnings_of(summaries) + reported_notes(reported))
     return 0
+
+
+def _store_in_groups(args: argparse.Namespace) -> tuple[list[Any], list[str]] | None:
+    """:func:`evaladdon.store.chunks.summarize_store` for ``--store`` on the local engine
+    (None otherwise, or when the selection is read at once)."""
+    if not getattr(args, "store", None) or (getattr(args, "engine", "local") or "local") != "local":
+        return None
+    from evaladdon.cli.common import check_metric
+    from evaladdon.store.chunks import summarize_store
+
+    return summarize_store(str(args.store), getattr(args, "where", None), getattr(args, "cluster", None),
+                           args.metric, level=args.level, method=args.method, cluster_method=args.cluster_method,
+                           check_metric=check_metric)
 
 
 MISSING_FROM_LOG = "missing from log"  # the error of rows a log declares but does not hold (lm-eval reader)

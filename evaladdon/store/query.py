@@ -15,6 +15,7 @@ files to open, so comparing two checkpoints out of a thousand stored runs reads 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -265,10 +266,24 @@ def load_store(root: str | os.PathLike[str], where: str | None = None, cluster: 
     Arrow (DuckDB's own ``.df()`` is ~4x slower on string columns).  Either way the table
     is converted to pandas once, run-level columns as categoricals.
     """
-    from evaladdon.adapters import Loaded
-    from evaladdon.store.runs import disambiguate
-    from evaladdon.table import finalize, validate
+    sel = select(root, where)
+    return load_selection(sel, sel.files, cluster)
 
+
+@dataclass(frozen=True)
+class Selection:
+    """What ``--where`` picks in a store: the data files, in manifest order, whether every row
+    of them matches (:func:`plan_files`), and the checked filter."""
+
+    root: str
+    manifest: Manifest
+    files: list[Path]
+    whole: bool
+    where: str | None
+
+
+def select(root: str | os.PathLike[str], where: str | None = None) -> Selection:
+    """The store's files ``where`` can match (an error when none, or one is missing)."""
     manifest = Manifest.load(root)
     if not manifest.entries:
         raise InputError("the store is empty", str(root))
@@ -287,8 +302,18 @@ def load_store(root: str | os.PathLike[str], where: str | None = None, cluster: 
     missing = [f for f in files if not f.exists()]
     if missing:
         raise InputError(f"the store lacks data file {missing[0].name} named in its manifest", str(root))
+    return Selection(str(root), manifest, files, whole, where)
+
+
+def load_selection(sel: Selection, files: Sequence[Path], cluster: str | None = None) -> Any:
+    """The canonical rows of ``files`` (some or all of ``sel.files``) matching ``sel.where``."""
+    from evaladdon.adapters import Loaded
+    from evaladdon.store.runs import disambiguate
+    from evaladdon.table import finalize, validate
+
+    manifest, where, root = sel.manifest, sel.where, sel.root
     rows = None
-    if whole:  # every row of these files matches: read them as they are
+    if sel.whole:  # every row of these files matches: read them as they are
         import pyarrow as pa
 
         try:
