@@ -378,7 +378,8 @@ def test_summarize_a_large_selection_group_by_group(tmp_path: Path, monkeypatch:
 
     monkeypatch.setattr(chunks, "summarize_store", counting)
     for args in ((), ("--json",), ("--where", "model IN ('model-1', 'model-3', 'model-4')", "--json"),
-                 ("--cluster", "passage", "--json"), ("--metric", "score", "--json"), ("--metric", "scor",)):
+                 ("--cluster", "passage", "--json"), ("--metric", "score", "--json"), ("--metric", "f1_macro"),
+                 ("--metric", "scor",)):
         monkeypatch.setattr(chunks, "MAX_ROWS", 10**9)
         at_once = out(*args)
         monkeypatch.setattr(chunks, "MAX_ROWS", 70)  # one or two logs a group

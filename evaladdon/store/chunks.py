@@ -92,11 +92,13 @@ def summarize_store(
     check_metric(pd.DataFrame({"metric": [c[3] for e in picked for c in e["combos"]]}), metric)
     summaries: list[Any] = []
     label_rows: list[pd.DataFrame] = []
+    has_metric = metric is None
     for files in groups:
         table = load_selection(sel, files, cluster).table
         label_rows.append(distinct_rows(table, ("run", "model", "task", "source")).astype(object))
         if metric is not None and not (table["metric"] == metric).any():
             continue
+        has_metric = True
         try:
             summaries += summarize_table(table, metric=metric, level=level, method=method,
                                          cluster_method=cluster_method, notes=notes)
@@ -104,6 +106,8 @@ def summarize_store(
             if not exc.message.startswith("no scored rows to summarize"):
                 raise
         del table
+    if not has_metric:  # e.g. a metric family name, which check_metric lets through
+        raise EvalAddonError(f"no rows with metric {metric!r}")
     if not summaries:
         raise EvalAddonError("no scored rows to summarize" + (f": {'; '.join(notes)}" if notes else ""))
     labels = run_labels(pd.concat(label_rows, ignore_index=True))
