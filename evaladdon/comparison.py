@@ -27,8 +27,8 @@ from evaladdon.stats import (
     regression_gate,
 )
 from evaladdon.stats._result import Result
-from evaladdon.summary import usable_rows
-from evaladdon.table import GROUP, key_codes, run_labels
+from evaladdon.summary import group_positions, usable_rows
+from evaladdon.table import GROUP, run_labels
 
 
 @dataclass(frozen=True)
@@ -320,15 +320,13 @@ class GroupRows:
         self.df = df
         self._narrow = df[list(ALIGN_COLUMNS)]
         self._sides: OrderedDict[tuple[Any, Any, Any], Side] = OrderedDict()
-        self._rows: dict[tuple[Any, Any, Any], np.ndarray] = {}
+        self._rows: dict[tuple[Any, Any, Any], np.ndarray | slice] = {}
         self._keys: dict[Any, list[tuple[Any, Any]]] = {}
         self._first: dict[Any, int] = {}
         if df.empty:
             return
-        gcodes, uniques = pd.factorize(key_codes(df, GROUP))
-        order = np.argsort(gcodes, kind="stable")
-        positions = np.split(order, np.cumsum(np.bincount(gcodes, minlength=len(uniques)))[:-1])
-        first = np.array([int(p[0]) for p in positions])
+        positions = group_positions(df)[1]  # slices or row positions, as the summary groups
+        first = np.array([p.start if isinstance(p, slice) else int(p[0]) for p in positions])
         keys = zip(*(df[c].array.take(first).tolist() for c in GROUP))
         for (run, task, metric), pos, at in zip(keys, positions, first):
             self._rows[(run, task, metric)] = pos

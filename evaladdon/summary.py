@@ -101,7 +101,7 @@ def usable_rows(df: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, int]]:
     return df.loc[~bad], dropped
 
 
-def _groups(df: pd.DataFrame) -> tuple[np.ndarray, list[np.ndarray | slice]]:
+def group_positions(df: pd.DataFrame) -> tuple[np.ndarray, list[np.ndarray | slice]]:
     """The (run, task, metric) groups in order of first appearance (as ``groupby(sort=False)``)
     and each group's row positions in table order; a table of one group is one slice."""
     if all(_one_value(df[c]) for c in GROUP):  # one file of one run, task and metric: no codes at all
@@ -173,7 +173,7 @@ def summarize_table(
         pd.factorize(cluster, use_na_sentinel=True)[0]
     values = df["value"].to_numpy(dtype=float)
     error = df["error"].to_numpy(dtype=object)
-    for rows in _groups(df)[1]:
+    for rows in group_positions(df)[1]:
         first = rows.start if isinstance(rows, slice) else int(rows[0])
         run, task, metric_name = (df[c].iat[first] for c in GROUP)
         bad, dropped = unusable(values[rows], error[rows])

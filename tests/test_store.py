@@ -390,3 +390,17 @@ def test_summarize_a_large_selection_group_by_group(tmp_path: Path, monkeypatch:
     monkeypatch.setattr(chunks, "MAX_ROWS", 70)
     out("--where", "value >= 0.5", "--json")  # a per-row term: read at once
     assert calls[-1] is False
+
+
+def test_cluster_ids_equal_str_of_each_value() -> None:
+    """Cluster ids from a stored column: str(v) of every present value, None where missing
+    (oracle: the per-value conversion), for text, integer, float, boolean and mixed columns."""
+    from evaladdon.store.query import cluster_ids
+
+    cols = [pd.Series(["p1", None, "p2"], dtype="str"), pd.Series([1, 2, 3], dtype="int64"),
+            pd.Series([1.5, np.nan, 0.1, 1e-20, 3.0]), pd.Series([1, None, 3], dtype="Int64"),
+            pd.Series([True, False, None], dtype=object), pd.Series(["a", 2, 2.5, None, np.nan], dtype=object),
+            pd.Series(pd.Categorical(["x", None, "y"]))]
+    for col in cols:
+        want = [None if pd.isna(v) else str(v) for v in col.astype(object)]
+        assert cluster_ids(col).tolist() == want, col.tolist()

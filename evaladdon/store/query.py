@@ -252,6 +252,18 @@ def _may_clash(manifest: Manifest, files: Sequence[Path]) -> bool:
     return False
 
 
+def cluster_ids(col: Any) -> Any:
+    """A stored column as cluster ids: ``str(v)`` of each value, None where missing (one
+    C-level conversion of the present values, not a Python call per row)."""
+    import numpy as np
+    import pandas as pd
+
+    present = col.notna().to_numpy()
+    out = np.full(len(col), None, dtype=object)
+    out[present] = col[present].astype(str).to_numpy(dtype=object)
+    return pd.Series(out, index=col.index, dtype=object)
+
+
 def load_store(root: str | os.PathLike[str], where: str | None = None, cluster: str | None = None) -> Any:
     """The canonical rows of the store matching ``where`` (a validated :class:`Loaded`).
 
@@ -342,8 +354,7 @@ def load_selection(sel: Selection, files: Sequence[Path], cluster: str | None = 
         col = cluster if cluster in df.columns else f"meta.{cluster}"
         if col not in df.columns:
             raise EvalAddonError(f"no stored column {cluster!r} to cluster on (nested metadata: ingest with --cluster)")
-        cl = df[col]
-        df["cluster"] = cl.astype(object).where(cl.notna(), None).map(lambda v: v if v is None else str(v))
+        df["cluster"] = cluster_ids(df[col])
     if clash:
         df = disambiguate(df)
     names = {f.name for f in files}
