@@ -77,9 +77,12 @@ def reported_summaries(
     """
     if not 0.0 < level < 1.0:
         raise ValueError(f"confidence level must be in (0, 1), got {level}")
+    reported = list(reported)
     have: set[tuple[str, str, str]] = set()
-    if table is not None and len(table):
-        have = set(map(tuple, table[["run", "task", "metric"]].drop_duplicates().astype(str).to_numpy()))
+    if reported and table is not None and len(table):  # nothing reported (the usual case): no pass over the rows
+        from evaladdon.table import distinct_tuples  # on integer codes: no copy of the three columns
+
+        have = {(str(r), str(t), str(m)) for r, t, m in distinct_tuples(table, ("run", "task", "metric"))}
     z = _z(level)
     out: list[ReportedSummary] = []
     for r in reported:
