@@ -101,7 +101,10 @@ def _is_none(arr: np.ndarray) -> np.ndarray:
 
 
 def _nullable_strings(s: pd.Series) -> pd.Series:
-    """``str`` or ``None`` values; returned unchanged when already so."""
+    """``str`` or ``None`` values; returned unchanged when already so (a categorical of ``str``
+    labels too: the table reader's cluster column, missing where it has no label)."""
+    if _str_categorical(s):
+        return s
     if _is_str_dtype(s.dtype):
         if not _has_missing(s):
             return s
@@ -279,6 +282,8 @@ def label_codes(s: pd.Series) -> tuple[np.ndarray, int]:
     """``pd.factorize(s)`` codes (first-appearance order, -1 for missing; int64 as pandas', so the
     statistics index with them as they are instead of each taking a 64-bit copy) and the number
     of labels; computed once per pyarrow-backed column (see :data:`_CODES`)."""
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        return _categorical_codes(s)
     arrow = None
     if _is_str_dtype(s.dtype) and getattr(s.dtype, "storage", None) == "pyarrow":  # not python-backed str
         arrow = s.array.__arrow_array__()
@@ -315,6 +320,23 @@ def label_codes(s: pd.Series) -> tuple[np.ndarray, int]:
         codes.flags.writeable = False  # shared between callers
         _CODES[id(arrow)] = (ref, codes, n_labels)
     return codes, n_labels
+
+
+def _categorical_codes(s: pd.Series) -> tuple[np.ndarray, int]:
+    """:func:`label_codes` of a categorical: its own codes when its categories are in order of
+    first appearance (as the table reader makes them; one pass a block at a time checks it),
+    else ``pd.factorize``'s.  A fresh, writeable int64 array (numpy's ``bincount`` copies a
+    read-only one)."""
+    from evaladdon.stats.cluster import _first_appearance_top
+
+    codes = s.cat.codes.to_numpy().astype(np.int64)
+    present = codes if not bool((codes < 0).any()) else codes[codes >= 0]
+    top = _first_appearance_top(present) if present.size and present[0] == 0 else None
+    if top is not None or present.size == 0:
+        return codes, (top + 1 if top is not None else 0)
+    del present
+    codes, uniques = pd.factorize(s, use_na_sentinel=True)
+    return codes.astype(np.int64, copy=False), len(uniques)
 
 
 def _column_codes(s: pd.Series) -> tuple[np.ndarray | None, int]:
@@ -504,7 +526,19 @@ def concat(tables: Iterable[pd.DataFrame]) -> pd.DataFrame:
         return empty_table()
     if len(frames) == 1:  # one file: no copy through pd.concat
         return finalize(frames[0])
-    return finalize(pd.concat(frames, ignore_index=True, sort=False))
+    # categoricals with different labels (two files' cluster columns) would concatenate to one
+    # Python str a row; their union keeps the codes, labels in order of first appearance
+    union = {}
+    for col in NULLABLE_STRING_COLUMNS:
+        if all(col in f and _str_categorical(f[col]) for f in frames) and len({f[col].dtype for f in frames}) > 1:
+            try:
+                union[col] = pd.api.types.union_categoricals([f[col] for f in frames])
+            except TypeError:  # labels of different dtypes (str and object): as pd.concat does
+                pass
+    out = pd.concat([f.drop(columns=list(union)) for f in frames] if union else frames, ignore_index=True, sort=False)
+    for col, cat in union.items():
+        out[col] = pd.Series(cat, index=out.index, copy=False)
+    return finalize(out)
 
 
 _AUTO_STEM = re.compile(r"^(\d{4}-\d\d-\d\dT[\d-]+.*|results_.*|samples_.*|.*_write_out_info)$")

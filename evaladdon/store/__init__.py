@@ -106,6 +106,10 @@ def _table_to_parquet(df: Any, dest: Path) -> None:
             if col.startswith("meta.") and df[col].dtype == object:
                 df[col] = df[col].map(lambda v: None if v is None else str(v))
         table = pa.Table.from_pandas(df, preserve_index=False)
+    for name in ("cluster", "item_hash", "error"):  # a reader's categorical (cluster ids): stored as
+        at = table.schema.get_field_index(name)       # before, plain strings, whatever file it came from
+        if at >= 0 and pa.types.is_dictionary(table.schema.field(at).type):
+            table = table.set_column(at, name, table.column(at).cast(table.schema.field(at).type.value_type))
     with atomic_path(dest) as tmp:
         pq.write_table(table, tmp, compression="zstd")
 
