@@ -169,7 +169,8 @@ def summarize_table(
     item_codes, _ = label_codes(df["item"])
     cluster = df["cluster"]
     # pd.factorize's codes; a pyarrow-backed column through label_codes (arrow's hash kernel)
-    cluster_codes = label_codes(cluster)[0] if getattr(cluster.dtype, "storage", None) == "pyarrow" else \
+    cluster_codes = label_codes(cluster)[0] if getattr(cluster.dtype, "storage", None) == "pyarrow" or \
+        isinstance(cluster.dtype, pd.CategoricalDtype) else \
         pd.factorize(cluster, use_na_sentinel=True)[0]
     values = df["value"].to_numpy(dtype=float)
     error = df["error"].to_numpy(dtype=object)

@@ -323,10 +323,10 @@ def label_codes(s: pd.Series) -> tuple[np.ndarray, int]:
 
 
 def _categorical_codes(s: pd.Series) -> tuple[np.ndarray, int]:
-    """:func:`label_codes` of a categorical: its own codes when its categories are in order of
-    first appearance (as the table reader makes them; one pass a block at a time checks it),
-    else ``pd.factorize``'s.  A fresh, writeable int64 array (numpy's ``bincount`` copies a
-    read-only one)."""
+    """:func:`label_codes` of a categorical: its own codes (a fresh int64 array: numpy's
+    ``bincount`` would copy a read-only one) when its categories are in order of first
+    appearance (as the table reader makes them; one pass a block at a time checks it), else
+    ``pd.factorize``'s (with no hash table over the rows either way)."""
     from evaladdon.stats.cluster import _first_appearance_top
 
     codes = s.cat.codes.to_numpy().astype(np.int64)
@@ -372,8 +372,8 @@ def _column_codes(s: pd.Series) -> tuple[np.ndarray | None, int]:
     if _is_str_dtype(s.dtype):
         codes, width = label_codes(s)
         if width == n:  # all distinct, none missing
-            return codes.copy(), n
-        return codes + 1, width + 1  # -1 (missing) becomes 0
+            return codes.astype(np.int64), n  # a copy: the caller combines codes in 64 bits
+        return np.add(codes, 1, dtype=np.int64), width + 1  # -1 (missing) becomes 0
     codes, uniques = pd.factorize(s, use_na_sentinel=False)
     return codes.astype(np.int64, copy=False), max(len(uniques), 1)
 
@@ -471,6 +471,18 @@ def _describe_rows(df: pd.DataFrame, mask: np.ndarray, limit: int = 3) -> str:
     return "; ".join(f"row {i} ({p})" for i, p in zip(rows.index.tolist(), parts))
 
 
+def _not_in(s: pd.Series, allowed: tuple[str, ...]) -> np.ndarray:
+    """``~s.isin(allowed)`` as a numpy mask; for a categorical, decided on its few labels and
+    then its codes (``isin`` on a 10M-row categorical took ~100 MB of temporaries)."""
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        bad_label = ~s.cat.categories.isin(allowed)
+        codes = s.cat.codes.to_numpy()
+        if not bad_label.any() and not bool((codes < 0).any()):
+            return np.zeros(len(s), dtype=bool)
+        return np.append(bad_label, True)[codes]  # code -1 (missing) is not allowed either
+    return ~s.isin(allowed).to_numpy()
+
+
 def validate(df: pd.DataFrame) -> pd.DataFrame:
     """Check that ``df`` is a canonical item table; return it unchanged or raise.
 
@@ -501,7 +513,7 @@ def validate(df: pd.DataFrame) -> pd.DataFrame:
         raise TableError(f"epoch must be 1-based; {int(bad_epoch.sum())} row(s) are < 1: {_describe_rows(df, bad_epoch)}")
     if not pd.api.types.is_float_dtype(df["value"]):
         raise TableError(f"column 'value' must be float, found {df['value'].dtype}")
-    unknown = ~df["harness"].isin(HARNESSES).to_numpy()
+    unknown = _not_in(df["harness"], HARNESSES)
     if unknown.any():
         raise TableError(f"unknown harness {df['harness'][unknown].iloc[0]!r}; expected one of {', '.join(HARNESSES)}")
     unscored_without_reason = (df["value"].isna() & df["error"].isna()).to_numpy()

@@ -218,6 +218,7 @@ def _early_clusters(cols: _Columns, cluster: str | None, item_col: str, value_co
     out = _label_categorical(col, cols.n)
     del col
     cols.data = cols.data.drop_columns([name])
+    pa.default_memory_pool().release_unused()  # the column and the hash table: arrow's allocator keeps them otherwise
     return out
 
 
@@ -244,7 +245,6 @@ def _label_categorical(col: Any, n: int) -> pd.Categorical:
     # from_codes checked the labels are unique with a hash table it keeps on the Index (500k
     # labels: 47 MB, a Python str each); nothing here looks labels up: let it go
     getattr(out.categories, "_cache", {}).clear()
-    _pyarrow().default_memory_pool().release_unused()  # the hash table's memory
     return out
 
 
@@ -323,6 +323,8 @@ def _read_long_table(p: Path, cluster: str | None) -> pd.DataFrame:
         raise InputError(f"row {int(np.flatnonzero(blank)[0]) + 1}: empty item id in column {item_col!r}", where)
     out["item"] = item
     values, errors, raw = _scores(cols, value_col)
+    if cols.arrow:  # the casts' arrow buffers, freed but kept by arrow's allocator (10M rows: ~100 MB)
+        _pyarrow().default_memory_pool().release_unused()
     if exported:  # an export reads back as written: its own raw text and reasons
         used.update(("raw", "error", "source", "harness"))
         raw, _ = cols.strings("raw")

@@ -94,7 +94,8 @@ def pow2_scale(*arrays: np.ndarray) -> float:
     Dividing by a power of two is exact in binary floating point, so results scaled back are
     the same numbers as an infinitely wide computation would give (Higham 2002, sec. 2.1).
     """
-    top = max((float(np.max(np.abs(a))) for a in arrays if a.size), default=0.0)
+    # max |a| as max(max a, -min a): no n-element temporary of |a| (10M values: 76 MB)
+    top = max((max(float(np.max(a)), -float(np.min(a))) for a in arrays if a.size), default=0.0)
     if top < 2.0**500:
         return 1.0
     return math.ldexp(1.0, math.frexp(top)[1] - 1)  # top / scale in [1, 2)

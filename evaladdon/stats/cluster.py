@@ -84,11 +84,22 @@ def _first_appearance_top(labels: np.ndarray) -> int | None:
     return carry
 
 
-def cluster_sums(values: np.ndarray, cluster_codes: np.ndarray, n_clusters: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per-cluster sums and sizes of ``values`` (``np.bincount``, no Python loop)."""
-    sums = np.bincount(cluster_codes, weights=values, minlength=n_clusters)
-    sizes = np.bincount(cluster_codes, minlength=n_clusters).astype(float)
-    return sums, sizes
+def cluster_sums(values: np.ndarray, cluster_codes: np.ndarray, n_clusters: int,
+                 center: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """Per-cluster sums of ``values - center`` and cluster sizes, a block of rows at a time.
+
+    Each cluster's sum is accumulated in row order, as ``np.bincount(codes, weights=values -
+    center)`` does (so the sums are bit-identical to it), but without its two n-element
+    temporaries: the centred values, and the copy ``bincount`` makes of read-only codes (the
+    table's cached item/cluster codes are read-only).  10M rows: 160 MB less at the peak,
+    and faster (``np.add.at`` on blocks that stay in cache)."""
+    sums = np.zeros(n_clusters, dtype=float)
+    sizes = np.zeros(n_clusters, dtype=np.int64)
+    for at in range(0, cluster_codes.shape[0], _BLOCK):
+        block = cluster_codes[at:at + _BLOCK]
+        np.add.at(sums, block, values[at:at + _BLOCK] - center)
+        sizes += np.bincount(block, minlength=n_clusters)
+    return sums, sizes.astype(float)
 
 
 def satterthwaite_df_intercept(cluster_sizes: npt.ArrayLike) -> float:
@@ -118,7 +129,7 @@ def clustered_se(values: npt.ArrayLike, clusters: npt.ArrayLike) -> ClusteredSE:
     scale = pow2_scale(x)
     xs = x / scale if scale != 1.0 else x  # x / 1.0 is x exactly: no 10-million-element copy
     mean = float(xs.mean()) * scale
-    sums, sizes = cluster_sums(xs - xs.mean(), cluster_codes, n_clusters)
+    sums, sizes = cluster_sums(xs, cluster_codes, n_clusters, center=xs.mean())
     notes: list[str] = []
     if n_clusters < 2:
         notes.append("one cluster: no cluster-robust standard error exists")
