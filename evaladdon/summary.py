@@ -12,7 +12,7 @@ import pandas as pd
 from evaladdon.errors import EvalAddonError
 from evaladdon.stats import MeanEstimate, estimate_mean
 from evaladdon.stats._result import Result
-from evaladdon.table import GROUP, distinct_rows, key_codes, label_codes, run_labels
+from evaladdon.table import GROUP, distinct_rows, key_codes, label_codes, object_values, run_labels
 
 
 @dataclass(frozen=True)
@@ -173,7 +173,7 @@ def summarize_table(
         isinstance(cluster.dtype, pd.CategoricalDtype) else \
         pd.factorize(cluster, use_na_sentinel=True)[0]
     values = df["value"].to_numpy(dtype=float)
-    error = df["error"].to_numpy(dtype=object)
+    error = object_values(df["error"])  # to_numpy(dtype=object), without a copy of a column with no error
     for rows in group_positions(df)[1]:
         first = rows.start if isinstance(rows, slice) else int(rows[0])
         run, task, metric_name = (df[c].iat[first] for c in GROUP)

@@ -106,10 +106,12 @@ def _table_to_parquet(df: Any, dest: Path) -> None:
             if col.startswith("meta.") and df[col].dtype == object:
                 df[col] = df[col].map(lambda v: None if v is None else str(v))
         table = pa.Table.from_pandas(df, preserve_index=False)
-    for name in ("cluster", "item_hash", "error"):  # a reader's categorical (cluster ids): stored as
-        at = table.schema.get_field_index(name)       # before, plain strings, whatever file it came from
+    for name in ("cluster", "item_hash", "error", "raw"):  # a reader's categorical (cluster ids, raw
+        at = table.schema.get_field_index(name)              # text): stored as plain strings, as before
         if at >= 0 and pa.types.is_dictionary(table.schema.field(at).type):
-            table = table.set_column(at, name, table.column(at).cast(table.schema.field(at).type.value_type))
+            col = table.column(at)  # a column with no value at all was stored as arrow's null type
+            table = table.set_column(at, name, pa.nulls(len(col)) if col.null_count == len(col)
+                                     else col.cast(table.schema.field(at).type.value_type))
     with atomic_path(dest) as tmp:
         pq.write_table(table, tmp, compression="zstd")
 
