@@ -161,7 +161,8 @@ def finalize(df: pd.DataFrame) -> pd.DataFrame:
     categorical of ``str`` (the long-table reader's columns of one value: run, model, task,
     metric, source, harness); nullable ones hold ``str`` or ``None`` (object) -- or ``str``
     with no missing value.  ``epoch`` is
-    ``int64``, ``value`` ``float64``.  Extra ``meta.*`` columns are kept after the canonical
+    ``int64`` (or ``int8``, as the long-table reader stores epochs below 128 of a large table),
+    ``value`` ``float64``.  Extra ``meta.*`` columns are kept after the canonical
     ones.  A column already conforming is left as it is (no copy, no round trip through
     ``astype(str)``), so calling this on a finalized table costs a scan, not a conversion.
     """
@@ -183,7 +184,7 @@ def finalize(df: pd.DataFrame) -> pd.DataFrame:
         fixed = _nullable_strings(s)
         if fixed is not s:
             out[col] = fixed
-    if out["epoch"].dtype != np.int64:
+    if out["epoch"].dtype not in (np.int64, np.int8):  # int8: a large long table's epochs, 1 byte a row
         out["epoch"] = out["epoch"].astype(np.int64)
     if out["value"].dtype != np.float64:
         out["value"] = out["value"].astype(np.float64)

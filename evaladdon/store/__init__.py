@@ -112,6 +112,9 @@ def _table_to_parquet(df: Any, dest: Path) -> None:
             col = table.column(at)  # a column with no value at all was stored as arrow's null type
             table = table.set_column(at, name, pa.nulls(len(col)) if col.null_count == len(col)
                                      else col.cast(table.schema.field(at).type.value_type))
+    at = table.schema.get_field_index("epoch")  # a large long table's int8 epochs: stored as int64, as before
+    if at >= 0 and table.schema.field(at).type != pa.int64():
+        table = table.set_column(at, "epoch", table.column(at).cast(pa.int64()))
     with atomic_path(dest) as tmp:
         pq.write_table(table, tmp, compression="zstd")
 
