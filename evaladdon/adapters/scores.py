@@ -94,9 +94,11 @@ def convert_strings(text: Any, letters: bool = False) -> tuple[np.ndarray, np.nd
     if pc.all(pc.ascii_is_decimal(arr)).as_py() is not False:
         # every non-null value is plain ASCII digits (the common 0/1 column): nothing to strip,
         # no word or letter can match, the number pattern matches all -- the same cast as below
-        values = pc.cast(arr, pa.float64()).to_numpy(zero_copy_only=False)
-        if not values.flags.writeable:  # a zero-copy view of one arrow chunk
-            values = values.copy()
+        values = np.empty(len(arr), dtype=np.float64)  # a chunk at a time: no second whole-column copy
+        at = 0
+        for chunk in arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]:
+            values[at:at + len(chunk)] = pc.cast(chunk, pa.float64()).to_numpy(zero_copy_only=False)
+            at += len(chunk)
         if null.any():
             values[null] = np.nan
         return values, null, np.zeros(len(arr), dtype=bool)

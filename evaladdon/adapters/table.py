@@ -245,7 +245,7 @@ def _none_or_compact(errors: pd.Series, n: int) -> Any:
 
 def _early_clusters(cols: _Columns, cluster: str | None, item_col: str, value_col: str,
                     exported: bool) -> pd.Categorical | None:
-    """The cluster column as a :func:`_label_categorical`, made first, its arrow column then let
+    """The cluster column as a categorical (:func:`_label_codes`), made first, its arrow column then let
     go (10M rows: 141 MB less at the reader's peak); ``None`` (the column is read in its turn,
     and any error about it raised there) when the file is not read by arrow, has no such column,
     a blank cell in it, or the column is one the reader still needs for something else."""
@@ -265,31 +265,35 @@ def _early_clusters(cols: _Columns, cluster: str | None, item_col: str, value_co
             return None
     if _blank(col).any():
         return None  # kept as str with None where blank (a categorical's missing values read back as NaN)
-    out = _label_categorical(col, cols.n)
+    codes, labels = _label_codes(col, cols.n)
     del col
     cols.data = cols.data.drop_columns([name])
     pa.default_memory_pool().release_unused()  # the column and the hash table: arrow's allocator keeps them otherwise
-    return out
+    return _categorical(codes, labels)
 
 
-def _label_categorical(col: Any, n: int) -> pd.Categorical:
-    """A label column with no blank cell (cluster ids) as a categorical of its ``str`` labels,
-    in order of first appearance (so its codes are the statistics' first-appearance codes as
-    they are).  A cluster column has few labels for its rows (items share a cluster): int32
-    codes and one string a label instead of one string a row (10M rows, 500k clusters: 141 ->
-    ~48 MB); arrow's hash kernel encodes it once, here, instead of in every summary."""
-    import pyarrow as pa
+def _label_codes(col: Any, n: int) -> tuple[np.ndarray, Any]:
+    """Codes (int32, first-appearance order) and labels (an arrow array) of a label column with
+    no blank cell (cluster ids), by arrow's hash kernel; :func:`_categorical` makes them a
+    categorical of ``str`` labels whose codes are the statistics' first-appearance codes as they
+    are.  A cluster column has few labels for its rows (items share a cluster): int32 codes and
+    one string a label instead of one string a row (10M rows, 500k clusters: 141 -> ~48 MB);
+    the column is encoded once, here, instead of in every summary."""
     import pyarrow.compute as pc
 
     encoded = pc.dictionary_encode(col)  # one memo for every chunk: every chunk has the whole dictionary
     chunks = encoded.chunks if hasattr(encoded, "chunks") else [encoded]
-    labels = chunks[0].dictionary if chunks else pa.array([], pa.large_string())
     codes = np.empty(n, dtype=np.int32)
     at = 0
     for c in chunks:
         codes[at:at + len(c)] = c.indices.fill_null(-1).to_numpy(zero_copy_only=False)
         at += len(c)
-    del encoded, chunks
+    return codes, chunks[0].dictionary
+
+
+def _categorical(codes: np.ndarray, labels: Any) -> pd.Categorical:
+    import pyarrow as pa
+
     categories = pd.Index(pd.Series(labels.cast(pa.large_string()).to_pandas()), copy=False)
     out = pd.Categorical.from_codes(codes, categories=categories, validate=False)
     # from_codes checked the labels are unique with a hash table it keeps on the Index (500k
@@ -298,9 +302,10 @@ def _label_categorical(col: Any, n: int) -> pd.Categorical:
     return out
 
 
-def _scores(cols: _Columns, name: str) -> tuple[np.ndarray, pd.Series, pd.Series]:
+def _scores(cols: _Columns, name: str, compact: bool = False) -> tuple[np.ndarray, pd.Series, pd.Series]:
     """Values, errors and raw strings of the value column; numeric columns never become
-    strings and back (only ``raw`` is their text)."""
+    strings and back (only ``raw`` is their text).  ``compact``: text scores without any
+    error give :func:`evaladdon.table.no_values` errors (no 8-byte ``None`` a row first)."""
     if cols.arrow:
         import pyarrow as pa
         import pyarrow.compute as pc
@@ -318,6 +323,10 @@ def _scores(cols: _Columns, name: str) -> tuple[np.ndarray, pd.Series, pd.Series
             return values, pd.Series(errors, dtype=object), pd.Series(raw.to_pandas())
         if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
             values, missing, nonfinite = convert_strings(col)
+            pa.default_memory_pool().release_unused()  # the cast's buffers (numpy's arrays come from elsewhere)
+            if compact and not missing.any() and not nonfinite.any() and not np.isnan(values).any():
+                raw = pc.fill_null(col, "") if col.null_count else col
+                return values, pd.Series(no_values(cols.n), copy=False), pd.Series(raw.to_pandas())
             errors = np.full(cols.n, None, dtype=object)
             errors[np.isnan(values) & ~missing] = NON_NUMERIC
             errors[nonfinite] = NON_FINITE
@@ -372,7 +381,7 @@ def _read_long_table(p: Path, cluster: str | None) -> pd.DataFrame:
     if blank.any():
         raise InputError(f"row {int(np.flatnonzero(blank)[0]) + 1}: empty item id in column {item_col!r}", where)
     out["item"] = item
-    values, errors, raw = _scores(cols, value_col)
+    values, errors, raw = _scores(cols, value_col, compact=not exported and cols.n >= FEW_LABELS_MIN_ROWS)
     if cols.arrow:  # the casts' arrow buffers, freed but kept by arrow's allocator (10M rows: ~100 MB)
         _pyarrow().default_memory_pool().release_unused()
     if exported:  # an export reads back as written: its own raw text and reasons
