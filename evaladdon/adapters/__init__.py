@@ -14,7 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
-import pandas as pd
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+
+if _TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+else:
+    from evaladdon._lazy import lazy_module
+
+    pd = lazy_module("pandas")  # imported on first use (the lean summarize of Inspect logs needs none)
 
 from evaladdon.adapters import helm
 from evaladdon.adapters.deepeval import looks_like_deepeval, read_deepeval
@@ -42,7 +49,7 @@ from evaladdon.errors import InputError
 from evaladdon.source_names import distinguishing_names
 from evaladdon.table import concat, distinct_tuples, validate
 
-Reader = Callable[[Path, "str | None"], pd.DataFrame]
+Reader = Callable[[Path, "str | None"], "pd.DataFrame"]
 SNIFF_BYTES = 4096
 
 
