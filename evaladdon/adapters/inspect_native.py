@@ -23,13 +23,26 @@ from __future__ import annotations
 
 import json
 import zipfile
+import zlib
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import orjson
 
-from evaladdon.adapters.guard import BOM, MAX_DEPTH, DepthScanner, UnsupportedMember, check_depth, read_member
-from evaladdon.adapters.inspect_rows import Collector, LogData, SampleRecord, make_record, score_fields
+from evaladdon.adapters.guard import (
+    BOM,
+    MAX_DEPTH,
+    MAX_MEMBER_BYTES,
+    MAX_RATIO,
+    ZIP_ZSTANDARD,
+    DepthScanner,
+    UnsupportedMember,
+    _check_growth,
+    _raw_stream,
+    check_depth,
+    read_member,
+)
+from evaladdon.adapters.inspect_rows import Collector, LogData, SampleRecord, label_bytes, make_record, score_fields
 from evaladdon.errors import InputError
 
 NATIVE_VERSIONS = (2, 3)
@@ -114,7 +127,96 @@ def _member_key(name: str) -> tuple[str, int] | None:
     return sid, int(epoch)
 
 
-def read_eval_zip(path: Path) -> LogData:
+STREAM_BYTES = 8 * 2**20
+"""A ``summaries.json`` larger than this (decompressed) is streamed with ijson when the records
+go straight into a :class:`Collector` (``read_eval_zip(records=...)``): a 20,000-sample one is
+~50 MB of JSON, ~3-4x that as parsed objects."""
+
+
+class _MemberStream:
+    """A zip member as a binary stream for ijson, decompressed a chunk at a time within the
+    size and ratio bounds of :func:`~evaladdon.adapters.guard.read_member` (its CRC checked
+    at the end; a leading BOM removed)."""
+
+    def __init__(self, zf: zipfile.ZipFile, info: zipfile.ZipInfo, where: str) -> None:
+        self.info, self.where, self.out, self.crc, self.first = info, where, 0, 0, True
+        _check_growth(where, info.filename, info.file_size, info.compress_size, MAX_MEMBER_BYTES, MAX_RATIO)
+        if info.compress_type in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            self.fh: Any = zf.open(info)  # checks the CRC itself at the end
+            self.check_crc = False
+        elif info.compress_type == ZIP_ZSTANDARD:
+            try:
+                import zstandard
+            except ImportError:
+                raise UnsupportedMember(f"{info.filename} is zstd-compressed and zstandard is not installed") from None
+            raw = _raw_stream(zf.fp, info)  # type: ignore[arg-type]  # compressed bytes: small
+            self.fh = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
+            self.check_crc = True
+        else:
+            raise UnsupportedMember(f"{info.filename} uses zip compression method {info.compress_type}")
+
+    def read(self, n: int = -1) -> bytes:
+        data = self.fh.read(n if n and n > 0 else 2**20)
+        self.out += len(data)
+        _check_growth(self.where, self.info.filename, self.out, self.info.compress_size, MAX_MEMBER_BYTES, MAX_RATIO)
+        if self.check_crc:
+            self.crc = zlib.crc32(data, self.crc)
+            if not data and self.crc != self.info.CRC:
+                raise zipfile.BadZipFile(f"bad CRC-32 for {self.info.filename}")
+        if self.first and data:
+            self.first = False
+            if data.startswith(BOM):
+                data = data[len(BOM):]
+        return data
+
+    def close(self) -> None:
+        self.fh.close()
+
+
+def _stream_summaries(zf: zipfile.ZipFile, info: zipfile.ZipInfo, where: str, add: Callable[[Any], None]) -> None:
+    """Each sample summary of a large ``summaries.json`` to ``add``, parsed by ijson's C backend
+    a sample at a time (depth-scanned as it is read); what ``orjson`` would not parse either
+    (bare NaN, a truncated array) ends the fast path (:class:`NotNative`)."""
+    try:
+        import ijson
+
+        backend = ijson.get_backend("yajl2_c")
+    except ImportError:
+        raise NotNative("streaming summaries.json needs ijson with its C backend") from None
+    stream = _MemberStream(zf, info, where)
+    try:
+        head = stream.read(1)
+        while head and head in b" \t\r\n":
+            head = stream.read(1)
+        if head != b"[":
+            raise InputError("cannot read as an Inspect log (summaries.json is not a list of samples)", where)
+        checked = _DepthCheckedFile(_Prefixed(head, stream), where)
+        for s in backend.items(checked, "item", use_float=True, buf_size=2**20):
+            if not isinstance(s, dict):
+                raise InputError("cannot read as an Inspect log (summaries.json is not a list of samples)", where)
+            add(s)
+    except ijson.common.JSONError as exc:
+        raise NotNative(f"summaries.json the streaming parser does not read: {str(exc)[:80]}") from None
+    finally:
+        stream.close()
+
+
+class _Prefixed:
+    """``head`` then the rest of ``stream``."""
+
+    def __init__(self, head: bytes, stream: Any) -> None:
+        self.head, self.stream = head, stream
+
+    def read(self, n: int = -1) -> bytes:
+        if self.head:
+            head, self.head = self.head, b""
+            return head + self.stream.read(max(n - len(head), 1) if n and n > 0 else -1)
+        return self.stream.read(n)
+
+
+def read_eval_zip(path: Path, records: Collector | None = None) -> LogData:
+    """An ``.eval`` log (see module docstring).  ``records``: a :class:`Collector` that takes the
+    records as they are read (a large ``summaries.json`` then streamed), instead of a list."""
     where = str(path)
     try:
         zf = zipfile.ZipFile(path)
@@ -136,6 +238,9 @@ def read_eval_zip(path: Path) -> LogData:
                 else:
                     raise NotNative("no header.json or _journal/start.json")
                 header = _header_of(header, where)
+                names = {n for n in infos if n.startswith("samples/") and n.endswith(".json")}
+                if records is not None:
+                    return _eval_into(zf, infos, names, header, records, member, where)
                 if "summaries.json" in infos:
                     summaries = member("summaries.json")
                     source = "summaries.json"
@@ -154,7 +259,6 @@ def read_eval_zip(path: Path) -> LogData:
                 if not isinstance(summaries, list) or not all(isinstance(s, dict) for s in summaries):
                     raise InputError(f"cannot read as an Inspect log ({source} is not a list of samples)", where)
                 records = [_record_at(s, where) for s in summaries]
-                names = {n for n in infos if n.startswith("samples/") and n.endswith(".json")}
                 listed = {f"samples/{r.id}_epoch_{r.epoch}.json" for r in records}
                 seen = {(str(r.id), r.epoch) for r in records} if names - listed else set()
                 members = {k: n for n in names - listed if (k := _member_key(n)) is not None}
@@ -176,6 +280,70 @@ def read_eval_zip(path: Path) -> LogData:
         raise
     return LogData(header=header, records=records, n_members=n_members, unlisted=len(unlisted),
                    summary_source=source)
+
+
+def _journal(infos: dict[str, zipfile.ZipInfo]) -> list[str]:
+    return [n for _, n in sorted(
+        (int(n.rsplit("/", 1)[1][:-5]), n) for n in infos
+        if n.startswith("_journal/summaries/") and n.endswith(".json") and n.rsplit("/", 1)[1][:-5].isdigit())]
+
+
+def _eval_into(zf: zipfile.ZipFile, infos: dict[str, zipfile.ZipInfo], names: set[str], header: dict[str, Any],
+               records: Collector, member: Callable[[str], Any], where: str) -> LogData:
+    """:func:`read_eval_zip` with the records going into ``records`` as they are read: the same
+    records in the same order (summaries, then the members no summary lists, by name)."""
+    remaining = set(names)  # sample members no record names (usually none are left)
+
+    def add(s: Any) -> None:
+        r = _record_at(s, where)
+        remaining.discard(f"samples/{r.id}_epoch_{r.epoch}.json")
+        records.add(r)
+
+    if "summaries.json" in infos:
+        source = "summaries.json"
+        info = infos["summaries.json"]
+        if info.file_size > STREAM_BYTES:
+            _stream_summaries(zf, info, where, add)
+        else:
+            summaries = member("summaries.json")
+            if not isinstance(summaries, list) or not all(isinstance(s, dict) for s in summaries):
+                raise InputError(f"cannot read as an Inspect log ({source} is not a list of samples)", where)
+            for s in summaries:
+                add(s)
+            del summaries
+    else:
+        source = "the journal summaries"
+        # a part at a time (an error here ends the lean reading, whose caller then reads the
+        # log the table way and reports it as read_eval_zip does: same checks, same order)
+        for name in _journal(infos):
+            part = member(name)
+            if not isinstance(part, list):
+                raise InputError(f"cannot read as an Inspect log ({name} is not a list)", where)
+            if not all(isinstance(s, dict) for s in part):
+                raise InputError(f"cannot read as an Inspect log ({source} is not a list of samples)", where)
+            for s in part:
+                add(s)
+            del part
+    members = {k: n for n in remaining if (k := _member_key(n)) is not None}
+    unlisted: list[str] = []
+    if members:  # keys of the records (rare: a member named otherwise than its summary, or unsummarised)
+        seen = _collected_keys(records)
+        unlisted = [n for k, n in members.items() if (label_bytes([k[0]])[0], k[1]) not in seen]
+    for name in sorted(unlisted):
+        sample = member(name)
+        if not isinstance(sample, dict):
+            raise InputError(f"cannot read as an Inspect log ({name} is not a sample object)", where)
+        records.add(_record_at(sample, where))
+    return LogData(header=header, records=records, n_members=len(names), unlisted=len(unlisted),
+                   summary_source=source)
+
+
+def _collected_keys(records: Collector) -> set[tuple[bytes, int]]:
+    """(label bytes of the id, epoch) of every record a lean :class:`Collector` holds."""
+    if not records.lean:
+        raise ValueError("only a lean Collector keeps ids as label bytes")
+    records.flush()
+    return {(bytes(i), int(e)) for b in records.batches for i, e in zip(b.items.tolist(), b.epochs.tolist())}
 
 
 # ---------------------------------------------------------------------------- JSON logs
@@ -234,7 +402,7 @@ class _DepthCheckedFile:
         return data
 
 
-def read_json_stream(path: Path, cluster: str | None = None) -> LogData:
+def read_json_stream(path: Path, cluster: str | None = None, records: Collector | None = None) -> LogData:
     """A JSON log streamed with ijson's C backend (see module docstring); its records go
     into a :class:`~evaladdon.adapters.inspect_rows.Collector` (for ``cluster``) as they are
     read, so memory does not grow by a record per sample."""
@@ -251,7 +419,8 @@ def read_json_stream(path: Path, cluster: str | None = None) -> LogData:
             fh.seek(skip)
             header, has_samples = _header_events(iter(backend.parse(_DepthCheckedFile(fh, where), use_float=True)))
             header = _header_of(header, where)
-            records = Collector(cluster)
+            if records is None:
+                records = Collector(cluster)
             if has_samples:
                 fh.seek(skip)
                 checked = _DepthCheckedFile(fh, where)
