@@ -156,7 +156,9 @@ class _MemberStream:
             raise UnsupportedMember(f"{info.filename} uses zip compression method {info.compress_type}")
 
     def read(self, n: int = -1) -> bytes:
-        data = self.fh.read(n if n and n > 0 else 2**20)
+        if n == 0:  # ijson's probe of the stream's type
+            return b""
+        data = self.fh.read(n if n > 0 else 2**20)
         self.out += len(data)
         _check_growth(self.where, self.info.filename, self.out, self.info.compress_size, MAX_MEMBER_BYTES, MAX_RATIO)
         if self.check_crc:
@@ -208,9 +210,9 @@ class _Prefixed:
         self.head, self.stream = head, stream
 
     def read(self, n: int = -1) -> bytes:
-        if self.head:
+        if self.head and n != 0:
             head, self.head = self.head, b""
-            return head + self.stream.read(max(n - len(head), 1) if n and n > 0 else -1)
+            return head + self.stream.read(max(n - len(head), 1) if n > 0 else -1)
         return self.stream.read(n)
 
 

@@ -778,7 +778,7 @@ def build_part(log: LogData, path: Path, cluster: str | None) -> Part:
     total = int(counts.sum())
     row_sample = np.repeat(np.arange(n_kept), counts)
     metrics = _cat(batches, "metrics", object)
-    raws = _cat(batches, "raws", object)
+    raws = _cat(batches, "raws", object) if not col.lean else None
     values = _cat(batches, "values", float)
     row_errors = _cat(batches, "row_errors", object)
     lean = col.lean
