@@ -137,16 +137,20 @@ def _summarize(args: argparse.Namespace) -> LeanResult:
     loaded = Loaded(None, notes, [], skipped, names, incomplete)  # type: ignore[arg-type]
 
     # the rows of each (run, task, metric) in table order (logs in order, rows in log order)
-    groups: dict[tuple[str, str, str], list[tuple[Any, np.ndarray]]] = {}
+    groups: dict[tuple[str, str, str], list[tuple[Any, np.ndarray | None]]] = {}
     label_rows = []
     for p in parts:
         if not p.n:
             continue
         metrics = p.metrics
+        rows_of: dict[str, np.ndarray | None]
         if metric is not None:
-            rows_of = {metric: np.flatnonzero(metrics == metric)}
-            if not len(rows_of[metric]):
+            rows = np.flatnonzero(metrics == metric)
+            if not len(rows):
                 continue
+            rows_of = {metric: None if len(rows) == p.n else rows}  # None: every row of the log (a view, no copy)
+        elif bool((metrics == metrics[0]).all()):
+            rows_of = {str(metrics[0]): None}
         else:
             uniq, first, inverse = np.unique(metrics, return_index=True, return_inverse=True)
             inverse = inverse.reshape(-1)
@@ -164,18 +168,35 @@ def _summarize(args: argparse.Namespace) -> LeanResult:
             sources_of[(run, task, m)] = list(dict.fromkeys(p.source for p, _ in pieces))
 
             def cat(attr: str) -> np.ndarray:
-                got = [getattr(p, attr)[rows] for p, rows in pieces]
+                got = [getattr(p, attr) if rows is None else getattr(p, attr)[rows] for p, rows in pieces]
                 return got[0] if len(got) == 1 else np.concatenate(got)
 
-            values, error, items, epochs = cat("values"), cat("errors"), cat("items"), cat("epochs")
+            values, error, epochs = cat("values"), cat("errors"), cat("epochs")
             has_error = np.asarray(error != None, dtype=bool)  # noqa: E711 - None or a str, elementwise
-            item_codes, n_items = _first_codes(items)
-            key = item_codes * (int(epochs.max()) + 1) + epochs
-            if np.unique(key).size < key.size:
-                raise NotLean(f"run {run!r}, task {task!r}, metric {m!r}: a repeated (item, epoch) (validate reports it)")
             good = ~(has_error | ~np.isfinite(values))
+            n_good = int(good.sum())
             codes = np.zeros(len(values), dtype=np.int64)
-            codes[good] = _first_codes(item_codes[good])[0]
+            if len(pieces) == 1:
+                # one log: its kept samples have distinct (item, epoch) (build_part), and a sample's
+                # rows are adjacent, so a repeated key is a sample with two rows of this metric
+                samples = cat("row_sample")
+                if len(samples) > 1 and bool((samples[1:] == samples[:-1]).any()):
+                    raise NotLean(f"run {run!r}, task {task!r}, metric {m!r}: a repeated (item, epoch) "
+                                  "(validate reports it)")
+                del samples
+                if len(epochs) and bool((epochs == epochs[0]).all()):  # one epoch: every row its own item
+                    codes[good] = np.arange(n_good)
+                else:
+                    codes[good] = _first_codes(cat("items")[good])[0]
+            else:
+                item_codes, _ = _first_codes(cat("items"))
+                key = item_codes * (int(epochs.max()) + 1) + epochs
+                if np.unique(key).size < key.size:
+                    raise NotLean(f"run {run!r}, task {task!r}, metric {m!r}: a repeated (item, epoch) "
+                                  "(validate reports it)")
+                del key
+                codes[good] = _first_codes(item_codes[good])[0]
+                del item_codes
             clusters = np.full(len(values), -1, dtype=np.int64)
             if cluster is not None and all(p.clusters is not None for p, _ in pieces):
                 clusters[good] = _first_codes(cat("clusters")[good])[0]
