@@ -232,3 +232,42 @@ def test_count_reasons_equals_value_counts() -> None:
         want = {str(k): int(v) for k, v in pd.Series(reasons, dtype=object).value_counts().items()}
         got = count_reasons(reasons)
         assert list(got.items()) == list(want.items())
+
+
+def _same_directory(path: Path) -> None:
+    from evaladdon.adapters import zipdir
+
+    with path.open("rb") as fh, zipfile.ZipFile(path) as zf:
+        infos, names = zipdir.scan(fh)
+        ref = {i.filename: i for i in zf.infolist()}
+        samples = {n for n in ref if n.startswith("samples/") and n.endswith(".json")}
+        assert {b.decode() for b in names.tolist()} == samples and len(names) >= len(samples)
+        assert set(infos) == set(ref) - samples
+        for name, info in infos.items():
+            r = ref[name]
+            assert (info.compress_type, info.CRC, info.compress_size, info.file_size, info.header_offset) == (
+                r.compress_type, r.CRC, r.compress_size, r.file_size, r.header_offset), (path, name)
+            assert read_member(zipdir.Archive(fh), info, str(path)) == read_member(zf, r, str(path)), (path, name)
+        some = sorted(samples)[:3]
+        kept, _ = zipdir.scan(fh, {n.encode() for n in some})
+        assert set(kept) == set(infos) | set(some)
+
+
+def test_zip_directory_scan_equals_zipfile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from conftest import REAL_LOGS
+    from evaladdon.adapters import zipdir
+
+    monkeypatch.setattr(zipdir, "_BLOCK", 97)  # entries across the blocks the directory is read in
+    for f in sorted(REAL_LOGS.glob("**/*.eval")) + sorted(SAMPLE.glob("*.eval")):
+        _same_directory(f)
+    big = tmp_path / "z64.eval"  # more than 65,535 members: a zip64 end record; a comment; prepended bytes
+    with zipfile.ZipFile(big, "w") as zf:
+        for i in range(66_000):
+            zf.writestr(f"samples/{i}_epoch_1.json", b"{}")
+        zf.writestr("header.json", json.dumps({"x": list(range(5000))}), zipfile.ZIP_DEFLATED)
+        zf.writestr("summaries.json", b"[]", zipfile.ZIP_STORED)
+        zf.comment = b"a comment"
+    _same_directory(big)
+    prefixed = tmp_path / "prefixed.eval"
+    prefixed.write_bytes(b"#!/bin/sh\n" + big.read_bytes())
+    _same_directory(prefixed)

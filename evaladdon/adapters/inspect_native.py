@@ -38,7 +38,6 @@ from evaladdon.adapters.guard import (
     DepthScanner,
     UnsupportedMember,
     _check_growth,
-    _raw_stream,
     check_depth,
     read_member,
 )
@@ -133,12 +132,17 @@ go straight into a :class:`Collector` (``read_eval_zip(records=...)``): a 20,000
 ~50 MB of JSON, ~3-4x that as parsed objects."""
 
 
+LEAN_BUFFER = 1 << 18
+"""Bytes ijson reads at a time for a lean :class:`Collector`: the depth scan of a chunk makes
+temporaries several times its size (~10 MB for a megabyte), a quarter of that here."""
+
+
 class _MemberStream:
     """A zip member as a binary stream for ijson, decompressed a chunk at a time within the
     size and ratio bounds of :func:`~evaladdon.adapters.guard.read_member` (its CRC checked
     at the end; a leading BOM removed)."""
 
-    def __init__(self, zf: zipfile.ZipFile, info: zipfile.ZipInfo, where: str) -> None:
+    def __init__(self, zf: Any, info: zipfile.ZipInfo, where: str) -> None:
         self.info, self.where, self.out, self.crc, self.first = info, where, 0, 0, True
         _check_growth(where, info.filename, info.file_size, info.compress_size, MAX_MEMBER_BYTES, MAX_RATIO)
         if info.compress_type in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
@@ -149,8 +153,12 @@ class _MemberStream:
                 import zstandard
             except ImportError:
                 raise UnsupportedMember(f"{info.filename} is zstd-compressed and zstandard is not installed") from None
-            raw = _raw_stream(zf.fp, info)  # type: ignore[arg-type]  # compressed bytes: small
-            self.fh = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
+            from evaladdon.adapters.zipdir import Region
+
+            # the compressed bytes a block at a time (a 200,000-sample summaries.json of real
+            # texts is tens of MB compressed)
+            self.fh = zstandard.ZstdDecompressor().stream_reader(Region(zf.fp, info), read_size=1 << 20,
+                                                                 read_across_frames=True)
             self.check_crc = True
         else:
             raise UnsupportedMember(f"{info.filename} uses zip compression method {info.compress_type}")
@@ -175,7 +183,7 @@ class _MemberStream:
         self.fh.close()
 
 
-def _stream_summaries(zf: zipfile.ZipFile, info: zipfile.ZipInfo, where: str, add: Callable[[Any], None]) -> None:
+def _stream_summaries(zf: Any, info: zipfile.ZipInfo, where: str, add: Callable[[Any], None]) -> None:
     """Each sample summary of a large ``summaries.json`` to ``add``, parsed by ijson's C backend
     a sample at a time (depth-scanned as it is read); what ``orjson`` would not parse either
     (bare NaN, a truncated array) ends the fast path (:class:`NotNative`)."""
@@ -193,7 +201,7 @@ def _stream_summaries(zf: zipfile.ZipFile, info: zipfile.ZipInfo, where: str, ad
         if head != b"[":
             raise InputError("cannot read as an Inspect log (summaries.json is not a list of samples)", where)
         checked = _DepthCheckedFile(_Prefixed(head, stream), where)
-        for s in backend.items(checked, "item", use_float=True, buf_size=2**20):
+        for s in backend.items(checked, "item", use_float=True, buf_size=LEAN_BUFFER):
             if not isinstance(s, dict):
                 raise InputError("cannot read as an Inspect log (summaries.json is not a list of samples)", where)
             add(s)
@@ -220,6 +228,8 @@ def read_eval_zip(path: Path, records: Collector | None = None) -> LogData:
     """An ``.eval`` log (see module docstring).  ``records``: a :class:`Collector` that takes the
     records as they are read (a large ``summaries.json`` then streamed), instead of a list."""
     where = str(path)
+    if records is not None:
+        return _read_eval_into(path, records)
     try:
         zf = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError, NotImplementedError, ValueError, EOFError) as exc:
@@ -241,8 +251,6 @@ def read_eval_zip(path: Path, records: Collector | None = None) -> LogData:
                     raise NotNative("no header.json or _journal/start.json")
                 header = _header_of(header, where)
                 names = {n for n in infos if n.startswith("samples/") and n.endswith(".json")}
-                if records is not None:
-                    return _eval_into(zf, infos, names, header, records, member, where)
                 if "summaries.json" in infos:
                     summaries = member("summaries.json")
                     source = "summaries.json"
@@ -290,15 +298,71 @@ def _journal(infos: dict[str, zipfile.ZipInfo]) -> list[str]:
         if n.startswith("_journal/summaries/") and n.endswith(".json") and n.rsplit("/", 1)[1][:-5].isdigit())]
 
 
-def _eval_into(zf: zipfile.ZipFile, infos: dict[str, zipfile.ZipInfo], names: set[str], header: dict[str, Any],
-               records: Collector, member: Callable[[str], Any], where: str) -> LogData:
+def _read_eval_into(path: Path, records: Collector) -> LogData:
     """:func:`read_eval_zip` with the records going into ``records`` as they are read: the same
-    records in the same order (summaries, then the members no summary lists, by name)."""
-    remaining = set(names)  # sample members no record names (usually none are left)
+    records in the same order (summaries, then the members no summary lists, by name), the
+    archive's directory scanned without a ``ZipInfo`` per sample member
+    (:mod:`evaladdon.adapters.zipdir`), a large ``summaries.json`` streamed.  Errors are not
+    worded as :func:`read_eval_zip` words them: the lean summarize, its only caller, reads the
+    log again that way when anything goes wrong."""
+    from evaladdon.adapters import zipdir
+
+    where = str(path)
+    try:
+        with path.open("rb") as fh:
+            try:
+                infos, sample_names = zipdir.scan(fh)
+            except zipdir.Unusual as exc:
+                raise NotNative(str(exc)) from None
+            archive: Any = zipdir.Archive(fh)
+
+            def member(name: str) -> Any:
+                return _loads(read_member(archive, infos[name], where), where, name)
+
+            if "header.json" in infos:
+                header = member("header.json")
+            elif "_journal/start.json" in infos:
+                header = member("_journal/start.json")
+                if isinstance(header, dict):
+                    header = {**header, "status": "started"}
+            else:
+                raise NotNative("no header.json or _journal/start.json")
+            def rescan(names: list[str]) -> None:  # the ZipInfo of sample members read themselves
+                infos.update(zipdir.scan(fh, {n.encode("utf-8") for n in names})[0])
+
+            return _eval_into(archive, infos, sample_names, _header_of(header, where), records, member, where, rescan)
+    except (InputError, NotNative, RecursionError):
+        raise
+    except UnsupportedMember as exc:
+        raise NotNative(str(exc)) from None
+    except Exception as exc:  # noqa: BLE001 - a damaged archive
+        raise InputError(f"cannot read as an Inspect log ({type(exc).__name__}: {str(exc)[:200]})", where) from None
+
+
+def _eval_into(zf: Any, infos: dict[str, zipfile.ZipInfo], names: Any, header: dict[str, Any],
+               records: Collector, member: Callable[[str], Any], where: str,
+               rescan: Callable[[list[str]], None]) -> LogData:
+    """The records of an ``.eval`` into ``records`` (see :func:`_read_eval_into`); ``names``: the
+    ``samples/*.json`` members' names as a bytes array."""
+    import numpy as np
+
+    chunk: list[bytes] = []  # the member names of the last records (bytes)
+
+    names.sort()  # in place: membership by binary search, a bool a member
+    found = np.zeros(len(names), dtype=bool)
+
+    def mark() -> None:
+        if chunk and len(names):
+            named = np.array(chunk, dtype=np.bytes_)
+            at = np.minimum(np.searchsorted(names, named), len(names) - 1)
+            found[at[names[at] == named]] = True
+        chunk.clear()
 
     def add(s: Any) -> None:
         r = _record_at(s, where)
-        remaining.discard(f"samples/{r.id}_epoch_{r.epoch}.json")
+        chunk.append(f"samples/{r.id}_epoch_{r.epoch}.json".encode("utf-8", "surrogatepass"))
+        if len(chunk) >= 4096:
+            mark()
         records.add(r)
 
     if "summaries.json" in infos:
@@ -326,17 +390,22 @@ def _eval_into(zf: zipfile.ZipFile, infos: dict[str, zipfile.ZipInfo], names: se
             for s in part:
                 add(s)
             del part
-    members = {k: n for n in remaining if (k := _member_key(n)) is not None}
+    mark()
+    remaining = np.unique(names[~found])  # sample members no record names (usually none)
+    del found  # (names stays sorted: distinct members counted below)
+    members = {k: n for n in (b.decode("utf-8") for b in remaining.tolist()) if (k := _member_key(n)) is not None}
     unlisted: list[str] = []
     if members:  # keys of the records (rare: a member named otherwise than its summary, or unsummarised)
         seen = _collected_keys(records)
         unlisted = [n for k, n in members.items() if (label_bytes([k[0]])[0], k[1]) not in seen]
+    if unlisted:
+        rescan(unlisted)
     for name in sorted(unlisted):
         sample = member(name)
         if not isinstance(sample, dict):
             raise InputError(f"cannot read as an Inspect log ({name} is not a sample object)", where)
         records.add(_record_at(sample, where))
-    return LogData(header=header, records=records, n_members=len(names), unlisted=len(unlisted),
+    return LogData(header=header, records=records, n_members=int((names[1:] != names[:-1]).sum()) + 1 if len(names) else 0, unlisted=len(unlisted),
                    summary_source=source)
 
 
@@ -426,7 +495,8 @@ def read_json_stream(path: Path, cluster: str | None = None, records: Collector 
             if has_samples:
                 fh.seek(skip)
                 checked = _DepthCheckedFile(fh, where)
-                for sample in backend.items(checked, "samples.item", use_float=True, buf_size=2**20):
+                buf = LEAN_BUFFER if records.lean else 2**20
+                for sample in backend.items(checked, "samples.item", use_float=True, buf_size=buf):
                     records.add(record(_slim(sample)))
     except ijson.common.IncompleteJSONError as exc:
         text = " ".join(str(exc).split())

@@ -451,6 +451,7 @@ class Collector:
                                 score_sample, score_name, metrics, convert, row_sample)
             if self._grown is None:
                 self._grown = _Grown()
+            self.batches = []  # (views of the columns before they grow would keep the old arrays alive)
             self.batches = [self._grown.add(batch, base)]
             self.n += m
             return
