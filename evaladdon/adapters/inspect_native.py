@@ -17,6 +17,13 @@ What is read (nothing else is touched):
 Anything else (log format versions other than 2 and 3, other zip compression, ``NaN``
 literals in a streamed JSON log) raises :class:`NotNative`, and the caller falls back to
 Inspect's own reader.  Records come out in the shape of :mod:`evaladdon.adapters.inspect_rows`.
+
+Given a :class:`~evaladdon.adapters.inspect_rows.Collector` (``records=``, the lean summarize
+of :mod:`evaladdon.lean`), the records go into it as they are read: an ``.eval``'s directory is
+scanned without a ``ZipInfo`` per sample member (:mod:`evaladdon.adapters.zipdir`), a large
+``summaries.json`` is streamed with ijson (zstd decompressed from the file a block at a time),
+and the sample members no summary lists are found by binary search on their names, so
+memory holds the collector's columns, not the log.
 """
 
 from __future__ import annotations

@@ -295,6 +295,11 @@ class Collector:
     unscored rows, the order of score names and metadata columns), giving the table the
     one-pass row builder gave, whatever the batch size (``tests/test_inspect_native.py``).
 
+    ``lean=True`` (the pandas-free summarize, :mod:`evaladdon.lean.summarize`): numbers only,
+    grown into one set of columns (:class:`_Grown`; ids and clusters as :func:`label_bytes`,
+    values by :func:`~evaladdon.adapters.scores.coerce_values`), and :func:`build_part`
+    applies the same rules to them, giving a :class:`Part` without text columns.
+
     Errors keep their precedence over the whole log: a sample without id or integer epoch
     is reported at the end (the first one), and a value that cannot be shown or converted
     (too deep, an int past float range) only when its sample is kept (not replaced by a
