@@ -271,3 +271,14 @@ def test_zip_directory_scan_equals_zipfile(tmp_path: Path, monkeypatch: pytest.M
     prefixed = tmp_path / "prefixed.eval"
     prefixed.write_bytes(b"#!/bin/sh\n" + big.read_bytes())
     _same_directory(prefixed)
+
+
+def test_label_bytes_keep_texts_apart() -> None:
+    from evaladdon.adapters.inspect_rows import label_bytes
+
+    texts = ["a", "a\x00", "", None, "\u00e9", "e\u0301", "x" * 64, "x" * 65, "x" * 65 + "y", "x" * 66, "\ud800"]
+    got = label_bytes(texts).tolist()
+    assert len(set(got)) == len(texts)  # distinct texts, distinct elements
+    assert got[3] == b"" and all(g for i, g in enumerate(got) if i != 3)  # None alone is empty
+    assert max(map(len, got)) == 65 and len(got[7]) == 22  # past 64 bytes a text is a digest, not its bytes
+    assert label_bytes(["k", "k"]).tolist()[0] == label_bytes(["k"]).tolist()[0]
