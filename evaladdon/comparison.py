@@ -358,6 +358,30 @@ class GroupRows:
         return self.df["model"].iat[self._first[run]]
 
 
+class JoinedGroups:
+    """:class:`GroupRows` of several tables read apart (a store read a group of logs at a time,
+    the baseline's rows on their own), answering for each run from the table that holds it."""
+
+    def __init__(self, parts: Sequence[GroupRows]) -> None:
+        self._of: dict[Any, GroupRows] = {}
+        for part in parts:
+            for run in part._keys:  # noqa: SLF001 - the runs a part holds
+                self._of.setdefault(run, part)
+
+    def keys_of(self, run: Any) -> list[tuple[Any, Any]]:
+        part = self._of.get(run)
+        return part.keys_of(run) if part is not None else []
+
+    def rows(self, run: Any, task: Any, metric: Any) -> pd.DataFrame:
+        return self._of[run].rows(run, task, metric)
+
+    def side(self, run: Any, task: Any, metric: Any) -> Side:
+        return self._of[run].side(run, task, metric)
+
+    def model_of(self, run: Any) -> Any:
+        return self._of[run].model_of(run)
+
+
 def compare_table(
     df: pd.DataFrame,
     pairs: Sequence[tuple[str, str]],
@@ -389,18 +413,40 @@ def compare_table(
         df = df[df["metric"] == metric]
         if df.empty:
             raise EvalAddonError(f"no rows with metric {metric!r}")
+    results, missed = compare_groups(GroupRows(df), pairs, labels, level=level, test=test, interval=interval,
+                                     cluster_method=cluster_method, strict=strict, margin=margin,
+                                     n_permutations=n_permutations, seed=seed, raise_first=skipped is None)
+    return finish_comparisons(results, missed, skipped, adjust)
+
+
+def compare_groups(
+    groups: GroupRows | JoinedGroups,
+    pairs: Sequence[tuple[str, str]],
+    labels: dict[str, str],
+    *,
+    level: float = 0.95,
+    test: str = "auto",
+    interval: str = "auto",
+    cluster_method: str = "cr2",
+    strict: bool = False,
+    margin: float | None = None,
+    n_permutations: int = 10_000,
+    seed: int | None = 0,
+    raise_first: bool = False,
+) -> tuple[list[RunComparison], list[Skipped]]:
+    """The comparisons of :func:`compare_table` (not yet adjusted) and those not made; with
+    ``raise_first`` the first comparison not made is raised instead."""
     results: list[RunComparison] = []
     missed: list[Skipped] = []
 
     def skip(run_a: str, run_b: str, task: str | None, metric_name: str | None, reason: str) -> None:
         item = Skipped(run_a, run_b, labels[run_a], labels[run_b], task, metric_name, reason,
                        blocking=not reason.startswith("no scored items in either run"))
-        if skipped is None:
+        if raise_first:
             what = f"task {task!r}, metric {metric_name!r}, " if task is not None else ""
             raise EvalAddonError(f"{what}runs {run_a!r} vs {run_b!r}: {reason}")
         missed.append(item)
 
-    groups = GroupRows(df)
     for run_a, run_b in pairs:
         keys_a = set(groups.keys_of(run_a))
         keys_b = set(groups.keys_of(run_b))
@@ -452,6 +498,13 @@ def compare_table(
                     label_b=labels[run_b],
                 )
             )
+    return results, missed
+
+
+def finish_comparisons(results: list[RunComparison], missed: list[Skipped], skipped: list[Skipped] | None,
+                       adjust: str) -> list[RunComparison]:
+    """``missed`` added to ``skipped``; an error when nothing was compared; p-values adjusted
+    over all ``results`` (``adjust``)."""
     if skipped is not None:
         skipped.extend(missed)
     if not results and missed:

@@ -202,37 +202,63 @@ def _family(metric: str) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    loaded = load(args)
-    df = loaded.table
-    chosen = df if args.metric is None else df[df["metric"] == args.metric]
-    bounded = bounded_metric(chosen)
+    grouped = _store_in_groups(args)
+    if grouped is not None:
+        from evaladdon.store.compare_groups import ManifestMismatch
+
+        try:
+            return _run(args, grouped)
+        except ManifestMismatch:  # the manifest does not describe the stored rows: read them at once
+            pass
+    return _run(args, None)
+
+
+def _run(args: argparse.Namespace, grouped: Any) -> int:
+    if grouped is None:
+        loaded = load(args)
+        df = loaded.table
+        chosen = df if args.metric is None else df[df["metric"] == args.metric]
+        bounded = bounded_metric(chosen)
+    else:
+        from evaladdon.adapters import Loaded
+        from evaladdon.store.compare_groups import bounded as bounded_store
+        from evaladdon.table import empty_table
+
+        loaded, bounded = Loaded(empty_table(), list(grouped.notes)), bounded_store(grouped)
     margin = None
     if args.margin is not None or args.fail_on_regression:
         margin = args.margin.resolve(bounded, "--margin") if args.margin is not None else 0.0
         if margin < 0:
             raise EvalAddonError(f"--margin {args.margin.text}: the margin is a drop that does not matter; give it >= 0")
     skipped: list[Skipped] = []
-    if args.metric and _family(args.metric):  # --metric f1_macro, roc_auc, ece, pass@2 ...
+    if grouped is None and args.metric and _family(args.metric):  # --metric f1_macro, roc_auc, ece, pass@2 ...
         from evaladdon.metrics import run_metric_comparison
 
         pairs = choose_pairs(df, baseline=args.baseline, all_pairs=args.all_pairs)
         return run_metric_comparison(df, pairs, args, sys.stdout, loaded.notes)
     try:
-        pairs = choose_pairs(df, baseline=args.baseline, all_pairs=args.all_pairs)
-        results = compare_table(
-            df,
-            pairs,
-            args.metric,
-            level=args.level,
-            test=args.test,
-            interval=args.interval,
-            cluster_method=args.cluster_method,
-            strict=args.strict,
-            adjust=args.adjust,
-            margin=margin,
-            seed=args.seed,
-            skipped=skipped,
-        )
+        if grouped is not None:
+            from evaladdon.store.compare_groups import compare_store
+
+            results = compare_store(grouped, args.baseline, level=args.level, test=args.test, interval=args.interval,
+                                    cluster_method=args.cluster_method, strict=args.strict, adjust=args.adjust,
+                                    margin=margin, seed=args.seed, skipped=skipped)
+        else:
+            pairs = choose_pairs(df, baseline=args.baseline, all_pairs=args.all_pairs)
+            results = compare_table(
+                df,
+                pairs,
+                args.metric,
+                level=args.level,
+                test=args.test,
+                interval=args.interval,
+                cluster_method=args.cluster_method,
+                strict=args.strict,
+                adjust=args.adjust,
+                margin=margin,
+                seed=args.seed,
+                skipped=skipped,
+            )
     except EvalAddonError as exc:
         if not loaded.skipped:
             raise
@@ -255,3 +281,17 @@ def run(args: argparse.Namespace) -> int:
             sys.stderr.write("evaladdon: regression shown\n")
         return EXIT_REGRESSION
     return 0
+
+
+def _store_in_groups(args: argparse.Namespace) -> Any:
+    """:func:`evaladdon.store.compare_groups.grouped_store` for ``--store`` with ``--baseline``
+    on the local engine and a plain ``--metric`` (None otherwise: the selection is read at once)."""
+    if not getattr(args, "store", None) or (getattr(args, "engine", "local") or "local") != "local":
+        return None
+    if args.baseline is None or (args.metric and _family(args.metric)):
+        return None
+    from evaladdon.cli.common import check_metric
+    from evaladdon.store.compare_groups import grouped_store
+
+    return grouped_store(str(args.store), getattr(args, "where", None), getattr(args, "cluster", None), args.metric,
+                         args.baseline, check_metric)
