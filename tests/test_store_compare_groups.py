@@ -127,3 +127,25 @@ def test_a_manifest_that_disagrees_with_the_rows_reads_at_once(store: Path, monk
     with pytest.raises(compare_groups.ManifestMismatch):
         compare_groups.compare_store(gs, "model-2", level=0.95, test="auto", interval="auto", cluster_method="cr2",
                                      strict=False, adjust="holm", margin=None, seed=0, skipped=[])
+
+
+def test_a_selection_is_reused_only_while_the_manifest_is_unchanged(store: Path, tmp_path: Path) -> None:
+    """select() asked twice (grouped path tried, then the store read at once) reads the manifest
+    once; after an ingest changes the manifest, it is read again; a data file deleted since is
+    still one line."""
+    from evaladdon.errors import InputError
+    from evaladdon.store import ingest
+    from evaladdon.store.query import select
+
+    first = select(store, "model LIKE 'model-%'")
+    assert select(store, "model LIKE 'model-%'") is first
+    assert select(store, None) is not first
+    more = tmp_path / "more"
+    more.mkdir()
+    _log(more / "m9.csv", "model-9", 99)
+    assert ingest([more], store, workers=1).stored == 1
+    again = select(store, "model LIKE 'model-%'")
+    assert again is not first and len(again.files) == len(first.files) + 1
+    again.files[0].unlink()
+    with pytest.raises(InputError, match="lacks data file"):
+        select(store, "model LIKE 'model-%'")
