@@ -46,7 +46,7 @@ def check_metric(df: "pd.DataFrame", metric: str | None) -> None:
     """Refuse a ``--metric`` no row has, listing the metrics that exist."""
     if metric is None:
         return
-    from evaladdon.metrics import family_of
+    from evaladdon.stats.metric_names import family_of
 
     if family_of(metric):  # a metric family computed from the rows (f1_macro, roc_auc, ece, pass@k)
         return

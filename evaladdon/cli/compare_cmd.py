@@ -12,7 +12,7 @@ from typing import Any
 from evaladdon.cli.common import add_reporting, emit, gate_refuses_skips, load
 from evaladdon.cli.options import add_inputs, add_output
 from evaladdon.cli.units import describe, parse_effect
-from evaladdon.comparison import RunComparison, Skipped, choose_pairs, compare_table
+from evaladdon.comparison_result import RunComparison, Skipped
 from evaladdon.errors import EvalAddonError
 from evaladdon.report.text import console, fmt, markdown_table, signed_points, table, terminal_width, warn
 from evaladdon.stats import ADJUST_METHODS, PAIRED_INTERVALS, PAIRED_TESTS, plan
@@ -194,9 +194,8 @@ def bounded_metric(df: Any) -> bool:
 
 
 def _family(metric: str) -> str | None:
-    """The metric family ``metric`` names, if any (imported only when ``--metric`` is given:
-    the families' modules cost ~0.15 s to import, which a plain compare does not need)."""
-    from evaladdon.metrics import family_of
+    """The metric family ``metric`` names, if any (f1_macro, roc_auc, ece, pass@2 ...)."""
+    from evaladdon.stats.metric_names import family_of
 
     return family_of(metric)
 
@@ -230,6 +229,8 @@ def _run(args: argparse.Namespace, grouped: Any) -> int:
         margin = args.margin.resolve(bounded, "--margin") if args.margin is not None else 0.0
         if margin < 0:
             raise EvalAddonError(f"--margin {args.margin.text}: the margin is a drop that does not matter; give it >= 0")
+    from evaladdon.comparison import choose_pairs, compare_table
+
     skipped: list[Skipped] = []
     if grouped is None and args.metric and _family(args.metric):  # --metric f1_macro, roc_auc, ece, pass@2 ...
         from evaladdon.metrics import run_metric_comparison
