@@ -16,7 +16,7 @@ import pandas as pd
 
 from evaladdon.errors import EvalAddonError
 from evaladdon.comparison_result import Alignment, RunComparison, Skipped  # noqa: F401 - re-exported
-from evaladdon.pairing import Paired, compare_groups, finish_comparisons  # noqa: F401 - re-exported
+from evaladdon.pairing import Paired, compare_groups, finish_comparisons, why_unpaired_text  # noqa: F401
 from evaladdon.summary import group_positions, usable_rows
 from evaladdon import run_names as names
 from evaladdon.run_names import RunInfo
@@ -126,19 +126,11 @@ def choose_pairs(df: pd.DataFrame, baseline: str | None = None, all_pairs: bool 
 def _why_unpaired(rows_a: pd.DataFrame, rows_b: pd.DataFrame, exc: EvalAddonError) -> str:
     """The reason a (task, metric) could not be paired, in the user's terms (``rows_a``,
     ``rows_b``: each run's rows of it)."""
-    if "no items in common" not in exc.message:
-        return exc.message.split(": ", 1)[-1] if exc.message.startswith("task ") else exc.message
-    empty = []
-    for side, rows in (("A", rows_a), ("B", rows_b)):
+    sides = []
+    for rows in (rows_a, rows_b):
         good, dropped = usable_rows(rows)
-        if good.empty:
-            empty.append((side, ", ".join(f"{v} {k}" for k, v in dropped.items()) or "no rows"))
-    if len(empty) == 2:
-        reasons = empty[0][1] if empty[0][1] == empty[1][1] else f"A: {empty[0][1]}; B: {empty[1][1]}"
-        return f"no scored items in either run ({reasons})"
-    if empty:
-        return f"no scored items in {empty[0][0]} ({empty[0][1]})"
-    return "no items in common"
+        sides.append((len(good), dropped))
+    return why_unpaired_text(exc, sides)
 
 
 ALIGN_COLUMNS = ("item", "value", "error", "cluster", "item_hash")

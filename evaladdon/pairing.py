@@ -31,6 +31,23 @@ class Paired:
     alignment: Alignment
 
 
+def why_unpaired_text(exc: EvalAddonError, sides: Sequence[tuple[int, dict[str, int]]]) -> str:
+    """The reason a (task, metric) could not be paired, in the user's terms; ``sides``: for A
+    and B, the number of usable rows and the rows left out by reason."""
+    if "no items in common" not in exc.message:
+        return exc.message.split(": ", 1)[-1] if exc.message.startswith("task ") else exc.message
+    empty = []
+    for side, (n_good, dropped) in zip(("A", "B"), sides):
+        if n_good == 0:
+            empty.append((side, ", ".join(f"{v} {k}" for k, v in dropped.items()) or "no rows"))
+    if len(empty) == 2:
+        reasons = empty[0][1] if empty[0][1] == empty[1][1] else f"A: {empty[0][1]}; B: {empty[1][1]}"
+        return f"no scored items in either run ({reasons})"
+    if empty:
+        return f"no scored items in {empty[0][0]} ({empty[0][1]})"
+    return "no items in common"
+
+
 def compare_groups(
     groups: Any,
     pairs: Sequence[tuple[str, str]],

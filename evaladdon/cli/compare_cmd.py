@@ -201,6 +201,9 @@ def _family(metric: str) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    fast = _fast_store(args)
+    if fast is not None:
+        return _run(args, None, fast)
     grouped = _store_in_groups(args)
     if grouped is not None:
         from evaladdon.store.compare_groups import ManifestMismatch
@@ -212,8 +215,10 @@ def run(args: argparse.Namespace) -> int:
     return _run(args, None)
 
 
-def _run(args: argparse.Namespace, grouped: Any) -> int:
-    if grouped is None:
+def _run(args: argparse.Namespace, grouped: Any, fast: Any = None) -> int:
+    if fast is not None:
+        loaded, bounded = _StoreRows(notes=list(fast.notes)), fast.bounded
+    elif grouped is None:
         loaded = load(args)
         df = loaded.table
         chosen = df if args.metric is None else df[df["metric"] == args.metric]
@@ -229,22 +234,27 @@ def _run(args: argparse.Namespace, grouped: Any) -> int:
         margin = args.margin.resolve(bounded, "--margin") if args.margin is not None else 0.0
         if margin < 0:
             raise EvalAddonError(f"--margin {args.margin.text}: the margin is a drop that does not matter; give it >= 0")
-    from evaladdon.comparison import choose_pairs, compare_table
-
     skipped: list[Skipped] = []
-    if grouped is None and args.metric and _family(args.metric):  # --metric f1_macro, roc_auc, ece, pass@2 ...
+    if fast is None and grouped is None and args.metric and _family(args.metric):  # --metric f1_macro, roc_auc, ece, pass@2 ...
+        from evaladdon.comparison import choose_pairs
         from evaladdon.metrics import run_metric_comparison
 
         pairs = choose_pairs(df, baseline=args.baseline, all_pairs=args.all_pairs)
         return run_metric_comparison(df, pairs, args, sys.stdout, loaded.notes)
     try:
-        if grouped is not None:
+        if fast is not None:
+            results = fast.compare(args.baseline, args.all_pairs, level=args.level, test=args.test,
+                                   interval=args.interval, cluster_method=args.cluster_method, strict=args.strict,
+                                   adjust=args.adjust, margin=margin, seed=args.seed, skipped=skipped)
+        elif grouped is not None:
             from evaladdon.store.compare_groups import compare_store
 
             results = compare_store(grouped, args.baseline, level=args.level, test=args.test, interval=args.interval,
                                     cluster_method=args.cluster_method, strict=args.strict, adjust=args.adjust,
                                     margin=margin, seed=args.seed, skipped=skipped)
         else:
+            from evaladdon.comparison import choose_pairs, compare_table
+
             pairs = choose_pairs(df, baseline=args.baseline, all_pairs=args.all_pairs)
             results = compare_table(
                 df,
@@ -296,3 +306,25 @@ def _store_in_groups(args: argparse.Namespace) -> Any:
 
     return grouped_store(str(args.store), getattr(args, "where", None), getattr(args, "cluster", None), args.metric,
                          args.baseline, check_metric)
+
+
+@dataclasses.dataclass
+class _StoreRows:
+    """What the output needs of a :class:`evaladdon.adapters.Loaded` when the rows were read
+    without a table (no file is skipped in a store; its notes are the logs' notes)."""
+
+    notes: list[str]
+    skipped: list[dict[str, str]] = dataclasses.field(default_factory=list)
+
+
+def _fast_store(args: argparse.Namespace) -> Any:
+    """:func:`evaladdon.store.fast_compare.fast_store` for ``--store`` on the local engine
+    without ``--cluster`` or a metric family (None otherwise, or when it declines)."""
+    if not getattr(args, "store", None) or (getattr(args, "engine", "local") or "local") != "local":
+        return None
+    if getattr(args, "cluster", None) is not None or (args.metric and _family(args.metric)):
+        return None
+    from evaladdon.cli.common import check_metric_name
+    from evaladdon.store.fast_compare import fast_store
+
+    return fast_store(str(args.store), getattr(args, "where", None), args.metric, check_metric_name)

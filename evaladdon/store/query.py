@@ -84,9 +84,10 @@ def _sandbox() -> Any:
     return con
 
 
-def _runs_table(manifest: Manifest) -> Any:
-    """The manifest's (run, model, task, metric, harness, source, file) combinations as an Arrow table."""
-    import pyarrow as pa
+def _runs_table(manifest: Manifest) -> dict[str, Any]:
+    """The manifest's (run, model, task, metric, harness, source, file) combinations as columns
+    (numpy arrays of str, which DuckDB registers as a table without pyarrow or pandas)."""
+    import numpy as np
 
     cols: list[list[str]] = [[] for _ in range(len(RUN_COLUMNS) + 1)]
     for e in manifest.entries.values():
@@ -94,7 +95,7 @@ def _runs_table(manifest: Manifest) -> Any:
         for combo in e.get("combos", []):
             for col, value in zip(cols, (*combo, source, file)):
                 col.append(str(value))
-    return pa.table({name: pa.array(col, type=pa.string()) for name, col in zip((*RUN_COLUMNS, "file"), cols)})
+    return {name: np.array(col, dtype=object) for name, col in zip((*RUN_COLUMNS, "file"), cols)}
 
 
 VOLATILE = frozenset({"random", "uuid", "gen_random_uuid", "uuidv4", "uuidv7", "nextval", "currval", "setseed"})
@@ -331,7 +332,6 @@ def _select(root: str | os.PathLike[str], where: str | None = None) -> Selection
         raise InputError("the store is empty", str(root))
     where = where or None
     whole = where is None
-    files = manifest.data_files()
     if where:
         picker = _sandbox()
         try:
@@ -339,6 +339,8 @@ def _select(root: str | os.PathLike[str], where: str | None = None) -> Selection
             files, whole = plan_files(manifest, where, picker)
         finally:
             picker.close()
+    else:
+        files = manifest.data_files()
     if not files:
         raise EvalAddonError(f"--where matches no stored run ({where})")
     sel = Selection(str(root), manifest, files, whole, where)
