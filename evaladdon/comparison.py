@@ -16,7 +16,9 @@ import pandas as pd
 
 from evaladdon.errors import EvalAddonError
 from evaladdon.comparison_result import Alignment, RunComparison, Skipped  # noqa: F401 - re-exported
+from evaladdon.pairing import first_present  # noqa: F401
 from evaladdon.pairing import Paired, compare_groups, finish_comparisons, why_unpaired_text  # noqa: F401
+from evaladdon.stats.item_table import item_table as per_item
 from evaladdon.summary import group_positions, usable_rows
 from evaladdon import run_names as names
 from evaladdon.run_names import RunInfo
@@ -25,12 +27,16 @@ from evaladdon.table import GROUP, distinct_tuples, run_labels
 
 
 def item_table(rows: pd.DataFrame) -> pd.DataFrame:
-    """Per-item mean over epochs, epoch count, cluster and content hash (one groupby)."""
-    g = rows.groupby("item", sort=False)
-    out = pd.DataFrame({"value": g["value"].mean(), "n_epochs": g["value"].size()})
-    out["cluster"] = g["cluster"].first()
-    out["item_hash"] = g["item_hash"].first()
-    return out
+    """Per-item mean over epochs, epoch count, cluster and content hash (the first of each
+    item's rows that has one), items in order of first appearance
+    (:func:`evaladdon.stats.item_table.item_table`: pandas' group-by mean, bit for bit)."""
+    codes, uniques = pd.factorize(rows["item"])
+    t = per_item(codes, rows["value"].to_numpy(dtype=float))
+    index = pd.Index(uniques, name="item")
+    return pd.DataFrame({"value": t.mean, "n_epochs": t.n_rows,
+                         "cluster": first_present(codes, len(uniques), rows["cluster"].to_numpy(dtype=object)),
+                         "item_hash": first_present(codes, len(uniques), rows["item_hash"].to_numpy(dtype=object))},
+                        index=index)
 
 
 def align_runs(

@@ -31,6 +31,18 @@ class Paired:
     alignment: Alignment
 
 
+def first_present(codes: np.ndarray, n_codes: int, column: np.ndarray) -> np.ndarray:
+    """Per code, the first value of ``column`` (object) that is not missing (None/NaN), None
+    where a code has none (as pandas' group-by ``first``)."""
+    present = np.not_equal(column, None) & np.equal(column, column)  # NaN != NaN
+    first = np.full(n_codes, len(column), dtype=np.int64)
+    np.minimum.at(first, codes[present], np.flatnonzero(present))
+    out = np.full(n_codes, None, dtype=object)
+    has = first < len(column)
+    out[has] = column[first[has]]
+    return out
+
+
 def why_unpaired_text(exc: EvalAddonError, sides: Sequence[tuple[int, dict[str, int]]]) -> str:
     """The reason a (task, metric) could not be paired, in the user's terms; ``sides``: for A
     and B, the number of usable rows and the rows left out by reason."""

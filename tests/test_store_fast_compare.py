@@ -46,6 +46,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     _log(logs / "real.csv", "model-r", 11, binary=False)
     _log(logs / "other.csv", "model-x", 9, task="u")
     _log(logs / "epochs.csv", "model-e", 12, epochs=3)
+    _log(logs / "epochs_real.csv", "model-f", 13, epochs=4, binary=False)
     store = root / "store"
     assert ingest([logs, ROOT / "sample_logs"], store, workers=1).stored >= 7
     return store
@@ -94,8 +95,11 @@ CASES = [
     (("--where", "model LIKE 'dummy%'", "--metric", "acc,nne"), True),  # a wrong --metric: the same error
     (("--where", "model SIMILAR TO 'model-[0-3]'"), True),  # four runs, no --baseline: the same error
     (("--where", "model SIMILAR TO 'model-[0-3]'", "--baseline", "modle-0"), True),  # the same error, suggestion
-    (("--where", "model IN ('model-0', 'model-e')"), False),  # epochs: the table path
-    (("--where", "model LIKE 'ckpt%'", "--json"), False),  # sample long table with epochs
+    (("--where", "model IN ('model-0', 'model-e')"), True),  # epochs on one side
+    (("--where", "model IN ('model-e', 'model-f')", "--json"), True),  # epochs, non-binary
+    (("--where", "model LIKE 'ckpt%'", "--json"), True),  # sample long table with epochs
+    (("--where", "model LIKE 'ckpt%'", "--markdown", "--strict"), True),
+    (("--where", "run LIKE 'dpBG%' OR run LIKE 'chok%'", "--json"), True),  # Inspect sample logs
     (("--where", "model IN ('model-0', 'model-1')", "--cluster", "passage"), False),
     (("--where", "model IN ('model-0', 'model-1')", "--metric", "f1_macro"), False),
     (("--where", "nosuchcolumn = 1"), False),  # DuckDB refuses: the table path's error

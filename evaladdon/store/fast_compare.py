@@ -5,16 +5,16 @@ on the benchmark machine) was half of a 2 s ``compare`` of two checkpoints out o
 1,000-run store, whose own work is ~0.3 s.  DuckDB gives the selected rows as numpy arrays
 without pandas (``fetchnumpy``), and the statistics core takes numpy arrays.
 
-This path is taken only where it gives what the table path gives, by construction: each
-(run, task, metric) has at most one row per item (one epoch), so an item's mean is its value,
-exactly, and the paired arrays are the ones :func:`evaladdon.comparison.align_sides` builds
-(A's items in A's order, B's values at them).  The run names, the pairing loop, the records
-and the output are the shared ones (:mod:`evaladdon.run_names`, :mod:`evaladdon.pairing`).
-Anything else -- epochs, a run's (task, metric) in two logs, ``--cluster`` at query time, a
-metric family, ``--engine dask``, no rows, a selection above :data:`MAX_ROWS` rows, a query
-DuckDB refuses -- returns None and the table path runs (and gives its own errors).
-``tests/test_store_fast_compare.py`` holds the text, markdown and JSON output equal to the
-table path's and checks that pandas is not imported.
+The paired arrays are the table path's by construction: usable rows by the same rule, each
+item's mean over epochs by the same kernel (:func:`evaladdon.stats.item_table.item_table`),
+its cluster and hash the first present, A's items in A's order and B's values at them, the same
+checks and messages as :func:`evaladdon.comparison.align_sides`.  The run names, the pairing
+loop, the records and the output are the shared ones (:mod:`evaladdon.run_names`,
+:mod:`evaladdon.pairing`).  Anything else -- a run's (task, metric) in two logs, ``--cluster``
+at query time, a metric family, ``--engine dask``, no rows, a repeated (item, epoch), a
+selection above :data:`MAX_ROWS` rows, a query DuckDB refuses -- returns None and the table
+path runs (and gives its own errors).  ``tests/test_store_fast_compare.py`` holds the text,
+markdown and JSON output equal to the table path's and checks that pandas is not imported.
 """
 
 from __future__ import annotations
@@ -26,24 +26,27 @@ import numpy as np
 
 from evaladdon.comparison_result import Alignment
 from evaladdon.errors import EvalAddonError
-from evaladdon.pairing import Paired, compare_groups, finish_comparisons, why_unpaired_text
+from evaladdon.pairing import Paired, compare_groups, finish_comparisons, first_present, why_unpaired_text
 from evaladdon.run_names import RunInfo, choose_pairs, run_info
+from evaladdon.stats.item_table import item_table
 
 MAX_ROWS = 1_000_000
 """Rows (by the manifest's counts) above which the table path is used: its grouping on
 integer codes is faster on large selections, where pandas' import no longer matters."""
 
-COLUMNS = ("run", "model", "task", "metric", "source", "item", "value", "error", "cluster", "item_hash")
+COLUMNS = ("run", "model", "task", "metric", "source", "item", "epoch", "value", "error", "cluster", "item_hash")
 NONFINITE = "non-finite value"  # as evaladdon.summary (not imported: it imports pandas)
 
 
 @dataclass
 class Side:
-    """One run's usable rows of a (task, metric), one per item: item codes, values, clusters
-    and content hashes (None where missing), and the rows left out by reason."""
+    """One run's usable rows of a (task, metric) as items (in order of first appearance): item
+    codes, means over epochs, numbers of epochs, clusters and content hashes (the first of the
+    item's rows that has one, else None), and the rows left out by reason."""
 
     items: np.ndarray
     values: np.ndarray
+    n_epochs: np.ndarray
     clusters: np.ndarray
     hashes: np.ndarray
     dropped: dict[str, int]
@@ -121,10 +124,13 @@ class FastGroups:
         self._group_codes = key_c
         self._sides: dict[tuple[str, str, str], Side] = {}
 
-    def one_row_per_item(self) -> bool:
-        """Whether no (run, task, metric) has an item twice (every group one epoch)."""
-        pairs = np.sort(self._group_codes * (int(self.item_codes.max()) + 1) + self.item_codes)
-        return not bool((pairs[1:] == pairs[:-1]).any())
+    def rows_unique(self) -> bool:
+        """Whether no (run, task, metric, item, epoch) occurs twice (else the table path
+        refuses the rows with its own message)."""
+        epoch_c, _ = _codes(self.cols["epoch"])
+        n_epochs = int(epoch_c.max()) + 1
+        keys = np.sort((self._group_codes * (int(self.item_codes.max()) + 1) + self.item_codes) * n_epochs + epoch_c)
+        return not bool((keys[1:] == keys[:-1]).any())
 
     def keys_of(self, run: Any) -> list[tuple[Any, Any]]:
         return self._keys.get(run, [])
@@ -138,12 +144,16 @@ class FastGroups:
             rows = self._rows[key]
             bad, dropped = unusable(self.cols["value"][rows], self.cols["error"][rows])
             good = rows[~bad]
-            self._sides[key] = Side(self.item_codes[good], self.cols["value"][good], self.cols["cluster"][good],
-                                    self.cols["item_hash"][good], dropped)
+            local, labels = _codes(self.item_codes[good])  # items in order of first appearance
+            t = item_table(local, self.cols["value"][good])
+            k = len(labels)
+            self._sides[key] = Side(labels.astype(np.int64), t.mean, t.n_rows,
+                                    first_present(local, k, self.cols["cluster"][good]),
+                                    first_present(local, k, self.cols["item_hash"][good]), dropped)
         return self._sides[key]
 
     def pair(self, run_a: str, run_b: str, task: str, metric: str, strict: bool) -> Paired:
-        """:func:`evaladdon.comparison.align_sides` on one row per item (same checks, messages)."""
+        """:func:`evaladdon.comparison.align_sides` on the two sides (same checks, messages)."""
         where = f"task {task!r}, metric {metric!r}, runs {run_a!r} vs {run_b!r}"
         sa, sb = self.side(run_a, task, metric), self.side(run_b, task, metric)
         in_b = np.isin(sa.items, sb.items)
@@ -179,7 +189,7 @@ class FastGroups:
             hash_mismatch_examples=examples,
             dropped_a=sa.dropped,
             dropped_b=sb.dropped,
-            one_epoch=True,
+            one_epoch=bool(sa.n_epochs.max() == 1 and sb.n_epochs.max() == 1),
         )
         return Paired(sa.values[at_a], sb.values[at_b], cluster if present.all() else None, alignment)
 
@@ -253,7 +263,7 @@ def fast_store(root: str, where: str | None, metric: str | None,
         groups = FastGroups(cols, metric)
     except TypeError:  # a None among labels (np.unique cannot sort it): not a canonical store
         return None
-    if not groups.one_row_per_item():
+    if not groups.rows_unique():
         return None
     chosen = cols["value"] if metric is None else cols["value"][cols["metric"] == metric]
     finite = chosen[np.isfinite(chosen)]
