@@ -41,8 +41,12 @@ def store(tmp_path: Path) -> Path:
 
 def _outputs(store: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
              args: tuple[str, ...]) -> tuple[tuple[int, str, str], tuple[int, str, str], list[bool]]:
-    """(at once, in groups of one or two logs, whether each run took the grouped path)."""
+    """(at once, in groups of one or two logs, whether each run took the grouped path); the
+    pandas-free path, which takes small selections first, is turned off."""
+    from evaladdon.cli import compare_cmd
     from evaladdon.store import chunks, compare_groups
+
+    monkeypatch.setattr(compare_cmd, "_fast_store", lambda args: None)
 
     taken: list[bool] = []
     real = compare_groups.grouped_store
@@ -81,7 +85,7 @@ def test_grouped_compare_equals_reading_at_once(store: Path, monkeypatch: pytest
     assert grouped == at_once
     # the first read at once (one group), the second group by group (a wrong --metric is refused
     # while deciding, with the same one-line error)
-    assert taken == ([] if args[-1] == "scor" else [False, True])  # "scor": refused by the fast path
+    assert taken == ([False] if args[-1] == "scor" else [False, True])
     if at_once[0] == 0 and "--json" in args:
         records = json.loads(at_once[1])["results"]
         assert len(records) >= 4 and len({r["run_b"] for r in records}) == len(records)
@@ -100,6 +104,7 @@ def test_grouped_compare_reads_a_group_at_a_time(store: Path, monkeypatch: pytes
         return real(sel, files, cluster)
 
     monkeypatch.setattr("evaladdon.store.compare_groups.load_selection", spy)
+    monkeypatch.setattr("evaladdon.cli.compare_cmd._fast_store", lambda args: None)
     monkeypatch.setattr(chunks, "MAX_ROWS", 170)  # two logs of ~85 rows a group
     assert main(["compare", "--store", str(store), "--baseline", "model-0", "--json"]) == 0
     capsys.readouterr()
