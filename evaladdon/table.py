@@ -22,7 +22,6 @@ else:
     pd = lazy_module("pandas")  # imported on first use (the lean summarize of Inspect logs needs none)
 
 from evaladdon.errors import TableError
-from evaladdon.lean.labels import _AUTO_STEM, _TIMESTAMP, _short_ids, run_labels_of  # noqa: F401 - re-exported
 
 KEY: tuple[str, ...] = ("run", "task", "metric", "item", "epoch")
 """The columns that identify a row."""
@@ -513,8 +512,9 @@ def concat(tables: Iterable[pd.DataFrame]) -> pd.DataFrame:
 
 
 def run_labels(df: pd.DataFrame) -> dict[str, str]:
-    """Short readable names for runs, unique among the runs of ``df`` (the rules:
-    :func:`evaladdon.lean.labels.run_labels_of`, which takes the table's distinct
-    (run, model, task, source) rows; a run named ``NAME=PATH`` is in ``df.attrs["run_names"]``)."""
-    rows = distinct_tuples(df, ("run", "model", "task", "source")) if len(df) else []
-    return run_labels_of(rows, df.attrs.get("run_names", {}) or {})
+    """Short readable names for runs, unique among the runs of ``df``
+    (:func:`evaladdon.run_names.labels_of` of its distinct (run, model, task, source) rows;
+    runs the user named, ``NAME=PATH``, are in ``df.attrs["run_names"]``)."""
+    from evaladdon.run_names import labels_of
+
+    return labels_of(distinct_tuples(df, ("run", "model", "task", "source")), df.attrs.get("run_names", {}))

@@ -16,7 +16,7 @@ notes, incomplete logs) to columns of numbers: per row the metric (a shared ``st
 value (float64), the error (a shared ``str`` or ``None``), the sample's id and cluster as
 fixed-width bytes (:func:`~evaladdon.adapters.inspect_rows.label_bytes`) and its epoch.  Run
 naming (``NAME=PATH``, equal run ids of different files) is ``read_runs``' own
-(``name_runs``/``separate_runs``), labels :func:`evaladdon.lean.labels.run_labels_of`, and
+(``name_runs``/``separate_runs``), labels :func:`evaladdon.run_names.labels_of`, and
 the statistics :func:`evaladdon.summary.summarize_groups`, fed first-appearance integer
 codes as ``summarize_table`` feeds it (so ``estimate_mean`` factorizes nothing).
 """
@@ -105,7 +105,7 @@ def _summarize(args: argparse.Namespace) -> LeanResult:
     from evaladdon.adapters import Loaded, _progress, inputs, name_runs, separate_runs
     from evaladdon.adapters.inspect_log import read_inspect_log
     from evaladdon.cli.options import show_progress
-    from evaladdon.lean.labels import run_labels_of
+    from evaladdon.run_names import labels_of
     from evaladdon.summary import GroupArrays, summarize_groups
 
     cluster = getattr(args, "cluster", None)
@@ -160,7 +160,7 @@ def _summarize(args: argparse.Namespace) -> LeanResult:
         label_rows.append((p.run, p.model, p.task, p.source))
         for m, rows in rows_of.items():
             groups.setdefault((p.run, p.task, m), []).append((p, rows))
-    labels = run_labels_of(label_rows, names)
+    labels = labels_of(label_rows, names)
     sources_of: dict[tuple[str, str, str], list[str]] = {}
 
     def arrays() -> Any:
