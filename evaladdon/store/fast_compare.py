@@ -29,13 +29,13 @@ from evaladdon.errors import EvalAddonError
 from evaladdon.pairing import Paired, compare_groups, finish_comparisons, first_present, why_unpaired_text
 from evaladdon.run_names import RunInfo, choose_pairs, run_info
 from evaladdon.stats.item_table import item_table
+from evaladdon.summary import unusable
 
 MAX_ROWS = 1_000_000
 """Rows (by the manifest's counts) above which the table path is used: its grouping on
 integer codes is faster on large selections, where pandas' import no longer matters."""
 
 COLUMNS = ("run", "model", "task", "metric", "source", "item", "epoch", "value", "error", "cluster", "item_hash")
-NONFINITE = "non-finite value"  # as evaladdon.summary (not imported: it imports pandas)
 
 
 @dataclass
@@ -83,25 +83,6 @@ def _codes(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return rank[inverse.reshape(-1)], labels[order]
 
 
-def unusable(values: np.ndarray, error: np.ndarray) -> tuple[np.ndarray, dict[str, int]]:
-    """:func:`evaladdon.summary.unusable` without pandas: the rows left out (an error, or no
-    finite value) and their counts by reason, most frequent first, ties in order of first
-    appearance (as pandas' ``value_counts``; the test holds the two equal)."""
-    has_error = np.not_equal(error, None)
-    bad = has_error | ~np.isfinite(values)
-    if not bad.any():
-        return bad, {}
-    reasons = error[bad].copy()
-    no_error = ~has_error[bad]
-    infinite = np.isinf(values[bad])
-    reasons[no_error & infinite] = f"{NONFINITE} (inf)"
-    reasons[no_error & ~infinite] = "missing value"
-    reasons = reasons.astype(str)
-    labels, first, counts = np.unique(reasons, return_index=True, return_counts=True)
-    order = np.lexsort((first, -counts))
-    return bad, {str(labels[i]): int(counts[i]) for i in order}
-
-
 class FastGroups:
     """The (run, task, metric) groups of the selected rows, for :func:`compare_groups`."""
 
@@ -142,7 +123,8 @@ class FastGroups:
         key = (run, task, metric)
         if key not in self._sides:
             rows = self._rows[key]
-            bad, dropped = unusable(self.cols["value"][rows], self.cols["error"][rows])
+            error = self.cols["error"][rows]  # str or None (DuckDB's NULL)
+            bad, dropped = unusable(self.cols["value"][rows], error, np.not_equal(error, None))
             good = rows[~bad]
             local, labels = _codes(self.item_codes[good])  # items in order of first appearance
             t = item_table(local, self.cols["value"][good])
