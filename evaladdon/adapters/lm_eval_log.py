@@ -75,6 +75,7 @@ except ImportError:  # pragma: no cover
     orjson = None  # type: ignore[assignment]
 
 from evaladdon.adapters._gc import no_cyclic_gc
+from evaladdon.adapters.guard import MAX_DEPTH
 from evaladdon.adapters.jsonlines import check_depth, iter_json_batches, read_json_array, slow_loads, starts_with_array
 from evaladdon.adapters.scores import NON_FINITE, coerce_scores, raw_strings
 from evaladdon.errors import InputError
@@ -130,7 +131,11 @@ def _load_json(path: Path) -> Any:
         raw.decode("utf-8")
     except UnicodeDecodeError:
         raise InputError("not UTF-8 text", str(path)) from None
-    check_depth(raw, str(path))  # results are small: always scanned, so nothing downstream recurses deep
+    # scanned so nothing downstream recurses deep; a text with fewer brackets than the limit
+    # cannot nest deeper than it (two C-level counts instead of the scan: most of a small
+    # results file's cost)
+    if raw.count(b"[") + raw.count(b"{") > MAX_DEPTH:
+        check_depth(raw, str(path))
     if orjson is not None:
         try:
             return orjson.loads(raw)
@@ -642,7 +647,7 @@ def _extract(batches: Iterable[tuple[Sequence[int], list[Any]]], *, filters: lis
     info["int_ids"] = pd.api.types.infer_dtype(doc_ids, skipna=False) == "integer" if doc_ids else True
     ids = _id_strings(doc_ids, info["int_ids"])
     metric = np.asarray(metrics_l, dtype=object) if n_rows else np.array([], dtype=object)
-    info["metric_keys"] = set(pd.unique(metric)) if n_rows else set()
+    info["metric_keys"] = set(metrics_l)
     rec = np.asarray(recs, dtype=np.int64)
     corpus = np.asarray(corpus_l, dtype=bool)
     if has_corpus:
@@ -696,6 +701,8 @@ def _values_and_text(raw: list[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray
         values, errors = coerce_scores(series)
         return values, errors.to_numpy(), raw_strings(series).to_numpy(dtype=object)
     values, errors = _numeric_scores(arr)
+    if len(arr) <= 4096:  # a small file: str of each value beats the sort's fixed cost (the same text)
+        return values, errors, np.array(["" if v != v else str(v) for v in arr.tolist()], dtype=object)
     uniq, first, inv = np.unique(keys, return_index=True, return_inverse=True)
     text = np.array(["" if v != v else str(v) for v in arr[first].tolist()], dtype=object)
     return values, errors, text[inv.reshape(-1)]
@@ -833,8 +840,10 @@ def _fill_multiple_choice(out: dict[str, np.ndarray], rec: np.ndarray, n_records
             rows = idx[sel[has_len][good]]
             pn, cn = _softmax_pick(ll[has_len][good] / lengths[good])
             pred_n[rows], conf_n[rows] = pn, cn
-    codes, uniq = pd.factorize(out["metric"])  # a few metric names: hashed, not sorted
-    base = np.array([str(u).split(",", 1)[0] for u in uniq], dtype=object)
+    metric = out["metric"].tolist()
+    code_of = {m: j for j, m in enumerate(dict.fromkeys(metric))}  # a few metric names: hashed, not sorted
+    codes = np.fromiter(map(code_of.__getitem__, metric), dtype=np.int64, count=len(metric))
+    base = np.array([str(u).split(",", 1)[0] for u in code_of], dtype=object)
     is_acc, is_norm = (base == "acc")[codes], (base == "acc_norm")[codes]
     p_row = np.where(is_acc, pred[rec], np.where(is_norm, pred_n[rec], -1))
     c_row = np.where(is_acc, conf[rec], np.where(is_norm, conf_n[rec], np.nan))
