@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, BinaryIO, Callable, Iterator, Sequence
 
 from evaladdon.errors import InputError
 
@@ -91,7 +91,8 @@ BATCH_BYTES = 32768
 """About how many bytes of lines :func:`iter_json_batches` parses per batch."""
 
 
-def iter_json_batches(path: Path, size_hint: int | None = None) -> Iterator[tuple[Sequence[int], list[Any]]]:
+def iter_json_batches(path: Path, size_hint: int | None = None,
+                      fh: BinaryIO | None = None) -> Iterator[tuple[Sequence[int], list[Any]]]:
     """(line numbers, parsed objects) of the non-blank lines, ~``size_hint`` bytes of lines at a
     time: the objects of :func:`iter_json_lines`, batch by batch (memory holds one batch).
 
@@ -99,13 +100,14 @@ def iter_json_batches(path: Path, size_hint: int | None = None) -> Iterator[tupl
     the batch is parsed again line by line as :func:`iter_json_lines` does (blank lines
     skipped, the checked slow path), and a line nothing parses ends the batch: the lines
     before it are yielded first, then its one-line error is raised -- so a record error
-    earlier in the file is still reported before it, as when reading line by line.
+    earlier in the file is still reported before it, as when reading line by line.  ``fh``:
+    ``path`` already open (binary, at its start); closed when the batches end.
     """
     where = str(path)
     fast, fast_error = _fast_loads, _FastError
     size_hint = size_hint or BATCH_BYTES
     lineno = 1
-    with path.open("rb") as fh:
+    with fh if fh is not None else path.open("rb") as fh:
         while True:
             lines = fh.readlines(size_hint)
             if not lines:

@@ -76,7 +76,7 @@ except ImportError:  # pragma: no cover
 
 from evaladdon.adapters._gc import no_cyclic_gc
 from evaladdon.adapters.guard import MAX_DEPTH
-from evaladdon.adapters.jsonlines import check_depth, iter_json_batches, read_json_array, slow_loads, starts_with_array
+from evaladdon.adapters.jsonlines import check_depth, iter_json_batches, read_json_array, slow_loads
 from evaladdon.adapters.scores import NON_FINITE, coerce_scores, raw_strings
 from evaladdon.errors import InputError
 from evaladdon.table import finalize
@@ -864,9 +864,17 @@ def _as_str_or_none(codes: np.ndarray) -> np.ndarray:
 def _records_of(path: Path) -> tuple[Any, str]:
     """Batches of (numbers, records) of a samples file -- JSON lines streamed a batch at a
     time, or a legacy JSON array -- and what the numbers count (``line`` or ``sample``)."""
-    if starts_with_array(path):
-        return _list_batches(read_json_array(path)), "sample"
-    return iter_json_batches(path), "line"
+    fh = path.open("rb")  # opened once: its head decides, then its lines are read
+    try:
+        head = fh.read(4096)
+        if head.lstrip()[:1] == b"[" or head.startswith(b"\xef\xbb\xbf") and head[3:].lstrip()[:1] == b"[":
+            fh.close()  # as starts_with_array
+            return _list_batches(read_json_array(path)), "sample"
+        fh.seek(0)
+    except BaseException:
+        fh.close()
+        raise
+    return iter_json_batches(path, fh=fh), "line"
 
 
 def rows_from_records(
