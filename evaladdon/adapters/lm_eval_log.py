@@ -409,6 +409,10 @@ def _pair_batches(pairs: Iterable[tuple[int, Any]], size: int = _BATCH) -> Itera
         yield places, list(recs)
 
 
+FAST_RECORDS = True
+"""Read regular records through :func:`_fast_schema`'s itemgetter (False: every record through
+the general loop of :func:`_extract`, the reference ``tests/test_lm_eval_fast.py`` compares with)."""
+
 _FLUSH = 1024
 """Multiple-choice records of the fast path whose log-likelihoods are converted together."""
 
@@ -509,7 +513,7 @@ def _extract(batches: Iterable[tuple[Sequence[int], list[Any]]], *, filters: lis
             x.clear()
 
     for places, batch in batches:
-        if schema is None and batch:
+        if schema is None and batch and FAST_RECORDS:
             schema = _fast_schema(batch[0])
             if schema is not None:
                 getter, f_names, acc = schema
