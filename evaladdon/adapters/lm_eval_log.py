@@ -639,9 +639,10 @@ def _extract(batches: Iterable[tuple[Sequence[int], list[Any]]], *, filters: lis
     if pending[0]:
         flush()
     n_rows = len(recs)
-    corpus_l = [type(v) is list or type(v) is dict for v in raw]
-    has_corpus = any(corpus_l)
+    kinds = set(map(type, raw))  # one C-level pass; the per-value test only when some value is a container
+    has_corpus = list in kinds or dict in kinds
     if has_corpus:
+        corpus_l = [type(v) is list or type(v) is dict for v in raw]
         dumps = orjson.dumps if orjson is not None else None
         for j in np.flatnonzero(corpus_l):  # corpus inputs only: kept as JSON text
             try:
@@ -653,8 +654,8 @@ def _extract(batches: Iterable[tuple[Sequence[int], list[Any]]], *, filters: lis
     metric = np.asarray(metrics_l, dtype=object) if n_rows else np.array([], dtype=object)
     info["metric_keys"] = set(metrics_l)
     rec = np.asarray(recs, dtype=np.int64)
-    corpus = np.asarray(corpus_l, dtype=bool)
     if has_corpus:
+        corpus = np.asarray(corpus_l, dtype=bool)
         raw_series = pd.Series(raw, dtype=object)
         values, errors = coerce_scores(raw_series.where(~corpus, None))
         error = np.where(corpus, CORPUS_LEVEL, errors.to_numpy())
