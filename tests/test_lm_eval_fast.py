@@ -220,3 +220,14 @@ def test_json_batches_equal_json_lines(tmp_path: Path) -> None:
     for size in (1, 5, 40, 10_000):
         got = [(n, obj) for places, objs in jl.iter_json_batches(path, size) for n, obj in zip(places, objs)]
         assert repr(got) == repr(want)
+
+
+@pytest.mark.parametrize("value", ["abc", "", "é/ü path", "x" * 300])
+def test_constant_columns_equal_a_column_of_equal_strings(value: str) -> None:
+    """Built from buffers (pyarrow strings) or as objects: what pandas makes of n equal strings."""
+    import numpy as np
+
+    for n in (3, 1000, 5001):
+        got, want = pd.Series(L._constant(value, n)), pd.Series(np.full(n, value, dtype=object))
+        assert got.dtype == want.dtype
+        pd.testing.assert_series_equal(got, want, check_exact=True)
