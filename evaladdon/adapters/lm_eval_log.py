@@ -12,9 +12,11 @@ Generations (all found in published outputs):
   stderrs, ``NaN``/``Infinity`` literals): used to name the run and the filters, and to
   check that the samples are complete (``n-samples``).
 
-Reading: JSON lines are streamed (one line in memory at a time) and parsed with orjson;
-one light pass pulls the few fields a row needs into column lists, everything after that
-is vectorised.  Lines orjson refuses (``NaN`` literals) go to ``json`` after a depth check
+Reading: JSON lines are streamed (~32 KB of lines in memory at a time: a batch small enough
+to stay in the CPU cache) and parsed with orjson; one light pass pulls the few fields a row
+needs into column lists -- records shaped like the first regular one through one
+``itemgetter``, the rest (and every error) through the general per-record code, with the
+same result -- and everything after that is vectorised.  Lines orjson refuses (``NaN`` literals) go to ``json`` after a depth check
 (:mod:`evaladdon.adapters.jsonlines`).  ``read_runs`` reads samples files as
 :class:`SamplesPart` and makes one DataFrame of consecutive ones (:func:`frame_parts`).
 
