@@ -1,14 +1,14 @@
 """The lm-eval samples reader's fast path gives exactly what its general loop gives (issue 15).
 
-The fast path: JSON lines parsed a batch of lines at a time (``jsonlines.iter_json_batches``),
-records shaped like the first regular one read through one itemgetter, and their
-multiple-choice log-likelihoods converted ~1,000 records at a time (``lm_eval_log._lls_or_none``).
+The fast path: records shaped like the first regular one read through one itemgetter, and
+their multiple-choice log-likelihoods converted ~1,000 records at a time
+(``lm_eval_log._lls_or_none``).
 The reference is the general per-record loop (``FAST_RECORDS = False``), itself held to the
 digests of the reader before the speed work by ``test_lm_eval_reference.py``.  Seeded random
 files mix regular records with every irregular kind (ragged and odd ``filtered_resps``, text /
 list / out-of-range targets, non-numeric and corpus-level values, NaN literals, other filters
-and metrics, repeats, missing hashes); each is read at several batch and block sizes, with and
-without a cluster field.  Bad lines give the same one-line error, naming the file, either way.
+and metrics, repeats, missing hashes); each is read at several block sizes, with and without a
+cluster field.  Bad lines give the same one-line error, naming the file, either way.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from typing import Any
 import pandas as pd
 import pytest
 
-import evaladdon.adapters.jsonlines as jl
 import evaladdon.adapters.lm_eval_log as L
 from evaladdon.adapters import read_runs
 from evaladdon.cli.main import main
@@ -120,10 +119,10 @@ def _file(tmp: Path, seed: int, n: int = 60) -> Path:
 
 
 def _read(monkeypatch: pytest.MonkeyPatch, path: Path, cluster: str | None, fast: bool,
-          batch: int | None = None, flush: int | None = None) -> pd.DataFrame | str:
+          flush: int | None = None, tries: int | None = None) -> pd.DataFrame | str:
     monkeypatch.setattr(L, "FAST_RECORDS", fast)
-    monkeypatch.setattr(jl, "BATCH_BYTES", batch or 32768)
     monkeypatch.setattr(L, "_FLUSH", flush or 1024)
+    monkeypatch.setattr(L, "_BATCH", tries or 1024)
     try:
         return L.read_samples(path, cluster)
     except InputError as exc:
@@ -145,8 +144,8 @@ def test_fast_path_equals_the_general_loop_on_random_files(tmp_path: Path, monke
     path = _file(tmp_path, seed)
     for cluster in (None, "passage_id", "n"):
         want = _read(monkeypatch, path, cluster, fast=False)
-        for batch, flush in ((None, None), (1, 3), (700, 7)):
-            _same(_read(monkeypatch, path, cluster, True, batch, flush), want)
+        for flush, tries in ((None, None), (3, 1), (7, 5)):
+            _same(_read(monkeypatch, path, cluster, True, flush, tries), want)
 
 
 def test_regular_files_take_the_fast_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -174,7 +173,7 @@ def test_fast_path_with_a_late_regular_record_and_two_folders(tmp_path: Path, mo
     for cluster in (None, "passage_id"):
         monkeypatch.setattr(L, "FAST_RECORDS", False)
         want = read_runs(paths, cluster=cluster)
-        monkeypatch.setattr(jl, "BATCH_BYTES", 1)
+        monkeypatch.setattr(L, "_BATCH", 1)  # a regular record looked for at every record
         monkeypatch.setattr(L, "FAST_RECORDS", True)
         got = read_runs(paths, cluster=cluster)
         _same(got.table, want.table)
@@ -191,9 +190,9 @@ def test_bad_lines_give_the_same_one_line_error(tmp_path: Path, monkeypatch: pyt
     rng = random.Random(3)
     lines: list[Any] = [_regular(rng, 0), _regular(rng, 1), bad, _regular(rng, 3), "{also bad"]
     path = _write(tmp_path, lines)
-    for batch in (None, 1):
-        got = _read(monkeypatch, path, None, True, batch)
-        assert got == _read(monkeypatch, path, None, False, batch)
+    for flush in (None, 1):
+        got = _read(monkeypatch, path, None, True, flush)
+        assert got == _read(monkeypatch, path, None, False, flush)
         assert isinstance(got, str) and str(path) in got and message in got and "\n" not in got
     monkeypatch.setattr(L, "FAST_RECORDS", True)
     assert main(["summarize", str(path)]) == 2
@@ -209,17 +208,6 @@ def test_a_missing_cluster_field_is_the_same_error(tmp_path: Path, monkeypatch: 
     got = _read(monkeypatch, path, "passage_id", True)
     assert got == _read(monkeypatch, path, "passage_id", False)
     assert isinstance(got, str) and "doc 6 has no scalar doc field 'passage_id'" in got and str(path) in got
-
-
-def test_json_batches_equal_json_lines(tmp_path: Path) -> None:
-    """Every batch size gives the objects and line numbers of line-by-line reading (blank lines,
-    NaN literals, a last line without a newline)."""
-    path = tmp_path / "x.jsonl"
-    path.write_text('{"a": 1}\n\n  \n{"b": NaN}\n[1]\n' + '{"c": "%s"}\n' % ("y" * 300) + '{"d": 2}')
-    want = list(jl.iter_json_lines(path))
-    for size in (1, 5, 40, 10_000):
-        got = [(n, obj) for places, objs in jl.iter_json_batches(path, size) for n, obj in zip(places, objs)]
-        assert repr(got) == repr(want)
 
 
 @pytest.mark.parametrize("value", ["abc", "", "é/ü path", "x" * 300])

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, BinaryIO, Callable, Iterator, Sequence
+from typing import Any, BinaryIO, Callable, Iterator
 
 from evaladdon.errors import InputError
 
@@ -73,11 +73,15 @@ def _loads_line(line: bytes, lineno: int, where: str) -> Any:
     return loads(line, where, f"line {lineno}: ")
 
 
-def iter_json_lines(path: Path) -> Iterator[tuple[int, Any]]:
-    """(line number, parsed object) of each non-blank line, streamed: memory holds one line."""
+def iter_json_lines(path: Path, fh: BinaryIO | None = None) -> Iterator[tuple[int, Any]]:
+    """(line number, parsed object) of each non-blank line, streamed: memory holds one line.
+    ``fh``: ``path`` already open (binary, at its start); closed when the lines end.
+
+    (Batches of lines parsed by one ``map`` were tried: no faster on 2 KB lines, and slower
+    from ~128 KB a batch or when other processes share the CPU cache.)"""
     where = str(path)
     fast, fast_error = _fast_loads, _FastError
-    with path.open("rb") as fh:
+    with fh if fh is not None else path.open("rb") as fh:
         for lineno, line in enumerate(fh, start=1):
             try:
                 yield lineno, fast(line)
@@ -85,55 +89,6 @@ def iter_json_lines(path: Path) -> Iterator[tuple[int, Any]]:
                 if line.isspace():
                     continue
                 yield lineno, slow_loads(line, where, f"line {lineno}: ")
-
-
-BATCH_BYTES = 32768
-"""About how many bytes of lines :func:`iter_json_batches` parses per batch.  Measured on 2 KB
-lines: 16-64 KB batches parse as fast as a line at a time or faster; from ~128 KB a batch's
-objects no longer stay in the CPU cache while they are read, and 1 MB batches were ~4x slower."""
-
-
-def iter_json_batches(path: Path, size_hint: int | None = None,
-                      fh: BinaryIO | None = None) -> Iterator[tuple[Sequence[int], list[Any]]]:
-    """(line numbers, parsed objects) of the non-blank lines, ~``size_hint`` bytes of lines at a
-    time: the objects of :func:`iter_json_lines`, batch by batch (memory holds one batch).
-
-    A batch is parsed by one C-level ``map`` of orjson over its lines; when a line refuses it,
-    the batch is parsed again line by line as :func:`iter_json_lines` does (blank lines
-    skipped, the checked slow path), and a line nothing parses ends the batch: the lines
-    before it are yielded first, then its one-line error is raised -- so a record error
-    earlier in the file is still reported before it, as when reading line by line.  ``fh``:
-    ``path`` already open (binary, at its start); closed when the batches end.
-    """
-    where = str(path)
-    fast, fast_error = _fast_loads, _FastError
-    size_hint = size_hint or BATCH_BYTES
-    lineno = 1
-    with fh if fh is not None else path.open("rb") as fh:
-        while True:
-            lines = fh.readlines(size_hint)
-            if not lines:
-                return
-            try:
-                yield range(lineno, lineno + len(lines)), list(map(fast, lines))
-            except fast_error:
-                places: list[int] = []
-                objs: list[Any] = []
-                for k, line in enumerate(lines, start=lineno):
-                    try:
-                        objs.append(fast(line))
-                    except fast_error:
-                        if line.isspace():
-                            continue
-                        try:
-                            objs.append(slow_loads(line, where, f"line {k}: "))
-                        except InputError:
-                            if objs:
-                                yield places, objs
-                            raise
-                    places.append(k)
-                yield places, objs
-            lineno += len(lines)
 
 
 def starts_with_array(path: Path) -> bool:

@@ -12,8 +12,7 @@ Generations (all found in published outputs):
   stderrs, ``NaN``/``Infinity`` literals): used to name the run and the filters, and to
   check that the samples are complete (``n-samples``).
 
-Reading: JSON lines are streamed (~32 KB of lines in memory at a time: a batch small enough
-to stay in the CPU cache) and parsed with orjson; one light pass pulls the few fields a row
+Reading: JSON lines are streamed (one line in memory at a time) and parsed with orjson; one light pass pulls the few fields a row
 needs into column lists -- records shaped like the first regular one through one
 ``itemgetter``, the rest (and every error) through the general per-record code, with the
 same result -- and everything after that is vectorised.  Lines orjson refuses (``NaN`` literals) go to ``json`` after a depth check
@@ -63,10 +62,10 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import chain, islice, repeat
+from itertools import chain, repeat
 from operator import itemgetter
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Iterable
 
 import numpy as np
 import pandas as pd
@@ -78,7 +77,7 @@ except ImportError:  # pragma: no cover
 
 from evaladdon.adapters._gc import no_cyclic_gc
 from evaladdon.adapters.guard import MAX_DEPTH
-from evaladdon.adapters.jsonlines import check_depth, iter_json_batches, read_json_array, slow_loads
+from evaladdon.adapters.jsonlines import check_depth, iter_json_lines, read_json_array, slow_loads
 from evaladdon.adapters.scores import NON_FINITE, coerce_scores, raw_strings
 from evaladdon.errors import InputError
 from evaladdon.table import finalize
@@ -387,28 +386,9 @@ def _gold_index(target: Any, choices: list[str] | None, n: int) -> int | None:
 
 
 _BATCH = 1024
-"""Records per batch of a list (legacy arrays, embedded samples) in :func:`_extract`."""
+"""Records between two tries of :func:`_fast_schema` while no regular record was seen."""
 
-_NONE = type(None)
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
-
-
-def _list_batches(records: list[Any], size: int = _BATCH) -> Iterator[tuple[Sequence[int], list[Any]]]:
-    """(sample numbers, records) of a list, ``size`` at a time."""
-    for s in range(0, len(records), size):
-        chunk = records[s: s + size]
-        yield range(s + 1, s + 1 + len(chunk)), chunk
-
-
-def _pair_batches(pairs: Iterable[tuple[int, Any]], size: int = _BATCH) -> Iterator[tuple[Sequence[int], list[Any]]]:
-    """(numbers, records) of an iterable of ``(number, record)`` pairs, ``size`` at a time."""
-    it = iter(pairs)
-    while True:
-        chunk = list(islice(it, size))
-        if not chunk:
-            return
-        places, recs = zip(*chunk)
-        yield places, list(recs)
 
 
 FAST_RECORDS = True
@@ -465,18 +445,18 @@ def _lls_or_none(frs: list[list[Any]]) -> np.ndarray | None:
     return np.array(x0, dtype=np.float64).reshape(len(frs), k)
 
 
-def _extract(batches: Iterable[tuple[Sequence[int], list[Any]]], *, filters: list[str], cluster: str | None,
+def _extract(pairs: Iterable[tuple[int, Any]], *, filters: list[str], cluster: str | None,
              delim: str, source: str, metric_names: list[str] | None = None,
              place_word: str = "line") -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """The one pass over sample records (dicts) -> canonical columns (arrays) without
     run/task/model/source/harness.
 
-    ``batches`` yields ``(numbers, records)`` (line or sample numbers).  A record shaped like
-    the first regular one (:func:`_fast_schema`) is read through one ``itemgetter`` and its
+    ``pairs`` yields ``(number, record)`` (line or sample number).  A record shaped like the
+    first regular one (:func:`_fast_schema`) is read through one ``itemgetter`` and its
     multiple-choice log-likelihoods converted ~1,000 records at a time (:func:`_lls_or_none`);
     any other record goes through the general loop, which also raises the one-line errors.
-    Both give the same rows (``tests/test_lm_eval_fast.py``); memory holds the columns and
-    one batch of records.
+    Both give the same rows (``tests/test_lm_eval_fast.py``); memory holds the columns, not
+    the records.
     """
     doc_ids: list[Any] = []
     hashes: list[Any] = []
@@ -514,130 +494,129 @@ def _extract(batches: Iterable[tuple[Sequence[int], list[Any]]], *, filters: lis
         for x in pending:
             x.clear()
 
-    for places, batch in batches:
-        if schema is None and batch and FAST_RECORDS:
-            schema = _fast_schema(batch[0])
+    for place, r in pairs:
+        if schema is None and FAST_RECORDS and len(doc_ids) % _BATCH == 0:  # the first record, then now and then
+            schema = _fast_schema(r)
             if schema is not None:
                 getter, f_names, acc = schema
                 n_names = len(f_names)
                 one_name = n_names == 1
                 pend_i, pend_fr, pend_gold = (x.append for x in pending)
-        for place, r in zip(places, batch):  # per record: only lookups and appends
-            if schema is not None:
-                # the fast path: a record shaped like the first regular one, read through one
-                # itemgetter; anything else (and every error) goes to the general loop below
-                try:
-                    t = getter(r)
-                except (KeyError, TypeError):
-                    t = None
-                if t is not None and t[3] == f_names and type(t[1]) is str and "scores_per_repeat" not in r:
+        if schema is not None:
+            # the fast path: a record shaped like the first regular one, read through one
+            # itemgetter; anything else (and every error) goes to the general loop below
+            try:
+                t = getter(r)
+            except (KeyError, TypeError):
+                t = None
+            if t is not None and t[3] == f_names and type(t[1]) is str and "scores_per_repeat" not in r:
+                if cluster is not None:
+                    doc = r.get("doc")
+                    cv = (doc.get(cluster) if type(doc) is dict else None) if one_part else \
+                        _dotted(doc, cluster_parts)
+                    ok = not (cv is None or isinstance(cv, (dict, list)))
+                else:
+                    ok = True
+                fr = t[5] if acc else None
+                is_mc = acc and type(fr) is list and len(fr) >= 2 and type(fr[0]) is list and \
+                    len(fr[0]) == 2 and type(fr[0][0]) is not bool
+                if ok and (not is_mc or type(t[4]) is int):
+                    i = len(doc_ids)
+                    ids_append(t[0])
+                    hashes_append(t[2])
                     if cluster is not None:
-                        doc = r.get("doc")
-                        cv = (doc.get(cluster) if type(doc) is dict else None) if one_part else \
-                            _dotted(doc, cluster_parts)
-                        ok = not (cv is None or isinstance(cv, (dict, list)))
-                    else:
-                        ok = True
-                    fr = t[5] if acc else None
-                    is_mc = acc and type(fr) is list and len(fr) >= 2 and type(fr[0]) is list and \
-                        len(fr[0]) == 2 and type(fr[0][0]) is not bool
-                    if ok and (not is_mc or type(t[4]) is int):
-                        i = len(doc_ids)
-                        ids_append(t[0])
-                        hashes_append(t[2])
-                        if cluster is not None:
-                            clusters_append(cv)
-                        filt = t[1]
-                        row_metrics = by_filter.get(filt)
-                        if row_metrics is None:
-                            row_metrics = by_filter[filt] = [_metric_of(nm, filt, metric_key) for nm in f_names]
-                        if one_name:
-                            rec_append(i)
-                            metric_append(row_metrics[0])
-                            epoch_append(1)
-                            raw_append(t[-1])
-                        else:
-                            base = len(t) - n_names
-                            for j, metric in enumerate(row_metrics):
-                                rec_append(i)
-                                metric_append(metric)
-                                epoch_append(1)
-                                raw_append(t[base + j])
-                        if is_mc:
-                            target = t[4]
-                            pend_i(i)
-                            pend_fr(fr)
-                            pend_gold(target if 0 <= target < len(fr) else -1)
-                            if len(pending[0]) >= _FLUSH:
-                                flush()
-                        continue
-            if type(r) is not dict:
-                raise InputError(f"{place_word} {place} is not an object", source)
-            if "doc_id" not in r:
-                raise InputError(f"{place_word} {place} has no doc_id", source)
-            get = r.get
-            i = len(doc_ids)
-            doc_id = r["doc_id"]
-            ids_append(doc_id)
-            hashes_append(get("doc_hash"))
-            filt = get("filter")
-            if filt is None:
-                key = doc_id if isinstance(doc_id, (str, int, float)) else repr(doc_id)
-                k = seen.get(key, 0)
-                seen[key] = k + 1
-                if k < len(filters):
-                    filt = filters[k]
-                elif k == 0:
-                    filt = "none"
-                else:
-                    filt, info["extra_filters"] = f"filter{k}", True
-            elif type(filt) is not str:
-                filt = str(filt)
-            if cluster is not None:
-                doc = get("doc")
-                cv = (doc.get(cluster) if type(doc) is dict else None) if one_part else _dotted(doc, cluster_parts)
-                if cv is None or isinstance(cv, (dict, list)):
-                    raise InputError(f"doc {doc_id!r} has no scalar doc field {cluster!r} to cluster on", source)
-                clusters_append(cv)
-            names = get("metrics")
-            if type(names) is not list:
-                names = metric_names or [k for k in r if k not in NOT_METRICS and not _WRITE_OUT.match(k)]
-            spr = get("scores_per_repeat")
-            fr = get("filtered_resps")
-            if type(fr) is list and len(fr) >= 2 and ("acc" in names or "acc_norm" in names):
-                first = fr[0]  # one [loglikelihood, is_greedy] per choice (see _mc_extra)
-                if type(first) is list and len(first) == 2 and type(first[0]) is not bool:
-                    target = get("target")
-                    if type(target) is int and "acc_norm" not in names:  # the common case, inline
-                        lens, gold = None, (target if 0 <= target < len(fr) else -1)
-                    else:
-                        lens, gold = _mc_extra(r, len(fr), target, delim, "acc_norm" in names)
-                    mc_rec_append(i)
-                    mc_fr_append(fr)
-                    mc_len_append(lens)
-                    mc_gold_append(gold)
-            keys = metric_key.get(filt)
-            if keys is None:
-                keys = metric_key[filt] = {}
-            for name in names:
-                metric = keys.get(name) if type(name) is str else None
-                if metric is None:
-                    metric = f"{name},{filt}" if filt else str(name)
-                    if type(name) is str:
-                        keys[name] = metric
-                values = spr.get(name) if type(spr) is dict else None
-                if type(values) is list:
-                    info["has_repeats"] = True
-                    for e, v in enumerate(values, start=1):
+                        clusters_append(cv)
+                    filt = t[1]
+                    row_metrics = by_filter.get(filt)
+                    if row_metrics is None:
+                        row_metrics = by_filter[filt] = [_metric_of(nm, filt, metric_key) for nm in f_names]
+                    if one_name:
                         rec_append(i)
-                        metric_append(metric)
-                        epoch_append(e)
-                        raw_append(v)
+                        metric_append(row_metrics[0])
+                        epoch_append(1)
+                        raw_append(t[-1])
+                    else:
+                        base = len(t) - n_names
+                        for j, metric in enumerate(row_metrics):
+                            rec_append(i)
+                            metric_append(metric)
+                            epoch_append(1)
+                            raw_append(t[base + j])
+                    if is_mc:
+                        target = t[4]
+                        pend_i(i)
+                        pend_fr(fr)
+                        pend_gold(target if 0 <= target < len(fr) else -1)
+                        if len(pending[0]) >= _FLUSH:
+                            flush()
+                    continue
+        if type(r) is not dict:
+            raise InputError(f"{place_word} {place} is not an object", source)
+        if "doc_id" not in r:
+            raise InputError(f"{place_word} {place} has no doc_id", source)
+        get = r.get
+        i = len(doc_ids)
+        doc_id = r["doc_id"]
+        ids_append(doc_id)
+        hashes_append(get("doc_hash"))
+        filt = get("filter")
+        if filt is None:
+            key = doc_id if isinstance(doc_id, (str, int, float)) else repr(doc_id)
+            k = seen.get(key, 0)
+            seen[key] = k + 1
+            if k < len(filters):
+                filt = filters[k]
+            elif k == 0:
+                filt = "none"
+            else:
+                filt, info["extra_filters"] = f"filter{k}", True
+        elif type(filt) is not str:
+            filt = str(filt)
+        if cluster is not None:
+            doc = get("doc")
+            cv = (doc.get(cluster) if type(doc) is dict else None) if one_part else _dotted(doc, cluster_parts)
+            if cv is None or isinstance(cv, (dict, list)):
+                raise InputError(f"doc {doc_id!r} has no scalar doc field {cluster!r} to cluster on", source)
+            clusters_append(cv)
+        names = get("metrics")
+        if type(names) is not list:
+            names = metric_names or [k for k in r if k not in NOT_METRICS and not _WRITE_OUT.match(k)]
+        spr = get("scores_per_repeat")
+        fr = get("filtered_resps")
+        if type(fr) is list and len(fr) >= 2 and ("acc" in names or "acc_norm" in names):
+            first = fr[0]  # one [loglikelihood, is_greedy] per choice (see _mc_extra)
+            if type(first) is list and len(first) == 2 and type(first[0]) is not bool:
+                target = get("target")
+                if type(target) is int and "acc_norm" not in names:  # the common case, inline
+                    lens, gold = None, (target if 0 <= target < len(fr) else -1)
                 else:
+                    lens, gold = _mc_extra(r, len(fr), target, delim, "acc_norm" in names)
+                mc_rec_append(i)
+                mc_fr_append(fr)
+                mc_len_append(lens)
+                mc_gold_append(gold)
+        keys = metric_key.get(filt)
+        if keys is None:
+            keys = metric_key[filt] = {}
+        for name in names:
+            metric = keys.get(name) if type(name) is str else None
+            if metric is None:
+                metric = f"{name},{filt}" if filt else str(name)
+                if type(name) is str:
+                    keys[name] = metric
+            values = spr.get(name) if type(spr) is dict else None
+            if type(values) is list:
+                info["has_repeats"] = True
+                for e, v in enumerate(values, start=1):
                     rec_append(i)
                     metric_append(metric)
-                    epoch_append(1)
-                    raw_append(get(name))
+                    epoch_append(e)
+                    raw_append(v)
+            else:
+                rec_append(i)
+                metric_append(metric)
+                epoch_append(1)
+                raw_append(get(name))
     if pending[0]:
         flush()
     n_rows = len(recs)
@@ -869,19 +848,19 @@ def _as_str_or_none(codes: np.ndarray) -> np.ndarray:
 
 
 def _records_of(path: Path) -> tuple[Any, str]:
-    """Batches of (numbers, records) of a samples file -- JSON lines streamed a batch at a
-    time, or a legacy JSON array -- and what the numbers count (``line`` or ``sample``)."""
+    """(number, record) pairs of a samples file -- JSON lines streamed, or a legacy JSON
+    array -- and what the number counts (``line`` or ``sample``)."""
     fh = path.open("rb")  # opened once: its head decides, then its lines are read
     try:
         head = fh.read(4096)
         if head.lstrip()[:1] == b"[" or head.startswith(b"\xef\xbb\xbf") and head[3:].lstrip()[:1] == b"[":
             fh.close()  # as starts_with_array
-            return _list_batches(read_json_array(path)), "sample"
+            return enumerate(read_json_array(path), start=1), "sample"
         fh.seek(0)
     except BaseException:
         fh.close()
         raise
-    return iter_json_batches(path, fh=fh), "line"
+    return iter_json_lines(path, fh=fh), "line"
 
 
 def rows_from_records(
@@ -908,12 +887,10 @@ def _cols_from_records(records: Any, *, task: str, source: str, filters: list[st
                        results: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], list[str]]:
     """The columns (without the constant ones) and notes of :func:`rows_from_records`."""
     place_word = "line"
-    if isinstance(records, list):  # a list of records
-        records, place_word = _list_batches(records), "sample"
-    elif isinstance(records, tuple):  # (batches, what their numbers count), from _records_of
+    if isinstance(records, list):
+        records, place_word = enumerate(records, start=1), "sample"
+    elif isinstance(records, tuple):
         records, place_word = records
-    else:  # (number, record) pairs
-        records = _pair_batches(records)
     with no_cyclic_gc():  # many small containers, no cycles: the collector would rescan the growing lists
         cols, info = _extract(records, filters=filters, cluster=cluster, delim=delim, source=source,
                               metric_names=metric_names, place_word=place_word)
