@@ -73,11 +73,12 @@ class Loaded:
     ``{"declared", "read", "missing", "basis"}`` (the reader's ``attrs["incomplete"]``)."""
 
 
-def _head(path: Path) -> bytes:
-    """The first bytes of ``path``, without a UTF-8 byte-order mark."""
-    with path.open("rb") as fh:
-        head = fh.read(SNIFF_BYTES)
-    return head[len(codecs.BOM_UTF8):] if head.startswith(codecs.BOM_UTF8) else head
+def _head(path: Path, raw: bytes | None = None) -> bytes:
+    """The first bytes of ``path`` (or ``raw``, already read), without a UTF-8 byte-order mark."""
+    if raw is None:
+        with path.open("rb") as fh:
+            raw = fh.read(SNIFF_BYTES)
+    return raw[len(codecs.BOM_UTF8):] if raw.startswith(codecs.BOM_UTF8) else raw
 
 
 def walk_files(root: Path, notes: list[str]) -> list[Path]:
@@ -129,11 +130,15 @@ def is_bookkeeping(path: Path) -> bool:
 
 def sniff(path: Path) -> tuple[Reader | None, str]:
     """The reader for ``path`` and what it is, or ``None`` and why not."""
-    from evaladdon.adapters.preferences import looks_like_preferences, refuse_preferences
+    from evaladdon.adapters.preferences import PREFERENCE_SUFFIXES, refuse_preferences, sniff_preferences
 
-    if looks_like_preferences(path):  # pairwise battles, not per-item scores: `evaladdon rank` reads them
-        return refuse_preferences, "pairwise preferences: use evaladdon rank"
     suffix = path.suffix.lower()
+    raw = None  # the first bytes, read once for every test below (as looks_like_preferences reads them)
+    if suffix in PREFERENCE_SUFFIXES and path.is_file():
+        with path.open("rb") as fh:
+            raw = fh.read(SNIFF_BYTES)
+        if sniff_preferences(raw):  # pairwise battles, not per-item scores: `evaladdon rank` reads them
+            return refuse_preferences, "pairwise preferences: use evaladdon rank"
     if path.is_dir():
         return (helm.read_helm_run, "HELM run") if helm.is_run_dir(path) else (None, "a directory")
     if helm.is_run_part(path):
@@ -141,7 +146,7 @@ def sniff(path: Path) -> tuple[Reader | None, str]:
     if suffix == ".eval":
         return read_inspect_log, "inspect log"
     if suffix in (".json", ".txt"):
-        head = _head(path).lstrip()
+        head = _head(path, raw).lstrip()
         if head[:1] == b"{" and is_inspect_json(head):
             return read_inspect_log, "inspect log"
         if suffix == ".json" and helm.looks_like_per_instance_stats(head):
@@ -160,9 +165,10 @@ def sniff(path: Path) -> tuple[Reader | None, str]:
             return read_samples, "lm-eval samples"
         return None, "not a log or a table (unrecognised JSON)" if head[:1] in (b"{", b"[") else "not a log"
     if suffix in (".jsonl", ".ndjson"):
-        if looks_like_samples_jsonl(_head(path)):
+        head = _head(path, raw)
+        if looks_like_samples_jsonl(head):
             return read_samples, "lm-eval samples"
-        if looks_like_promptfoo_jsonl(_head(path)):
+        if looks_like_promptfoo_jsonl(head):
             return read_promptfoo, "promptfoo output"
         return read_long_table, "table"
     if suffix in (".csv", ".tsv") and looks_like_promptfoo_csv(_head(path)):
