@@ -21,7 +21,10 @@ Each row shows wall and CPU seconds (imports included), CPU without imports (the
 given no file subtracted) and peak RSS, each also as a ratio to the raw floor of that block.
 ``--rss-sizes 20000,60000,200000`` adds the peak RSS of the ``.json`` reader and of
 ``summarize`` as the log grows (logs of those sizes generated once into ``--rss-dir``, default
-``--dir``), with the growth per 10,000 samples between the first and the last size.
+``--dir``), with the growth per 10,000 samples between the first and the last size, and the
+peak RSS and CPU of the lean ``summarize`` (the CLI on Inspect logs, no pandas:
+:mod:`evaladdon.lean.summarize`) of the ``.json`` and ``.eval`` logs of each size
+(``--lean-only``: only that and the floor).
 
     python benchmarks/bench_inspect.py [--n 20000] [--dir /tmp/evaladdon-bench-inspect] [--rss-sizes 20000,60000]
         [--rss-dir DIR] [--rss-only]
@@ -39,6 +42,7 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+SAMPLE_EVAL = REPO / "sample_logs" / "inspect" / "baseline.eval"
 N_PASSAGES = 500
 WORDS = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau "
          "upsilon phi chi psi omega").split()
@@ -154,6 +158,34 @@ from evaladdon.adapters import read_runs
 from evaladdon.summary import summarize_table
 summarize_table(read_runs(PATHS, cluster="passage").table, notes=[])
 """,
+    "evaladdon summarize (lean)": """
+import contextlib, io
+from evaladdon.cli.main import main
+from evaladdon.lean import summarize as lean
+if PATHS:
+    with contextlib.redirect_stdout(io.StringIO()):
+        rc = main(["summarize", "--json", "--cluster", "passage", *PATHS])
+    assert rc == 0 and lean.LAST.get("path") == "lean", (rc, lean.LAST)
+else:  # what the lean path imports (the statistics, the CLI, orjson and ijson)
+    import evaladdon.cli.summarize_cmd, evaladdon.adapters.inspect_native, evaladdon.stats.mean, ijson
+assert "pandas" not in sys.modules
+""",
+    "summarize CLI, table path": """
+import contextlib, io
+from evaladdon.cli.main import main
+from evaladdon.lean import summarize as lean
+lean.ENABLED = False
+with contextlib.redirect_stdout(io.StringIO()):
+    assert main(["summarize", "--json", *PATHS]) == 0
+""",
+    "summarize CLI, lean": """
+import contextlib, io
+from evaladdon.cli.main import main
+from evaladdon.lean import summarize as lean
+with contextlib.redirect_stdout(io.StringIO()):
+    assert main(["summarize", "--json", *PATHS]) == 0
+assert lean.LAST.get("path") == "lean"
+""",
     "inspect read_eval_log (full)": """
 from inspect_ai.log import read_eval_log
 for p in PATHS:
@@ -237,22 +269,37 @@ def rss_growth(args: argparse.Namespace, small: Path, imp: dict[str, dict[str, f
     where = args.rss_dir or args.dir
     where.mkdir(parents=True, exist_ok=True)
     print("\npeak RSS of the native .json reader as the log grows (imports alone: "
-          f"{imp['evaladdon native']['rss_mb']:.0f} MB), CPU with imports")
+          f"{imp['evaladdon native']['rss_mb']:.0f} MB; of the lean summarize: "
+          f"{imp['evaladdon summarize (lean)']['rss_mb']:.0f} MB), CPU with imports")
     got: dict[int, dict[str, float]] = {}
+    lean: dict[int, dict[str, float]] = {}
     for n in args.rss_sizes:
         e, j = where / f"bench_{n}.eval", where / f"bench_{n}.json"
         if not j.exists():
             grow(small, n, e, j)
-        got[n] = measure("evaladdon native", [j], 1)
-        summ = measure("evaladdon summarize", [j], 1)
         floor = measure("raw floor (ijson stream)", [j], 1)
-        print(f"  {n:7d} samples, {j.stat().st_size / 2**20:6.0f} MiB: native {got[n]['rss_mb']:5.0f} MB "
-              f"({got[n]['cpu']:.1f} s CPU, {got[n]['cpu'] / floor['cpu']:.2f}x floor), summarize "
-              f"{summ['rss_mb']:5.0f} MB, floor {floor['rss_mb']:5.0f} MB ({floor['cpu']:.1f} s CPU)")
-    lo, hi = min(got), max(got)
-    if hi > lo:
-        print(f"  growth {lo} -> {hi} samples: {(got[hi]['rss_mb'] - got[lo]['rss_mb']) / (hi - lo) * 1e4:.1f} MB "
-              "per 10,000 samples")
+        lean[n] = measure("evaladdon summarize (lean)", [j], 1)
+        if not args.lean_only:
+            got[n] = measure("evaladdon native", [j], 1)
+            summ = measure("evaladdon summarize", [j], 1)
+            print(f"  {n:7d} samples, {j.stat().st_size / 2**20:6.0f} MiB: native {got[n]['rss_mb']:5.0f} MB "
+                  f"({got[n]['cpu']:.1f} s CPU, {got[n]['cpu'] / floor['cpu']:.2f}x floor), summarize "
+                  f"{summ['rss_mb']:5.0f} MB, floor {floor['rss_mb']:5.0f} MB ({floor['cpu']:.1f} s CPU)")
+        work, fwork = (lean[n]["cpu"] - imp["evaladdon summarize (lean)"]["cpu"],
+                       floor["cpu"] - imp["raw floor (ijson stream)"]["cpu"])
+        print(f"  {n:7d} samples .json: lean summarize {lean[n]['rss_mb']:5.0f} MB, {lean[n]['cpu']:.1f} s CPU "
+              f"({work:.1f} s without imports, {work / fwork:.2f}x the floor's {fwork:.1f} s)")
+        try:
+            ev = measure("evaladdon summarize (lean)", [e], 1)
+            print(f"  {n:7d} samples .eval ({e.stat().st_size / 2**20:.0f} MiB): lean summarize {ev['rss_mb']:5.0f} MB, "
+                  f"{ev['cpu']:.1f} s CPU")
+        except RuntimeError as exc:  # the grown logs repeat 100 records: past ~20,000 the ratio guard refuses them
+            print(f"  {n:7d} samples .eval: not read ({exc})")
+    for name, by_n in (("native reader", got), ("lean summarize", lean)):
+        lo, hi = (min(by_n), max(by_n)) if by_n else (0, 0)
+        if hi > lo:
+            print(f"  {name}: growth {lo} -> {hi} samples: "
+                  f"{(by_n[hi]['rss_mb'] - by_n[lo]['rss_mb']) / (hi - lo) * 1e4:.1f} MB per 10,000 samples")
 
 
 def main() -> None:
@@ -264,6 +311,7 @@ def main() -> None:
                     help="also the peak RSS of the .json reader at these sample counts (e.g. 20000,60000)")
     ap.add_argument("--rss-dir", type=Path, default=None, help="where the logs of --rss-sizes are (made once)")
     ap.add_argument("--rss-only", action="store_true", help="only the --rss-sizes measurements")
+    ap.add_argument("--lean-only", action="store_true", help="with --rss-sizes: only the lean summarize and the floor")
     args = ap.parse_args()
     args.dir.mkdir(parents=True, exist_ok=True)
     big_eval, big_json = args.dir / f"bench_{args.n}.eval", args.dir / f"bench_{args.n}.json"
@@ -275,17 +323,19 @@ def main() -> None:
     print(f"logs: {big_eval.name} {big_eval.stat().st_size / 2**20:.1f} MiB, {big_json.name} "
           f"{big_json.stat().st_size / 2**20:.1f} MiB; python {sys.version.split()[0]}, {os.cpu_count()} cores")
     r = args.repeat
-    ours = ("raw floor (zip+orjson)", "raw floor (ijson stream)", "evaladdon native", "evaladdon read_runs")
+    ours = ("raw floor (zip+orjson)", "raw floor (ijson stream)", "evaladdon native", "evaladdon read_runs",
+            "evaladdon summarize (lean)")
     imp = imports_only(ours, 3)
     if args.rss_only:
         rss_growth(args, small, imp)
         return
     rows = {name: measure(name, [big_eval], r) for name in (
         "raw floor (zip+orjson)", "evaladdon native", "evaladdon read_runs", "evaladdon summarize",
+        "evaladdon summarize (lean)",
         "inspect header+summaries", "inspect samples_df", "inspect read_eval_log (full)")}
     table(f".eval, {args.n} samples", rows, "raw floor (zip+orjson)", imp)
     rows = {name: measure(name, [big_json], 1) for name in (
-        "raw floor (ijson stream)", "evaladdon native", "inspect header+summaries", "inspect read_eval_log (full)")}
+        "raw floor (ijson stream)", "evaladdon native", "evaladdon summarize (lean)", "inspect header+summaries", "inspect read_eval_log (full)")}
     table(f".json, {args.n} samples", rows, "raw floor (ijson stream)", imp)
     rss_growth(args, small, imp)
     with tempfile.TemporaryDirectory() as tmp:
@@ -298,6 +348,10 @@ def main() -> None:
             rows = {name: measure(name, copies[:k], r) for name in (
                 "raw floor (zip+orjson)", "evaladdon native", "evaladdon read_runs", "inspect header+summaries")}
             table(f"{k} small .eval file(s) of 100 samples", rows, "raw floor (zip+orjson)", imp)
+        rows = {name: measure(name, [SAMPLE_EVAL], max(r, 3)) for name in (
+            "raw floor (zip+orjson)", "summarize CLI, table path", "summarize CLI, lean")}
+        table("summarize of sample_logs/inspect/baseline.eval (180 samples): table path vs lean", rows,
+              "raw floor (zip+orjson)", imp)
         names = ("raw floor (zip+orjson)", "evaladdon native", "evaladdon read_runs")
         rows = {name: measure(name, copies[:1], r) for name in names}
         rows100 = {name: measure(name, copies, r) for name in names}

@@ -7,13 +7,15 @@ Usage: python benchmarks/bench_store.py [RUNS] [ROWS_PER_RUN] [--keep DIR] [--re
 Builds a synthetic store directly (one Parquet file per run, as `ingest` writes them, plus
 its manifest; with ``--keep DIR`` it is built there once and reused), then times in fresh
 processes, best of N wall time and best of N CPU time (user + sys):
-  compare:   `evaladdon compare --store DIR --where "model IN ('ckpt-0010','ckpt-0011')"`
+  compare:   `evaladdon compare --store DIR --where "model IN ('ckpt-0010','ckpt-0011')"` (the
+             pandas-free path, `store/fast_compare.py`), and the same by the table path
   summarize: `evaladdon summarize --store DIR --where "model = 'ckpt-0010'"`
   row filter: the same compare with a per-row condition (every file opened, DuckDB prunes)
   many runs: one baseline against 9 and 99 stored checkpoints (`compare --baseline`), once each
 and ingest of 1, 10, 100 small CSV logs (per-file cost), against the floors measured in the
-same run: `python -c pass`, `import pandas`, `import duckdb`, and the imports a store compare
-cannot avoid (`import pandas, duckdb, scipy.special`).  The child processes may write
+same run: `python -c pass`, `import pandas`, `import duckdb`, the imports the table path cannot
+avoid (`import pandas, duckdb, scipy.special`) and those the pandas-free path cannot
+(`import numpy, duckdb, scipy.special`).  The child processes may write
 bytecode (to a private ``PYTHONPYCACHEPREFIX``) even when the caller sets
 ``PYTHONDONTWRITEBYTECODE``: an installed package has its ``.pyc`` files, and compiling
 evaladdon's ~60 modules on every run would otherwise be timed too.
@@ -146,6 +148,10 @@ def main() -> None:
         a, b = f"ckpt-{min(10, runs - 2):04d}", f"ckpt-{min(11, runs - 1):04d}"
         w = f"model IN ('{a}', '{b}')"
         show("compare two checkpoints (--where model)", *cli, "compare", "--store", str(store), "--where", w)
+        table_path = ("from evaladdon.cli import compare_cmd; compare_cmd._fast_store = lambda args: None; "
+                      "from evaladdon.cli.main import main; main(['compare', '--store', %r, '--where', %r])")
+        show("  the same by the table path (pandas)", "-c", table_path % (str(store), w))
+        show("import numpy, duckdb, scipy.special", "-c", "import numpy, duckdb, scipy.special")
         show("summarize one checkpoint", *cli, "summarize", "--store", str(store), "--where", f"model = {a!r}")
         show("compare, per-row --where (all files)", *cli, "compare", "--store", str(store), "--where",
              f"{w} AND epoch >= 1")

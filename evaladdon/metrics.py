@@ -19,7 +19,6 @@ unit is the ``cluster`` column when filled (``--cluster``), else the item (all i
 
 from __future__ import annotations
 
-import re
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -28,18 +27,18 @@ import numpy as np
 import pandas as pd
 
 from evaladdon.errors import EvalAddonError
-from evaladdon.stats.calibration import NAMES as CALIBRATION_NAMES
 from evaladdon.stats.calibration import CalibrationResult, calibration_metrics, compare_calibration
-from evaladdon.stats.classification import SUMMARY_NAMES, classification_metrics, compare_classification
+from evaladdon.stats.classification import classification_metrics, compare_classification
 from evaladdon.stats.metric_bootstrap import PairedMetric
 from evaladdon.stats.metric_estimate import MetricEstimate
 from evaladdon.stats.passk import compare_pass_at_k, pass_at_k
 from evaladdon.stats.roc import average_precision, compare_average_precision, compare_roc_auc, roc_auc
 from evaladdon.summary import usable_rows
+from evaladdon.stats.metric_names import CALIBRATION_NAMES
+from evaladdon.stats.metric_names import PASSK as _PASSK
+from evaladdon.stats.metric_names import family_of  # noqa: F401 - re-exported (tests, older callers)
 from evaladdon.table import GROUP, run_labels
 
-ROC_NAMES: tuple[str, ...] = ("roc_auc", "average_precision")
-_PASSK = re.compile(r"^pass([@^])(\d+)$")
 _BINARY = {"0": 0.0, "1": 1.0, "0.0": 0.0, "1.0": 1.0, "false": 0.0, "true": 1.0}
 
 
@@ -47,20 +46,6 @@ LOWER_IS_BETTER = frozenset({"ece", "ece_equal_mass", "ece_sq_debiased", "brier"
 """Metrics where a rise is a regression (the gate flips their sign)."""
 UNBOUNDED = frozenset({"nll"})
 """Metrics not on a [0, 1] scale: ``--margin`` is in their own units (``2pt`` is refused)."""
-
-
-def family_of(name: str) -> str | None:
-    """The family a metric name belongs to (``classification``, ``roc``, ``calibration``,
-    ``passk``), or None when it is not one of ours."""
-    if name in SUMMARY_NAMES or re.match(r"^(precision|recall|f1)\[.+\]$", name):
-        return "classification"
-    if name in ROC_NAMES:
-        return "roc"
-    if name in CALIBRATION_NAMES:
-        return "calibration"
-    if _PASSK.match(name):
-        return "passk"
-    return None
 
 
 @dataclass

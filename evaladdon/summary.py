@@ -1,18 +1,26 @@
-"""Per (run, task, metric) summaries of a canonical table: the glue from table to stats."""
+"""Per (run, task, metric) summaries of a canonical table: the glue from table to stats.
+
+The per-group work (usable rows and the others counted by reason, ``estimate_mean`` on item
+and cluster codes, notes, :class:`GroupSummary`) runs on numpy arrays
+(:func:`summarize_groups`), so the table path (:func:`summarize_table`) and the pandas-free
+summarize of Inspect logs (:mod:`evaladdon.lean.summarize`) share it; pandas is imported
+only by the functions that take a DataFrame.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 import numpy as np
-import pandas as pd
 
 from evaladdon.errors import EvalAddonError
 from evaladdon.stats import MeanEstimate, estimate_mean
 from evaladdon.stats._result import Result
-from evaladdon.table import GROUP, distinct_rows, key_codes, label_codes, object_values, run_labels
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -74,10 +82,15 @@ class GroupSummary(Result):
 NONFINITE = "non-finite value"
 
 
-def unusable(values: np.ndarray, error: np.ndarray) -> tuple[np.ndarray, dict[str, int]]:
+def unusable(values: np.ndarray, error: np.ndarray,
+             has_error: np.ndarray | None = None) -> tuple[np.ndarray, dict[str, int]]:
     """Mask of the rows :func:`usable_rows` leaves out, and their counts by reason
-    (``values`` float, ``error`` the object array of the ``error`` column)."""
-    has_error = ~pd.isna(error)
+    (``values`` float, ``error`` the object array of the ``error`` column; ``has_error``
+    its not-null mask when the caller knows it, else ``pd.isna``)."""
+    if has_error is None:
+        import pandas as pd
+
+        has_error = ~pd.isna(error)
     bad = has_error | ~np.isfinite(values)
     if not bad.any():  # the usual group: nothing left out, no counting to do
         return bad, {}
@@ -86,8 +99,19 @@ def unusable(values: np.ndarray, error: np.ndarray) -> tuple[np.ndarray, dict[st
     infinite = np.isinf(values[bad])
     reasons[no_error & infinite] = f"{NONFINITE} (inf)"
     reasons[no_error & ~infinite] = "missing value"
-    counts = pd.Series(reasons, dtype=object).value_counts()
-    return bad, {str(k): int(v) for k, v in counts.items()}
+    return bad, count_reasons(reasons)
+
+
+def count_reasons(reasons: np.ndarray) -> dict[str, int]:
+    """``pd.Series(reasons).value_counts()`` as a dict, without pandas: the most frequent
+    first, ties in order of first appearance (``value_counts`` sorts its first-appearance
+    counts with a stable descending sort); ``reasons`` an object array of ``str``."""
+    if reasons.size == 0:
+        return {}
+    uniq, first, counts = np.unique(reasons, return_index=True, return_counts=True)
+    order = np.argsort(first, kind="stable")
+    order = order[np.argsort(-counts[order], kind="stable")]
+    return {str(uniq[i]): int(counts[i]) for i in order}
 
 
 def usable_rows(df: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, int]]:
@@ -104,6 +128,10 @@ def usable_rows(df: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, int]]:
 def group_positions(df: pd.DataFrame) -> tuple[np.ndarray, list[np.ndarray | slice]]:
     """The (run, task, metric) groups in order of first appearance (as ``groupby(sort=False)``)
     and each group's row positions in table order; a table of one group is one slice."""
+    import pandas as pd
+
+    from evaladdon.table import GROUP, key_codes
+
     if all(_one_value(df[c]) for c in GROUP):  # one file of one run, task and metric: no codes at all
         return np.zeros(1, dtype=np.int64), [slice(0, len(df))]
     combined = key_codes(df, GROUP)
@@ -120,6 +148,8 @@ def group_positions(df: pd.DataFrame) -> tuple[np.ndarray, list[np.ndarray | sli
 def _one_value(s: pd.Series) -> bool:
     """A categorical of one category and no missing value (how the table reader stores a
     column it fills with one value)."""
+    import pandas as pd
+
     return (isinstance(s.dtype, pd.CategoricalDtype) and len(s.cat.categories) == 1
             and not bool((s.cat.codes.to_numpy() < 0).any()))
 
@@ -127,6 +157,8 @@ def _one_value(s: pd.Series) -> bool:
 def _label_rows(df: pd.DataFrame) -> pd.DataFrame:
     """The first row of each (run, model, task, source) combination, in table order: all
     :func:`run_labels` looks at, without grouping millions of rows by strings."""
+    from evaladdon.table import distinct_rows
+
     small = distinct_rows(df, ("run", "model", "task", "source"))
     small.attrs = {"run_names": df.attrs.get("run_names", {})}
     return small
@@ -135,6 +167,87 @@ def _label_rows(df: pd.DataFrame) -> pd.DataFrame:
 def count_nonfinite(dropped: dict[str, int]) -> int:
     """Rows left out because their value was NaN/inf as logged (not merely unscored)."""
     return sum(v for k, v in dropped.items() if k.startswith(NONFINITE))
+
+
+@dataclass(frozen=True)
+class GroupArrays:
+    """One (run, task, metric) group's rows as arrays, in table order (what
+    :func:`summarize_groups` needs; no frame)."""
+
+    run: str
+    task: str
+    model: str
+    metric: str
+    values: np.ndarray  # float64
+    has_error: np.ndarray  # bool: the row has an error reason
+    error: np.ndarray  # object: the reason (str) or None
+    items: np.ndarray  # integer item codes (equal codes = equal items)
+    clusters: np.ndarray  # integer cluster codes, -1 where the row has no cluster
+
+
+def summarize_groups(
+    groups: Iterable[GroupArrays],
+    labels: Mapping[str, str],
+    level: float = 0.95,
+    method: str = "auto",
+    cluster_method: str = "cr2",
+    notes: list[str] | None = None,
+) -> list[GroupSummary]:
+    """One :class:`GroupSummary` per group (see :func:`summarize_table`, which documents the
+    rules); ``labels`` maps each run to its short name (:func:`evaladdon.table.run_labels`)."""
+    out: list[GroupSummary] = []
+    for g in groups:
+        run, task, metric_name = g.run, g.task, g.metric
+        bad, dropped = unusable(g.values, g.error, g.has_error)
+        where = f"run {run!r}, task {task!r}, metric {metric_name!r}"
+        good = ~bad
+        n_good = int(good.sum())
+        if n_good == 0:
+            message = f"{where}: no scored rows (left out: {dropped})"
+            if notes is None:
+                raise EvalAddonError(message)
+            notes.append(f"skipped {message}")
+            continue
+        if n_good == len(good):
+            values, items, group_clusters = g.values, g.items, g.clusters
+        else:
+            values, items, group_clusters = g.values[good], g.items[good], g.clusters[good]
+        has_cluster = group_clusters >= 0
+        n_clustered = int(has_cluster.sum())
+        if 0 < n_clustered < n_good:
+            raise EvalAddonError(f"{where}: {n_good - n_clustered} row(s) have no cluster id")
+        try:
+            est = estimate_mean(
+                values,
+                items=items,
+                clusters=group_clusters if n_clustered else None,
+                # no epochs=: the (item, epoch) uniqueness is checked once, by table.validate
+                level=level,
+                method=method,
+                cluster_method=cluster_method,
+            )
+        except ValueError as exc:
+            raise EvalAddonError(f"{where}: {exc}") from None
+        n_nonfinite = count_nonfinite(dropped)
+        if n_nonfinite:
+            est = dataclasses.replace(est, notes=(
+                f"mean over finite values only: {n_nonfinite} non-finite value(s) left out", *est.notes))
+        out.append(
+            GroupSummary(
+                run=str(run),
+                task=str(task),
+                model=str(g.model),
+                metric=str(metric_name),
+                estimate=est,
+                n_dropped=int(sum(dropped.values())),
+                dropped=dropped,
+                label=labels[str(run)],
+                n_nonfinite=n_nonfinite,
+            )
+        )
+    if not out:
+        raise EvalAddonError("no scored rows to summarize" + (f": {'; '.join(notes)}" if notes else ""))
+    return out
 
 
 def summarize_table(
@@ -156,13 +269,16 @@ def summarize_table(
     ``cluster`` column is filled.  A group with no scored row at all is left out with a
     message appended to ``notes`` (an error when ``notes`` is None or no group is left).
     """
+    import pandas as pd
+
+    from evaladdon.table import GROUP, label_codes, object_values, run_labels
+
     if metric is not None:
         df = df[df["metric"] == metric]
         if df.empty:
             raise EvalAddonError(f"no rows with metric {metric!r}")
     if df.empty:
         raise EvalAddonError("no rows to summarize")
-    out: list[GroupSummary] = []
     labels = run_labels(_label_rows(df) if len(df) > 1000 else df)
     # item and cluster labels factorized once, as integer codes, before any statistic (a
     # pyarrow-backed item column reuses the codes table.validate computed); no per-group frame
@@ -174,55 +290,14 @@ def summarize_table(
         pd.factorize(cluster, use_na_sentinel=True)[0]
     values = df["value"].to_numpy(dtype=float)
     error = object_values(df["error"])  # to_numpy(dtype=object), without a copy of a column with no error
-    for rows in group_positions(df)[1]:
-        first = rows.start if isinstance(rows, slice) else int(rows[0])
-        run, task, metric_name = (df[c].iat[first] for c in GROUP)
-        bad, dropped = unusable(values[rows], error[rows])
-        where = f"run {run!r}, task {task!r}, metric {metric_name!r}"
-        good = ~bad
-        n_good = int(good.sum())
-        if n_good == 0:
-            message = f"{where}: no scored rows (left out: {dropped})"
-            if notes is None:
-                raise EvalAddonError(message)
-            notes.append(f"skipped {message}")
-            continue
-        at: np.ndarray | slice = rows if n_good == len(good) else (
-            np.flatnonzero(good) + rows.start if isinstance(rows, slice) else rows[good])
-        group_clusters = cluster_codes[at]
-        has_cluster = group_clusters >= 0
-        n_clustered = int(has_cluster.sum())
-        if 0 < n_clustered < n_good:
-            raise EvalAddonError(f"{where}: {n_good - n_clustered} row(s) have no cluster id")
-        try:
-            est = estimate_mean(
-                values[at],
-                items=item_codes[at],
-                clusters=group_clusters if n_clustered else None,
-                # no epochs=: the (item, epoch) uniqueness is checked once, by table.validate
-                level=level,
-                method=method,
-                cluster_method=cluster_method,
-            )
-        except ValueError as exc:
-            raise EvalAddonError(f"{where}: {exc}") from None
-        n_nonfinite = count_nonfinite(dropped)
-        if n_nonfinite:
-            est = dataclasses.replace(est, notes=(
-                f"mean over finite values only: {n_nonfinite} non-finite value(s) left out", *est.notes))
-        out.append(
-            GroupSummary(
-                run=str(run),
-                task=str(task),
-                model=str(df["model"].iat[first]),
-                metric=str(metric_name),
-                estimate=est,
-                n_dropped=int(sum(dropped.values())),
-                dropped=dropped,
-                label=labels[str(run)],
-                n_nonfinite=n_nonfinite,
-            )
-        )
-    if not out:
-        raise EvalAddonError("no scored rows to summarize" + (f": {'; '.join(notes)}" if notes else ""))
-    return out
+    has_error = ~pd.isna(error)
+
+    def groups() -> Iterable[GroupArrays]:
+        for rows in group_positions(df)[1]:
+            first = rows.start if isinstance(rows, slice) else int(rows[0])
+            run, task, metric_name = (df[c].iat[first] for c in GROUP)
+            yield GroupArrays(run, task, df["model"].iat[first], metric_name, values[rows], has_error[rows],
+                              error[rows], item_codes[rows], cluster_codes[rows])
+
+    return summarize_groups(groups(), labels, level=level, method=method, cluster_method=cluster_method,
+                            notes=notes)

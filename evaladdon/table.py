@@ -7,15 +7,19 @@ Column names and meanings are the contract between adapters and statistics (see
 
 from __future__ import annotations
 
-import re
 import sys
 import weakref
-from collections import Counter
-from pathlib import Path
 from typing import Any, Iterable
 
 import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+
+if _TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+else:
+    from evaladdon._lazy import lazy_module
+
+    pd = lazy_module("pandas")  # imported on first use (the lean summarize of Inspect logs needs none)
 
 from evaladdon.errors import TableError
 
@@ -586,80 +590,10 @@ def concat(tables: Iterable[pd.DataFrame]) -> pd.DataFrame:
     return finalize(out)
 
 
-_AUTO_STEM = re.compile(r"^(\d{4}-\d\d-\d\dT[\d-]+.*|results_.*|samples_.*|.*_write_out_info)$")
-_TIMESTAMP = re.compile(r"(\d{4}-\d\d-\d\d)[T_ ](\d\d[-:]\d\d(?:[-:]\d\d)?)")
-
-
-def _short_ids(ids: list[str]) -> list[str]:
-    """The shortest distinguishing form of run ids: the time of a timestamp (with the date
-    when dates differ), else the shortest common-length prefix of the id that tells them apart."""
-    stamps = [_TIMESTAMP.search(i) for i in ids]
-    if all(stamps):
-        dates = {m.group(1) for m in stamps}  # type: ignore[union-attr]
-        out = [(f"{m.group(1)}T" if len(dates) > 1 else "") + m.group(2) for m in stamps]  # type: ignore[union-attr]
-        if len(set(out)) == len(out):
-            return out
-    prefixes = [i.rsplit("/", 1)[0] for i in ids if "/" in i]  # runs prefixed by read_runs with their file
-    if len(prefixes) == len(ids) and len(set(prefixes)) == len(ids):
-        return prefixes
-    tokens = [i.rsplit("@", 1)[-1] for i in ids]
-    for k in range(6, max(len(t) for t in tokens) + 1):
-        out = [t[:k] for t in tokens]
-        if len(set(out)) == len(out):
-            return out
-    return ids
-
-
 def run_labels(df: pd.DataFrame) -> dict[str, str]:
-    """Short readable names for runs, unique among the runs of ``df``.
+    """Short readable names for runs, unique among the runs of ``df``
+    (:func:`evaladdon.run_names.labels_of` of its distinct (run, model, task, source) rows;
+    runs the user named, ``NAME=PATH``, are in ``df.attrs["run_names"]``)."""
+    from evaladdon.run_names import labels_of
 
-    A run the user named (``NAME=PATH``, kept in ``df.attrs["run_names"]``) is called that.
-    Otherwise each run gets the first of these that no other run shares: the model; the model
-    and task(s) (``model:task``); the log's file stem when the user chose it (not a harness's
-    automatic ``<timestamp>_<task>_<id>`` / ``results_*`` name); the model, task(s) and a
-    short timestamp or id (``model:task:09-36-51``); finally the run id itself.
-    """
-    user = dict(df.attrs.get("run_names", {}) or {})
-    g = df.groupby("run", sort=False)
-    models = g["model"].first()
-    tasks = g["task"].unique()
-    sources = g["source"].unique()
-    runs = [str(r) for r in models.index]
-    per_source = df.groupby("source", sort=False)["run"].nunique()
-
-    def task_text(run: str) -> str:
-        ts = sorted(map(str, tasks[run]))
-        return ts[0] if len(ts) == 1 else "+".join(ts) if len(ts) <= 2 else f"{ts[0]}+{len(ts) - 1}"
-
-    def stem(run: str) -> str | None:
-        srcs = sources[run]
-        if len(srcs) != 1 or per_source[srcs[0]] != 1:
-            return None
-        s = Path(str(srcs[0])).stem
-        return None if _AUTO_STEM.match(s) else s
-
-    levels = [
-        lambda r: str(models[r]),
-        lambda r: f"{models[r]}:{task_text(r)}",
-        stem,
-        None,  # model:task:short id (needs the other colliding runs)
-    ]
-    label: dict[str, str] = {r: user[r] for r in runs if r in user}
-    todo = [r for r in runs if r not in label]
-    for level in levels:
-        if not todo:
-            break
-        if level is None:
-            cands = dict(zip(todo, (f"{models[r]}:{task_text(r)}:{s}" for r, s in zip(todo, _short_ids(todo)))))
-        else:
-            cands = {r: level(r) for r in todo}
-        taken = Counter(list(label.values()) + [c for c in cands.values() if c])  # linear, not count() per run
-        for r, c in cands.items():
-            if c and taken[c] == 1:
-                label[r] = c
-        todo = [r for r in todo if r not in label]
-    for r in todo:
-        label[r] = r
-    # a label equal to another run's id would make --baseline ambiguous: use ids there
-    ids = set(runs)
-    return {r: (v if v == r or v not in ids else r) for r, v in ((r, label[r]) for r in runs)}
+    return labels_of(distinct_tuples(df, ("run", "model", "task", "source")), df.attrs.get("run_names", {}))

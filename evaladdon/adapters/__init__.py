@@ -14,7 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
-import pandas as pd
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+
+if _TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+else:
+    from evaladdon._lazy import lazy_module
+
+    pd = lazy_module("pandas")  # imported on first use (the lean summarize of Inspect logs needs none)
 
 from evaladdon.adapters import helm
 from evaladdon.adapters.deepeval import looks_like_deepeval, read_deepeval
@@ -42,7 +49,7 @@ from evaladdon.errors import InputError
 from evaladdon.source_names import distinguishing_names
 from evaladdon.table import concat, distinct_tuples, validate
 
-Reader = Callable[[Path, "str | None"], pd.DataFrame]
+Reader = Callable[[Path, "str | None"], "pd.DataFrame"]
 SNIFF_BYTES = 4096
 
 
@@ -66,11 +73,12 @@ class Loaded:
     ``{"declared", "read", "missing", "basis"}`` (the reader's ``attrs["incomplete"]``)."""
 
 
-def _head(path: Path) -> bytes:
-    """The first bytes of ``path``, without a UTF-8 byte-order mark."""
-    with path.open("rb") as fh:
-        head = fh.read(SNIFF_BYTES)
-    return head[len(codecs.BOM_UTF8):] if head.startswith(codecs.BOM_UTF8) else head
+def _head(path: Path, raw: bytes | None = None) -> bytes:
+    """The first bytes of ``path`` (or ``raw``, already read), without a UTF-8 byte-order mark."""
+    if raw is None:
+        with path.open("rb") as fh:
+            raw = fh.read(SNIFF_BYTES)
+    return raw[len(codecs.BOM_UTF8):] if raw.startswith(codecs.BOM_UTF8) else raw
 
 
 def walk_files(root: Path, notes: list[str]) -> list[Path]:
@@ -122,11 +130,15 @@ def is_bookkeeping(path: Path) -> bool:
 
 def sniff(path: Path) -> tuple[Reader | None, str]:
     """The reader for ``path`` and what it is, or ``None`` and why not."""
-    from evaladdon.adapters.preferences import looks_like_preferences, refuse_preferences
+    from evaladdon.adapters.preferences import PREFERENCE_SUFFIXES, refuse_preferences, sniff_preferences
 
-    if looks_like_preferences(path):  # pairwise battles, not per-item scores: `evaladdon rank` reads them
-        return refuse_preferences, "pairwise preferences: use evaladdon rank"
     suffix = path.suffix.lower()
+    raw = None  # the first bytes, read once for every test below (as looks_like_preferences reads them)
+    if suffix in PREFERENCE_SUFFIXES and path.is_file():
+        with path.open("rb") as fh:
+            raw = fh.read(SNIFF_BYTES)
+        if sniff_preferences(raw):  # pairwise battles, not per-item scores: `evaladdon rank` reads them
+            return refuse_preferences, "pairwise preferences: use evaladdon rank"
     if path.is_dir():
         return (helm.read_helm_run, "HELM run") if helm.is_run_dir(path) else (None, "a directory")
     if helm.is_run_part(path):
@@ -134,7 +146,7 @@ def sniff(path: Path) -> tuple[Reader | None, str]:
     if suffix == ".eval":
         return read_inspect_log, "inspect log"
     if suffix in (".json", ".txt"):
-        head = _head(path).lstrip()
+        head = _head(path, raw).lstrip()
         if head[:1] == b"{" and is_inspect_json(head):
             return read_inspect_log, "inspect log"
         if suffix == ".json" and helm.looks_like_per_instance_stats(head):
@@ -153,9 +165,10 @@ def sniff(path: Path) -> tuple[Reader | None, str]:
             return read_samples, "lm-eval samples"
         return None, "not a log or a table (unrecognised JSON)" if head[:1] in (b"{", b"[") else "not a log"
     if suffix in (".jsonl", ".ndjson"):
-        if looks_like_samples_jsonl(_head(path)):
+        head = _head(path, raw)
+        if looks_like_samples_jsonl(head):
             return read_samples, "lm-eval samples"
-        if looks_like_promptfoo_jsonl(_head(path)):
+        if looks_like_promptfoo_jsonl(head):
             return read_promptfoo, "promptfoo output"
         return read_long_table, "table"
     if suffix in (".csv", ".tsv") and looks_like_promptfoo_csv(_head(path)):
@@ -273,21 +286,7 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
     When two files give the same run id, each such run is prefixed with its file's stem so
     runs stay distinct (the same run stored as .eval and .json stays two runs).
     """
-    named = [split_name(p) for p in paths]
-    given = [n for n, _ in named if n is not None]
-    if len(set(given)) < len(given):
-        dupe = next(n for n in given if given.count(n) > 1)
-        raise InputError(f"the name {dupe!r} is given to two inputs (NAME=PATH)")
-    files, notes = [], []
-    name_of: dict[Path, str] = {}
-    for name, path in named:
-        got, more = expand_paths([path])
-        files.extend(got)
-        notes.extend(more)
-        if name is not None:
-            name_of.update({f: name for f, _, _ in got})
-    skipped = [{"path": n[len("skipped "):].partition(": ")[0], "reason": n.partition(": ")[2]}
-               for n in notes if n.startswith("skipped ")]
+    files, notes, name_of, skipped = inputs(paths)
     # Inspect logs stay Parts (rows before the column operations) until the end, where each
     # stretch of consecutive ones becomes ONE DataFrame (inspect_rows.frame): per-file
     # DataFrames and finalize were most of the cost of many small logs
@@ -331,6 +330,43 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
                 incomplete[str(t["source"].iloc[0])] = dict(t.attrs["incomplete"])
         tables.append(t)
         sources.append(f)
+    name_runs(tables, sources, name_of)
+    separate_runs(tables, set(name_of.values()))
+    table = validate(concat(_frames(tables)))
+    if table.empty and not (results_only and reported):
+        why = f"{len(notes)} note(s), first: {notes[0]}" if notes else "the inputs hold no samples"
+        raise InputError(f"no per-item rows to analyse ({why})")
+    user_named = set(name_of.values())
+    names = {str(r): str(r) for r in table["run"].unique() if str(r) in user_named or str(r).split("/")[0] in user_named}
+    table.attrs["run_names"] = names
+    return Loaded(table, notes, reported, skipped, names, incomplete)
+
+
+def inputs(paths: Iterable[str | Path]) -> tuple[list[tuple[Path, Reader, bool]], list[str], dict[Path, str],
+                                                 list[dict[str, str]]]:
+    """The files of ``paths`` (``NAME=PATH`` allowed; :func:`expand_paths`), the notes on what
+    was skipped, the name the user gave each file's runs, and the skipped files as records."""
+    named = [split_name(p) for p in paths]
+    given = [n for n, _ in named if n is not None]
+    if len(set(given)) < len(given):
+        dupe = next(n for n in given if given.count(n) > 1)
+        raise InputError(f"the name {dupe!r} is given to two inputs (NAME=PATH)")
+    files, notes = [], []
+    name_of: dict[Path, str] = {}
+    for name, path in named:
+        got, more = expand_paths([path])
+        files.extend(got)
+        notes.extend(more)
+        if name is not None:
+            name_of.update({f: name for f, _, _ in got})
+    skipped = [{"path": n[len("skipped "):].partition(": ")[0], "reason": n.partition(": ")[2]}
+               for n in notes if n.startswith("skipped ")]
+    return files, notes, name_of, skipped
+
+
+def name_runs(tables: list, sources: list[Path], name_of: dict[Path, str]) -> None:
+    """``NAME=PATH``: the run(s) read from PATH are called NAME (``NAME/run`` when PATH holds
+    several runs); ``tables[i]`` (a Part or a DataFrame, read from ``sources[i]``) in place."""
     for name in dict.fromkeys(name_of.values()):  # NAME=PATH: the run(s) of PATH are called NAME
         mine = [i for i, f in enumerate(sources) if name_of.get(f) == name]
         runs = list(dict.fromkeys(r for i in mine for r in _runs(tables[i])))
@@ -342,6 +378,11 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
             t = t.copy()
             t["run"] = name if len(runs) == 1 else name + "/" + t["run"].astype(str)
             tables[i] = t
+
+
+def separate_runs(tables: list, user_named: set[str]) -> None:
+    """Two files that give one run id the same (task, metric) hold different runs: each such
+    run (not one the user named) is prefixed with its file's shortest distinguishing path."""
     # one run may span files (lm-eval writes one samples file per task); only when two files
     # give the same run the same (task, metric) are they different runs under one id
     sources_by_key: dict[tuple[str, str, str], set[str]] = {}
@@ -353,7 +394,6 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
             keys = distinct_tuples(t, ("run", "task", "metric", "source"))
         for run, task, metric, source in keys:
             sources_by_key.setdefault((run, task, metric), set()).add(source)
-    user_named = set(name_of.values())
     clashing = {key[0] for key, srcs in sources_by_key.items() if len(srcs) > 1 and key[0] not in user_named}
     if clashing:
         label = distinguishing_names(src for (run, _, _), srcs in sources_by_key.items() if run in clashing
@@ -370,13 +410,6 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
                 src = t.loc[hit, "source"].astype(object)
                 names = {s: label[str(s)] for s in src.unique()}  # per file, not per row
                 t.loc[hit, "run"] = src.map(names) + "/" + t.loc[hit, "run"]
-    table = validate(concat(_frames(tables)))
-    if table.empty and not (results_only and reported):
-        why = f"{len(notes)} note(s), first: {notes[0]}" if notes else "the inputs hold no samples"
-        raise InputError(f"no per-item rows to analyse ({why})")
-    names = {str(r): str(r) for r in table["run"].unique() if str(r) in user_named or str(r).split("/")[0] in user_named}
-    table.attrs["run_names"] = names
-    return Loaded(table, notes, reported, skipped, names, incomplete)
 
 
 def load(paths: Iterable[str | Path], cluster: str | None = None) -> pd.DataFrame:

@@ -24,7 +24,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+
+if _TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+else:
+    from evaladdon._lazy import lazy_module
+
+    pd = lazy_module("pandas")  # imported on first use (the lean summarize of Inspect logs needs none)
 
 from evaladdon.adapters.jsondoc import load_json, stable_hash, type_name
 from evaladdon.adapters.scores import coerce_scores, raw_strings

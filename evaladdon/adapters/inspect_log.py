@@ -26,7 +26,14 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+
+if _TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+else:
+    from evaladdon._lazy import lazy_module
+
+    pd = lazy_module("pandas")  # imported on first use (the lean summarize of Inspect logs needs none)
 
 from evaladdon.adapters._gc import no_cyclic_gc
 from evaladdon.adapters.guard import BOM, MAX_DEPTH, check_depth, check_file_depth, read_member

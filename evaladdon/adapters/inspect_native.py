@@ -17,19 +17,38 @@ What is read (nothing else is touched):
 Anything else (log format versions other than 2 and 3, other zip compression, ``NaN``
 literals in a streamed JSON log) raises :class:`NotNative`, and the caller falls back to
 Inspect's own reader.  Records come out in the shape of :mod:`evaladdon.adapters.inspect_rows`.
+
+Given a :class:`~evaladdon.adapters.inspect_rows.Collector` (``records=``, the lean summarize
+of :mod:`evaladdon.lean`), the records go into it as they are read: an ``.eval``'s directory is
+scanned without a ``ZipInfo`` per sample member (:mod:`evaladdon.adapters.zipdir`), a large
+``summaries.json`` is streamed with ijson (zstd decompressed from the file a block at a time),
+and the sample members no summary lists are found by binary search on their names, so
+memory holds the collector's columns, not the log.
 """
 
 from __future__ import annotations
 
 import json
 import zipfile
+import zlib
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import orjson
 
-from evaladdon.adapters.guard import BOM, MAX_DEPTH, DepthScanner, UnsupportedMember, check_depth, read_member
-from evaladdon.adapters.inspect_rows import Collector, LogData, SampleRecord, make_record, score_fields
+from evaladdon.adapters.guard import (
+    BOM,
+    MAX_DEPTH,
+    MAX_MEMBER_BYTES,
+    MAX_RATIO,
+    ZIP_ZSTANDARD,
+    DepthScanner,
+    UnsupportedMember,
+    _check_growth,
+    check_depth,
+    read_member,
+)
+from evaladdon.adapters.inspect_rows import Collector, LogData, SampleRecord, label_bytes, make_record, score_fields
 from evaladdon.errors import InputError
 
 NATIVE_VERSIONS = (2, 3)
@@ -114,8 +133,110 @@ def _member_key(name: str) -> tuple[str, int] | None:
     return sid, int(epoch)
 
 
-def read_eval_zip(path: Path) -> LogData:
+STREAM_BYTES = 8 * 2**20
+"""A ``summaries.json`` larger than this (decompressed) is streamed with ijson when the records
+go straight into a :class:`Collector` (``read_eval_zip(records=...)``): a 20,000-sample one is
+~50 MB of JSON, ~3-4x that as parsed objects."""
+
+
+LEAN_BUFFER = 1 << 18
+"""Bytes ijson reads at a time for a lean :class:`Collector`: the depth scan of a chunk makes
+temporaries several times its size (~10 MB for a megabyte), a quarter of that here."""
+
+
+class _MemberStream:
+    """A zip member as a binary stream for ijson, decompressed a chunk at a time within the
+    size and ratio bounds of :func:`~evaladdon.adapters.guard.read_member` (its CRC checked
+    at the end; a leading BOM removed)."""
+
+    def __init__(self, zf: Any, info: zipfile.ZipInfo, where: str) -> None:
+        self.info, self.where, self.out, self.crc, self.first = info, where, 0, 0, True
+        _check_growth(where, info.filename, info.file_size, info.compress_size, MAX_MEMBER_BYTES, MAX_RATIO)
+        if info.compress_type in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            self.fh: Any = zf.open(info)  # checks the CRC itself at the end
+            self.check_crc = False
+        elif info.compress_type == ZIP_ZSTANDARD:
+            try:
+                import zstandard
+            except ImportError:
+                raise UnsupportedMember(f"{info.filename} is zstd-compressed and zstandard is not installed") from None
+            from evaladdon.adapters.zipdir import Region
+
+            # the compressed bytes a block at a time (a 200,000-sample summaries.json of real
+            # texts is tens of MB compressed)
+            self.fh = zstandard.ZstdDecompressor().stream_reader(Region(zf.fp, info), read_size=1 << 20,
+                                                                 read_across_frames=True)
+            self.check_crc = True
+        else:
+            raise UnsupportedMember(f"{info.filename} uses zip compression method {info.compress_type}")
+
+    def read(self, n: int = -1) -> bytes:
+        if n == 0:  # ijson's probe of the stream's type
+            return b""
+        data = self.fh.read(n if n > 0 else 2**20)
+        self.out += len(data)
+        _check_growth(self.where, self.info.filename, self.out, self.info.compress_size, MAX_MEMBER_BYTES, MAX_RATIO)
+        if self.check_crc:
+            self.crc = zlib.crc32(data, self.crc)
+            if not data and self.crc != self.info.CRC:
+                raise zipfile.BadZipFile(f"bad CRC-32 for {self.info.filename}")
+        if self.first and data:
+            self.first = False
+            if data.startswith(BOM):
+                data = data[len(BOM):]
+        return data
+
+    def close(self) -> None:
+        self.fh.close()
+
+
+def _stream_summaries(zf: Any, info: zipfile.ZipInfo, where: str, add: Callable[[Any], None]) -> None:
+    """Each sample summary of a large ``summaries.json`` to ``add``, parsed by ijson's C backend
+    a sample at a time (depth-scanned as it is read); what ``orjson`` would not parse either
+    (bare NaN, a truncated array) ends the fast path (:class:`NotNative`)."""
+    try:
+        import ijson
+
+        backend = ijson.get_backend("yajl2_c")
+    except ImportError:
+        raise NotNative("streaming summaries.json needs ijson with its C backend") from None
+    stream = _MemberStream(zf, info, where)
+    try:
+        head = stream.read(1)
+        while head and head in b" \t\r\n":
+            head = stream.read(1)
+        if head != b"[":
+            raise InputError("cannot read as an Inspect log (summaries.json is not a list of samples)", where)
+        checked = _DepthCheckedFile(_Prefixed(head, stream), where)
+        for s in backend.items(checked, "item", use_float=True, buf_size=LEAN_BUFFER):
+            if not isinstance(s, dict):
+                raise InputError("cannot read as an Inspect log (summaries.json is not a list of samples)", where)
+            add(s)
+    except ijson.common.JSONError as exc:
+        raise NotNative(f"summaries.json the streaming parser does not read: {str(exc)[:80]}") from None
+    finally:
+        stream.close()
+
+
+class _Prefixed:
+    """``head`` then the rest of ``stream``."""
+
+    def __init__(self, head: bytes, stream: Any) -> None:
+        self.head, self.stream = head, stream
+
+    def read(self, n: int = -1) -> bytes:
+        if self.head and n != 0:
+            head, self.head = self.head, b""
+            return head + self.stream.read(max(n - len(head), 1) if n > 0 else -1)
+        return self.stream.read(n)
+
+
+def read_eval_zip(path: Path, records: Collector | None = None) -> LogData:
+    """An ``.eval`` log (see module docstring).  ``records``: a :class:`Collector` that takes the
+    records as they are read (a large ``summaries.json`` then streamed), instead of a list."""
     where = str(path)
+    if records is not None:
+        return _read_eval_into(path, records)
     try:
         zf = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError, NotImplementedError, ValueError, EOFError) as exc:
@@ -136,6 +257,7 @@ def read_eval_zip(path: Path) -> LogData:
                 else:
                     raise NotNative("no header.json or _journal/start.json")
                 header = _header_of(header, where)
+                names = {n for n in infos if n.startswith("samples/") and n.endswith(".json")}
                 if "summaries.json" in infos:
                     summaries = member("summaries.json")
                     source = "summaries.json"
@@ -154,7 +276,6 @@ def read_eval_zip(path: Path) -> LogData:
                 if not isinstance(summaries, list) or not all(isinstance(s, dict) for s in summaries):
                     raise InputError(f"cannot read as an Inspect log ({source} is not a list of samples)", where)
                 records = [_record_at(s, where) for s in summaries]
-                names = {n for n in infos if n.startswith("samples/") and n.endswith(".json")}
                 listed = {f"samples/{r.id}_epoch_{r.epoch}.json" for r in records}
                 seen = {(str(r.id), r.epoch) for r in records} if names - listed else set()
                 members = {k: n for n in names - listed if (k := _member_key(n)) is not None}
@@ -176,6 +297,131 @@ def read_eval_zip(path: Path) -> LogData:
         raise
     return LogData(header=header, records=records, n_members=n_members, unlisted=len(unlisted),
                    summary_source=source)
+
+
+def _journal(infos: dict[str, zipfile.ZipInfo]) -> list[str]:
+    return [n for _, n in sorted(
+        (int(n.rsplit("/", 1)[1][:-5]), n) for n in infos
+        if n.startswith("_journal/summaries/") and n.endswith(".json") and n.rsplit("/", 1)[1][:-5].isdigit())]
+
+
+def _read_eval_into(path: Path, records: Collector) -> LogData:
+    """:func:`read_eval_zip` with the records going into ``records`` as they are read: the same
+    records in the same order (summaries, then the members no summary lists, by name), the
+    archive's directory scanned without a ``ZipInfo`` per sample member
+    (:mod:`evaladdon.adapters.zipdir`), a large ``summaries.json`` streamed.  Errors are not
+    worded as :func:`read_eval_zip` words them: the lean summarize, its only caller, reads the
+    log again that way when anything goes wrong."""
+    from evaladdon.adapters import zipdir
+
+    where = str(path)
+    try:
+        with path.open("rb") as fh:
+            try:
+                infos, sample_names = zipdir.scan(fh)
+            except zipdir.Unusual as exc:
+                raise NotNative(str(exc)) from None
+            archive: Any = zipdir.Archive(fh)
+
+            def member(name: str) -> Any:
+                return _loads(read_member(archive, infos[name], where), where, name)
+
+            if "header.json" in infos:
+                header = member("header.json")
+            elif "_journal/start.json" in infos:
+                header = member("_journal/start.json")
+                if isinstance(header, dict):
+                    header = {**header, "status": "started"}
+            else:
+                raise NotNative("no header.json or _journal/start.json")
+            def rescan(names: list[str]) -> None:  # the ZipInfo of sample members read themselves
+                infos.update(zipdir.scan(fh, {n.encode("utf-8") for n in names})[0])
+
+            return _eval_into(archive, infos, sample_names, _header_of(header, where), records, member, where, rescan)
+    except (InputError, NotNative, RecursionError):
+        raise
+    except UnsupportedMember as exc:
+        raise NotNative(str(exc)) from None
+    except Exception as exc:  # noqa: BLE001 - a damaged archive
+        raise InputError(f"cannot read as an Inspect log ({type(exc).__name__}: {str(exc)[:200]})", where) from None
+
+
+def _eval_into(zf: Any, infos: dict[str, zipfile.ZipInfo], names: Any, header: dict[str, Any],
+               records: Collector, member: Callable[[str], Any], where: str,
+               rescan: Callable[[list[str]], None]) -> LogData:
+    """The records of an ``.eval`` into ``records`` (see :func:`_read_eval_into`); ``names``: the
+    ``samples/*.json`` members' names as a bytes array."""
+    import numpy as np
+
+    chunk: list[bytes] = []  # the member names of the last records (bytes)
+
+    names.sort()  # in place: membership by binary search, a bool a member
+    found = np.zeros(len(names), dtype=bool)
+
+    def mark() -> None:
+        if chunk and len(names):
+            named = np.array(chunk, dtype=np.bytes_)
+            at = np.minimum(np.searchsorted(names, named), len(names) - 1)
+            found[at[names[at] == named]] = True
+        chunk.clear()
+
+    def add(s: Any) -> None:
+        r = _record_at(s, where)
+        chunk.append(f"samples/{r.id}_epoch_{r.epoch}.json".encode("utf-8", "surrogatepass"))
+        if len(chunk) >= 4096:
+            mark()
+        records.add(r)
+
+    if "summaries.json" in infos:
+        source = "summaries.json"
+        info = infos["summaries.json"]
+        if info.file_size > STREAM_BYTES:
+            _stream_summaries(zf, info, where, add)
+        else:
+            summaries = member("summaries.json")
+            if not isinstance(summaries, list) or not all(isinstance(s, dict) for s in summaries):
+                raise InputError(f"cannot read as an Inspect log ({source} is not a list of samples)", where)
+            for s in summaries:
+                add(s)
+            del summaries
+    else:
+        source = "the journal summaries"
+        # a part at a time (an error here ends the lean reading, whose caller then reads the
+        # log the table way and reports it as read_eval_zip does: same checks, same order)
+        for name in _journal(infos):
+            part = member(name)
+            if not isinstance(part, list):
+                raise InputError(f"cannot read as an Inspect log ({name} is not a list)", where)
+            if not all(isinstance(s, dict) for s in part):
+                raise InputError(f"cannot read as an Inspect log ({source} is not a list of samples)", where)
+            for s in part:
+                add(s)
+            del part
+    mark()
+    remaining = np.unique(names[~found])  # sample members no record names (usually none)
+    del found  # (names stays sorted: distinct members counted below)
+    members = {k: n for n in (b.decode("utf-8") for b in remaining.tolist()) if (k := _member_key(n)) is not None}
+    unlisted: list[str] = []
+    if members:  # keys of the records (rare: a member named otherwise than its summary, or unsummarised)
+        seen = _collected_keys(records)
+        unlisted = [n for k, n in members.items() if (label_bytes([k[0]])[0], k[1]) not in seen]
+    if unlisted:
+        rescan(unlisted)
+    for name in sorted(unlisted):
+        sample = member(name)
+        if not isinstance(sample, dict):
+            raise InputError(f"cannot read as an Inspect log ({name} is not a sample object)", where)
+        records.add(_record_at(sample, where))
+    return LogData(header=header, records=records, n_members=int((names[1:] != names[:-1]).sum()) + 1 if len(names) else 0, unlisted=len(unlisted),
+                   summary_source=source)
+
+
+def _collected_keys(records: Collector) -> set[tuple[bytes, int]]:
+    """(label bytes of the id, epoch) of every record a lean :class:`Collector` holds."""
+    if not records.lean:
+        raise ValueError("only a lean Collector keeps ids as label bytes")
+    records.flush()
+    return {(bytes(i), int(e)) for b in records.batches for i, e in zip(b.items.tolist(), b.epochs.tolist())}
 
 
 # ---------------------------------------------------------------------------- JSON logs
@@ -234,7 +480,7 @@ class _DepthCheckedFile:
         return data
 
 
-def read_json_stream(path: Path, cluster: str | None = None) -> LogData:
+def read_json_stream(path: Path, cluster: str | None = None, records: Collector | None = None) -> LogData:
     """A JSON log streamed with ijson's C backend (see module docstring); its records go
     into a :class:`~evaladdon.adapters.inspect_rows.Collector` (for ``cluster``) as they are
     read, so memory does not grow by a record per sample."""
@@ -251,11 +497,13 @@ def read_json_stream(path: Path, cluster: str | None = None) -> LogData:
             fh.seek(skip)
             header, has_samples = _header_events(iter(backend.parse(_DepthCheckedFile(fh, where), use_float=True)))
             header = _header_of(header, where)
-            records = Collector(cluster)
+            if records is None:
+                records = Collector(cluster)
             if has_samples:
                 fh.seek(skip)
                 checked = _DepthCheckedFile(fh, where)
-                for sample in backend.items(checked, "samples.item", use_float=True, buf_size=2**20):
+                buf = LEAN_BUFFER if records.lean else 2**20
+                for sample in backend.items(checked, "samples.item", use_float=True, buf_size=buf):
                     records.add(record(_slim(sample)))
     except ijson.common.IncompleteJSONError as exc:
         text = " ".join(str(exc).split())

@@ -50,13 +50,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import orjson
-import pandas as pd
 
-from evaladdon.adapters.scores import coerce_scores, raw_strings
+from evaladdon.adapters.scores import coerce_scores, coerce_values, raw_strings
 from evaladdon.errors import InputError
-from evaladdon.table import _release_arrow_memory, finalize
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
 
 SUMMARY_TEXT_LIMIT = 5120
 TRUNCATED = "...\n(content truncated)"
@@ -292,13 +295,19 @@ class Collector:
     unscored rows, the order of score names and metadata columns), giving the table the
     one-pass row builder gave, whatever the batch size (``tests/test_inspect_native.py``).
 
+    ``lean=True`` (the pandas-free summarize, :mod:`evaladdon.lean.summarize`): numbers only,
+    grown into one set of columns (:class:`_Grown`; ids and clusters as :func:`label_bytes`,
+    values by :func:`~evaladdon.adapters.scores.coerce_values`), and :func:`build_part`
+    applies the same rules to them, giving a :class:`Part` without text columns.
+
     Errors keep their precedence over the whole log: a sample without id or integer epoch
     is reported at the end (the first one), and a value that cannot be shown or converted
     (too deep, an int past float range) only when its sample is kept (not replaced by a
     later record of the same key)."""
 
-    def __init__(self, cluster: str | None = None, batch_size: int | None = None) -> None:
+    def __init__(self, cluster: str | None = None, batch_size: int | None = None, lean: bool = False) -> None:
         self.cluster = cluster
+        self.lean = lean  # numbers only (see :func:`_lean_batch`): no pandas, no pyarrow, no texts kept
         self.batch_size = max(1, int(BATCH_SIZE if batch_size is None else batch_size))
         self.batches: list[_Batch] = []
         self.names: dict[str, int] = {}  # score names in order of first appearance -> code
@@ -308,6 +317,7 @@ class Collector:
         self.n = 0  # samples in batches
         self._pending: list[SampleRecord] = []
         self._metrics: dict[tuple[str, Any], str] = {}
+        self._grown: _Grown | None = None  # lean: the batches so far as one set of columns
 
     def add(self, r: SampleRecord) -> None:
         self._pending.append(r)
@@ -330,6 +340,7 @@ class Collector:
         names = self.names
         key_sets = self.key_sets
         metric_of = self._metrics
+        lean = self.lean
         memo: dict[str, str] = {}  # equal strings of the batch as one object
         share = memo.setdefault
         items: list[str] = []
@@ -372,7 +383,7 @@ class Collector:
             if cluster is not None:
                 cv = dotted(md, cluster)
                 clusters.append(None if cv is None or isinstance(cv, (dict, list)) else share(str(cv), str(cv)))
-            if md:
+            if md and not lean:
                 keys = []
                 for k, v in md.items():
                     if isinstance(v, (str, int, float, bool)):
@@ -440,6 +451,17 @@ class Collector:
         k = len(metrics)
         reason = np.empty(m, dtype=object)
         reason[:] = reasons
+        if lean:
+            batch = _lean_batch(items, epochs, scored, nrows, reason, errors, clusters if cluster is not None else None,
+                                score_sample, score_name, metrics, convert, row_sample)
+            if self._grown is None:
+                self._grown = _Grown()
+            self.batches = []  # (views of the columns before they grow would keep the old arrays alive)
+            self.batches = [self._grown.add(batch, base)]
+            self.n += m
+            return
+        import pandas as pd
+
         if k:
             if all(type(c) is float or type(c) is int for c in convert):
                 # every value a number (grades already mapped): coerce_scores' numeric path, the same
@@ -472,6 +494,106 @@ def _objects(values: list[Any]) -> np.ndarray:
     return arr
 
 
+_LABEL_BYTES = 64
+"""Longest label kept as its own bytes in a lean batch (longer ones: a digest, see :func:`label_bytes`)."""
+
+
+def label_bytes(labels: list[str | None]) -> np.ndarray:
+    """Texts (item ids, cluster labels) as one fixed-width ``numpy.bytes_`` array, equal texts
+    equal elements, ``None`` as ``b""``: a few bytes a sample instead of a Python ``str``
+    (~50 bytes plus the text), so a lean summary of a 200,000-sample log keeps ~2-3 MB of ids.
+
+    Why not a per-log ``dict`` of codes: it keeps a ``str`` and a dict entry (~100-150 bytes)
+    per distinct id, i.e. grows ~25 MB per 200,000 samples of unique ids; sorting the bytes
+    once at the end (``np.unique(..., return_inverse=True)``) costs less than that hash table.
+    Each text is its UTF-8 (``surrogatepass``: injective on ``str``) plus a ``\\x01``
+    terminator, because numpy strips trailing NUL bytes (``"a\\x00"`` must not equal
+    ``"a"``); a text longer than 64 bytes is ``\\xff`` + its 20-byte BLAKE2b digest (``\\xff``
+    never occurs in UTF-8, so it cannot equal a short text; two long texts would need a
+    160-bit collision), so one long id does not widen the whole batch."""
+    out: list[bytes] = []
+    add = out.append
+    for t in labels:
+        if t is None:
+            add(b"")
+            continue
+        b = t.encode("utf-8", "surrogatepass")
+        if len(b) > _LABEL_BYTES:
+            b = b"\xff" + hashlib.blake2b(b, digest_size=20).digest()
+        add(b + b"\x01")
+    return np.array(out, dtype=np.bytes_) if out else np.empty(0, dtype="S1")
+
+
+def _lean_batch(items: list[str], epochs: list[int], scored: np.ndarray, nrows: np.ndarray, reason: np.ndarray,
+                errors: np.ndarray, clusters: list[str | None] | None, score_sample: list[int],
+                score_name: list[int], metrics: list[str], convert: list[Any], row_sample: list[int]) -> _Batch:
+    """A :class:`_Batch` of numbers for the lean summarize: ids and clusters as
+    :func:`label_bytes`, values through :func:`~evaladdon.adapters.scores.coerce_values` (no
+    pandas, no pyarrow; a non-ASCII score string raises ``NeedsStringKernels``), metric names
+    and error reasons as shared ``str`` objects (8 bytes a row); no hashes, targets, answers,
+    raw texts or metadata (``None`` / empty in their fields); counts and codes as int32 (an
+    epoch past 2**31 raises, and the caller reads the log as a table)."""
+    if metrics:
+        values, value_error = coerce_values(convert)
+        has_reason = np.fromiter((r is not None for r in reason), dtype=bool, count=len(reason))
+        row_has = has_reason[np.asarray(row_sample, dtype=np.int64)]
+        values = np.where(row_has, np.nan, values)
+        row_errors = np.where(row_has, reason[np.asarray(row_sample, dtype=np.int64)], value_error)
+    else:
+        values, row_errors = np.empty(0), np.empty(0, dtype=object)
+    return _Batch(label_bytes(items), np.array(epochs, dtype=np.int32), scored, nrows.astype(np.int32), reason, errors,
+                  None, None, label_bytes(clusters) if clusters is not None else None, _NO_META, {},
+                  np.array(score_sample, dtype=np.int32), np.array(score_name, dtype=np.int32),
+                  _objects(metrics), None, values, row_errors, None, None)
+
+
+_NO_META = np.zeros(0, dtype=np.int64)  # lean batches keep no metadata columns
+_GROWN = ("items", "epochs", "scored", "nrows", "reasons", "errors", "clusters", "score_sample", "score_name",
+          "metrics", "values", "row_errors")
+
+
+class _Grown:
+    """A lean :class:`Collector`'s batches as one set of columns that grow by half again when
+    full (amortised copies), so :func:`build_part` takes them without concatenating.
+
+    Why: a list of 1,024-sample batches is two copies at the end (the batches and their
+    concatenation), and their many small arrays, freed while the log's parse objects come
+    and go, leave the heap fragmented (~200 bytes of peak RSS a sample at 60,000 samples);
+    large arrays are mapped and unmapped whole."""
+
+    def __init__(self) -> None:
+        self.cols: dict[str, np.ndarray] = {}
+        self.size: dict[str, int] = {}
+
+    def _append(self, name: str, arr: np.ndarray) -> np.ndarray:
+        have = self.cols.get(name)
+        n = self.size.get(name, 0)
+        m = len(arr)
+        wider = have is not None and arr.dtype.kind == "S" and arr.dtype.itemsize > have.dtype.itemsize
+        if have is None or n + m > len(have) or wider:
+            cap = max(n + m, 4096, int(len(have) * 1.5) if have is not None else 0)
+            dtype = arr.dtype if have is None or wider else have.dtype
+            new = np.empty(cap, dtype=dtype)
+            if have is not None:
+                new[:n] = have[:n]
+            have = self.cols[name] = new
+        have[n:n + m] = arr
+        self.size[name] = n + m
+        return have[:n + m]
+
+    def add(self, b: _Batch, base: int) -> _Batch:
+        """Append batch ``b`` (whose first sample is sample ``base`` of the log): the columns
+        so far, as one batch (its ``score_sample`` numbers samples from the log's first)."""
+        views = {}
+        for name in _GROWN:
+            arr = getattr(b, name)
+            if arr is None:
+                views[name] = None
+                continue
+            views[name] = self._append(name, arr + base if name == "score_sample" else arr)
+        return b._replace(**views)
+
+
 Strings = Any
 """A column of texts: an arrow array (batch) / chunked array (log) when every value is a
 ``str`` and pandas keeps such columns in arrow (pandas 3's ``str`` dtype), else an
@@ -488,6 +610,8 @@ def _str_column() -> tuple[Any, Any] | None:
     except ImportError:  # pragma: no cover - pyarrow is a core dependency
         return None
     probe = np.array(["a"], dtype=object)
+    import pandas as pd
+
     dtype = pd.DataFrame({0: probe})[0].dtype
     if not isinstance(dtype, pd.StringDtype) or dtype.storage != "pyarrow":
         return None
@@ -519,8 +643,8 @@ def _as_objects(col: Strings) -> np.ndarray:
 
 def _cat_strings(cols: list[Strings]) -> Strings:
     """Batches (or logs) of a text column as one column (chunks are not copied)."""
-    import_ok = _str_column()
-    if import_ok is not None and cols and all(_is_arrow(c) for c in cols):
+    import_ok = _str_column() if cols and all(_is_arrow(c) for c in cols) else None
+    if import_ok is not None:
         import pyarrow as pa
 
         chunks = [ch for c in cols for ch in (c.chunks if isinstance(c, pa.ChunkedArray) else [c])]
@@ -561,6 +685,8 @@ def _records_column(values: np.ndarray) -> np.ndarray:
     """One column of ``pd.DataFrame.from_records(list_of_dicts)`` as ``to_numpy()`` gives it,
     from that key's values (NaN where a record lacks it): the same conversion pandas applies
     to each column of records (``convert_object_array``), then the same DataFrame step."""
+    import pandas as pd
+
     try:
         from pandas.core.internals.construction import convert_object_array
     except ImportError:  # pragma: no cover - a pandas without it: the records themselves
@@ -600,6 +726,7 @@ class Part:
     columns: list[str]  # this log's table's columns, in order
     notes: list[str]
     incomplete: dict[str, Any] | None
+    lean: bool = False  # numbers only (Collector(lean=True)): items and clusters as label_bytes, no text columns
 
 
 def _cat(batches: list[_Batch], attr: str, dtype: Any) -> np.ndarray:
@@ -644,10 +771,14 @@ def build_part(log: LogData, path: Path, cluster: str | None) -> Part:
                 icode, iuniq = encoded.indices.to_numpy(zero_copy_only=False), encoded.dictionary
             else:
                 icode, iuniq = None, items
+        elif col.lean:  # label_bytes: codes by sorting (their order does not matter here, only equality)
+            iuniq, icode = np.unique(items, return_inverse=True)
         else:
+            import pandas as pd
+
             icode, iuniq = pd.factorize(items)
         if len(iuniq) < n:
-            ecode, euniq = pd.factorize(epochs)
+            euniq, ecode = np.unique(epochs, return_inverse=True)
             key = icode.astype(np.int64) * len(euniq) + ecode
             _, first = np.unique(key, return_index=True)
             if len(first) < n:
@@ -683,7 +814,8 @@ def build_part(log: LogData, path: Path, cluster: str | None) -> Part:
     clusters = sel(_cat(batches, "clusters", object)) if cluster is not None else None
     # the first kept sample (in table order) whose cluster field or a value fails, as the
     # row builder met them: cluster field first, then the sample's values
-    bad_cluster = np.flatnonzero(clusters == None) if clusters is not None else np.empty(0, np.int64)  # noqa: E711
+    missing_cluster = b"" if col.lean else None  # label_bytes' None
+    bad_cluster = np.flatnonzero(clusters == missing_cluster) if clusters is not None else np.empty(0, np.int64)
     bad_value = np.empty(0, np.int64)
     if col.failed:
         failed = np.zeros(n, dtype=bool)
@@ -704,11 +836,12 @@ def build_part(log: LogData, path: Path, cluster: str | None) -> Part:
     total = int(counts.sum())
     row_sample = np.repeat(np.arange(n_kept), counts)
     metrics = _cat(batches, "metrics", object)
-    raws = _cat(batches, "raws", object)
+    raws = _cat(batches, "raws", object) if not col.lean else None
     values = _cat(batches, "values", float)
     row_errors = _cat(batches, "row_errors", object)
-    answers = _cat_strings([b.answers for b in batches])
-    confidences = _cat(batches, "confidences", float)
+    lean = col.lean
+    answers = _cat_strings([b.answers for b in batches]) if not lean else None
+    confidences = _cat(batches, "confidences", float) if not lean else None
     if kept is not None or not scored.all():
         sample = row_sample if kept is None else kept[row_sample]
         ends = np.cumsum(counts)
@@ -718,7 +851,7 @@ def build_part(log: LogData, path: Path, cluster: str | None) -> Part:
         other = ~own
         known_arr = _objects(known)
         reasons = sel(_cat(batches, "reasons", object))[row_sample[other]]
-        reasons[pd.isna(reasons)] = "unscored sample"
+        reasons[np.asarray(reasons == None, dtype=bool)] = "unscored sample"  # noqa: E711 - None or str
 
         def take(a: np.ndarray, fill: Any) -> np.ndarray:
             out = a[src] if len(a) else np.empty(total, dtype=a.dtype)
@@ -726,11 +859,23 @@ def build_part(log: LogData, path: Path, cluster: str | None) -> Part:
             return out
 
         metrics = take(metrics, known_arr[within[other]] if len(known_arr) else None)
-        raws = take(raws, "")
         values = take(values, np.nan)
         row_errors = take(row_errors, reasons)
-        answers = take(_as_objects(answers), None)
-        confidences = take(confidences, np.nan)
+        if not lean:
+            raws = take(raws, "")
+            answers = take(_as_objects(answers), None)
+            confidences = take(confidences, np.nan)
+    declared, basis = _declared(header) if _samples_logged(log) else (None, "")
+    incomplete = None
+    if declared is not None and declared > n_kept:
+        incomplete = {"declared": declared, "read": n_kept, "missing": declared - n_kept, "basis": basis}
+    per_row = (lambda a: _take_strings(a, row_sample)) if not (n_kept == total and kept is None and scored.all()
+                                                and bool((nrows_all == 1).all())) else (lambda a: a)
+    if lean:
+        return Part(where, _run_of(spec), str(spec.get("task")), str(spec.get("model")), total, metrics,
+                    per_row(kept_items), per_row(kept_epochs), values, None, row_errors, None, None,
+                    per_row(clusters) if clusters is not None else None, None, None, {}, row_sample, n_kept,
+                    list(_CANONICAL), _notes(path, log, header, n_kept, n_dup), incomplete, lean=True)
     hashes = sel(_cat_strings([b.hashes for b in batches]))
     labels = sel(_cat_strings([b.labels for b in batches]))
 
@@ -751,12 +896,6 @@ def build_part(log: LogData, path: Path, cluster: str | None) -> Part:
             metas[key] = sel(np.concatenate([b.metas[key] if key in b.metas else np.full(len(b.items), np.nan, object)
                                              for b in batches]))
         columns.extend(k for k in metas if k not in columns)
-    declared, basis = _declared(header) if _samples_logged(log) else (None, "")
-    incomplete = None
-    if declared is not None and declared > n_kept:
-        incomplete = {"declared": declared, "read": n_kept, "missing": declared - n_kept, "basis": basis}
-    per_row = (lambda a: _take_strings(a, row_sample)) if not (n_kept == total and kept is None and scored.all()
-                                                and bool((nrows_all == 1).all())) else (lambda a: a)
     return Part(where, _run_of(spec), str(spec.get("task")), str(spec.get("model")), total, metrics,
                 per_row(kept_items), per_row(kept_epochs), values, raws, row_errors, answers, confidences,
                 per_row(clusters) if clusters is not None else None, per_row(hashes), per_row(labels), metas,
@@ -783,6 +922,12 @@ def frame(parts: list[Part]) -> pd.DataFrame:
     """The canonical table of several logs' rows: one DataFrame and one
     :func:`evaladdon.table.finalize`, equal to concatenating the logs' own tables (columns in
     the order of first appearance; a column a log lacks is missing in its rows)."""
+    import pandas as pd
+
+    from evaladdon.table import _release_arrow_memory, finalize
+
+    if any(p.lean for p in parts):
+        raise ValueError("a lean part holds no table columns")
     if len(parts) > 1:
         parts = [p for p in parts if p.n] or parts[:1]  # an empty log adds no rows and no columns
     n = sum(p.n for p in parts)

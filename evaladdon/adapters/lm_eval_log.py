@@ -12,9 +12,10 @@ Generations (all found in published outputs):
   stderrs, ``NaN``/``Infinity`` literals): used to name the run and the filters, and to
   check that the samples are complete (``n-samples``).
 
-Reading: JSON lines are streamed (one line in memory at a time) and parsed with orjson;
-one light pass pulls the few fields a row needs into column lists, everything after that
-is vectorised.  Lines orjson refuses (``NaN`` literals) go to ``json`` after a depth check
+Reading: JSON lines are streamed (one line in memory at a time) and parsed with orjson; one light pass pulls the few fields a row
+needs into column lists -- records shaped like the first regular one through one
+``itemgetter``, the rest (and every error) through the general per-record code, with the
+same result -- and everything after that is vectorised.  Lines orjson refuses (``NaN`` literals) go to ``json`` after a depth check
 (:mod:`evaladdon.adapters.jsonlines`).  ``read_runs`` reads samples files as
 :class:`SamplesPart` and makes one DataFrame of consecutive ones (:func:`frame_parts`).
 
@@ -61,12 +62,20 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import chain
+from itertools import chain, repeat
+from operator import itemgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+
+if _TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+else:
+    from evaladdon._lazy import lazy_module
+
+    pd = lazy_module("pandas")  # imported on first use (the lean summarize of Inspect logs needs none)
 
 try:
     import orjson
@@ -74,7 +83,8 @@ except ImportError:  # pragma: no cover
     orjson = None  # type: ignore[assignment]
 
 from evaladdon.adapters._gc import no_cyclic_gc
-from evaladdon.adapters.jsonlines import check_depth, iter_json_lines, read_json_array, slow_loads, starts_with_array
+from evaladdon.adapters.guard import MAX_DEPTH
+from evaladdon.adapters.jsonlines import check_depth, iter_json_lines, read_json_array, slow_loads
 from evaladdon.adapters.scores import NON_FINITE, coerce_scores, raw_strings
 from evaladdon.errors import InputError
 from evaladdon.table import finalize
@@ -129,7 +139,11 @@ def _load_json(path: Path) -> Any:
         raw.decode("utf-8")
     except UnicodeDecodeError:
         raise InputError("not UTF-8 text", str(path)) from None
-    check_depth(raw, str(path))  # results are small: always scanned, so nothing downstream recurses deep
+    # scanned so nothing downstream recurses deep; a text with fewer brackets than the limit
+    # cannot nest deeper than it (two C-level counts instead of the scan: most of a small
+    # results file's cost)
+    if raw.count(b"[") + raw.count(b"{") > MAX_DEPTH:
+        check_depth(raw, str(path))
     if orjson is not None:
         try:
             return orjson.loads(raw)
@@ -378,30 +392,171 @@ def _gold_index(target: Any, choices: list[str] | None, n: int) -> int | None:
     return by_index if by_index is not None and 0 <= by_index < n else None
 
 
-def _extract(records: Any, *, filters: list[str], cluster: str | None, delim: str, source: str,
-             metric_names: list[str] | None = None,
+_BATCH = 1024
+"""Records between two tries of :func:`_fast_schema` while no regular record was seen."""
+
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
+
+
+FAST_RECORDS = True
+"""Read regular records through :func:`_fast_schema`'s itemgetter (False: every record through
+the general loop of :func:`_extract`, the reference ``tests/test_lm_eval_fast.py`` compares with)."""
+
+_FLUSH = 1024
+"""Multiple-choice records of the fast path whose log-likelihoods are converted together."""
+
+
+def _metric_of(name: Any, filt: str, metric_key: dict[str, dict[str, str]]) -> str:
+    """``name,filter`` (or the name alone for an empty filter), cached per (filter, name) as in
+    the general loop of :func:`_extract`."""
+    keys = metric_key.get(filt)
+    if keys is None:
+        keys = metric_key[filt] = {}
+    metric = keys.get(name) if type(name) is str else None
+    if metric is None:
+        metric = f"{name},{filt}" if filt else str(name)
+        if type(name) is str:
+            keys[name] = metric
+    return metric
+
+
+def _fast_schema(r: Any) -> tuple[Any, list[str], bool] | None:
+    """The fields of a regular record (lm-eval 0.4.7+: a ``metrics`` list of names, a string
+    ``filter``, ``doc_hash``): an ``itemgetter`` of doc_id, filter, doc_hash, metrics (and
+    target, filtered_resps when ``acc`` is among the metrics), then the metric values; the
+    metric names; whether ``acc`` is.  None when ``r`` is not such a record, or logs
+    ``acc_norm`` (its choice lengths are read by the general loop)."""
+    if type(r) is not dict or type(r.get("filter")) is not str or "doc_id" not in r or "doc_hash" not in r:
+        return None
+    names = r.get("metrics")
+    if type(names) is not list or not names or set(map(type, names)) != {str} or "acc_norm" in names:
+        return None
+    mc = "acc" in names
+    fields = ("doc_id", "filter", "doc_hash", "metrics") + (("target", "filtered_resps") if mc else ()) + tuple(names)
+    return itemgetter(*fields), list(names), mc
+
+
+def _lls_or_none(frs: list[list[Any]]) -> np.ndarray | None:
+    """Log-likelihoods (R, k) of multiple-choice records with k choices each, when every
+    entry is a ``[float, bool]`` pair -- the values :func:`_block_lls` gives them by either of
+    its paths, whatever other records share their block -- else None."""
+    k = len(frs[0])
+    if list(map(len, frs)).count(k) != len(frs):
+        return None
+    entries = list(chain.from_iterable(frs))
+    if set(map(type, entries)) != {list} or set(map(len, entries)) != {2}:
+        return None
+    x0 = list(map(_FIRST, entries))
+    if set(map(type, x0)) != {float} or not set(map(type, map(_SECOND, entries))) <= {bool}:
+        return None
+    return np.array(x0, dtype=np.float64).reshape(len(frs), k)
+
+
+def _extract(pairs: Iterable[tuple[int, Any]], *, filters: list[str], cluster: str | None,
+             delim: str, source: str, metric_names: list[str] | None = None,
              place_word: str = "line") -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """The one pass over sample records (dicts) -> canonical columns (arrays) without
     run/task/model/source/harness.
 
-    ``records`` yields ``(number, record)`` (line or sample number); memory holds the row
-    tuples, not the records.
+    ``pairs`` yields ``(number, record)`` (line or sample number).  A record shaped like the
+    first regular one (:func:`_fast_schema`) is read through one ``itemgetter`` and its
+    multiple-choice log-likelihoods converted ~1,000 records at a time (:func:`_lls_or_none`);
+    any other record goes through the general loop, which also raises the one-line errors.
+    Both give the same rows (``tests/test_lm_eval_fast.py``); memory holds the columns, not
+    the records.
     """
-    doc_ids: list[str] = []
+    doc_ids: list[Any] = []
     hashes: list[Any] = []
     clusters: list[Any] = []
-    # multiple-choice records: index, filtered_resps, choice lengths (or None), gold (-1: unknown)
+    # multiple-choice records of the general loop: index, filtered_resps, choice lengths (or None), gold (-1: unknown)
     mc: tuple[list[int], list[list[Any]], list[list[int] | None], list[int]] = ([], [], [], [])
     mc_rec_append, mc_fr_append, mc_len_append, mc_gold_append = (x.append for x in mc)
+    blocks: list[tuple[np.ndarray, np.ndarray, list[Any] | None, np.ndarray]] = []  # fast batches' (see _fill_...)
     seen: dict[Any, int] = {}
     info: dict[str, Any] = {"extra_filters": False, "has_repeats": False, "mc": 0, "mc_no_label": 0,
                             "int_ids": True, "metric_keys": set()}
     cluster_parts = cluster.split(".") if cluster is not None else []
     one_part = len(cluster_parts) == 1
     metric_key: dict[str, dict[str, str]] = {}  # filter -> name -> "name,filter", built once
-    rows: list[tuple[int, str, int, Any]] = []  # (record, metric, epoch, value as logged)
-    append, ids_append, hashes_append, clusters_append = rows.append, doc_ids.append, hashes.append, clusters.append
-    for place, r in records:  # per record: only lookups and appends (this loop is the cost of a read)
+    recs: list[int] = []  # per row: record index, metric, epoch, value as logged
+    metrics_l: list[str] = []
+    epochs: list[int] = []
+    raw: list[Any] = []
+    rec_append, metric_append, epoch_append, raw_append = recs.append, metrics_l.append, epochs.append, raw.append
+    ids_append, hashes_append, clusters_append = doc_ids.append, hashes.append, clusters.append
+    schema = None  # the fast path's (getter, names, acc) once a regular record was seen (_fast_schema)
+    pending: tuple[list[int], list[Any], list[int]] = ([], [], [])  # its multiple-choice records
+    by_filter: dict[str, list[str]] = {}  # filter -> the rows' metric names
+
+    def flush() -> None:  # the fast path's multiple-choice records as one block, or to the general lists
+        idx, frs, gold = pending
+        ll = _lls_or_none(frs)
+        if ll is not None:
+            blocks.append((np.asarray(idx, dtype=np.int64), ll, None, np.asarray(gold, dtype=np.int64)))
+        else:
+            mc[0].extend(idx)
+            mc[1].extend(frs)
+            mc[2].extend(repeat(None, len(idx)))
+            mc[3].extend(gold)
+        for x in pending:
+            x.clear()
+
+    for place, r in pairs:
+        if schema is None and FAST_RECORDS and len(doc_ids) % _BATCH == 0:  # the first record, then now and then
+            schema = _fast_schema(r)
+            if schema is not None:
+                getter, f_names, acc = schema
+                n_names = len(f_names)
+                one_name = n_names == 1
+                pend_i, pend_fr, pend_gold = (x.append for x in pending)
+        if schema is not None:
+            # the fast path: a record shaped like the first regular one, read through one
+            # itemgetter; anything else (and every error) goes to the general loop below
+            try:
+                t = getter(r)
+            except (KeyError, TypeError):
+                t = None
+            if t is not None and t[3] == f_names and type(t[1]) is str and "scores_per_repeat" not in r:
+                if cluster is not None:
+                    doc = r.get("doc")
+                    cv = (doc.get(cluster) if type(doc) is dict else None) if one_part else \
+                        _dotted(doc, cluster_parts)
+                    ok = not (cv is None or isinstance(cv, (dict, list)))
+                else:
+                    ok = True
+                fr = t[5] if acc else None
+                is_mc = acc and type(fr) is list and len(fr) >= 2 and type(fr[0]) is list and \
+                    len(fr[0]) == 2 and type(fr[0][0]) is not bool
+                if ok and (not is_mc or type(t[4]) is int):
+                    i = len(doc_ids)
+                    ids_append(t[0])
+                    hashes_append(t[2])
+                    if cluster is not None:
+                        clusters_append(cv)
+                    filt = t[1]
+                    row_metrics = by_filter.get(filt)
+                    if row_metrics is None:
+                        row_metrics = by_filter[filt] = [_metric_of(nm, filt, metric_key) for nm in f_names]
+                    if one_name:
+                        rec_append(i)
+                        metric_append(row_metrics[0])
+                        epoch_append(1)
+                        raw_append(t[-1])
+                    else:
+                        base = len(t) - n_names
+                        for j, metric in enumerate(row_metrics):
+                            rec_append(i)
+                            metric_append(metric)
+                            epoch_append(1)
+                            raw_append(t[base + j])
+                    if is_mc:
+                        target = t[4]
+                        pend_i(i)
+                        pend_fr(fr)
+                        pend_gold(target if 0 <= target < len(fr) else -1)
+                        if len(pending[0]) >= _FLUSH:
+                            flush()
+                    continue
         if type(r) is not dict:
             raise InputError(f"{place_word} {place} is not an object", source)
         if "doc_id" not in r:
@@ -460,19 +615,22 @@ def _extract(records: Any, *, filters: list[str], cluster: str | None, delim: st
             if type(values) is list:
                 info["has_repeats"] = True
                 for e, v in enumerate(values, start=1):
-                    append((i, metric, e, v))
+                    rec_append(i)
+                    metric_append(metric)
+                    epoch_append(e)
+                    raw_append(v)
             else:
-                append((i, metric, 1, get(name)))
-    n_rows = len(rows)
-    if n_rows:
-        rec_t, metric_t, epoch_t, raw_t = zip(*rows)
-    else:
-        rec_t = metric_t = epoch_t = raw_t = ()
-    del rows
-    raw = list(raw_t)
-    corpus_l = [type(v) is list or type(v) is dict for v in raw]
-    has_corpus = any(corpus_l)
+                rec_append(i)
+                metric_append(metric)
+                epoch_append(1)
+                raw_append(get(name))
+    if pending[0]:
+        flush()
+    n_rows = len(recs)
+    kinds = set(map(type, raw))  # one C-level pass; the per-value test only when some value is a container
+    has_corpus = list in kinds or dict in kinds
     if has_corpus:
+        corpus_l = [type(v) is list or type(v) is dict for v in raw]
         dumps = orjson.dumps if orjson is not None else None
         for j in np.flatnonzero(corpus_l):  # corpus inputs only: kept as JSON text
             try:
@@ -481,11 +639,11 @@ def _extract(records: Any, *, filters: list[str], cluster: str | None, delim: st
                 raw[j] = "<unserialisable>"
     info["int_ids"] = pd.api.types.infer_dtype(doc_ids, skipna=False) == "integer" if doc_ids else True
     ids = _id_strings(doc_ids, info["int_ids"])
-    metric = np.asarray(metric_t, dtype=object)
-    info["metric_keys"] = set(pd.unique(metric)) if n_rows else set()
-    rec = np.asarray(rec_t, dtype=np.int64)
-    corpus = np.asarray(corpus_l, dtype=bool)
+    metric = np.asarray(metrics_l, dtype=object) if n_rows else np.array([], dtype=object)
+    info["metric_keys"] = set(metrics_l)
+    rec = np.asarray(recs, dtype=np.int64)
     if has_corpus:
+        corpus = np.asarray(corpus_l, dtype=bool)
         raw_series = pd.Series(raw, dtype=object)
         values, errors = coerce_scores(raw_series.where(~corpus, None))
         error = np.where(corpus, CORPUS_LEVEL, errors.to_numpy())
@@ -496,7 +654,7 @@ def _extract(records: Any, *, filters: list[str], cluster: str | None, delim: st
     out: dict[str, np.ndarray] = {
         "metric": metric,
         "item": ids[rec],
-        "epoch": np.asarray(epoch_t, dtype=np.int64),
+        "epoch": np.asarray(epochs, dtype=np.int64),
         "value": np.asarray(values, dtype=np.float64),
         "raw": raw_text,
         "cluster": _id_strings(clusters, pd.api.types.infer_dtype(clusters, skipna=False) == "integer")[rec]
@@ -504,8 +662,8 @@ def _extract(records: Any, *, filters: list[str], cluster: str | None, delim: st
         "item_hash": np.asarray(hashes, dtype=object)[rec] if n_rows else np.array([], dtype=object),
         "error": error,
     }
-    if mc[0]:
-        info["mc"], info["mc_no_label"] = _fill_multiple_choice(out, rec, len(doc_ids), mc)
+    if mc[0] or blocks:
+        info["mc"], info["mc_no_label"] = _fill_multiple_choice(out, rec, len(doc_ids), mc, blocks)
     info["doc_ids"] = ids
     return out, info
 
@@ -536,6 +694,8 @@ def _values_and_text(raw: list[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray
         values, errors = coerce_scores(series)
         return values, errors.to_numpy(), raw_strings(series).to_numpy(dtype=object)
     values, errors = _numeric_scores(arr)
+    if len(arr) <= 4096:  # a small file: str of each value beats the sort's fixed cost (the same text)
+        return values, errors, np.array(["" if v != v else str(v) for v in arr.tolist()], dtype=object)
     uniq, first, inv = np.unique(keys, return_index=True, return_inverse=True)
     text = np.array(["" if v != v else str(v) for v in arr[first].tolist()], dtype=object)
     return values, errors, text[inv.reshape(-1)]
@@ -610,30 +770,53 @@ def _softmax_pick(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _fill_multiple_choice(out: dict[str, np.ndarray], rec: np.ndarray, n_records: int,
-                          mc: tuple[list[int], list[list[Any]], list[list[int] | None], list[int]]) -> tuple[int, int]:
+                          mc: tuple[list[int], list[list[Any]], list[list[int] | None], list[int]],
+                          blocks: list[tuple[np.ndarray, np.ndarray, list[Any] | None, np.ndarray]]
+                          ) -> tuple[int, int]:
     """prediction/label/confidence on the acc and acc_norm rows, vectorised per choice count.
 
-    ``mc``: parallel lists (record index, filtered_resps, choice lengths or None, gold or -1).
-    Returns (multiple-choice docs, those without a gold index)."""
+    ``mc``: parallel lists (record index, filtered_resps, choice lengths or None, gold or -1)
+    of records whose log-likelihoods are converted here (:func:`_block_lls`, one block per
+    number of choices); ``blocks``: (record indices, log-likelihoods (R, k), choice lengths
+    or None, gold) already converted by :func:`_lls_or_none`.  Every step is row by row, so
+    the grouping into blocks changes no value.  Returns (multiple-choice docs, those
+    without a gold index)."""
     mc_rec, mc_fr, mc_len, mc_gold = mc
+    blocks = list(blocks)
+    if mc_rec:
+        idx = np.asarray(mc_rec, dtype=np.int64)
+        gold = np.asarray(mc_gold, dtype=np.int64)
+        width = np.fromiter(map(len, mc_fr), dtype=np.int64, count=len(mc_fr))
+        widths = np.unique(width)
+        for k in widths:  # one block per number of choices
+            if len(widths) == 1:
+                blocks.append((idx, _block_lls(mc_fr, int(k)), mc_len, gold))
+                continue
+            sel = np.flatnonzero(width == k)
+            picked = sel.tolist()
+            blocks.append((idx[sel], _block_lls([mc_fr[j] for j in picked], int(k)), [mc_len[j] for j in picked],
+                           gold[sel]))
     pred = np.full(n_records, -1, dtype=np.int64)
     pred_n = np.full(n_records, -1, dtype=np.int64)
     conf = np.full(n_records, np.nan)
     conf_n = np.full(n_records, np.nan)
     label = np.full(n_records, -1, dtype=np.int64)
-    idx = np.asarray(mc_rec, dtype=np.int64)
-    gold = np.asarray(mc_gold, dtype=np.int64)
-    label[idx] = gold
-    width = np.fromiter(map(len, mc_fr), dtype=np.int64, count=len(mc_fr))
-    widths = np.unique(width)
-    any_len = mc_len.count(None) < len(mc_len)
-    for k in widths:  # one block per number of choices
-        if len(widths) == 1:
-            sel, block = np.arange(len(mc_fr)), mc_fr
+    by_width: dict[int, list[tuple[np.ndarray, np.ndarray, list[Any] | None, np.ndarray]]] = {}
+    n_mc = no_label = 0
+    for b in blocks:
+        label[b[0]] = b[3]
+        n_mc += len(b[0])
+        no_label += int((b[3] < 0).sum())
+        by_width.setdefault(b[1].shape[1], []).append(b)
+    for group in by_width.values():
+        if len(group) == 1:
+            idx, ll, lens_or_none, _ = group[0]
+            lens = lens_or_none if lens_or_none is not None else [None] * len(idx)
         else:
-            sel = np.flatnonzero(width == k)
-            block = [mc_fr[j] for j in sel.tolist()]
-        ll = _block_lls(block, int(k))
+            idx = np.concatenate([b[0] for b in group])
+            ll = np.concatenate([b[1] for b in group])
+            lens = list(chain.from_iterable(b[2] if b[2] is not None else repeat(None, len(b[0])) for b in group))
+        sel = np.arange(len(idx))
         ok = np.isfinite(ll).all(axis=1)
         if not ok.all():
             sel, ll = sel[ok], ll[ok]
@@ -641,17 +824,19 @@ def _fill_multiple_choice(out: dict[str, np.ndarray], rec: np.ndarray, n_records
             continue
         p, c = _softmax_pick(ll)
         pred[idx[sel]], conf[idx[sel]] = p, c
-        if not any_len:
+        if lens.count(None) == len(lens):
             continue
-        has_len = np.array([mc_len[j] is not None for j in sel.tolist()], dtype=bool)
+        has_len = np.array([lens[j] is not None for j in sel.tolist()], dtype=bool)
         if has_len.any():
-            lengths = np.array([mc_len[j] for j in sel[has_len].tolist()], dtype=float)
+            lengths = np.array([lens[j] for j in sel[has_len].tolist()], dtype=float)
             good = (lengths > 0).all(axis=1)
-            rows = sel[has_len][good]
+            rows = idx[sel[has_len][good]]
             pn, cn = _softmax_pick(ll[has_len][good] / lengths[good])
-            pred_n[idx[rows]], conf_n[idx[rows]] = pn, cn
-    codes, uniq = pd.factorize(out["metric"])  # a few metric names: hashed, not sorted
-    base = np.array([str(u).split(",", 1)[0] for u in uniq], dtype=object)
+            pred_n[rows], conf_n[rows] = pn, cn
+    metric = out["metric"].tolist()
+    code_of = {m: j for j, m in enumerate(dict.fromkeys(metric))}  # a few metric names: hashed, not sorted
+    codes = np.fromiter(map(code_of.__getitem__, metric), dtype=np.int64, count=len(metric))
+    base = np.array([str(u).split(",", 1)[0] for u in code_of], dtype=object)
     is_acc, is_norm = (base == "acc")[codes], (base == "acc_norm")[codes]
     p_row = np.where(is_acc, pred[rec], np.where(is_norm, pred_n[rec], -1))
     c_row = np.where(is_acc, conf[rec], np.where(is_norm, conf_n[rec], np.nan))
@@ -659,7 +844,7 @@ def _fill_multiple_choice(out: dict[str, np.ndarray], rec: np.ndarray, n_records
     out["prediction"] = _as_str_or_none(p_row)
     out["label"] = _as_str_or_none(l_row)
     out["confidence"] = np.asarray(c_row, dtype=np.float64)
-    return len(mc_rec), int((gold < 0).sum())
+    return n_mc, no_label
 
 
 def _as_str_or_none(codes: np.ndarray) -> np.ndarray:
@@ -672,9 +857,17 @@ def _as_str_or_none(codes: np.ndarray) -> np.ndarray:
 def _records_of(path: Path) -> tuple[Any, str]:
     """(number, record) pairs of a samples file -- JSON lines streamed, or a legacy JSON
     array -- and what the number counts (``line`` or ``sample``)."""
-    if starts_with_array(path):
-        return enumerate(read_json_array(path), start=1), "sample"
-    return iter_json_lines(path), "line"
+    fh = path.open("rb")  # opened once: its head decides, then its lines are read
+    try:
+        head = fh.read(4096)
+        if head.lstrip()[:1] == b"[" or head.startswith(b"\xef\xbb\xbf") and head[3:].lstrip()[:1] == b"[":
+            fh.close()  # as starts_with_array
+            return enumerate(read_json_array(path), start=1), "sample"
+        fh.seek(0)
+    except BaseException:
+        fh.close()
+        raise
+    return iter_json_lines(path, fh=fh), "line"
 
 
 def rows_from_records(
@@ -787,7 +980,7 @@ def _constant(value: str, n: int) -> Any:
 
     pandas converts an object array of ``n`` equal strings to pyarrow one string at a time
     (15 ms per column at 50,000 rows); when pandas stores strings in pyarrow the column is
-    built as one string taken ``n`` times (under 1 ms).  Small columns: the object array
+    built from its buffers: the string's bytes ``n`` times and their offsets (under 1 ms).  Small columns: the object array
     (as fast, and the same dtype)."""
     dtype = _inferred_str_dtype()
     if n >= 1000 and isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow":
@@ -795,7 +988,9 @@ def _constant(value: str, n: int) -> Any:
             import pyarrow as pa
             from pandas.arrays import ArrowStringArray
 
-            taken = pa.array([value], pa.large_string()).take(pa.array(np.zeros(n, dtype=np.int32)))
+            data = value.encode("utf-8")  # the bytes n times and their offsets: no per-row work at all
+            offsets = np.arange(n + 1, dtype=np.int64) * len(data)
+            taken = pa.LargeStringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(data * n))
             return ArrowStringArray(taken, dtype=dtype)
         except (ImportError, TypeError, ValueError):  # another pandas/pyarrow: the plain way
             pass

@@ -24,14 +24,24 @@ value that is not a usable number:
 Numeric columns never go through strings (no ``astype(str)`` and back); string columns are
 converted by pyarrow compute kernels (RE2 regular expressions, casts) when pyarrow is
 installed, else by pandas' vectorised string methods.
+
+:func:`coerce_values` is the same rule for a batch of logged values without pandas or
+pyarrow (the lean summarize of Inspect logs, :mod:`evaladdon.lean`): numbers as numpy
+arrays, ASCII strings by Python's ``re`` and ``float`` (which agree with the arrow kernels
+on ASCII input: same white space, same pattern, correctly rounded casts), and
+:class:`NeedsStringKernels` for a non-ASCII string (Unicode white space and case mapping
+differ between Python and arrow; the caller then takes the pandas path).
 """
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
 
 MISSING = "missing value"
 NON_NUMERIC = "non-numeric value"
@@ -44,6 +54,10 @@ NUMBER_RE = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
 """ASCII decimal numbers only (RE2 and Python ``re`` agree on this pattern)."""
 
 
+class NeedsStringKernels(Exception):
+    """A value :func:`coerce_values` does not convert by itself (a non-ASCII string)."""
+
+
 def raw_strings(series: pd.Series) -> pd.Series:
     """The value as logged, as a string (``""`` for missing)."""
     s = series.astype(object)
@@ -52,6 +66,14 @@ def raw_strings(series: pd.Series) -> pd.Series:
 
 def _finish(values: np.ndarray, missing: np.ndarray, nonfinite: np.ndarray, index: Any) -> tuple[np.ndarray, pd.Series]:
     """Errors from the masks: missing, non-finite, and NaN left over = non-numeric."""
+    import pandas as pd
+
+    values, error = _finish_arrays(values, missing, nonfinite)
+    return values, pd.Series(error, index=index, dtype=object)
+
+
+def _finish_arrays(values: np.ndarray, missing: np.ndarray, nonfinite: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_finish` with the errors as an object array."""
     nonfinite = nonfinite | (~missing & np.isinf(values))
     non_numeric = np.isnan(values) & ~missing & ~nonfinite
     error = np.full(values.shape[0], None, dtype=object)
@@ -59,12 +81,62 @@ def _finish(values: np.ndarray, missing: np.ndarray, nonfinite: np.ndarray, inde
     error[nonfinite] = NON_FINITE
     error[missing] = MISSING
     values = np.where(np.isfinite(values) & ~missing, values, np.nan)
-    return values, pd.Series(error, index=index, dtype=object)
+    return values, error
+
+
+_NUMBER = re.compile(NUMBER_RE)
+_ASCII_SPACE = " \t\n\r\x0b\x0c"  # what arrow's utf8_trim_whitespace strips of ASCII text (tested)
+
+
+def _convert_ascii(text: str) -> tuple[float, bool, bool]:
+    """(value, missing, non-finite) of one ASCII string, as :func:`convert_strings` gives them."""
+    stripped = text.strip(_ASCII_SPACE)
+    if not stripped:
+        return np.nan, True, False
+    value = float(stripped) if _NUMBER.match(stripped) else np.nan
+    lower = stripped.lower()
+    word = WORDS.get(lower)
+    if word is not None:
+        value = word
+    return value, False, lower in NONFINITE_WORDS
+
+
+def coerce_values(values: list[Any]) -> tuple[np.ndarray, np.ndarray]:
+    """``coerce_scores(pd.Series(values, dtype=object))`` (values and the error of each, as an
+    object array) without pandas or pyarrow, for a list of parsed JSON values (one Python pass
+    over a batch the caller built anyway); ``letters`` is not offered (Inspect's reader maps
+    its grades itself).  Raises :class:`NeedsStringKernels` for a non-ASCII string."""
+    n = len(values)
+    if all(type(v) is float or type(v) is int for v in values):  # the numeric path: no strings involved
+        arr = np.array(values, dtype=float) if n else np.empty(0)
+        return _finish_arrays(arr, np.zeros(n, dtype=bool), ~np.isfinite(arr))
+    out = np.full(n, np.nan)
+    missing = np.zeros(n, dtype=bool)
+    nonfinite = np.zeros(n, dtype=bool)
+    nums: list[Any] = []
+    at: list[int] = []
+    for i, v in enumerate(values):
+        if isinstance(v, str):
+            if not v.isascii():
+                raise NeedsStringKernels(v[:40])
+            out[i], missing[i], nonfinite[i] = _convert_ascii(v)
+        elif isinstance(v, (int, float, np.integer, np.floating)):
+            nums.append(v)
+            at.append(i)
+        elif v is None:
+            missing[i] = True
+    if nums:
+        x = np.asarray(nums, dtype=float)
+        out[at] = x
+        nonfinite[at] = ~np.isfinite(x)
+    return _finish_arrays(out, missing, nonfinite)
 
 
 def _numeric(series: pd.Series) -> tuple[np.ndarray, pd.Series]:
     """A numeric or boolean column: no strings involved.  Nulls (a pandas nullable dtype or
     a float column's NaN from a null) count as missing only where the column can say so."""
+    import pandas as pd
+
     if isinstance(series.dtype, pd.api.extensions.ExtensionDtype) and not isinstance(series.dtype, np.dtype):
         null = series.isna().to_numpy()
         values = series.to_numpy(dtype=float, na_value=np.nan)
@@ -86,6 +158,8 @@ def convert_strings(text: Any, letters: bool = False) -> tuple[np.ndarray, np.nd
         import pyarrow as pa
         import pyarrow.compute as pc
     except ImportError:  # pragma: no cover - pyarrow is in every extra that reads tables
+        import pandas as pd
+
         return _convert_strings_pandas(pd.Series(np.asarray(text, dtype=object)), letters)
     arr = text if isinstance(text, (pa.Array, pa.ChunkedArray)) else pa.array(np.asarray(text, dtype=object), type=pa.string())
     if not pa.types.is_string(arr.type) and not pa.types.is_large_string(arr.type):
@@ -141,6 +215,8 @@ def coerce_scores(series: Any, *, letters: bool = False) -> tuple[np.ndarray, pd
     map Inspect's ``C``/``I``/``P``/``N`` (set only by the Inspect reader).  Nothing is
     dropped: unusable rows are NaN with their reason.
     """
+    import pandas as pd
+
     if not isinstance(series, pd.Series):
         series = pd.Series(list(series) if not isinstance(series, np.ndarray) else series, dtype=object)
     dtype = series.dtype

@@ -44,15 +44,21 @@ def closest(name: str, choices: Iterable[str]) -> str:
 
 def check_metric(df: "pd.DataFrame", metric: str | None) -> None:
     """Refuse a ``--metric`` no row has, listing the metrics that exist."""
+    if metric is not None:
+        check_metric_name(metric, lambda: df["metric"].unique().tolist())
+
+
+def check_metric_name(metric: str | None, metrics: Any) -> None:
+    """:func:`check_metric` given ``metrics()``, the metric names that exist."""
     if metric is None:
         return
-    from evaladdon.metrics import family_of
+    from evaladdon.stats.metric_names import family_of
 
     if family_of(metric):  # a metric family computed from the rows (f1_macro, roc_auc, ece, pass@k)
         return
-    metrics = df["metric"].unique().tolist()
-    if metric not in metrics:
-        raise EvalAddonError(f"no rows with metric {metric!r}{closest(metric, metrics)}")
+    names = metrics()
+    if metric not in names:
+        raise EvalAddonError(f"no rows with metric {metric!r}{closest(metric, names)}")
 
 
 def cluster_fields(df: "pd.DataFrame") -> list[str]:

@@ -12,7 +12,7 @@ from typing import Any
 from evaladdon.cli.common import add_reporting, emit, gate_refuses_skips, load
 from evaladdon.cli.options import add_inputs, add_output
 from evaladdon.cli.units import describe, parse_effect
-from evaladdon.comparison import RunComparison, Skipped, choose_pairs, compare_table
+from evaladdon.comparison_result import RunComparison, Skipped
 from evaladdon.errors import EvalAddonError
 from evaladdon.report.text import console, fmt, markdown_table, signed_points, table, terminal_width, warn
 from evaladdon.stats import ADJUST_METHODS, PAIRED_INTERVALS, PAIRED_TESTS, plan
@@ -194,45 +194,82 @@ def bounded_metric(df: Any) -> bool:
 
 
 def _family(metric: str) -> str | None:
-    """The metric family ``metric`` names, if any (imported only when ``--metric`` is given:
-    the families' modules cost ~0.15 s to import, which a plain compare does not need)."""
-    from evaladdon.metrics import family_of
+    """The metric family ``metric`` names, if any (f1_macro, roc_auc, ece, pass@2 ...)."""
+    from evaladdon.stats.metric_names import family_of
 
     return family_of(metric)
 
 
 def run(args: argparse.Namespace) -> int:
-    loaded = load(args)
-    df = loaded.table
-    chosen = df if args.metric is None else df[df["metric"] == args.metric]
-    bounded = bounded_metric(chosen)
+    fast = _fast_store(args)
+    if fast is not None:
+        return _run(args, None, fast)
+    grouped = _store_in_groups(args)
+    if grouped is not None:
+        from evaladdon.store.compare_groups import ManifestMismatch
+
+        try:
+            return _run(args, grouped)
+        except ManifestMismatch:  # the manifest does not describe the stored rows: read them at once
+            pass
+    return _run(args, None)
+
+
+def _run(args: argparse.Namespace, grouped: Any, fast: Any = None) -> int:
+    if fast is not None:
+        loaded, bounded = _StoreRows(notes=list(fast.notes)), fast.bounded
+    elif grouped is None:
+        loaded = load(args)
+        df = loaded.table
+        chosen = df if args.metric is None else df[df["metric"] == args.metric]
+        bounded = bounded_metric(chosen)
+    else:
+        from evaladdon.adapters import Loaded
+        from evaladdon.store.compare_groups import bounded as bounded_store
+        from evaladdon.table import empty_table
+
+        loaded, bounded = Loaded(empty_table(), list(grouped.notes)), bounded_store(grouped)
     margin = None
     if args.margin is not None or args.fail_on_regression:
         margin = args.margin.resolve(bounded, "--margin") if args.margin is not None else 0.0
         if margin < 0:
             raise EvalAddonError(f"--margin {args.margin.text}: the margin is a drop that does not matter; give it >= 0")
     skipped: list[Skipped] = []
-    if args.metric and _family(args.metric):  # --metric f1_macro, roc_auc, ece, pass@2 ...
+    if fast is None and grouped is None and args.metric and _family(args.metric):  # --metric f1_macro, roc_auc, ece, pass@2 ...
+        from evaladdon.comparison import choose_pairs
         from evaladdon.metrics import run_metric_comparison
 
         pairs = choose_pairs(df, baseline=args.baseline, all_pairs=args.all_pairs)
         return run_metric_comparison(df, pairs, args, sys.stdout, loaded.notes)
     try:
-        pairs = choose_pairs(df, baseline=args.baseline, all_pairs=args.all_pairs)
-        results = compare_table(
-            df,
-            pairs,
-            args.metric,
-            level=args.level,
-            test=args.test,
-            interval=args.interval,
-            cluster_method=args.cluster_method,
-            strict=args.strict,
-            adjust=args.adjust,
-            margin=margin,
-            seed=args.seed,
-            skipped=skipped,
-        )
+        if fast is not None:
+            results = fast.compare(args.baseline, args.all_pairs, level=args.level, test=args.test,
+                                   interval=args.interval, cluster_method=args.cluster_method, strict=args.strict,
+                                   adjust=args.adjust, margin=margin, seed=args.seed, skipped=skipped)
+        elif grouped is not None:
+            from evaladdon.store.compare_groups import compare_store
+
+            results = compare_store(grouped, args.baseline, level=args.level, test=args.test, interval=args.interval,
+                                    cluster_method=args.cluster_method, strict=args.strict, adjust=args.adjust,
+                                    margin=margin, seed=args.seed, skipped=skipped)
+        else:
+            from evaladdon.comparison import choose_pairs, compare_table
+
+            pairs = choose_pairs(df, baseline=args.baseline, all_pairs=args.all_pairs)
+            results = compare_table(
+                df,
+                pairs,
+                args.metric,
+                level=args.level,
+                test=args.test,
+                interval=args.interval,
+                cluster_method=args.cluster_method,
+                strict=args.strict,
+                adjust=args.adjust,
+                margin=margin,
+                seed=args.seed,
+                skipped=skipped,
+            )
     except EvalAddonError as exc:
         if not loaded.skipped:
             raise
@@ -255,3 +292,39 @@ def run(args: argparse.Namespace) -> int:
             sys.stderr.write("evaladdon: regression shown\n")
         return EXIT_REGRESSION
     return 0
+
+
+def _store_in_groups(args: argparse.Namespace) -> Any:
+    """:func:`evaladdon.store.compare_groups.grouped_store` for ``--store`` with ``--baseline``
+    on the local engine and a plain ``--metric`` (None otherwise: the selection is read at once)."""
+    if not getattr(args, "store", None) or (getattr(args, "engine", "local") or "local") != "local":
+        return None
+    if args.baseline is None or (args.metric and _family(args.metric)):
+        return None
+    from evaladdon.cli.common import check_metric
+    from evaladdon.store.compare_groups import grouped_store
+
+    return grouped_store(str(args.store), getattr(args, "where", None), getattr(args, "cluster", None), args.metric,
+                         args.baseline, check_metric)
+
+
+@dataclasses.dataclass
+class _StoreRows:
+    """What the output needs of a :class:`evaladdon.adapters.Loaded` when the rows were read
+    without a table (no file is skipped in a store; its notes are the logs' notes)."""
+
+    notes: list[str]
+    skipped: list[dict[str, str]] = dataclasses.field(default_factory=list)
+
+
+def _fast_store(args: argparse.Namespace) -> Any:
+    """:func:`evaladdon.store.fast_compare.fast_store` for ``--store`` on the local engine
+    without ``--cluster`` or a metric family (None otherwise, or when it declines)."""
+    if not getattr(args, "store", None) or (getattr(args, "engine", "local") or "local") != "local":
+        return None
+    if getattr(args, "cluster", None) is not None or (args.metric and _family(args.metric)):
+        return None
+    from evaladdon.cli.common import check_metric_name
+    from evaladdon.store.fast_compare import fast_store
+
+    return fast_store(str(args.store), getattr(args, "where", None), args.metric, check_metric_name)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import Any, Callable, Iterable
 
 from evaladdon.cli.common import add_reporting, emit, load
 from evaladdon.cli.options import add_inputs, add_output
@@ -93,6 +93,29 @@ def render(
 
 
 def run(args: argparse.Namespace) -> int:
+    lean = None
+    from evaladdon.lean.summarize import eligible
+
+    if eligible(args):  # Inspect logs only: no pandas, a few numbers per sample (evaladdon.lean)
+        from evaladdon.lean.summarize import summarize_lean
+
+        lean = summarize_lean(args)
+    if lean is not None:
+        summaries, loaded, notes, marks, reported = lean.summaries, lean.loaded, lean.notes, lean.marks, []
+    else:
+        summaries, loaded, notes, marks, reported = _read_and_summarize(args)
+    if args.json:
+        records = [dict(s.flat(), incomplete=marks.get((s.run, s.task, s.metric))) for s in summaries]
+        emit(args, records + [r.flat() for r in reported], loaded, notes)
+    else:
+        render(summaries, sys.stdout, quiet=args.quiet, markdown=args.markdown, wide=args.wide, reported=reported,
+               incomplete=marks)
+        emit(args, [], loaded, notes + warnings_of(summaries) + reported_notes(reported))
+    return 0
+
+
+def _read_and_summarize(args: argparse.Namespace) -> tuple[list[Any], Any, list[str], dict[Any, Any], list[Any]]:
+    """The table path: summaries, what was read, notes, incomplete marks, harness-reported rows."""
     from evaladdon.summary import summarize_table
 
     from evaladdon.reported import reported_summaries
@@ -113,15 +136,7 @@ def run(args: argparse.Namespace) -> int:
         if not loaded.table.empty or not reported:
             summaries = summarize_table(loaded.table, metric=args.metric, level=args.level, method=args.method,
                                         cluster_method=args.cluster_method, notes=notes)
-    marks = incomplete_marks(summaries, loaded)
-    if args.json:
-        records = [dict(s.flat(), incomplete=marks.get((s.run, s.task, s.metric))) for s in summaries]
-        emit(args, records + [r.flat() for r in reported], loaded, notes)
-    else:
-        render(summaries, sys.stdout, quiet=args.quiet, markdown=args.markdown, wide=args.wide, reported=reported,
-               incomplete=marks)
-        emit(args, [], loaded, notes + warnings_of(summaries) + reported_notes(reported))
-    return 0
+    return summaries, loaded, notes, incomplete_marks(summaries, loaded), reported
 
 
 def _store_in_groups(args: argparse.Namespace) -> tuple[list[Any], list[str]] | None:
@@ -143,16 +158,25 @@ MISSING_FROM_LOG = "missing from log"  # the error of rows a log declares but do
 def incomplete_marks(summaries: list[Any], loaded: Any) -> dict[tuple[str, str, str], dict[str, Any]]:
     """(run, task, metric) -> why the summary is incomplete: its log declares more samples than it
     holds (Inspect: ``Loaded.incomplete`` by source; lm-eval: rows ``missing from log``)."""
-    marks: dict[tuple[str, str, str], dict[str, Any]] = {}
     table = loaded.table
-    by_source = getattr(loaded, "incomplete", {}) or {}
+
+    def sources(s: Any) -> Any:
+        sel = (table["run"] == s.run) & (table["task"] == s.task) & (table["metric"] == s.metric)
+        return table.loc[sel, "source"].unique()
+
+    return marks_from(summaries, getattr(loaded, "incomplete", {}) or {}, sources)
+
+
+def marks_from(summaries: list[Any], by_source: dict[str, dict[str, Any]],
+               sources: Callable[[Any], Iterable[Any]]) -> dict[tuple[str, str, str], dict[str, Any]]:
+    """:func:`incomplete_marks` given ``sources(summary)``: the sources of the summary's rows, in table order."""
+    marks: dict[tuple[str, str, str], dict[str, Any]] = {}
     for s in summaries:
         key = (s.run, s.task, s.metric)
         if s.dropped.get(MISSING_FROM_LOG):
             marks[key] = {"missing": int(s.dropped[MISSING_FROM_LOG]), "basis": "results n-samples"}
         if by_source:
-            sel = (table["run"] == s.run) & (table["task"] == s.task) & (table["metric"] == s.metric)
-            for src in table.loc[sel, "source"].unique():
+            for src in sources(s):
                 if str(src) in by_source:
                     marks[key] = dict(by_source[str(src)], source=str(src))
     return marks

@@ -41,19 +41,9 @@ from evaladdon.stats._checks import as_finite_1d, check_level, codes
 from evaladdon.stats._result import Result
 from evaladdon.stats.metric_bootstrap import PairedMetric, bootstrap_metrics, paired_bootstrap_metrics
 from evaladdon.stats.metric_estimate import MetricEstimate, MetricLookup
+from evaladdon.stats.metric_names import CALIBRATION_NAMES as NAMES
 
 DEFAULT_BINS = 15
-NAMES: tuple[str, ...] = (
-    "ece",
-    "ece_equal_mass",
-    "ece_sq_debiased",
-    "brier",
-    "brier_reliability",
-    "brier_resolution",
-    "brier_uncertainty",
-    "brier_within_bin",
-    "nll",
-)
 _EPS = float(np.finfo(np.float64).eps)
 _PER_BIN = 5  # n, sum f, sum o, sum f^2, sum f o
 

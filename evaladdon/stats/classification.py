@@ -37,22 +37,8 @@ from evaladdon.stats._checks import check_level, codes
 from evaladdon.stats._result import Result
 from evaladdon.stats.metric_bootstrap import PairedMetric, bootstrap_metrics, paired_bootstrap_metrics
 from evaladdon.stats.metric_estimate import MetricEstimate, MetricLookup
+from evaladdon.stats.metric_names import SUMMARY_NAMES
 
-SUMMARY_NAMES: tuple[str, ...] = (
-    "accuracy",
-    "balanced_accuracy",
-    "precision_macro",
-    "recall_macro",
-    "f1_macro",
-    "precision_micro",
-    "recall_micro",
-    "f1_micro",
-    "precision_weighted",
-    "recall_weighted",
-    "f1_weighted",
-    "mcc",
-    "kappa",
-)
 
 
 @dataclass(frozen=True)

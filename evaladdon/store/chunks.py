@@ -59,6 +59,21 @@ def _cluster_column_everywhere(files: list[Path], cluster: str | None) -> bool:
     return len(seen) == 1 and any(next(iter(seen)))
 
 
+def groups_of(sel: Selection, cluster: str | None, max_rows: int | None) -> list[list[Path]] | None:
+    """``sel.files`` in groups of about ``max_rows`` (default :data:`MAX_ROWS`) stored rows, or
+    None when the selection must be read at once: small (one group), rows filtered one by one,
+    a run's (task, metric) possibly in two logs, a log without combinations in the manifest,
+    or ``cluster`` not the same column in every file."""
+    if not sel.whole or _may_clash(sel.manifest, sel.files):
+        return None
+    groups = file_groups(sel, MAX_ROWS if max_rows is None else max_rows)
+    entries = [e for e in sel.manifest.entries.values() if "combos" in e and int(e.get("n_rows", 0)) > 0]
+    names = {f.name for f in sel.files}
+    if len(groups) < 2 or {e["file"] for e in entries} < names or not _cluster_column_everywhere(sel.files, cluster):
+        return None
+    return groups
+
+
 def summarize_store(
     root: str,
     where: str | None,
@@ -80,13 +95,10 @@ def summarize_store(
     from evaladdon.table import distinct_rows, run_labels
 
     sel = select(root, where)
-    if not sel.whole or _may_clash(sel.manifest, sel.files):
+    groups = groups_of(sel, cluster, max_rows)
+    if groups is None:
         return None
-    groups = file_groups(sel, MAX_ROWS if max_rows is None else max_rows)
-    entries = [e for e in sel.manifest.entries.values() if "combos" in e and int(e.get("n_rows", 0)) > 0]
     names = {f.name for f in sel.files}
-    if len(groups) < 2 or {e["file"] for e in entries} < names or not _cluster_column_everywhere(sel.files, cluster):
-        return None
     picked = [e for e in sel.manifest.entries.values() if e["file"] in names]
     notes = [n for e in picked for n in e.get("notes", [])]  # as load_store gives them
     check_metric(pd.DataFrame({"metric": [c[3] for e in picked for c in e["combos"]]}), metric)

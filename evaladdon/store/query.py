@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from evaladdon.errors import EvalAddonError, InputError
-from evaladdon.store import DATA, Manifest
+from evaladdon.store import DATA, MANIFEST, Manifest
 
 RUN_COLUMNS = ("run", "model", "task", "metric", "harness", "source")
 
@@ -84,9 +84,10 @@ def _sandbox() -> Any:
     return con
 
 
-def _runs_table(manifest: Manifest) -> Any:
-    """The manifest's (run, model, task, metric, harness, source, file) combinations as an Arrow table."""
-    import pyarrow as pa
+def _runs_table(manifest: Manifest) -> dict[str, Any]:
+    """The manifest's (run, model, task, metric, harness, source, file) combinations as columns
+    (numpy arrays of str, which DuckDB registers as a table without pyarrow or pandas)."""
+    import numpy as np
 
     cols: list[list[str]] = [[] for _ in range(len(RUN_COLUMNS) + 1)]
     for e in manifest.entries.values():
@@ -94,7 +95,7 @@ def _runs_table(manifest: Manifest) -> Any:
         for combo in e.get("combos", []):
             for col, value in zip(cols, (*combo, source, file)):
                 col.append(str(value))
-    return pa.table({name: pa.array(col, type=pa.string()) for name, col in zip((*RUN_COLUMNS, "file"), cols)})
+    return {name: np.array(col, dtype=object) for name, col in zip((*RUN_COLUMNS, "file"), cols)}
 
 
 VOLATILE = frozenset({"random", "uuid", "gen_random_uuid", "uuidv4", "uuidv7", "nextval", "currval", "setseed"})
@@ -294,14 +295,43 @@ class Selection:
     where: str | None
 
 
+_LAST: list[tuple[Any, Selection]] = []
+"""The last :func:`select` and the manifest's identity then: a command that first tries to read
+a store a group at a time and then reads it at once asks twice (~0.3 s for 1,000 runs)."""
+
+
+def _stamp(root: str | os.PathLike[str], where: str | None) -> Any:
+    try:
+        st = (Path(root) / MANIFEST).stat()
+    except OSError:
+        return None
+    return (str(Path(root).resolve()), where, st.st_ino, st.st_mtime_ns, st.st_size)
+
+
 def select(root: str | os.PathLike[str], where: str | None = None) -> Selection:
     """The store's files ``where`` can match (an error when none, or one is missing)."""
+    stamp = _stamp(root, where)
+    if stamp is not None and _LAST and _LAST[0][0] == stamp:
+        sel = _LAST[0][1]
+        _check_present(sel)
+        return sel
+    sel = _select(root, where)
+    _LAST[:] = [(stamp, sel)] if stamp is not None else []
+    return sel
+
+
+def _check_present(sel: Selection) -> None:
+    missing = [f for f in sel.files if not f.exists()]
+    if missing:
+        raise InputError(f"the store lacks data file {missing[0].name} named in its manifest", str(sel.root))
+
+
+def _select(root: str | os.PathLike[str], where: str | None = None) -> Selection:
     manifest = Manifest.load(root)
     if not manifest.entries:
         raise InputError("the store is empty", str(root))
     where = where or None
     whole = where is None
-    files = manifest.data_files()
     if where:
         picker = _sandbox()
         try:
@@ -309,12 +339,13 @@ def select(root: str | os.PathLike[str], where: str | None = None) -> Selection:
             files, whole = plan_files(manifest, where, picker)
         finally:
             picker.close()
+    else:
+        files = manifest.data_files()
     if not files:
         raise EvalAddonError(f"--where matches no stored run ({where})")
-    missing = [f for f in files if not f.exists()]
-    if missing:
-        raise InputError(f"the store lacks data file {missing[0].name} named in its manifest", str(root))
-    return Selection(str(root), manifest, files, whole, where)
+    sel = Selection(str(root), manifest, files, whole, where)
+    _check_present(sel)
+    return sel
 
 
 def load_selection(sel: Selection, files: Sequence[Path], cluster: str | None = None) -> Any:

@@ -1,0 +1,201 @@
+"""A zip archive's central directory without a ``ZipInfo`` per member (for large ``.eval`` logs).
+
+``zipfile.ZipFile`` builds a ``ZipInfo`` object for every member when it opens an archive:
+~640 bytes each, so a 200,000-sample ``.eval`` (a ``samples/*.json`` member per sample)
+costs ~130 MB before anything is read.  The lean summarize (:mod:`evaladdon.lean`) reads
+only ``header.json``, ``summaries.json`` and the journal, and needs of the sample members
+only their names; :func:`scan` walks the central directory once and keeps a ``ZipInfo`` for the other members and the sample members'
+names as one fixed-width bytes array; the directory is read a megabyte at a time.  :class:`Archive` opens the kept members the way
+``zipfile`` does (local header, stored or deflate, CRC checked at the end) and offers
+``fp``, so :func:`evaladdon.adapters.guard.read_member` reads them (zstd included).
+
+Written here because the standard library has no way to list an archive lazily; the
+end-of-directory records (zip64 included) are found by ``zipfile._EndRecData``, the layout
+of a directory entry is ``zipfile.structCentralDir``.  Anything unusual (encryption, a
+multi-disk archive, a non-UTF-8 non-ASCII name) raises :class:`Unusual`; the caller then
+reads the archive with ``zipfile``.
+"""
+
+from __future__ import annotations
+
+import struct
+import zipfile
+import zlib
+from typing import BinaryIO
+
+import numpy as np
+
+_SAMPLES = b"samples/"
+_CHUNK = 4096
+_BLOCK = 1 << 20
+
+
+class Unusual(Exception):
+    """An archive this scanner leaves to ``zipfile``."""
+
+
+def _zip64(extra: bytes, usize: int, csize: int, offset: int) -> tuple[int, int, int]:
+    """Sizes and offset from a zip64 extra field (those stored as 0xFFFFFFFF), as ``ZipInfo._decodeExtra``."""
+    pos = 0
+    while pos + 4 <= len(extra):
+        tag, size = struct.unpack_from("<HH", extra, pos)
+        if tag == 1:
+            values = list(struct.unpack_from(f"<{size // 8}Q", extra, pos + 4))
+            if usize == 0xFFFFFFFF:
+                usize = values.pop(0)
+            if csize == 0xFFFFFFFF:
+                csize = values.pop(0)
+            if offset == 0xFFFFFFFF:
+                offset = values.pop(0)
+            return usize, csize, offset
+        pos += 4 + size
+    raise Unusual("a zip64 size without its extra field")
+
+
+def scan(fh: BinaryIO, keep: set[bytes] = frozenset()) -> tuple[dict[str, zipfile.ZipInfo], np.ndarray]:  # type: ignore[assignment]
+    """``ZipInfo`` of every member not under ``samples/`` and of the sample members named in
+    ``keep`` (a re-written name: the last wins, as in ``zipfile``), and the names of the
+    ``samples/*.json`` members (UTF-8 bytes, one element each, duplicates kept)."""
+    end = zipfile._EndRecData(fh)  # noqa: SLF001 - the stdlib's own EOCD/zip64 locator
+    if end is None:
+        raise zipfile.BadZipFile("File is not a zip file")
+    if end[zipfile._ECD_DISK_NUMBER] != end[zipfile._ECD_DISK_START]:  # noqa: SLF001
+        raise Unusual("a multi-disk archive")
+    size_cd, offset_cd = end[zipfile._ECD_SIZE], end[zipfile._ECD_OFFSET]  # noqa: SLF001
+    concat = end[zipfile._ECD_LOCATION] - size_cd - offset_cd  # noqa: SLF001 - data prepended to the archive
+    if end[zipfile._ECD_SIGNATURE] == zipfile.stringEndArchive64:  # noqa: SLF001
+        concat -= zipfile.sizeEndCentDir64 + zipfile.sizeEndCentDir64Locator
+    fh.seek(offset_cd + concat)
+    infos: dict[str, zipfile.ZipInfo] = {}
+    names: list[np.ndarray] = []
+    chunk: list[bytes] = []
+    fmt, head = zipfile.structCentralDir, zipfile.sizeCentralDir
+    data, pos, unread = b"", 0, size_cd  # the directory read a megabyte at a time
+
+    def have(k: int) -> None:
+        nonlocal data, pos, unread
+        if pos + k <= len(data):
+            return
+        more = fh.read(min(unread, max(k, _BLOCK)))
+        unread -= len(more)
+        data, pos = data[pos:] + more, 0
+        if len(data) < k:
+            raise zipfile.BadZipFile("truncated central directory")
+
+    while unread or pos < len(data):
+        have(head)
+        d = struct.unpack_from(fmt, data, pos)
+        if d[0] != zipfile.stringCentralDir:
+            raise zipfile.BadZipFile("Bad magic number for central directory")
+        flags, method, crc, csize, usize = d[5], d[6], d[9], d[10], d[11]
+        n_name, n_extra, n_comment, offset = d[12], d[13], d[14], d[18]
+        have(head + n_name + n_extra + n_comment)
+        raw = data[pos + head:pos + head + n_name]
+        extra = data[pos + head + n_name:pos + head + n_name + n_extra]
+        pos += head + n_name + n_extra + n_comment
+        if flags & 0x1:
+            raise Unusual("an encrypted member")
+        if not flags & 0x800 and not raw.isascii():
+            raise Unusual("a member name in a legacy code page")
+        if raw.startswith(_SAMPLES) and raw.endswith(b".json") and raw not in keep:
+            chunk.append(raw)
+            if len(chunk) >= _CHUNK:
+                names.append(np.array(chunk, dtype=np.bytes_))
+                chunk = []
+            continue
+        if 0xFFFFFFFF in (usize, csize, offset):
+            usize, csize, offset = _zip64(extra, usize, csize, offset)
+        info = zipfile.ZipInfo(raw.decode("utf-8"))
+        info.flag_bits, info.compress_type, info.CRC = flags, method, crc
+        info.compress_size, info.file_size, info.header_offset = csize, usize, offset + concat
+        infos[info.filename] = info
+    if chunk:
+        names.append(np.array(chunk, dtype=np.bytes_))
+    return infos, (np.concatenate(names) if len(names) > 1 else names[0] if names else np.empty(0, dtype="S1"))
+
+
+class _Member:
+    """A stored or deflated member's bytes (``zipfile.ZipExtFile``'s job, for :class:`Archive`)."""
+
+    def __init__(self, fh: BinaryIO, info: zipfile.ZipInfo) -> None:
+        fh.seek(info.header_offset)
+        local = fh.read(zipfile.sizeFileHeader)
+        if len(local) != zipfile.sizeFileHeader or local[:4] != zipfile.stringFileHeader:
+            raise zipfile.BadZipFile("bad local file header")
+        n_name, n_extra = struct.unpack_from("<HH", local, 26)
+        fh.seek(info.header_offset + zipfile.sizeFileHeader + n_name + n_extra)
+        self.fh, self.info, self.left, self.crc, self.out = fh, info, info.compress_size, 0, 0
+        self.inflate = zlib.decompressobj(-15) if info.compress_type == zipfile.ZIP_DEFLATED else None
+
+    def read(self, n: int = -1) -> bytes:
+        want = n if n is not None and n > 0 else 1 << 30
+        while True:
+            if self.inflate is None:
+                data = self.fh.read(min(self.left, want)) if self.left else b""
+                if self.left and not data:
+                    raise EOFError("truncated zip member")
+                self.left -= len(data)
+                end = self.left == 0
+            else:
+                tail = self.inflate.unconsumed_tail
+                if not tail and self.left:
+                    tail = self.fh.read(min(self.left, 1 << 20))
+                    if not tail:
+                        raise EOFError("truncated zip member")
+                    self.left -= len(tail)
+                data = self.inflate.decompress(tail, want) if tail else b""
+                end = not self.left and not self.inflate.unconsumed_tail
+            self.out += len(data)
+            self.crc = zlib.crc32(data, self.crc)
+            if data or end:
+                break
+        if not data and (self.out != self.info.file_size or self.crc != self.info.CRC):
+            raise zipfile.BadZipFile(f"Bad CRC-32 for file {self.info.filename!r}")
+        return data
+
+    def __enter__(self) -> _Member:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
+
+
+class Region:
+    """The compressed bytes of a member as a bounded stream (for zstd members: the
+    decompressor reads them a block at a time instead of all at once)."""
+
+    def __init__(self, fh: BinaryIO, info: zipfile.ZipInfo) -> None:
+        fh.seek(info.header_offset)
+        local = fh.read(zipfile.sizeFileHeader)
+        if len(local) != zipfile.sizeFileHeader or local[:4] != zipfile.stringFileHeader:
+            raise zipfile.BadZipFile("bad local file header")
+        n_name, n_extra = struct.unpack_from("<HH", local, 26)
+        self.fh, self.at = fh, info.header_offset + zipfile.sizeFileHeader + n_name + n_extra
+        self.left = info.compress_size
+
+    def read(self, n: int = -1) -> bytes:
+        n = self.left if n is None or n < 0 else min(n, self.left)
+        if n == 0:
+            return b""
+        self.fh.seek(self.at)
+        got = self.fh.read(n)
+        if not got:
+            raise EOFError("truncated zip member")
+        self.at += len(got)
+        self.left -= len(got)
+        return got
+
+
+class Archive:
+    """The members :func:`scan` kept, opened as ``zipfile.ZipFile.open`` would (``fp`` is the file)."""
+
+    def __init__(self, fh: BinaryIO) -> None:
+        self.fp = fh
+
+    def open(self, info: zipfile.ZipInfo) -> _Member:
+        if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            raise NotImplementedError(f"compression method {info.compress_type}")
+        return _Member(self.fp, info)

@@ -1,0 +1,116 @@
+"""What a paired comparison of two runs gives (no pandas: the fast store compare builds these
+too): the alignment on shared items, the comparison and its gate, or why none was made."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from evaladdon.stats import GateDecision, PairedComparison
+from evaladdon.stats._result import Result
+
+
+@dataclass(frozen=True)
+class Alignment(Result):
+    """What pairing did: shared items, items on one side only, hash mismatches, drops."""
+
+    n_shared: int
+    only_a: int
+    only_b: int
+    hash_mismatch: int
+    hash_mismatch_examples: tuple[str, ...]
+    dropped_a: dict[str, int]
+    dropped_b: dict[str, int]
+    one_epoch: bool
+
+
+@dataclass(frozen=True)
+class RunComparison(Result):
+    run_a: str
+    run_b: str
+    model_a: str
+    model_b: str
+    task: str
+    metric: str
+    alignment: Alignment
+    comparison: PairedComparison
+    p_adjusted: float | None = None
+    adjust_method: str | None = None
+    mde: float | None = None
+    mde_note: str | None = None
+    gate: GateDecision | None = None
+    label_a: str = ""
+    label_b: str = ""
+
+    def flat(self) -> dict[str, Any]:
+        c, al = self.comparison, self.alignment
+        disc = c.discordance
+        return {
+            "run_a": self.run_a,
+            "run_b": self.run_b,
+            "label_a": self.label_a or self.run_a,
+            "label_b": self.label_b or self.run_b,
+            "model_a": self.model_a,
+            "model_b": self.model_b,
+            "task": self.task,
+            "metric": self.metric,
+            "n": c.n,
+            "mean_a": c.mean_a,
+            "mean_b": c.mean_b,
+            "delta": c.delta,
+            "se": c.se,
+            "df": c.df,
+            "se_paired": c.se_paired,
+            "se_unpaired": c.se_unpaired,
+            "correlation": c.correlation,
+            "variance_removed": c.variance_removed,
+            "ci_low": c.ci_low,
+            "ci_high": c.ci_high,
+            "ci_method": c.ci_method,
+            "level": c.level,
+            "test": c.test,
+            "p_value": c.p_value,
+            "p_adjusted": self.p_adjusted,
+            "adjust_method": self.adjust_method,
+            "t_p_value": c.t_p_value,
+            "n11": disc.n11 if disc else None,
+            "n10": disc.n10 if disc else None,
+            "n01": disc.n01 if disc else None,
+            "n00": disc.n00 if disc else None,
+            "mcnemar_exact_p": c.mcnemar.exact_p if c.mcnemar else None,
+            "mcnemar_mid_p": c.mcnemar.mid_p if c.mcnemar else None,
+            "binary_intervals": {k: list(v) for k, v in c.binary_intervals.items()} if c.binary_intervals else None,
+            "n_clusters": c.n_clusters,
+            "se_cluster": c.se_cluster,
+            "se_cluster_cr2": c.se_cluster_cr2,
+            "df_cluster_cr2": c.df_cluster_cr2,
+            "permutation_p": c.permutation_p,
+            "mde": self.mde,
+            "mde_note": self.mde_note,
+            "decision": self.gate.decision if self.gate else None,
+            "margin": self.gate.margin if self.gate else None,
+            "only_a": al.only_a,
+            "only_b": al.only_b,
+            "hash_mismatch": al.hash_mismatch,
+            "dropped_a": al.dropped_a,
+            "dropped_b": al.dropped_b,
+            "notes": list(c.notes),
+        }
+
+
+@dataclass(frozen=True)
+class Skipped(Result):
+    """A comparison that could not be made, and why."""
+
+    run_a: str
+    run_b: str
+    label_a: str
+    label_b: str
+    task: str | None
+    metric: str | None
+    reason: str
+    blocking: bool = True  # False when neither run has a scored row of this metric (nothing was hidden)
+
+    def line(self) -> str:
+        what = f" on {self.task}/{self.metric}" if self.task is not None else ""
+        return f"not compared: {self.label_b} vs {self.label_a}{what}: {self.reason}"

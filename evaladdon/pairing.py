@@ -1,0 +1,155 @@
+"""The loop of a paired comparison over runs, shared by the table path
+(:mod:`evaladdon.comparison`) and the pandas-free store compare
+(:mod:`evaladdon.store.fast_compare`): every pair of runs on every (task, metric) both have,
+what could not be compared and why, the gate, p-values adjusted over all comparisons.
+
+``groups`` is anything with ``keys_of(run)`` (its (task, metric) combinations),
+``model_of(run)``, ``pair(run_a, run_b, task, metric, strict) -> Paired`` (raising
+:class:`EvalAddonError` when the two cannot be paired) and ``why_unpaired(run_a, run_b, task,
+metric, exc)`` (the reason in the user's terms)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Sequence
+
+import numpy as np
+
+from evaladdon.comparison_result import Alignment, RunComparison, Skipped
+from evaladdon.errors import EvalAddonError
+from evaladdon.stats import adjust_pvalues, compare_paired, regression_gate
+
+
+@dataclass(frozen=True)
+class Paired:
+    """Two runs' per-item values on their shared items (A's order), the items' clusters (None
+    when unclustered) and what pairing did."""
+
+    a: np.ndarray
+    b: np.ndarray
+    clusters: np.ndarray | None
+    alignment: Alignment
+
+
+def first_present(codes: np.ndarray, n_codes: int, column: np.ndarray) -> np.ndarray:
+    """Per code, the first value of ``column`` (object) that is not missing (None/NaN), None
+    where a code has none (as pandas' group-by ``first``)."""
+    present = np.not_equal(column, None) & np.equal(column, column)  # NaN != NaN
+    first = np.full(n_codes, len(column), dtype=np.int64)
+    np.minimum.at(first, codes[present], np.flatnonzero(present))
+    out = np.full(n_codes, None, dtype=object)
+    has = first < len(column)
+    out[has] = column[first[has]]
+    return out
+
+
+def why_unpaired_text(exc: EvalAddonError, sides: Sequence[tuple[int, dict[str, int]]]) -> str:
+    """The reason a (task, metric) could not be paired, in the user's terms; ``sides``: for A
+    and B, the number of usable rows and the rows left out by reason."""
+    if "no items in common" not in exc.message:
+        return exc.message.split(": ", 1)[-1] if exc.message.startswith("task ") else exc.message
+    empty = []
+    for side, (n_good, dropped) in zip(("A", "B"), sides):
+        if n_good == 0:
+            empty.append((side, ", ".join(f"{v} {k}" for k, v in dropped.items()) or "no rows"))
+    if len(empty) == 2:
+        reasons = empty[0][1] if empty[0][1] == empty[1][1] else f"A: {empty[0][1]}; B: {empty[1][1]}"
+        return f"no scored items in either run ({reasons})"
+    if empty:
+        return f"no scored items in {empty[0][0]} ({empty[0][1]})"
+    return "no items in common"
+
+
+def compare_groups(
+    groups: Any,
+    pairs: Sequence[tuple[str, str]],
+    labels: dict[str, str],
+    *,
+    level: float = 0.95,
+    test: str = "auto",
+    interval: str = "auto",
+    cluster_method: str = "cr2",
+    strict: bool = False,
+    margin: float | None = None,
+    n_permutations: int = 10_000,
+    seed: int | None = 0,
+    raise_first: bool = False,
+) -> tuple[list[RunComparison], list[Skipped]]:
+    """The comparisons of :func:`compare_table` (not yet adjusted) and those not made; with
+    ``raise_first`` the first comparison not made is raised instead."""
+    results: list[RunComparison] = []
+    missed: list[Skipped] = []
+
+    def skip(run_a: str, run_b: str, task: str | None, metric_name: str | None, reason: str) -> None:
+        item = Skipped(run_a, run_b, labels[run_a], labels[run_b], task, metric_name, reason,
+                       blocking=not reason.startswith("no scored items in either run"))
+        if raise_first:
+            what = f"task {task!r}, metric {metric_name!r}, " if task is not None else ""
+            raise EvalAddonError(f"{what}runs {run_a!r} vs {run_b!r}: {reason}")
+        missed.append(item)
+
+    for run_a, run_b in pairs:
+        keys_a = set(groups.keys_of(run_a))
+        keys_b = set(groups.keys_of(run_b))
+        common = sorted(keys_a & keys_b)
+        if not common:
+            tasks_a = sorted({t for t, _ in keys_a})
+            tasks_b = sorted({t for t, _ in keys_b})
+            skip(run_a, run_b, None, None, "share no (task, metric)"
+                 + (f" (tasks {', '.join(tasks_a[:4])} vs {', '.join(tasks_b[:4])})" if tasks_a != tasks_b else ""))
+            continue
+        for task, metric_name in common:
+            try:
+                paired = groups.pair(run_a, run_b, task, metric_name, strict)
+            except EvalAddonError as exc:
+                skip(run_a, run_b, task, metric_name, groups.why_unpaired(run_a, run_b, task, metric_name, exc))
+                continue
+            alignment = paired.alignment
+            try:
+                comp = compare_paired(
+                    paired.a,
+                    paired.b,
+                    paired.clusters,
+                    one_epoch=alignment.one_epoch,
+                    level=level,
+                    test=test,
+                    interval=interval,
+                    cluster_method=cluster_method,
+                    n_permutations=n_permutations,
+                    seed=seed,
+                )
+            except ValueError as exc:
+                skip(run_a, run_b, task, metric_name, str(exc))
+                continue
+            results.append(
+                RunComparison(
+                    run_a=run_a,
+                    run_b=run_b,
+                    model_a=str(groups.model_of(run_a)),
+                    model_b=str(groups.model_of(run_b)),
+                    task=str(task),
+                    metric=str(metric_name),
+                    alignment=alignment,
+                    comparison=comp,
+                    gate=regression_gate(comp.ci_low, comp.ci_high, margin) if margin is not None else None,
+                    label_a=labels[run_a],
+                    label_b=labels[run_b],
+                )
+            )
+    return results, missed
+
+
+def finish_comparisons(results: list[RunComparison], missed: list[Skipped], skipped: list[Skipped] | None,
+                       adjust: str) -> list[RunComparison]:
+    """``missed`` added to ``skipped``; an error when nothing was compared; p-values adjusted
+    over all ``results`` (``adjust``)."""
+    if skipped is not None:
+        skipped.extend(missed)
+    if not results and missed:
+        first = missed[0]
+        more = f" and {len(missed) - 1} more (--verbose lists them)" if len(missed) > 1 else ""
+        raise EvalAddonError(f"nothing could be compared: {first.line()[len('not compared: '):]}{more}")
+    if len(results) > 1 and adjust != "none":
+        adjusted = adjust_pvalues(np.array([r.comparison.p_value for r in results]), adjust)
+        results = [replace(r, p_adjusted=float(p), adjust_method=adjust) for r, p in zip(results, adjusted)]
+    return results

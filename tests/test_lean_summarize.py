@@ -1,0 +1,284 @@
+"""The lean ``summarize`` of Inspect logs (no pandas, a few numbers per sample) prints exactly
+what the table path prints: JSON, text and markdown, errors and notes, on every Inspect log at
+hand and on crafted ones (duplicates, errors, limits, unscored, non-finite and dict-valued
+scores, epochs > 1, journal and incomplete ``.eval`` logs, several files, ``NAME=PATH``)."""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import io
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from evaladdon.adapters import sniff
+from evaladdon.adapters.guard import read_member
+from evaladdon.adapters.inspect_log import read_inspect_log
+from evaladdon.adapters.scores import NeedsStringKernels, coerce_scores, coerce_values
+from evaladdon.cli.main import main
+from evaladdon.lean import summarize as lean
+from evaladdon.summary import count_reasons
+
+from conftest import REPO
+from test_inspect_batches import _base, _edge_samples, _write
+
+SAMPLE = REPO / "sample_logs" / "inspect"
+
+
+def _run(argv: list[str], use_lean: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, str, str, dict[str, str]]:
+    monkeypatch.setattr(lean, "ENABLED", use_lean)
+    lean.LAST.clear()
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            rc: Any = main(argv)
+        except SystemExit as exc:
+            rc = exc.code
+    return rc, out.getvalue(), err.getvalue(), dict(lean.LAST)
+
+
+def _same(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> tuple[bool, str]:
+    """Both paths print the same bytes and exit the same; whether the lean path ran, and stdout."""
+    got = _run(argv, True, monkeypatch)
+    want = _run(argv, False, monkeypatch)
+    assert got[:3] == want[:3], (argv, got[3], got[:3], want[:3])
+    return got[3].get("path") == "lean", got[1]
+
+
+def _inspect_logs(root: Path | None) -> list[Path]:
+    files = sorted(SAMPLE.glob("*.eval"))
+    if root is not None:
+        files += sorted(f for f in root.glob("inspect_*/**/*") if f.is_file())
+    return [f for f in files if sniff(f)[1] == "inspect log"]
+
+
+def _fields(f: Path) -> tuple[list[str], list[str]]:
+    try:
+        df = read_inspect_log(f)
+    except Exception:  # noqa: BLE001 - a log the reader refuses: both paths report it
+        return [], []
+    return [c[5:] for c in df.columns if c.startswith("meta.")], list(dict.fromkeys(df["metric"]))
+
+
+def test_every_inspect_log_prints_the_same_both_ways(monkeypatch: pytest.MonkeyPatch) -> None:
+    from conftest import REAL_LOGS
+
+    logs = _inspect_logs(REAL_LOGS if REAL_LOGS.is_dir() else None)
+    n_lean = 0
+    for i, f in enumerate(logs):
+        n_lean += _same(["summarize", "--json", str(f)], monkeypatch)[0]
+        _same(["summarize", str(f)], monkeypatch)
+        fields, metrics = _fields(f)
+        if i % 3 == 0 or f.parent == SAMPLE:  # options on a third of the logs (time)
+            if fields:
+                _same(["summarize", "--json", str(f), "--cluster", fields[0]], monkeypatch)
+            if metrics:
+                _same(["summarize", str(f), "--metric", metrics[-1], "--markdown"], monkeypatch)
+    assert n_lean >= (30 if REAL_LOGS.is_dir() else 3)
+
+
+def test_several_files_names_directories_and_wrong_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    evals = [str(f) for f in sorted(SAMPLE.glob("*.eval"))]
+    copy_dir = tmp_path / "copy"
+    copy_dir.mkdir()
+    (copy_dir / "baseline.eval").write_bytes((SAMPLE / "baseline.eval").read_bytes())  # the same run id twice
+    (copy_dir / "notes.txt").write_text("not a log")
+    (copy_dir / "logs.json").write_text("{}")
+    cases = [
+        ["summarize", "--json", *evals],
+        ["summarize", evals[0], evals[1], "--cluster", "length"],
+        ["summarize", "--json", str(SAMPLE)],
+        ["summarize", "--json", f"a={evals[0]}", f"b={evals[1]}"],
+        ["summarize", f"a={evals[0]}", str(copy_dir)],
+        ["summarize", "--json", evals[0], str(copy_dir)],
+        ["summarize", "--json", f"both={copy_dir}", evals[1]],
+        ["summarize", "--markdown", *evals, "--metric", "match"],
+        ["summarize", "--json", *evals, "--level", "0.9", "--method", "t"],
+    ]
+    for argv in cases:
+        took, _ = _same(argv, monkeypatch)
+        assert took, argv
+    for argv in (["summarize", *evals, "--metric", "matc"],  # did you mean
+                 ["summarize", *evals, "--metric", "f1_macro"],  # a metric family
+                 ["summarize", *evals, "--cluster", "categry"],
+                 ["summarize", f"a={evals[0]}", f"a={evals[1]}"],
+                 ["summarize", str(tmp_path / "absent.eval")]):
+        assert not _same(argv, monkeypatch)[0], argv
+
+
+def _edge_json(tmp_path: Path) -> Path:
+    header, samples = _edge_samples()
+    for s in samples:  # a cluster per id (constant within an item)
+        s["metadata"] = {**(s.get("metadata") or {}), "grp": f"g{sum(map(ord, str(s['id']))) % 5}"}
+    more = []
+    for i, s in enumerate(samples[:40]):  # a second epoch, with values the converter has to read
+        s = copy.deepcopy(s)
+        s["epoch"] = 2
+        if s.get("scores"):
+            name = next(iter(s["scores"]))
+            s["scores"][name]["value"] = ["nan", " 0.5 ", "inf", "YES", "1e999", None, "", "x", True, 7][i % 10]
+        more.append(s)
+    return _write(tmp_path / "edge.json", {**header, "status": "error"}, samples + more)
+
+
+def test_crafted_logs_print_the_same_both_ways(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    edge = _edge_json(tmp_path)
+    for argv in (["summarize", "--json", str(edge)], ["summarize", str(edge)],
+                 ["summarize", "--json", str(edge), "--cluster", "grp"],
+                 ["summarize", "--json", str(edge), "--cluster", "nest.a.b"],  # missing for some: an error
+                 ["summarize", "--json", str(edge), "--metric", "other"]):
+        _same(argv, monkeypatch)
+    assert _same(["summarize", "--json", str(edge)], monkeypatch)[0]
+    text = _same(["summarize", "--json", str(edge), "--cluster", "grp"], monkeypatch)[1]
+    assert json.loads(text)["results"][0]["n_clusters"] == 5
+    # non-ASCII score strings: the table path's arrow kernels decide (the lean path hands over)
+    header, samples = _base()
+    odd = copy.deepcopy(samples)
+    odd[0]["scores"][next(iter(odd[0]["scores"]))]["value"] = "\u00a01"
+    path = _write(tmp_path / "odd.json", header, odd)
+    assert not _same(["summarize", "--json", str(path)], monkeypatch)[0]
+
+
+def _rewrite(src: Path, dest: Path, fn: Any) -> Path:
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as zout:
+        for info in zin.infolist():
+            data = fn(info.filename, read_member(zin, info, str(src)))
+            if data is not None:
+                zout.writestr(info.filename, data)
+    return dest
+
+
+def test_journal_incomplete_and_large_eval_logs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    src = SAMPLE / "baseline.eval"
+    with zipfile.ZipFile(src) as zf:
+        summaries = json.loads(read_member(zf, zf.getinfo("summaries.json"), "x"))
+
+    def journal(name: str, data: bytes) -> bytes | None:  # an unfinished run: journal summaries, some unsummarised
+        if name == "summaries.json":
+            return None
+        if name == "header.json":
+            return None
+        if name.startswith("_journal/summaries/"):
+            return None
+        return data
+
+    def short(name: str, data: bytes) -> bytes | None:
+        if name == "summaries.json":
+            return json.dumps(summaries[:150]).encode()
+        if name.startswith("samples/"):
+            keep = {f"samples/{s['id']}_epoch_{s['epoch']}.json" for s in summaries[:150]}
+            return data if name in keep else None
+        return data
+
+    j = _rewrite(src, tmp_path / "journal.eval", journal)
+    with zipfile.ZipFile(j, "a") as zf:
+        zf.writestr("_journal/summaries/1.json", json.dumps(summaries[:60]))
+        zf.writestr("_journal/summaries/2.json", json.dumps(summaries[60:100]))
+    s = _rewrite(src, tmp_path / "short.eval", short)
+    for f in (j, s):
+        for argv in (["summarize", "--json", str(f)], ["summarize", str(f)]):
+            assert _same(argv, monkeypatch)[0], argv
+    assert "[incomplete]" in _same(["summarize", str(s)], monkeypatch)[1]
+    # a summaries.json past STREAM_BYTES is streamed (ijson), with the same answer
+    monkeypatch.setattr("evaladdon.adapters.inspect_native.STREAM_BYTES", 1000)
+    for f in (src, s):
+        assert _same(["summarize", "--json", str(f)], monkeypatch)[0]
+
+
+def test_lean_summarize_imports_neither_pandas_nor_pyarrow() -> None:
+    code = ("import sys\nfrom evaladdon.cli.main import main\n"
+            "main(['summarize', '--json', sys.argv[1], '--cluster', 'length'])\n"
+            "main(['summarize', sys.argv[1], sys.argv[2]])\n"
+            "print('pandas' in sys.modules, 'pyarrow' in sys.modules, file=sys.stderr)")
+    proc = subprocess.run([sys.executable, "-c", code, str(SAMPLE / "baseline.eval"), str(SAMPLE / "judge.eval")],
+                          capture_output=True, text=True, cwd=REPO, env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin"})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] == "False False", proc.stderr
+
+
+def test_coerce_values_equals_coerce_scores() -> None:
+    rng = np.random.default_rng(5)
+    pool: list[Any] = [0, 1, 2.5, -0.0, float("nan"), float("inf"), -float("inf"), True, False, None, "", "  ",
+                       "0.25", " 1 ", "-3e2", ".5", "1.", "+7", "1e999", "nan", "-Inf", "infinity", "yes", "No",
+                       "TRUE", "false", "C", "x", "1_000", "0x10", "\t2\n", "<list value>", 10**30, "00012"]
+    for _ in range(300):
+        values = [pool[i] for i in rng.integers(0, len(pool), int(rng.integers(1, 12)))]
+        got_v, got_e = coerce_values(values)
+        want_v, want_e = coerce_scores(pd.Series(values, dtype=object))
+        np.testing.assert_array_equal(got_v, want_v)
+        assert list(got_e) == list(want_e.to_numpy()), values
+    floats = [0.5, 1, float("nan"), 3]
+    got_v, got_e = coerce_values(floats)
+    want_v, want_e = coerce_scores(pd.Series(np.array(floats, dtype=float)))
+    np.testing.assert_array_equal(got_v, want_v)
+    assert list(got_e) == list(want_e)
+    with pytest.raises(NeedsStringKernels):
+        coerce_values(["\u0661"])
+
+
+def test_count_reasons_equals_value_counts() -> None:
+    rng = np.random.default_rng(3)
+    words = np.array(["a", "b", "c", "sample error", "missing value"], dtype=object)
+    for _ in range(300):
+        reasons = words[rng.integers(0, len(words), int(rng.integers(1, 20)))]
+        want = {str(k): int(v) for k, v in pd.Series(reasons, dtype=object).value_counts().items()}
+        got = count_reasons(reasons)
+        assert list(got.items()) == list(want.items())
+
+
+def _same_directory(path: Path) -> None:
+    from evaladdon.adapters import zipdir
+
+    with path.open("rb") as fh, zipfile.ZipFile(path) as zf:
+        infos, names = zipdir.scan(fh)
+        ref = {i.filename: i for i in zf.infolist()}
+        samples = {n for n in ref if n.startswith("samples/") and n.endswith(".json")}
+        assert {b.decode() for b in names.tolist()} == samples and len(names) >= len(samples)
+        assert set(infos) == set(ref) - samples
+        for name, info in infos.items():
+            r = ref[name]
+            assert (info.compress_type, info.CRC, info.compress_size, info.file_size, info.header_offset) == (
+                r.compress_type, r.CRC, r.compress_size, r.file_size, r.header_offset), (path, name)
+            assert read_member(zipdir.Archive(fh), info, str(path)) == read_member(zf, r, str(path)), (path, name)
+        some = sorted(samples)[:3]
+        kept, _ = zipdir.scan(fh, {n.encode() for n in some})
+        assert set(kept) == set(infos) | set(some)
+
+
+def test_zip_directory_scan_equals_zipfile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from conftest import REAL_LOGS
+    from evaladdon.adapters import zipdir
+
+    monkeypatch.setattr(zipdir, "_BLOCK", 97)  # entries across the blocks the directory is read in
+    for f in sorted(REAL_LOGS.glob("**/*.eval")) + sorted(SAMPLE.glob("*.eval")):
+        _same_directory(f)
+    big = tmp_path / "z64.eval"  # more than 65,535 members: a zip64 end record; a comment; prepended bytes
+    with zipfile.ZipFile(big, "w") as zf:
+        for i in range(66_000):
+            zf.writestr(f"samples/{i}_epoch_1.json", b"{}")
+        zf.writestr("header.json", json.dumps({"x": list(range(5000))}), zipfile.ZIP_DEFLATED)
+        zf.writestr("summaries.json", b"[]", zipfile.ZIP_STORED)
+        zf.comment = b"a comment"
+    _same_directory(big)
+    prefixed = tmp_path / "prefixed.eval"
+    prefixed.write_bytes(b"#!/bin/sh\n" + big.read_bytes())
+    _same_directory(prefixed)
+
+
+def test_label_bytes_keep_texts_apart() -> None:
+    from evaladdon.adapters.inspect_rows import label_bytes
+
+    texts = ["a", "a\x00", "", None, "\u00e9", "e\u0301", "x" * 64, "x" * 65, "x" * 65 + "y", "x" * 66, "\ud800"]
+    got = label_bytes(texts).tolist()
+    assert len(set(got)) == len(texts)  # distinct texts, distinct elements
+    assert got[3] == b"" and all(g for i, g in enumerate(got) if i != 3)  # None alone is empty
+    assert max(map(len, got)) == 65 and len(got[7]) == 22  # past 64 bytes a text is a digest, not its bytes
+    assert label_bytes(["k", "k"]).tolist()[0] == label_bytes(["k"]).tolist()[0]
