@@ -157,6 +157,23 @@ def object_values(s: pd.Series) -> np.ndarray:
     return s.to_numpy(dtype=object)
 
 
+def plain_columns(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with a large table's compact columns in their plain form (categorical ``cluster``,
+    ``raw``, ``item_hash``, ``error`` as ``object`` with ``None``; int8 ``epoch`` as int64), for
+    writing files whose column types must not depend on the table's size (``export``)."""
+    out = df.copy(deep=False)
+    for col in ("cluster", "raw", "item_hash", "error"):
+        if col not in out or not isinstance(out[col].dtype, pd.CategoricalDtype):
+            continue
+        if col in NULLABLE_STRING_COLUMNS:  # str or None (object), as a small table holds them
+            out[col] = pd.Series(np.array(object_values(out[col])), index=out.index, dtype=object)
+        else:  # raw: the text dtype of its labels (pandas' str), as a small table holds it
+            out[col] = out[col].astype(out[col].cat.categories.dtype)
+    if "epoch" in out and out["epoch"].dtype != np.int64:
+        out["epoch"] = out["epoch"].astype(np.int64)
+    return out
+
+
 def finalize(df: pd.DataFrame) -> pd.DataFrame:
     """Cast the canonical columns to their dtypes and order them first.
 

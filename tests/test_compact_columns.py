@@ -118,6 +118,7 @@ def test_summarize_compare_export_store_identical(tmp_path: Path, monkeypatch: p
         for suffix in (".jsonl", ".parquet"):
             cli_out(capsys, "export", "--cluster", "passage", a, b, "-o", out / f"e{suffix}", "--quiet")
             got[f"export{suffix}"] = cli_out(capsys, "summarize", "--json", out / f"e{suffix}")
+        got["export_schema"] = str(pq.read_schema(out / "e.parquet").remove_metadata())  # types at any size
         store = out / "store"
         cli_out(capsys, "ingest", a, b, "--store", store, "--cluster", "passage")
         cli_out(capsys, "ingest", c, "--store", store)

@@ -69,8 +69,10 @@ def write_table(df: Any, out: Path, inputs: list[str]) -> None:
         elif suffix == ".jsonl":
             _write_jsonl(df, tmp)
         else:
+            from evaladdon.table import plain_columns
+
             try:
-                df.to_parquet(tmp, index=False)
+                plain_columns(df).to_parquet(tmp, index=False)  # the same column types at any size
             except ImportError:
                 raise EvalAddonError("writing parquet needs pyarrow: pip install pyarrow (a dependency of evaladdon that is missing here)") from None
 
