@@ -94,9 +94,11 @@ pred = np.asarray(ll).argmax(axis=1); acc = np.asarray(acc, dtype=float)
 result = float(acc.mean()) + int(pred.sum())
 """
 
-EVAL_IMPORTS = "from evaladdon.adapters import load; from evaladdon.summary import summarize_table"
+# pandas is imported on first use by the readers (evaladdon._lazy): import it here so that
+# "imports excluded" holds for both sides (the reader builds its table with pandas)
+EVAL_IMPORTS = "import pandas; from evaladdon.adapters import load; from evaladdon.summary import summarize_table"
 
-READER_IMPORTS = "from evaladdon.adapters.lm_eval_log import read_samples"
+READER_IMPORTS = "import pandas; from evaladdon.adapters.lm_eval_log import read_samples"
 
 EVAL_READER = """
 tables = [read_samples(p, "passage_id") for p in PATHS]
@@ -131,7 +133,7 @@ n10 = int(((a == 1) & (b == 0)).sum()); n01 = int(((a == 0) & (b == 1)).sum())
 result = binomtest(n01, n10 + n01, 0.5).pvalue
 """
 
-EVAL_COMPARE_IMPORTS = "from evaladdon.adapters import load; from evaladdon.comparison import compare_table"
+EVAL_COMPARE_IMPORTS = "import pandas; from evaladdon.adapters import load; from evaladdon.comparison import compare_table"
 
 EVAL_COMPARE = """
 df = load(PATHS)
