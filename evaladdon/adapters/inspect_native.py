@@ -231,6 +231,17 @@ class _Prefixed:
         return self.stream.read(n)
 
 
+def _raw_header(infos: Any, member: Callable[[str], Any]) -> Any:
+    """The parsed ``header.json``, else ``_journal/start.json`` of an unfinished run (status
+    "started", as Inspect's reader says too); neither: not a log the fast path reads."""
+    if "header.json" in infos:
+        return member("header.json")
+    if "_journal/start.json" in infos:
+        header = member("_journal/start.json")
+        return {**header, "status": "started"} if isinstance(header, dict) else header
+    raise NotNative("no header.json or _journal/start.json")
+
+
 def read_eval_zip(path: Path, records: Collector | None = None) -> LogData:
     """An ``.eval`` log (see module docstring).  ``records``: a :class:`Collector` that takes the
     records as they are read (a large ``summaries.json`` then streamed), instead of a list."""
@@ -248,15 +259,7 @@ def read_eval_zip(path: Path, records: Collector | None = None) -> LogData:
                 def member(name: str) -> Any:
                     return _loads(read_member(zf, infos[name], where), where, name)
 
-                if "header.json" in infos:
-                    header = member("header.json")
-                elif "_journal/start.json" in infos:
-                    header = member("_journal/start.json")
-                    if isinstance(header, dict):  # an unfinished run (Inspect's reader says "started" too)
-                        header = {**header, "status": "started"}
-                else:
-                    raise NotNative("no header.json or _journal/start.json")
-                header = _header_of(header, where)
+                header = _header_of(_raw_header(infos, member), where)
                 names = {n for n in infos if n.startswith("samples/") and n.endswith(".json")}
                 if "summaries.json" in infos:
                     summaries = member("summaries.json")
@@ -326,14 +329,8 @@ def _read_eval_into(path: Path, records: Collector) -> LogData:
             def member(name: str) -> Any:
                 return _loads(read_member(archive, infos[name], where), where, name)
 
-            if "header.json" in infos:
-                header = member("header.json")
-            elif "_journal/start.json" in infos:
-                header = member("_journal/start.json")
-                if isinstance(header, dict):
-                    header = {**header, "status": "started"}
-            else:
-                raise NotNative("no header.json or _journal/start.json")
+            header = _raw_header(infos, member)
+
             def rescan(names: list[str]) -> None:  # the ZipInfo of sample members read themselves
                 infos.update(zipdir.scan(fh, {n.encode("utf-8") for n in names})[0])
 

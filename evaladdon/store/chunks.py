@@ -98,9 +98,8 @@ def summarize_store(
     groups = groups_of(sel, cluster, max_rows)
     if groups is None:
         return None
-    names = {f.name for f in sel.files}
-    picked = [e for e in sel.manifest.entries.values() if e["file"] in names]
-    notes = [n for e in picked for n in e.get("notes", [])]  # as load_store gives them
+    picked = sel.entries()
+    notes = sel.notes()  # as load_store gives them
     check_metric(pd.DataFrame({"metric": [c[3] for e in picked for c in e["combos"]]}), metric)
     summaries: list[Any] = []
     label_rows: list[pd.DataFrame] = []

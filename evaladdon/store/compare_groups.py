@@ -56,8 +56,7 @@ def grouped_store(root: str, where: str | None, cluster: str | None, metric: str
         return None
     import pandas as pd
 
-    names = {f.name for f in sel.files}
-    picked = [e for e in sel.manifest.entries.values() if e["file"] in names]
+    picked = sel.entries()
     if len({e["file"] for e in picked}) != len(picked):  # one data file for two sources: rows name one
         return None
     order = {f.name: i for i, f in enumerate(sel.files)}
@@ -68,8 +67,7 @@ def grouped_store(root: str, where: str | None, cluster: str | None, metric: str
     if (runs.groupby("run", sort=False)["file"].nunique() > 1).any():
         return None
     check_metric(runs, metric)
-    notes = [n for e in sel.manifest.entries.values() if e["file"] in names for n in e.get("notes", [])]
-    return GroupedStore(sel, groups, runs, notes, cluster, metric)
+    return GroupedStore(sel, groups, runs, sel.notes(), cluster, metric)
 
 
 def bounded(gs: GroupedStore) -> bool:

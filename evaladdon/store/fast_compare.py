@@ -226,8 +226,7 @@ def fast_store(root: str, where: str | None, metric: str | None,
     from evaladdon.store.query import _may_clash, connect, select, select_sql
 
     sel = select(root, where)
-    names = {f.name for f in sel.files}
-    entries = [e for e in sel.manifest.entries.values() if e["file"] in names]
+    entries = sel.entries()
     if sum(int(e.get("n_rows", MAX_ROWS + 1)) for e in entries) > MAX_ROWS or _may_clash(sel.manifest, sel.files):
         return None
     con = connect(sel.files)
@@ -250,5 +249,4 @@ def fast_store(root: str, where: str | None, metric: str | None,
     chosen = cols["value"] if metric is None else cols["value"][cols["metric"] == metric]
     finite = chosen[np.isfinite(chosen)]
     bounded = bool(finite.size == 0 or (finite.min() >= 0 and finite.max() <= 1))
-    notes = [n for e in entries for n in e.get("notes", [])]
-    return FastStore(groups, notes, bounded)
+    return FastStore(groups, sel.notes(), bounded)

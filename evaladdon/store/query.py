@@ -294,6 +294,15 @@ class Selection:
     whole: bool
     where: str | None
 
+    def entries(self, files: Sequence[Path] | None = None) -> list[dict[str, Any]]:
+        """The manifest entries of ``files`` (default: all picked), in manifest order."""
+        names = {f.name for f in (self.files if files is None else files)}
+        return [e for e in self.manifest.entries.values() if e["file"] in names]
+
+    def notes(self, files: Sequence[Path] | None = None) -> list[str]:
+        """The notes stored with the logs of ``files`` (default: all picked), as ingest gave them."""
+        return [n for e in self.entries(files) for n in e.get("notes", [])]
+
 
 _LAST: list[tuple[Any, Selection]] = []
 """The last :func:`select` and the manifest's identity then: a command that first tries to read
@@ -388,6 +397,5 @@ def load_selection(sel: Selection, files: Sequence[Path], cluster: str | None = 
         df["cluster"] = cluster_ids(df[col])
     if clash:
         df = disambiguate(df)
-    names = {f.name for f in files}
-    notes = [n for e in manifest.entries.values() if e["file"] in names for n in e.get("notes", [])]
+    notes = sel.notes(files)
     return Loaded(validate(finalize(df)), notes)
