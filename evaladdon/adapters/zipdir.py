@@ -114,16 +114,22 @@ def scan(fh: BinaryIO, keep: set[bytes] = frozenset()) -> tuple[dict[str, zipfil
     return infos, (np.concatenate(names) if len(names) > 1 else names[0] if names else np.empty(0, dtype="S1"))
 
 
+def data_offset(fh: BinaryIO, info: zipfile.ZipInfo) -> int:
+    """Where a member's (compressed) bytes start: after its local file header, whose name and
+    extra field lengths may differ from the central directory's."""
+    fh.seek(info.header_offset)
+    local = fh.read(zipfile.sizeFileHeader)
+    if len(local) != zipfile.sizeFileHeader or local[:4] != zipfile.stringFileHeader:
+        raise zipfile.BadZipFile("bad local file header")
+    n_name, n_extra = struct.unpack_from("<HH", local, 26)
+    return info.header_offset + zipfile.sizeFileHeader + n_name + n_extra
+
+
 class _Member:
     """A stored or deflated member's bytes (``zipfile.ZipExtFile``'s job, for :class:`Archive`)."""
 
     def __init__(self, fh: BinaryIO, info: zipfile.ZipInfo) -> None:
-        fh.seek(info.header_offset)
-        local = fh.read(zipfile.sizeFileHeader)
-        if len(local) != zipfile.sizeFileHeader or local[:4] != zipfile.stringFileHeader:
-            raise zipfile.BadZipFile("bad local file header")
-        n_name, n_extra = struct.unpack_from("<HH", local, 26)
-        fh.seek(info.header_offset + zipfile.sizeFileHeader + n_name + n_extra)
+        fh.seek(data_offset(fh, info))
         self.fh, self.info, self.left, self.crc, self.out = fh, info, info.compress_size, 0, 0
         self.inflate = zlib.decompressobj(-15) if info.compress_type == zipfile.ZIP_DEFLATED else None
 
@@ -168,12 +174,7 @@ class Region:
     decompressor reads them a block at a time instead of all at once)."""
 
     def __init__(self, fh: BinaryIO, info: zipfile.ZipInfo) -> None:
-        fh.seek(info.header_offset)
-        local = fh.read(zipfile.sizeFileHeader)
-        if len(local) != zipfile.sizeFileHeader or local[:4] != zipfile.stringFileHeader:
-            raise zipfile.BadZipFile("bad local file header")
-        n_name, n_extra = struct.unpack_from("<HH", local, 26)
-        self.fh, self.at = fh, info.header_offset + zipfile.sizeFileHeader + n_name + n_extra
+        self.fh, self.at = fh, data_offset(fh, info)
         self.left = info.compress_size
 
     def read(self, n: int = -1) -> bytes:
