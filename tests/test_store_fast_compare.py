@@ -49,6 +49,11 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     _log(logs / "epochs_real.csv", "model-f", 13, epochs=4, binary=False)
     store = root / "store"
     assert ingest([logs, ROOT / "sample_logs"], store, workers=1).stored >= 7
+    clustered = root / "clustered"  # cluster ids stored at ingest (passage), epochs on one side
+    clustered.mkdir()
+    _log(clustered / "c0.csv", "model-c0", 21)
+    _log(clustered / "c1.csv", "model-c1", 22, epochs=2, binary=False)
+    assert ingest([clustered], store, cluster="passage", workers=1).stored == 2
     return store
 
 
@@ -100,6 +105,8 @@ CASES = [
     (("--where", "model LIKE 'ckpt%'", "--json"), True),  # sample long table with epochs
     (("--where", "model LIKE 'ckpt%'", "--markdown", "--strict"), True),
     (("--where", "run LIKE 'dpBG%' OR run LIKE 'chok%'", "--json"), True),  # Inspect sample logs
+    (("--where", "model IN ('model-c0', 'model-c1')", "--json"), True),  # clustered (CR2)
+    (("--where", "model IN ('model-c0', 'model-c1')", "--cluster-method", "cr1", "--markdown"), True),
     (("--where", "model IN ('model-0', 'model-1')", "--cluster", "passage"), False),
     (("--where", "model IN ('model-0', 'model-1')", "--metric", "f1_macro"), False),
     (("--where", "nosuchcolumn = 1"), False),  # DuckDB refuses: the table path's error
@@ -158,9 +165,10 @@ def test_rows_left_out_with_duckdbs_missing_errors_as_the_table_path() -> None:
         assert list(counts.items()) == list(want.items())
 
 
-def test_fast_store_compare_does_not_import_pandas(store: Path) -> None:
+@pytest.mark.parametrize("models", ["'model-0', 'model-1'", "'model-c0', 'model-c1'"])
+def test_fast_store_compare_does_not_import_pandas(store: Path, models: str) -> None:
     code = ("import sys; from evaladdon.cli.main import main; "
-            f"rc = main(['compare', '--store', {str(store)!r}, '--where', \"model IN ('model-0', 'model-1')\", "
+            f"rc = main(['compare', '--store', {str(store)!r}, '--where', \"model IN ({models})\", "
             "'--json']); print(rc, 'pandas' in sys.modules, 'pyarrow' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip().splitlines()[-1] == "0 False False"

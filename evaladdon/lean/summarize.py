@@ -30,6 +30,8 @@ from typing import Any
 
 import numpy as np
 
+from evaladdon.stats._checks import first_appearance
+
 ENABLED = True
 """False: ``summarize`` always reads tables (the tests compare both paths)."""
 
@@ -93,12 +95,8 @@ def _read_part(f: Path, cluster: str | None) -> Any:
 def _first_codes(labels: np.ndarray) -> tuple[np.ndarray, int]:
     """``pd.factorize(labels)[0]`` (first-appearance codes) by sorting: what ``estimate_mean``
     takes as they are (:func:`evaladdon.stats.cluster.codes`)."""
-    if labels.size == 0:
-        return np.empty(0, dtype=np.int64), 0
-    uniq, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
-    rank = np.empty(len(uniq), dtype=np.int64)
-    rank[np.argsort(first, kind="stable")] = np.arange(len(uniq))
-    return rank[inverse.reshape(-1)], len(uniq)
+    codes, uniques = first_appearance(labels)
+    return codes, len(uniques)
 
 
 def _summarize(args: argparse.Namespace) -> LeanResult:

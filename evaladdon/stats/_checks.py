@@ -84,6 +84,20 @@ def codes(labels: Any, n: int, name: str) -> tuple[np.ndarray, int]:
     return codes_.astype(np.int64), len(uniques)
 
 
+def first_appearance(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(codes, uniques) of sortable labels without missing values, codes 0..G-1 and uniques in
+    order of first appearance: ``pd.factorize``'s answer by sorting, without pandas (the
+    pandas-free summarize and compare pass such codes to :func:`evaladdon.stats.cluster.codes`,
+    which takes them as they are)."""
+    if labels.size == 0:
+        return np.empty(0, dtype=np.int64), labels[:0]
+    uniq, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty(len(uniq), dtype=np.int64)
+    rank[order] = np.arange(len(uniq))
+    return rank[inverse.reshape(-1)], uniq[order]
+
+
 def is_binary(values: np.ndarray) -> bool:
     return bool(np.all((values == 0.0) | (values == 1.0)))
 

@@ -28,6 +28,7 @@ from evaladdon.comparison_result import Alignment
 from evaladdon.errors import EvalAddonError
 from evaladdon.pairing import Paired, compare_groups, finish_comparisons, first_present, why_unpaired_text
 from evaladdon.run_names import RunInfo, choose_pairs, run_info
+from evaladdon.stats._checks import first_appearance
 from evaladdon.stats.item_table import item_table
 from evaladdon.summary import unusable
 
@@ -76,11 +77,7 @@ def _codes(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         labels = np.empty(len(seen), dtype=object)
         labels[:] = list(seen)
         return np.repeat(head_codes, np.diff(np.append(starts, n))), labels
-    labels, first, inverse = np.unique(a, return_index=True, return_inverse=True)
-    order = np.argsort(first, kind="stable")
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.arange(len(order))
-    return rank[inverse.reshape(-1)], labels[order]
+    return first_appearance(a)
 
 
 class FastGroups:
@@ -173,7 +170,10 @@ class FastGroups:
             dropped_b=sb.dropped,
             one_epoch=bool(sa.n_epochs.max() == 1 and sb.n_epochs.max() == 1),
         )
-        return Paired(sa.values[at_a], sb.values[at_b], cluster if present.all() else None, alignment)
+        # clusters as first-appearance codes: the same codes the stats core makes of the labels
+        # (pd.factorize), without importing pandas to make them
+        return Paired(sa.values[at_a], sb.values[at_b], first_appearance(cluster)[0] if present.all() else None,
+                      alignment)
 
     def why_unpaired(self, run_a: str, run_b: str, task: str, metric: str, exc: EvalAddonError) -> str:
         sides = [(len(s.items), s.dropped) for s in (self.side(run_a, task, metric), self.side(run_b, task, metric))]
