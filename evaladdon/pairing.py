@@ -31,6 +31,13 @@ class Paired:
     alignment: Alignment
 
 
+def unit_interval(values: np.ndarray) -> bool:
+    """Whether every finite value lies in [0, 1] (effect sizes such as ``2pt`` then read as
+    points of a proportion)."""
+    v = values[np.isfinite(values)]
+    return bool(v.size == 0 or (v.min() >= 0 and v.max() <= 1))
+
+
 def first_present(codes: np.ndarray, n_codes: int, column: np.ndarray) -> np.ndarray:
     """Per code, the first value of ``column`` (object) that is not missing (None/NaN), None
     where a code has none (as pandas' group-by ``first``)."""

@@ -186,11 +186,9 @@ def render(
 
 def bounded_metric(df: Any) -> bool:
     """Whether every usable score of ``df`` lies in [0, 1] (effect sizes then read as fractions/points)."""
-    import numpy as np
+    from evaladdon.pairing import unit_interval
 
-    v = df["value"].to_numpy(dtype=float)
-    v = v[np.isfinite(v)]
-    return bool(v.size == 0 or (v.min() >= 0 and v.max() <= 1))
+    return unit_interval(df["value"].to_numpy(dtype=float))
 
 
 def _family(metric: str) -> str | None:

@@ -73,8 +73,9 @@ def grouped_store(root: str, where: str | None, cluster: str | None, metric: str
 def bounded(gs: GroupedStore) -> bool:
     """Whether every finite stored value (of ``gs.metric``) lies in [0, 1], one log at a time
     (``compare_cmd.bounded_metric`` of the whole table)."""
-    import numpy as np
     import pyarrow.parquet as pq
+
+    from evaladdon.pairing import unit_interval
 
     columns = ["value"] + (["metric"] if gs.metric is not None else [])
     for f in gs.sel.files:
@@ -82,8 +83,7 @@ def bounded(gs: GroupedStore) -> bool:
         v = t.column("value").to_numpy().astype(float, copy=False)
         if gs.metric is not None:
             v = v[(t.column("metric").to_numpy(zero_copy_only=False) == gs.metric)]
-        v = v[np.isfinite(v)]
-        if v.size and (v.min() < 0 or v.max() > 1):
+        if not unit_interval(v):
             return False
     return True
 

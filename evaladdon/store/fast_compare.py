@@ -26,7 +26,8 @@ import numpy as np
 
 from evaladdon.comparison_result import Alignment
 from evaladdon.errors import EvalAddonError
-from evaladdon.pairing import Paired, compare_groups, finish_comparisons, first_present, why_unpaired_text
+from evaladdon.pairing import (Paired, compare_groups, finish_comparisons, first_present, unit_interval,
+                               why_unpaired_text)
 from evaladdon.run_names import RunInfo, choose_pairs, run_info
 from evaladdon.stats._checks import first_appearance
 from evaladdon.stats.item_table import item_table
@@ -246,7 +247,5 @@ def fast_store(root: str, where: str | None, metric: str | None,
         return None
     if not groups.rows_unique():
         return None
-    chosen = cols["value"] if metric is None else cols["value"][cols["metric"] == metric]
-    finite = chosen[np.isfinite(chosen)]
-    bounded = bool(finite.size == 0 or (finite.min() >= 0 and finite.max() <= 1))
+    bounded = unit_interval(cols["value"] if metric is None else cols["value"][cols["metric"] == metric])
     return FastStore(groups, sel.notes(), bounded)
