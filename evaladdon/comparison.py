@@ -143,7 +143,18 @@ ALIGN_COLUMNS = ("item", "value", "error", "cluster", "item_hash")
 """The columns :func:`align_rows` reads (taking the others for each pair costs time)."""
 
 
-class GroupRows:
+class _Pairs:
+    """``pair`` and ``why_unpaired`` (:mod:`evaladdon.pairing`) from a class's ``side`` and ``rows``."""
+
+    def pair(self, run_a: Any, run_b: Any, task: Any, metric: Any, strict: bool) -> Paired:
+        return paired_of(self, run_a, run_b, task, metric, strict)  # type: ignore[arg-type]
+
+    def why_unpaired(self, run_a: Any, run_b: Any, task: Any, metric: Any, exc: EvalAddonError) -> str:
+        rows = self.rows  # type: ignore[attr-defined]
+        return _why_unpaired(rows(run_a, task, metric), rows(run_b, task, metric), exc)
+
+
+class GroupRows(_Pairs):
     """Row positions of each (run, task, metric) of a table, found once on integer codes (in
     order of first appearance; each group's rows in table order), so that each pair of a
     compare takes its own rows instead of masking the whole table: with masks, one baseline
@@ -165,6 +176,10 @@ class GroupRows:
             self._rows[(run, task, metric)] = pos
             self._keys.setdefault(run, []).append((task, metric))
             self._first.setdefault(run, int(at))  # groups come in order of first appearance
+
+    def runs(self) -> list[Any]:
+        """The runs of the table, in order of first appearance."""
+        return list(self._keys)
 
     def keys_of(self, run: Any) -> list[tuple[Any, Any]]:
         """The (task, metric) combinations ``run`` has."""
@@ -190,21 +205,15 @@ class GroupRows:
         """The model of ``run``'s first row."""
         return self.df["model"].iat[self._first[run]]
 
-    def pair(self, run_a: Any, run_b: Any, task: Any, metric: Any, strict: bool) -> Paired:
-        return paired_of(self, run_a, run_b, task, metric, strict)
 
-    def why_unpaired(self, run_a: Any, run_b: Any, task: Any, metric: Any, exc: EvalAddonError) -> str:
-        return _why_unpaired(self.rows(run_a, task, metric), self.rows(run_b, task, metric), exc)
-
-
-class JoinedGroups:
+class JoinedGroups(_Pairs):
     """:class:`GroupRows` of several tables read apart (a store read a group of logs at a time,
     the baseline's rows on their own), answering for each run from the table that holds it."""
 
     def __init__(self, parts: Sequence[GroupRows]) -> None:
         self._of: dict[Any, GroupRows] = {}
         for part in parts:
-            for run in part._keys:  # noqa: SLF001 - the runs a part holds
+            for run in part.runs():
                 self._of.setdefault(run, part)
 
     def keys_of(self, run: Any) -> list[tuple[Any, Any]]:
@@ -219,12 +228,6 @@ class JoinedGroups:
 
     def model_of(self, run: Any) -> Any:
         return self._of[run].model_of(run)
-
-    def pair(self, run_a: Any, run_b: Any, task: Any, metric: Any, strict: bool) -> Paired:
-        return paired_of(self, run_a, run_b, task, metric, strict)
-
-    def why_unpaired(self, run_a: Any, run_b: Any, task: Any, metric: Any, exc: EvalAddonError) -> str:
-        return _why_unpaired(self.rows(run_a, task, metric), self.rows(run_b, task, metric), exc)
 
 
 def paired_of(groups: GroupRows | JoinedGroups, run_a: Any, run_b: Any, task: Any, metric: Any,
