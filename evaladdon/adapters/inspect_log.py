@@ -37,7 +37,7 @@ else:
 
 from evaladdon.adapters._gc import no_cyclic_gc
 from evaladdon.adapters.guard import BOM, MAX_DEPTH, check_depth, check_file_depth, read_member
-from evaladdon.adapters.inspect_native import NotNative, read_eval_zip, read_json_stream
+from evaladdon.adapters.inspect_native import NotNative, read_eval_table, read_json_stream
 from evaladdon.adapters.inspect_rows import (
     LogData,
     Part,
@@ -97,7 +97,7 @@ def _read_native(p: Path, cluster: str | None) -> LogData:
     with p.open("rb") as fh:
         head = fh.read(4)
     if head.startswith(b"PK"):
-        return read_eval_zip(p)
+        return read_eval_table(p)
     return read_json_stream(p, cluster)
 
 

@@ -302,6 +302,85 @@ def read_eval_zip(path: Path, records: Collector | None = None) -> LogData:
                    summary_source=source)
 
 
+def read_eval_table(path: Path) -> LogData:
+    """:func:`read_eval_zip` for the table path, cheaper on many small logs: the archive's
+    directory scanned without a ``ZipInfo`` per sample member (:func:`zipdir.scan`, strict),
+    when the log is ordinary (a header, summaries naming every sample member, nothing
+    ``zipfile`` would word differently).  Anything else -- an error, an unusual archive,
+    sample members no summary lists -- is read again by :func:`read_eval_zip`, so every
+    result and every message is that function's."""
+    try:
+        log = _read_eval_ordinary(path)
+    except Exception:  # noqa: BLE001 - read_eval_zip reads it again and words what is wrong
+        log = None
+    return log if log is not None else read_eval_zip(path)
+
+
+def _whole_member(fh: Any, info: zipfile.ZipInfo, where: str) -> bytes:
+    """A member's bytes in one read of its declared size (BOM removed), when they are exactly
+    what it declares (size and CRC-32): what :func:`~evaladdon.adapters.guard.read_member`
+    gives, without its chunked reads; anything else raises (the caller reads the log again
+    with ``read_member``, which words it)."""
+    _check_growth(where, info.filename, info.file_size, info.compress_size, MAX_MEMBER_BYTES, MAX_RATIO)
+    from evaladdon.adapters.zipdir import data_offset
+
+    fh.seek(data_offset(fh, info))
+    raw = fh.read(info.compress_size)
+    want = info.file_size
+    if info.compress_type == ZIP_ZSTANDARD:
+        import zstandard
+
+        with zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True) as reader:
+            data = reader.read(want + 1)  # one byte more than declared: a longer member is refused below
+    elif info.compress_type == zipfile.ZIP_DEFLATED:
+        inflate = zlib.decompressobj(-15)
+        data = inflate.decompress(raw, want + 1)
+        if not inflate.eof:
+            raise zipfile.BadZipFile(f"{info.filename}: not one deflate stream of its declared size")
+    elif info.compress_type == zipfile.ZIP_STORED:
+        data = raw
+    else:
+        raise UnsupportedMember(f"{info.filename} uses zip compression method {info.compress_type}")
+    if len(raw) != info.compress_size or len(data) != want or zlib.crc32(data) != info.CRC:
+        raise zipfile.BadZipFile(f"{info.filename}: not its declared size or CRC-32")
+    return data[len(BOM):] if data.startswith(BOM) else data
+
+
+def _read_eval_ordinary(path: Path) -> LogData | None:
+    """An ordinary ``.eval`` (see :func:`read_eval_table`), or ``None``; raises on anything wrong."""
+    from evaladdon.adapters import zipdir
+
+    where = str(path)
+    with path.open("rb") as fh:
+        infos, sample_names = zipdir.scan(fh, strict=True)
+
+        def member(name: str) -> Any:
+            info = infos[name]
+            if not zipdir.local_name_matches(fh, info):
+                raise zipdir.Unusual(name)
+            return _loads(_whole_member(fh, info, where), where, name)
+
+        header = _header_of(_raw_header(infos, member), where)
+        if "summaries.json" in infos:
+            summaries = member("summaries.json")
+            source = "summaries.json"
+        else:
+            summaries = []
+            for name in _journal(infos):
+                part = member(name)
+                if not isinstance(part, list):
+                    return None
+                summaries.extend(part)
+            source = "the journal summaries"
+    if not isinstance(summaries, list) or not all(isinstance(s, dict) for s in summaries):
+        return None
+    records = [record(s) for s in summaries]
+    names = {b.decode("utf-8") for b in sample_names.tolist()}
+    if names and names - {f"samples/{r.id}_epoch_{r.epoch}.json" for r in records}:
+        return None  # sample members no summary lists: read_eval_zip reads them
+    return LogData(header=header, records=records, n_members=len(names), unlisted=0, summary_source=source)
+
+
 def _journal(infos: dict[str, zipfile.ZipInfo]) -> list[str]:
     return [n for _, n in sorted(
         (int(n.rsplit("/", 1)[1][:-5]), n) for n in infos

@@ -28,6 +28,7 @@ import numpy as np
 _SAMPLES = b"samples/"
 _CHUNK = 4096
 _BLOCK = 1 << 20
+_MAX_EXTRACT_VERSION = 63  # zipfile.MAX_EXTRACT_VERSION: a member needing more is refused there
 
 
 class Unusual(Exception):
@@ -52,10 +53,16 @@ def _zip64(extra: bytes, usize: int, csize: int, offset: int) -> tuple[int, int,
     raise Unusual("a zip64 size without its extra field")
 
 
-def scan(fh: BinaryIO, keep: set[bytes] = frozenset()) -> tuple[dict[str, zipfile.ZipInfo], np.ndarray]:  # type: ignore[assignment]
+def scan(fh: BinaryIO, keep: set[bytes] = frozenset(), strict: bool = False  # type: ignore[assignment]
+         ) -> tuple[dict[str, zipfile.ZipInfo], np.ndarray]:
     """``ZipInfo`` of every member not under ``samples/`` and of the sample members named in
     ``keep`` (a re-written name: the last wins, as in ``zipfile``), and the names of the
-    ``samples/*.json`` members (UTF-8 bytes, one element each, duplicates kept)."""
+    ``samples/*.json`` members (UTF-8 bytes, one element each, duplicates kept).
+
+    ``strict``: also raise :class:`Unusual` where ``zipfile.ZipFile`` would refuse the
+    directory or read it otherwise (a member needing a newer zip version, any extra field, a
+    NUL in a name, a directory before the start of the file), so that a caller can fall back
+    to ``zipfile`` for its wording of what is wrong (the table path of ``.eval`` logs)."""
     end = zipfile._EndRecData(fh)  # noqa: SLF001 - the stdlib's own EOCD/zip64 locator
     if end is None:
         raise zipfile.BadZipFile("File is not a zip file")
@@ -65,6 +72,8 @@ def scan(fh: BinaryIO, keep: set[bytes] = frozenset()) -> tuple[dict[str, zipfil
     concat = end[zipfile._ECD_LOCATION] - size_cd - offset_cd  # noqa: SLF001 - data prepended to the archive
     if end[zipfile._ECD_SIGNATURE] == zipfile.stringEndArchive64:  # noqa: SLF001
         concat -= zipfile.sizeEndCentDir64 + zipfile.sizeEndCentDir64Locator
+    if strict and offset_cd + concat < 0:
+        raise Unusual("a central directory before the start of the file")
     fh.seek(offset_cd + concat)
     infos: dict[str, zipfile.ZipInfo] = {}
     names: list[np.ndarray] = []
@@ -97,6 +106,8 @@ def scan(fh: BinaryIO, keep: set[bytes] = frozenset()) -> tuple[dict[str, zipfil
             raise Unusual("an encrypted member")
         if not flags & 0x800 and not raw.isascii():
             raise Unusual("a member name in a legacy code page")
+        if strict and (n_extra or d[3] > _MAX_EXTRACT_VERSION or b"\x00" in raw):
+            raise Unusual("an extra field, a newer zip version or a NUL in a name")
         if raw.startswith(_SAMPLES) and raw.endswith(b".json") and raw not in keep:
             chunk.append(raw)
             if len(chunk) >= _CHUNK:
@@ -123,6 +134,20 @@ def data_offset(fh: BinaryIO, info: zipfile.ZipInfo) -> int:
         raise zipfile.BadZipFile("bad local file header")
     n_name, n_extra = struct.unpack_from("<HH", local, 26)
     return info.header_offset + zipfile.sizeFileHeader + n_name + n_extra
+
+
+def local_name_matches(fh: BinaryIO, info: zipfile.ZipInfo) -> bool:
+    """Whether a member's local header names it as the directory does (``zipfile`` refuses a
+    member whose names differ, and one with patched data or encryption flagged there)."""
+    fh.seek(info.header_offset)
+    local = fh.read(zipfile.sizeFileHeader)
+    if len(local) != zipfile.sizeFileHeader or local[:4] != zipfile.stringFileHeader:
+        return False
+    flags, = struct.unpack_from("<H", local, 6)
+    n_name, = struct.unpack_from("<H", local, 26)
+    if (flags | info.flag_bits) & 0x61:  # encrypted, compressed patched data, strong encryption
+        return False
+    return fh.read(n_name) == info.filename.encode("utf-8" if info.flag_bits & 0x800 else "ascii")
 
 
 class _Member:
