@@ -97,7 +97,7 @@ def _read_native(p: Path, cluster: str | None) -> LogData:
     with p.open("rb") as fh:
         head = fh.read(4)
     if head.startswith(b"PK"):
-        return read_eval_table(p)
+        return read_eval_table(p, cluster)
     return read_json_stream(p, cluster)
 
 

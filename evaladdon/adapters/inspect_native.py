@@ -34,6 +34,7 @@ import zlib
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+import numpy as np
 import orjson
 
 from evaladdon.adapters.guard import (
@@ -48,7 +49,24 @@ from evaladdon.adapters.guard import (
     check_depth,
     read_member,
 )
-from evaladdon.adapters.inspect_rows import Collector, LogData, SampleRecord, label_bytes, make_record, score_fields
+from evaladdon.adapters.inspect_rows import (
+    _BIG_INT,
+    _CANONICAL,
+    _GRADES,
+    _NOT_SCALAR,
+    _WORDS,
+    Collector,
+    LogData,
+    Pending,
+    SampleRecord,
+    dotted,
+    item_hash,
+    label_bytes,
+    label_of,
+    make_record,
+    score_fields,
+    thin_metadata,
+)
 from evaladdon.errors import InputError
 
 NATIVE_VERSIONS = (2, 3)
@@ -302,7 +320,137 @@ def read_eval_zip(path: Path, records: Collector | None = None) -> LogData:
                    summary_source=source)
 
 
-def read_eval_table(path: Path) -> LogData:
+QUICK = True
+"""Read ordinary ``.eval`` summaries straight into row lists (:func:`quick_rows`; False: as
+records through the :class:`Collector`, the reference the tests compare with)."""
+
+
+class _Unordinary(Exception):
+    """A log :func:`quick_rows` leaves to the records path."""
+
+
+def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
+    """The rows of an ordinary log's summaries (see :class:`~evaladdon.adapters.inspect_rows.Pending`)
+    in one pass: what :func:`record` and ``Collector.flush`` do to each sample, without the
+    records.  Anything a rule of ``build_part`` would act on (a sample without id, integer
+    epoch or scores, an (id, epoch) twice, a missing cluster field, a value that cannot be
+    shown or converted) raises :class:`_Unordinary`, and the caller takes the records path."""
+    n = len(summaries)
+    if not n:
+        raise _Unordinary("no samples")
+    nan = np.nan
+    items: list[str] = []
+    epochs: list[int] = []
+    metrics: list[str] = []
+    raws: list[Any] = []
+    convert: list[Any] = []
+    errors: list[bool] = []
+    answers: list[str | None] = []
+    confidences: list[float] = []
+    clusters: list[str] | None = [] if cluster is not None else None
+    hashes: list[str | None] = []
+    labels: list[str | None] = []
+    row_sample: list[int] = []
+    metas: dict[str, list[Any]] = {}
+    seen: set[tuple[str, int]] = set()
+    metric_of: dict[tuple[str, Any], str] = {}
+    memo: dict[str, str] = {}  # equal strings as one object
+    share = memo.setdefault
+    all_str = True
+    any_answer = any_label = any_confidence = False
+    cv: str | None = None
+    for j, s in enumerate(summaries):
+        sid, epoch, raw_scores = s.get("id"), s.get("epoch"), s.get("scores")
+        if sid is None or type(epoch) is not int or type(raw_scores) is not dict or not raw_scores:
+            raise _Unordinary("a sample without id, integer epoch or scores")
+        item = str(sid)
+        if (item, epoch) in seen:
+            raise _Unordinary("a sample twice")
+        seen.add((item, epoch))
+        scores = []
+        for name, sc in raw_scores.items():  # as record(): scores first
+            if type(sc) is not dict:
+                raise _Unordinary("a score that is not an object")
+            scores.append((name, score_fields(sc.get("value"), sc.get("answer"), sc.get("metadata"))))
+        error = bool(s.get("error"))
+        _limit_type(s.get("limit"))  # evaluated as record() does (a value too deep to show fails there)
+        md = s.get("metadata")
+        md = thin_metadata(md) if isinstance(md, dict) and md else {}
+        target = s.get("target")
+        h = item_hash(s.get("input"), target)
+        label = label_of(target)
+        if label is not None:
+            label = share(label, label)
+            any_label = True
+        if cluster is not None:
+            c = dotted(md, cluster)
+            if c is None or isinstance(c, (dict, list)):
+                raise _Unordinary("no cluster field")
+            c = str(c)
+            cv = share(c, c)
+        for k, v in md.items():
+            if isinstance(v, (str, int, float, bool)):
+                key = f"meta.{k}"
+                col = metas.get(key)
+                if col is None:
+                    col = metas[key] = [nan] * n
+                col[j] = share(v, v) if type(v) is str else v
+        for name, sc in scores:
+            answer = sc.answer
+            if answer is not None:
+                answer = share(answer, answer)
+            conf = nan if sc.confidence is None else sc.confidence
+            value = sc.value
+            for key, v in (value.items() if isinstance(value, dict) else ((None, value),)):
+                metric = metric_of.get((name, key))
+                if metric is None:
+                    metric = metric_of[(name, key)] = name if key is None else f"{name}/{key}"
+                if isinstance(v, str):
+                    c = _GRADES.get(v)
+                    if c is None:
+                        c = _WORDS.get(v.lower(), v)
+                    raws.append(share(v, v))
+                else:
+                    all_str = False
+                    if isinstance(v, (list, tuple, dict)):
+                        c = _NOT_SCALAR
+                        str(v)  # its raw text is made later: fail here (the records path words it)
+                    else:
+                        c = v
+                        if type(v) is int and not -_BIG_INT < v < _BIG_INT:
+                            raise _Unordinary("an int past float range")
+                    raws.append(v)
+                metrics.append(metric)
+                convert.append(c)
+                errors.append(error)
+                answers.append(answer)
+                confidences.append(conf)
+                items.append(item)
+                epochs.append(epoch)
+                hashes.append(h)
+                labels.append(label)
+                if clusters is not None:
+                    clusters.append(cv)  # type: ignore[arg-type]
+                row_sample.append(j)
+                if answer is not None:
+                    any_answer = True
+                if conf is not nan:
+                    any_confidence = True
+    if not metrics:
+        raise _Unordinary("no rows")
+    columns = list(_CANONICAL)
+    if any_answer:
+        columns.append("prediction")
+    if any_label:
+        columns.append("label")
+    if any_confidence:
+        columns.append("confidence")
+    columns.extend(metas)
+    return Pending(cluster, n, items, epochs, metrics, raws, convert, all_str, errors, answers, confidences,
+                   clusters, hashes, labels, row_sample, metas, columns)
+
+
+def read_eval_table(path: Path, cluster: str | None = None) -> LogData:
     """:func:`read_eval_zip` for the table path, cheaper on many small logs: the archive's
     directory scanned without a ``ZipInfo`` per sample member (:func:`zipdir.scan`, strict),
     when the log is ordinary (a header, summaries naming every sample member, nothing
@@ -310,7 +458,7 @@ def read_eval_table(path: Path) -> LogData:
     sample members no summary lists -- is read again by :func:`read_eval_zip`, so every
     result and every message is that function's."""
     try:
-        log = _read_eval_ordinary(path)
+        log = _read_eval_ordinary(path, cluster)
     except Exception:  # noqa: BLE001 - read_eval_zip reads it again and words what is wrong
         log = None
     return log if log is not None else read_eval_zip(path)
@@ -346,7 +494,7 @@ def _whole_member(fh: Any, info: zipfile.ZipInfo, where: str) -> bytes:
     return data[len(BOM):] if data.startswith(BOM) else data
 
 
-def _read_eval_ordinary(path: Path) -> LogData | None:
+def _read_eval_ordinary(path: Path, cluster: str | None) -> LogData | None:
     """An ordinary ``.eval`` (see :func:`read_eval_table`), or ``None``; raises on anything wrong."""
     from evaladdon.adapters import zipdir
 
@@ -374,11 +522,21 @@ def _read_eval_ordinary(path: Path) -> LogData | None:
             source = "the journal summaries"
     if not isinstance(summaries, list) or not all(isinstance(s, dict) for s in summaries):
         return None
-    records = [record(s) for s in summaries]
     names = {b.decode("utf-8") for b in sample_names.tolist()}
-    if names and names - {f"samples/{r.id}_epoch_{r.epoch}.json" for r in records}:
+    rows: Any = None
+    if QUICK:
+        try:
+            rows = quick_rows(summaries, cluster)
+        except _Unordinary:
+            pass
+    if rows is not None:
+        listed = {f"samples/{item}_epoch_{epoch}.json" for item, epoch in zip(rows.items, rows.epochs)}
+    else:
+        rows = [record(s) for s in summaries]
+        listed = {f"samples/{r.id}_epoch_{r.epoch}.json" for r in rows}
+    if names - listed:
         return None  # sample members no summary lists: read_eval_zip reads them
-    return LogData(header=header, records=records, n_members=len(names), unlisted=0, summary_source=source)
+    return LogData(header=header, records=rows, n_members=len(names), unlisted=0, summary_source=source)
 
 
 def _journal(infos: dict[str, zipfile.ZipInfo]) -> list[str]:

@@ -43,6 +43,7 @@ Rules:
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import textwrap
@@ -55,7 +56,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import orjson
 
-from evaladdon.adapters.scores import coerce_scores, coerce_values, raw_strings
+from evaladdon.adapters.scores import _finish_arrays, coerce_scores, coerce_values, raw_strings
 from evaladdon.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -118,7 +119,7 @@ def make_record(id: Any, epoch: Any, scores: dict[str, Score] | None, metadata: 
 @dataclass
 class LogData:
     header: dict[str, Any]
-    records: list[SampleRecord] | Collector  # a streamed log's records arrive already as columns
+    records: list[SampleRecord] | Collector | Pending  # Pending: an ordinary .eval read quickly; a streamed log's records arrive already as columns
     n_members: int | None  # sample members in an .eval zip
     unlisted: int  # members no summary listed (read from the member itself)
     summary_source: str
@@ -727,6 +728,36 @@ class Part:
     notes: list[str]
     incomplete: dict[str, Any] | None
     lean: bool = False  # numbers only (Collector(lean=True)): items and clusters as label_bytes, no text columns
+    pending: Pending | None = None  # an ordinary log's rows as lists: :func:`frame` converts them (None above)
+
+
+@dataclass
+class Pending:
+    """An ordinary log's rows as Python lists, as the quick reader of ``.eval`` summaries
+    (:func:`evaladdon.adapters.inspect_native.quick_rows`) collects them: every sample with an
+    id, an integer epoch and scores, no (id, epoch) twice, every value convertible, so that
+    no rule of :func:`build_part` (duplicates, unscored rows, errors) applies and its rows are
+    the samples' rows in order.  :func:`frame` converts the lists of all such logs at once
+    (values, raw texts, arrow strings), which was most of the cost of a small log read alone.
+    Per row: ``items`` .. ``row_sample``; per sample: ``metas`` (NaN where absent)."""
+
+    cluster: str | None
+    n_samples: int
+    items: list[str]
+    epochs: list[int]
+    metrics: list[str]
+    raws: list[Any]
+    convert: list[Any]  # the value for the converter (grades and yes/no mapped)
+    all_str: bool  # every raw value a str
+    errors: list[bool]  # the row's sample has an error
+    answers: list[str | None]
+    confidences: list[float]
+    clusters: list[str] | None
+    hashes: list[str | None]
+    labels: list[str | None]
+    row_sample: list[int]
+    metas: dict[str, list[Any]]
+    columns: list[str]  # the log's table's columns, in order
 
 
 def _cat(batches: list[_Batch], attr: str, dtype: Any) -> np.ndarray:
@@ -747,6 +778,8 @@ def build_part(log: LogData, path: Path, cluster: str | None) -> Part:
     results = header.get("results") if isinstance(header.get("results"), dict) else {}
     result_names = [str(s.get("name")) for s in (results or {}).get("scores") or [] if isinstance(s, dict)]
 
+    if isinstance(log.records, Pending):
+        return _pending_part(log, path, cluster, log.records, spec)
     col = log.records if isinstance(log.records, Collector) else Collector(cluster).extend(log.records)
     if col.cluster != cluster:
         raise ValueError(f"records were collected for cluster {col.cluster!r}, not {cluster!r}")
@@ -902,6 +935,70 @@ def build_part(log: LogData, path: Path, cluster: str | None) -> Part:
                 row_sample, n_kept, columns, _notes(path, log, header, n_kept, n_dup), incomplete)
 
 
+def _pending_part(log: LogData, path: Path, cluster: str | None, rows: Pending, spec: dict[str, Any]) -> Part:
+    """:func:`build_part` of an ordinary log (see :class:`Pending`): its rows stay lists."""
+    if rows.cluster != cluster:
+        raise ValueError(f"rows were collected for cluster {rows.cluster!r}, not {cluster!r}")
+    n_kept = rows.n_samples
+    declared, basis = _declared(log.header) if _samples_logged(log) else (None, "")
+    incomplete = None
+    if declared is not None and declared > n_kept:
+        incomplete = {"declared": declared, "read": n_kept, "missing": declared - n_kept, "basis": basis}
+    return Part(str(path), _run_of(spec), str(spec.get("task")), str(spec.get("model")), len(rows.metrics),
+                rows.metrics, None, None, None, None, None, None, None, None, None, None, {}, None, n_kept,  # type: ignore[arg-type]
+                list(rows.columns), _notes(path, log, log.header, n_kept, 0), incomplete, pending=rows)
+
+
+def _convert_pending(parts: list[Part]) -> list[Part]:
+    """``parts`` with the lists of every :class:`Pending` one converted at once, as
+    :class:`Collector` and :func:`build_part` convert a log's (the same rules, value by value),
+    then cut per log, so :func:`frame` continues as for any part."""
+    import itertools
+
+    import pandas as pd
+
+    todo = [p for p in parts if p.pending is not None]
+    rows = [p.pending for p in todo]
+
+    def cat(attr: str) -> list[Any]:
+        lists = [getattr(r, attr) for r in rows]
+        return lists[0] if len(lists) == 1 else list(itertools.chain.from_iterable(lists))
+
+    convert = cat("convert")
+    if all(type(c) is float or type(c) is int for c in convert):  # as Collector.flush
+        arr = np.array(convert, dtype=float) if convert else np.empty(0)
+        values, value_error = _finish_arrays(arr, np.zeros(len(arr), dtype=bool), ~np.isfinite(arr))
+    else:
+        values, errs = coerce_scores(pd.Series(convert, dtype=object))
+        value_error = errs.to_numpy()
+    failed = np.array(cat("errors"), dtype=bool)
+    values = np.where(failed, np.nan, values)
+    row_errors = np.where(failed, "sample error", value_error)
+    raws = cat("raws")
+    raw = _objects(raws) if all(r.all_str for r in rows) else raw_strings(pd.Series(raws, dtype=object)).to_numpy()
+    items, hashes, labels, answers = (_strings(cat(a)) for a in ("items", "hashes", "labels", "answers"))
+    epochs = np.array(cat("epochs"), dtype=np.int64)
+    confidences = np.array(cat("confidences"), dtype=float)
+    metrics = _objects(cat("metrics"))
+    clusters = _objects(cat("clusters")) if rows[0].cluster is not None else None
+    done: dict[int, Part] = {}
+    at = 0
+    for p, r in zip(todo, rows):
+        end = at + p.n
+
+        def cut(a: Any) -> Any:
+            return a if len(rows) == 1 else a.slice(at, p.n) if _is_arrow(a) else a[at:end]
+
+        done[id(p)] = dataclasses.replace(
+            p, metrics=cut(metrics), items=cut(items), epochs=cut(epochs), values=cut(values), raws=cut(raw),
+            errors=cut(row_errors), answers=cut(answers), confidences=cut(confidences),
+            clusters=cut(clusters) if clusters is not None else None, hashes=cut(hashes), labels=cut(labels),
+            metas={k: _objects(v) for k, v in r.metas.items()}, row_sample=np.array(r.row_sample, dtype=np.int64),
+            pending=None)
+        at = end
+    return [done.get(id(p), p) for p in parts]
+
+
 def _names_in_kept_order(batches: list[_Batch], position: np.ndarray) -> list[int]:
     """Codes of the score names in the order they first appear in the kept samples (table order)."""
     starts = np.cumsum([0] + [len(b.items) for b in batches[:-1]])
@@ -928,6 +1025,8 @@ def frame(parts: list[Part]) -> pd.DataFrame:
 
     if any(p.lean for p in parts):
         raise ValueError("a lean part holds no table columns")
+    if any(p.pending is not None for p in parts):
+        parts = _convert_pending(parts)
     if len(parts) > 1:
         parts = [p for p in parts if p.n] or parts[:1]  # an empty log adds no rows and no columns
     n = sum(p.n for p in parts)
