@@ -61,6 +61,7 @@ from evaladdon.adapters.inspect_rows import (
     SampleRecord,
     dotted,
     item_hash,
+    thin_text,
     label_bytes,
     label_of,
     make_record,
@@ -359,6 +360,7 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
     all_str = True
     any_answer = any_label = any_confidence = False
     cv: str | None = None
+    plain_cluster = cluster is not None and "." not in cluster
     for j, s in enumerate(summaries):
         sid, epoch, raw_scores = s.get("id"), s.get("epoch"), s.get("scores")
         if sid is None or type(epoch) is not int or type(raw_scores) is not dict or not raw_scores:
@@ -368,14 +370,29 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
             raise _Unordinary("a sample twice")
         seen.add((item, epoch))
         scores = []
-        for name, sc in raw_scores.items():  # as record(): scores first
+        for name, sc in raw_scores.items():  # as record(): scores first (score_fields inlined)
             if type(sc) is not dict:
                 raise _Unordinary("a score that is not an object")
-            scores.append((name, score_fields(sc.get("value"), sc.get("answer"), sc.get("metadata"))))
+            answer, meta = sc.get("answer"), sc.get("metadata")
+            confidence = nan
+            if meta and isinstance(meta, dict):
+                for key in ("confidence", "probability"):
+                    c = meta.get(key)
+                    if isinstance(c, (int, float)) and not isinstance(c, bool) and 0.0 <= c <= 1.0:
+                        confidence = float(c)
+                        break
+            if isinstance(answer, str):
+                answer = thin_text(answer)
+                answer = share(answer, answer)
+            else:
+                answer = None
+            scores.append((name, sc.get("value"), answer, confidence))
         error = bool(s.get("error"))
-        _limit_type(s.get("limit"))  # evaluated as record() does (a value too deep to show fails there)
+        limit = s.get("limit")
+        if limit is not None:
+            _limit_type(limit)  # evaluated as record() does (a value too deep to show fails there)
         md = s.get("metadata")
-        md = thin_metadata(md) if isinstance(md, dict) and md else {}
+        md = thin_metadata(md) if md and isinstance(md, dict) else {}
         target = s.get("target")
         h = item_hash(s.get("input"), target)
         label = label_of(target)
@@ -383,7 +400,7 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
             label = share(label, label)
             any_label = True
         if cluster is not None:
-            c = dotted(md, cluster)
+            c = md.get(cluster) if plain_cluster else dotted(md, cluster)
             if c is None or isinstance(c, (dict, list)):
                 raise _Unordinary("no cluster field")
             c = str(c)
@@ -395,16 +412,20 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
                 if col is None:
                     col = metas[key] = [nan] * n
                 col[j] = share(v, v) if type(v) is str else v
-        for name, sc in scores:
-            answer = sc.answer
-            if answer is not None:
-                answer = share(answer, answer)
-            conf = nan if sc.confidence is None else sc.confidence
-            value = sc.value
-            for key, v in (value.items() if isinstance(value, dict) else ((None, value),)):
-                metric = metric_of.get((name, key))
-                if metric is None:
-                    metric = metric_of[(name, key)] = name if key is None else f"{name}/{key}"
+        for name, value, answer, conf in scores:
+            pairs = value.items() if isinstance(value, dict) else ((None, value),)
+            if pairs:  # (the table's prediction and confidence columns are there when a row has one)
+                if answer is not None:
+                    any_answer = True
+                if conf is not nan:
+                    any_confidence = True
+            for key, v in pairs:
+                if key is None:
+                    metric = name
+                else:
+                    metric = metric_of.get((name, key))
+                    if metric is None:
+                        metric = metric_of[(name, key)] = f"{name}/{key}"
                 if isinstance(v, str):
                     c = _GRADES.get(v)
                     if c is None:
@@ -432,10 +453,6 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
                 if clusters is not None:
                     clusters.append(cv)  # type: ignore[arg-type]
                 row_sample.append(j)
-                if answer is not None:
-                    any_answer = True
-                if conf is not nan:
-                    any_confidence = True
     if not metrics:
         raise _Unordinary("no rows")
     columns = list(_CANONICAL)

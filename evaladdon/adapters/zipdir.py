@@ -28,6 +28,7 @@ import numpy as np
 _SAMPLES = b"samples/"
 _CHUNK = 4096
 _BLOCK = 1 << 20
+_ENTRY = struct.Struct(zipfile.structCentralDir)
 _MAX_EXTRACT_VERSION = 63  # zipfile.MAX_EXTRACT_VERSION: a member needing more is refused there
 
 
@@ -78,7 +79,7 @@ def scan(fh: BinaryIO, keep: set[bytes] = frozenset(), strict: bool = False  # t
     infos: dict[str, zipfile.ZipInfo] = {}
     names: list[np.ndarray] = []
     chunk: list[bytes] = []
-    fmt, head = zipfile.structCentralDir, zipfile.sizeCentralDir
+    head = zipfile.sizeCentralDir
     data, pos, unread = b"", 0, size_cd  # the directory read a megabyte at a time
 
     def have(k: int) -> None:
@@ -91,29 +92,34 @@ def scan(fh: BinaryIO, keep: set[bytes] = frozenset(), strict: bool = False  # t
         if len(data) < k:
             raise zipfile.BadZipFile("truncated central directory")
 
+    entry = _ENTRY.unpack_from
     while unread or pos < len(data):
-        have(head)
-        d = struct.unpack_from(fmt, data, pos)
+        if pos + head > len(data):
+            have(head)
+        d = entry(data, pos)
         if d[0] != zipfile.stringCentralDir:
             raise zipfile.BadZipFile("Bad magic number for central directory")
-        flags, method, crc, csize, usize = d[5], d[6], d[9], d[10], d[11]
-        n_name, n_extra, n_comment, offset = d[12], d[13], d[14], d[18]
-        have(head + n_name + n_extra + n_comment)
-        raw = data[pos + head:pos + head + n_name]
-        extra = data[pos + head + n_name:pos + head + n_name + n_extra]
-        pos += head + n_name + n_extra + n_comment
+        flags, n_name, n_extra = d[5], d[12], d[13]
+        size = head + n_name + n_extra + d[14]
+        if pos + size > len(data):
+            have(size)
+        start = pos + head
+        raw = data[start:start + n_name]
+        pos += size
         if flags & 0x1:
             raise Unusual("an encrypted member")
         if not flags & 0x800 and not raw.isascii():
             raise Unusual("a member name in a legacy code page")
         if strict and (n_extra or d[3] > _MAX_EXTRACT_VERSION or b"\x00" in raw):
             raise Unusual("an extra field, a newer zip version or a NUL in a name")
-        if raw.startswith(_SAMPLES) and raw.endswith(b".json") and raw not in keep:
+        if raw.startswith(_SAMPLES) and raw.endswith(b".json") and raw not in keep:  # most members
             chunk.append(raw)
             if len(chunk) >= _CHUNK:
                 names.append(np.array(chunk, dtype=np.bytes_))
                 chunk = []
             continue
+        method, crc, csize, usize, offset = d[6], d[9], d[10], d[11], d[18]
+        extra = data[start + n_name:start + n_name + n_extra]
         if 0xFFFFFFFF in (usize, csize, offset):
             usize, csize, offset = _zip64(extra, usize, csize, offset)
         info = zipfile.ZipInfo(raw.decode("utf-8"))
