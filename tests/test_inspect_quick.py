@@ -1,0 +1,187 @@
+"""Small Inspect logs read quickly: an ordinary ``.eval``'s summaries go straight into row
+lists (``inspect_native.quick_rows``), and ``frame`` converts the lists of every such log of a
+read at once.  The reference is the records path (``QUICK = False``) with one table per log
+(``COMBINE_INSPECT = False``): the identical table (dtypes included), notes, skips and
+one-line errors, on every Inspect log in ../shared and sample_logs/ and on crafted sets."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+from typing import Any, Callable
+
+import pandas as pd
+import pytest
+
+import evaladdon.adapters as adapters
+from evaladdon.adapters import inspect_native, sniff
+from evaladdon.adapters.guard import read_member
+from evaladdon.adapters.inspect_log import read_inspect_log
+from evaladdon.errors import InputError
+
+from conftest import REPO
+
+SAMPLE = REPO / "sample_logs" / "inspect"
+
+
+def _load(monkeypatch: pytest.MonkeyPatch, paths: list, quick: bool, cluster: str | None = None) -> Any:
+    monkeypatch.setattr(inspect_native, "QUICK", quick)
+    monkeypatch.setattr(adapters, "COMBINE_INSPECT", quick)
+    try:
+        return adapters.read_runs(paths, cluster=cluster)
+    except InputError as exc:
+        return str(exc)
+
+
+def _assert_same(ours: Any, reference: Any) -> None:
+    assert type(ours) is type(reference), (ours, reference)
+    if isinstance(ours, str):
+        assert ours == reference
+        return
+    pd.testing.assert_frame_equal(ours.table, reference.table, check_exact=True)
+    for field in ("notes", "skipped", "names", "incomplete", "reported"):
+        assert getattr(ours, field) == getattr(reference, field), field
+
+
+def _both(monkeypatch: pytest.MonkeyPatch, paths: list, cluster: str | None = None) -> Any:
+    ours = _load(monkeypatch, paths, True, cluster)
+    _assert_same(ours, _load(monkeypatch, paths, False, cluster))
+    return ours
+
+
+@pytest.fixture
+def quick_count(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many logs the quick path read (not left to the records path)."""
+    done = [0]
+    real = inspect_native.quick_rows
+
+    def counting(summaries: list, cluster: str | None) -> Any:
+        rows = real(summaries, cluster)
+        done[0] += 1
+        return rows
+
+    monkeypatch.setattr(inspect_native, "quick_rows", counting)
+    return done
+
+
+def test_every_real_and_sample_log_alone_and_all_together(real_logs: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          quick_count: list[int]) -> None:
+    folders = sorted(d for d in real_logs.glob("inspect_*") if d.is_dir()) + [SAMPLE]
+    logs = [f for d in folders for f in sorted(d.glob("**/*")) if f.is_file() and sniff(f)[0] is not None
+            and sniff(f)[1] == "inspect log"]
+    assert len(logs) >= 30
+    for f in logs:  # alone (errors and refusals: the same one line), and as one table per log
+        _both(monkeypatch, [f])
+        for quick in (True, False):
+            monkeypatch.setattr(inspect_native, "QUICK", quick)
+            try:
+                got: Any = read_inspect_log(f, reader="native")
+                got = (got, got.attrs)
+            except InputError as exc:
+                got = str(exc)
+            if quick:
+                first = got
+        if isinstance(got, str):
+            assert first == got, f
+        else:
+            pd.testing.assert_frame_equal(first[0], got[0], check_exact=True)
+            assert first[1] == got[1], f
+    assert quick_count[0] >= 20
+    _both(monkeypatch, folders)  # together: one DataFrame, copies of a run renamed per file
+    _both(monkeypatch, [SAMPLE], cluster="passage.id")
+    _both(monkeypatch, [SAMPLE / "baseline.eval"], cluster="passage")  # a dict: refused in one line
+
+
+def _rewrite(src: Path, dest: Path, edit: Callable[[list[dict]], list[dict]] | None = None,
+             drop: Callable[[str], bool] = lambda name: False, zstd_kept: bool = False) -> Path:
+    """``src`` with its summaries (and journal summaries) edited and some members dropped;
+    deflate, or the source's zstd members as they are (``zstd_kept``, no edit)."""
+    if zstd_kept:
+        dest.write_bytes(src.read_bytes())
+        return dest
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as zout:
+        for info in zin.infolist():
+            if drop(info.filename):
+                continue
+            data = read_member(zin, info, str(src))
+            if edit is not None and (info.filename == "summaries.json" or info.filename.startswith("_journal/summaries/")):
+                data = json.dumps(edit(json.loads(data))).encode()
+            zout.writestr(info.filename, data)
+    return dest
+
+
+def _each(fn: Callable[[int, dict], None]) -> Callable[[list[dict]], list[dict]]:
+    def edit(rows: list[dict]) -> list[dict]:
+        for i, r in enumerate(rows):
+            fn(i, r)
+        return rows
+    return edit
+
+
+def test_crafted_sets_of_logs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, quick_count: list[int]) -> None:
+    src = SAMPLE / "baseline.eval"
+    logs = tmp_path / "logs"
+    logs.mkdir()
+
+    def renamed(i: int, r: dict) -> None:  # other score names, a dict value, numbers, confidence, errors
+        sc = r["scores"].pop("match")
+        if i % 4 == 0:
+            sc["value"] = {"acc": 1 if sc["value"] == "C" else 0, "note": "x" if i % 8 else None}
+        elif i % 4 == 1:
+            sc["value"] = [0.5, float(i)] if i % 3 else (True if i % 2 else 0.25)
+        sc["metadata"] = {"confidence": (i % 10) / 10} if i % 5 == 0 else None
+        r["scores"]["judge"] = sc
+        if i % 7 == 0:
+            r["error"] = {"message": "boom"}
+        if i % 6 == 0:
+            r["metadata"] = {**r["metadata"], "extra": i, "flag": i % 12 == 0}
+        if i % 9 == 0:
+            r.pop("target", None)
+            sc.pop("answer", None)
+
+    def bare(i: int, r: dict) -> None:  # no answers; one sample's extra score has no rows but an answer
+        r["scores"]["match"].pop("answer", None)
+        if i == 8:
+            r["scores"]["empty"] = {"value": {}, "answer": "zzz", "metadata": {"confidence": 0.3}}
+
+    def duplicated(rows: list[dict]) -> list[dict]:
+        again = json.loads(json.dumps(rows[3]))
+        again["scores"]["match"]["value"] = "C"
+        return rows + [again]
+
+    def unscored(i: int, r: dict) -> None:
+        if i == 5:
+            r["scores"] = {}
+            r["limit"] = {"type": "token"}
+
+    def uncluster(i: int, r: dict) -> None:
+        if i == 7:
+            del r["metadata"]["passage"]
+
+    _rewrite(src, logs / "a_zstd.eval", zstd_kept=True)
+    _rewrite(src, logs / "b_copy.eval")  # the same run id and items as a_zstd: runs renamed per file
+    _rewrite(src, logs / "c_renamed.eval", _each(renamed))
+    _rewrite(src, logs / "d_unfinished.eval", drop=lambda n: n in ("header.json", "summaries.json", "reductions.json"))
+    _rewrite(src, logs / "e_duplicate.eval", duplicated)
+    _rewrite(src, logs / "f_unscored.eval", _each(unscored))
+    _rewrite(SAMPLE / "candidate.eval", logs / "g_other.eval", _each(lambda i, r: r.update(epoch=1 + i % 2)))
+    _rewrite(src, logs / "h_uncluster.eval", _each(uncluster))
+    _rewrite(src, logs / "k_bare.eval", _each(bare))
+    (logs / "i_table.csv").write_text("run,task,metric,item,epoch,value\nr,t,m,a,1,1\nr,t,m,b,1,0\n")
+    _rewrite(SAMPLE / "judge.eval", logs / "j_judge.eval")
+    every = sorted(p for p in logs.iterdir() if p.suffix == ".eval")
+
+    got = _both(monkeypatch, [logs])
+    assert got.table["run"].nunique() > 5 and any("duplicate (id, epoch)" in n for n in got.notes)
+    assert {"judge", "judge/acc", "judge/note", "match"} <= set(got.table["metric"])
+    assert (got.table["error"] == "sample error").any() and got.table["confidence"].notna().any()
+    assert any("log status is 'started'" in n for n in got.notes)
+    _both(monkeypatch, [logs], cluster="passage.id")  # the log without the field: skipped, noted
+    _both(monkeypatch, every, cluster="passage.id")  # named: that log's one-line error
+    _both(monkeypatch, [f"mine={logs / 'c_renamed.eval'}", str(logs / "a_zstd.eval"), str(logs / "i_table.csv"),
+                        f"mine={logs / 'g_other.eval'}", str(logs / "b_copy.eval")])
+    for one in every:
+        _both(monkeypatch, [one], cluster="passage.id")
+    quick = quick_count[0]
+    assert quick >= 14  # a, b, c, d, g, j, k (several reads); e, f, h took the records path
