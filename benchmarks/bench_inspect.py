@@ -15,7 +15,10 @@ RSS from ``VmHWM`` in ``/proc/self/status``, else ``resource.getrusage``):
 - ``.json``: evaladdon native reader (ijson stream), Inspect full read, summaries, and the raw
   floor (ijson C backend iterating ``samples[*]``);
 - 1 / 10 / 100 small ``.eval`` files: native reader (one table per file), ``read_runs`` (one
-  table of all), Inspect summaries, raw floor; per extra file.
+  table of all), Inspect summaries, raw floor; per extra file (fresh processes, 100 files
+  minus 1, best of 3) and in one process after the imports (CPU a file, the floor and
+  ``read_runs`` interleaved, best of 3), each as a ratio to the floor of the same run
+  (``--per-file-only``: only these).
 
 Each row shows wall and CPU seconds (imports included), CPU without imports (the same program
 given no file subtracted) and peak RSS, each also as a ratio to the raw floor of that block.
@@ -27,7 +30,7 @@ peak RSS and CPU of the lean ``summarize`` (the CLI on Inspect logs, no pandas:
 (``--lean-only``: only that and the floor).
 
     python benchmarks/bench_inspect.py [--n 20000] [--dir /tmp/evaladdon-bench-inspect] [--rss-sizes 20000,60000]
-        [--rss-dir DIR] [--rss-only]
+        [--rss-dir DIR] [--rss-only] [--per-file-only]
 """
 
 from __future__ import annotations
@@ -257,6 +260,65 @@ def table(title: str, rows: dict[str, dict[str, float]], floor: str,
               f"{r['cpu'] / f['cpu']:7.2f} {w} {r['rss_mb']:7.0f} {r['rss_mb'] / f['rss_mb']:7.2f}")
 
 
+IN_PROCESS = """
+import gc, json, sys, time, zipfile, orjson, zstandard
+sys.path.insert(0, {repo!r})
+import pandas
+from evaladdon.adapters import read_runs
+PATHS = json.loads(sys.argv[1])
+def member(zf, name):
+    info = zf.getinfo(name)
+    if info.compress_type != 93:
+        return zf.read(name)
+    fh = zf.fp; fh.seek(info.header_offset); head = fh.read(30)
+    fh.seek(info.header_offset + 30 + int.from_bytes(head[26:28], "little") + int.from_bytes(head[28:30], "little"))
+    with zstandard.ZstdDecompressor().stream_reader(fh.read(info.compress_size), read_across_frames=True) as r:
+        return r.read()
+def floor():
+    for p in PATHS:
+        with zipfile.ZipFile(p) as zf:
+            h = orjson.loads(member(zf, "header.json")); s = orjson.loads(member(zf, "summaries.json"))
+def ours():
+    read_runs(PATHS, cluster="passage")
+best = {{"floor": 1e9, "read_runs": 1e9}}
+floor(); ours()
+for _ in range({repeat}):  # interleaved, best of each: the floor and read_runs see the same load
+    for name, fn in (("floor", floor), ("read_runs", ours)):
+        gc.collect()
+        c = time.process_time(); fn(); best[name] = min(best[name], time.process_time() - c)
+print(json.dumps(best))
+"""
+
+
+def in_process(paths: list[Path], repeat: int = 3) -> dict[str, float]:
+    """CPU seconds of the raw floor and of ``read_runs`` on ``paths`` in one process after
+    its imports and a first read (best of ``repeat``, interleaved)."""
+    code = IN_PROCESS.format(repo=str(REPO), repeat=repeat)
+    proc = subprocess.run([sys.executable, "-c", code, json.dumps([str(p) for p in paths])],
+                          capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    if proc.returncode != 0:
+        raise RuntimeError(f"in-process measurement failed: {proc.stderr.strip().splitlines()[-1:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def per_file(copies: list[Path], r: int) -> None:
+    """Per-file overhead: fresh processes (1 vs 100 files) and in one process, beside the floor."""
+    names = ("raw floor (zip+orjson)", "evaladdon native", "evaladdon read_runs")
+    rows = {name: measure(name, copies[:1], max(r, 3)) for name in names}
+    rows100 = {name: measure(name, copies, max(r, 3)) for name in names}
+    floor = (rows100[names[0]]["cpu"] - rows[names[0]]["cpu"]) / 99
+    print("\nper extra file (100 files minus 1 file, / 99; fresh processes, best of "
+          f"{max(r, 3)}), wall and CPU, CPU x the floor's:")
+    for name in rows:
+        cpu = (rows100[name]["cpu"] - rows[name]["cpu"]) / 99
+        print(f"  {name:32s} {(rows100[name]['seconds'] - rows[name]['seconds']) / 99 * 1000:8.2f} ms "
+              f"{cpu * 1000:8.2f} ms CPU {cpu / floor:6.2f}x")
+    got = in_process(copies, max(r, 3))
+    print(f"in one process, {len(copies)} files, CPU a file (best of {max(r, 3)}): raw floor "
+          f"{got['floor'] / len(copies) * 1000:.2f} ms, read_runs {got['read_runs'] / len(copies) * 1000:.2f} ms "
+          f"({got['read_runs'] / got['floor']:.2f}x)")
+
+
 def imports_only(names: tuple[str, ...], repeat: int) -> dict[str, dict[str, float]]:
     """The same programs given no file: what their imports cost."""
     return {name: measure(name, [], repeat) for name in names}
@@ -312,12 +374,21 @@ def main() -> None:
     ap.add_argument("--rss-dir", type=Path, default=None, help="where the logs of --rss-sizes are (made once)")
     ap.add_argument("--rss-only", action="store_true", help="only the --rss-sizes measurements")
     ap.add_argument("--lean-only", action="store_true", help="with --rss-sizes: only the lean summarize and the floor")
+    ap.add_argument("--per-file-only", action="store_true",
+                    help="only the per-file overhead of 100 small .eval logs (fresh processes and in one process)")
     args = ap.parse_args()
     args.dir.mkdir(parents=True, exist_ok=True)
     big_eval, big_json = args.dir / f"bench_{args.n}.eval", args.dir / f"bench_{args.n}.json"
     small = args.dir / "small_100.eval"
     if not small.exists():
         run_harness(100, small)
+    if args.per_file_only:
+        with tempfile.TemporaryDirectory() as tmp:
+            copies = [Path(tmp) / f"small_{i:03d}.eval" for i in range(100)]
+            for dest in copies:
+                shutil.copyfile(small, dest)
+            per_file(copies, args.repeat)
+        return
     if not big_eval.exists() or not big_json.exists():
         grow(small, args.n, big_eval, big_json)
     print(f"logs: {big_eval.name} {big_eval.stat().st_size / 2**20:.1f} MiB, {big_json.name} "
@@ -352,13 +423,7 @@ def main() -> None:
             "raw floor (zip+orjson)", "summarize CLI, table path", "summarize CLI, lean")}
         table("summarize of sample_logs/inspect/baseline.eval (180 samples): table path vs lean", rows,
               "raw floor (zip+orjson)", imp)
-        names = ("raw floor (zip+orjson)", "evaladdon native", "evaladdon read_runs")
-        rows = {name: measure(name, copies[:1], r) for name in names}
-        rows100 = {name: measure(name, copies, r) for name in names}
-        print("\nper extra file (100 files minus 1 file, / 99), wall and CPU:")
-        for name in rows:
-            print(f"  {name:32s} {(rows100[name]['seconds'] - rows[name]['seconds']) / 99 * 1000:8.2f} ms "
-                  f"{(rows100[name]['cpu'] - rows[name]['cpu']) / 99 * 1000:8.2f} ms CPU")
+        per_file(copies, r)
 
 
 if __name__ == "__main__":

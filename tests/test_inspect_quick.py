@@ -185,3 +185,51 @@ def test_crafted_sets_of_logs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, q
         _both(monkeypatch, [one], cluster="passage.id")
     quick = quick_count[0]
     assert quick >= 14  # a, b, c, d, g, j, k (several reads); e, f, h took the records path
+
+
+def test_directory_read_in_bulk_equals_entry_by_entry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """zipdir.scan's bulk pass over a small directory gives what the entry-by-entry loop and
+    zipfile give; a signature inside a name, an extra field or a non-ASCII name go entry by entry."""
+    import numpy as np
+
+    from evaladdon.adapters import zipdir
+
+    def scan(path: Path, bulk: bool, strict: bool) -> Any:
+        with monkeypatch.context() as m:
+            if not bulk:
+                m.setattr(zipdir, "_plain_directory", lambda *a: None)
+            with path.open("rb") as fh:
+                try:
+                    infos, names = zipdir.scan(fh, strict=strict)
+                except zipdir.Unusual as exc:
+                    return f"unusual: {exc}"
+        return ({k: (i.compress_type, i.CRC, i.compress_size, i.file_size, i.header_offset, i.flag_bits)
+                 for k, i in infos.items()}, names.tolist(), names.dtype)
+
+    plain = tmp_path / "plain.zip"
+    with zipfile.ZipFile(plain, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("header.json", b"{}")
+        for i in range(30):
+            zf.writestr(f"samples/{i}_epoch_1.json", b"{}")
+        zf.writestr("samples/notes.txt", b"x")
+    odd = [tmp_path / "sig.zip", tmp_path / "extra.zip", tmp_path / "utf8.zip"]
+    for path, name, extra in ((odd[0], "samples/PK\x01\x02_epoch_1.json", b""),
+                              (odd[1], "samples/a_epoch_1.json", b"\x99\x99\x02\x00ab"),
+                              (odd[2], "samples/é_epoch_1.json", b"")):
+        with zipfile.ZipFile(path, "w") as zf:
+            zf.writestr("header.json", b"{}")
+            info = zipfile.ZipInfo(name)
+            info.extra = extra
+            zf.writestr(info, b"{}")
+    for path in [plain, *odd, SAMPLE / "baseline.eval"]:
+        for strict in (False, True):
+            bulk, loop = scan(path, True, strict), scan(path, False, strict)
+            assert bulk == loop, (path, strict)
+            if not isinstance(bulk, str):
+                with zipfile.ZipFile(path) as zf:
+                    want = {i.filename for i in zf.infolist()
+                            if not (i.filename.startswith("samples/") and i.filename.endswith(".json"))}
+                    assert set(bulk[0]) == want
+                    assert sorted(bulk[1]) == sorted(n.encode() for n in zf.namelist() if n not in want)
+    assert isinstance(scan(odd[1], True, True), str) and not isinstance(scan(odd[1], True, False), str)
+    assert np.dtype(scan(plain, True, True)[2]).kind == "S"

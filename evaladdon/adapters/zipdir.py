@@ -18,6 +18,7 @@ reads the archive with ``zipfile``.
 
 from __future__ import annotations
 
+import re
 import struct
 import zipfile
 import zlib
@@ -81,6 +82,12 @@ def scan(fh: BinaryIO, keep: set[bytes] = frozenset(), strict: bool = False  # t
     chunk: list[bytes] = []
     head = zipfile.sizeCentralDir
     data, pos, unread = b"", 0, size_cd  # the directory read a megabyte at a time
+    if size_cd <= _BLOCK:  # (most logs) the whole directory at once, its entries found in bulk
+        data = fh.read(size_cd)
+        unread -= len(data)
+        got = _plain_directory(data, keep, strict, concat) if not unread else None
+        if got is not None:
+            return got
 
     def have(k: int) -> None:
         nonlocal data, pos, unread
@@ -129,6 +136,55 @@ def scan(fh: BinaryIO, keep: set[bytes] = frozenset(), strict: bool = False  # t
     if chunk:
         names.append(np.array(chunk, dtype=np.bytes_))
     return infos, (np.concatenate(names) if len(names) > 1 else names[0] if names else np.empty(0, dtype="S1"))
+
+
+_ENTRY_AT = re.compile(re.escape(zipfile.stringCentralDir))
+
+
+def _plain_directory(data: bytes, keep: set[bytes], strict: bool, concat: int
+                     ) -> tuple[dict[str, zipfile.ZipInfo], np.ndarray] | None:
+    """:func:`scan` of a whole directory in memory when it is plain (every signature found
+    by one search chains entry to entry, no encryption, ASCII names without NUL, and with
+    ``strict`` no extra field or newer zip version): the sample members' fields are read as
+    arrays, not entry by entry (~4x faster on a small log).  ``None``: not plain, scan entry
+    by entry."""
+    starts = np.fromiter((m.start() for m in _ENTRY_AT.finditer(data)), dtype=np.int64)
+    if not len(starts) or starts[0] != 0:
+        return None
+    raw = np.frombuffer(data, dtype=np.uint8)
+    if int(starts[-1]) + zipfile.sizeCentralDir > len(raw):
+        return None
+
+    def u16(at: int) -> np.ndarray:
+        return raw[starts + at].astype(np.int64) | raw[starts + at + 1].astype(np.int64) << 8
+
+    n_name, n_extra, n_comment = u16(28), u16(30), u16(32)
+    ends = starts + zipfile.sizeCentralDir + n_name + n_extra + n_comment
+    if not (np.array_equal(ends[:-1], starts[1:]) and int(ends[-1]) == len(raw)):
+        return None  # a signature inside a name or field: entry by entry
+    if (u16(8) & 0x1).any() or (strict and (n_extra.any() or (raw[starts + 6] > _MAX_EXTRACT_VERSION).any())):
+        return None
+    first = starts + zipfile.sizeCentralDir
+    names = [data[a:b] for a, b in zip(first.tolist(), (first + n_name).tolist())]
+    joined = b"".join(names)
+    if not joined.isascii() or b"\x00" in joined:
+        return None
+    is_sample = [n.startswith(_SAMPLES) and n.endswith(b".json") and n not in keep for n in names]
+    infos: dict[str, zipfile.ZipInfo] = {}
+    for at, name, sample in zip(starts.tolist(), names, is_sample):
+        if sample:
+            continue
+        d = _ENTRY.unpack_from(data, at)
+        flags, method, crc, csize, usize, offset = d[5], d[6], d[9], d[10], d[11], d[18]
+        if 0xFFFFFFFF in (usize, csize, offset):
+            usize, csize, offset = _zip64(data[at + zipfile.sizeCentralDir + d[12]:
+                                               at + zipfile.sizeCentralDir + d[12] + d[13]], usize, csize, offset)
+        info = zipfile.ZipInfo(name.decode("utf-8"))
+        info.flag_bits, info.compress_type, info.CRC = flags, method, crc
+        info.compress_size, info.file_size, info.header_offset = csize, usize, offset + concat
+        infos[info.filename] = info
+    samples = [n for n, sample in zip(names, is_sample) if sample]
+    return infos, (np.array(samples, dtype=np.bytes_) if samples else np.empty(0, dtype="S1"))
 
 
 def data_offset(fh: BinaryIO, info: zipfile.ZipInfo) -> int:
