@@ -183,6 +183,9 @@ def test_crafted_sets_of_logs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, q
                         f"mine={logs / 'g_other.eval'}", str(logs / "b_copy.eval")])
     for one in every:
         _both(monkeypatch, [one], cluster="passage.id")
+    monkeypatch.setattr(adapters, "PENDING_ROWS", 150)  # converted a few logs at a time as they are read
+    _both(monkeypatch, [logs])
+    _both(monkeypatch, [logs], cluster="passage.id")
     quick = quick_count[0]
     assert quick >= 14  # a, b, c, d, g, j, k (several reads); e, f, h took the records path
 

@@ -26,7 +26,7 @@ else:
 from evaladdon.adapters import helm
 from evaladdon.adapters.deepeval import looks_like_deepeval, read_deepeval
 from evaladdon.adapters.inspect_log import is_inspect_json, read_inspect_log, read_inspect_part
-from evaladdon.adapters.inspect_rows import Part, frame
+from evaladdon.adapters.inspect_rows import Part, convert_pending, frame
 from evaladdon.adapters.lm_eval_log import (
     SamplesPart,
     frame_parts,
@@ -248,6 +248,11 @@ ones, as for Inspect logs (False: one table per file, the reference the tests co
 
 PARTS = (Part, SamplesPart)
 
+PENDING_ROWS = 200_000
+"""Rows of small Inspect logs kept as Python lists (:class:`~evaladdon.adapters.inspect_rows.Pending`)
+before they are converted together, so a read of thousands of logs holds at most this many
+rows as Python objects (~0.8 KB a row) besides the columns."""
+
 
 def _runs(t: pd.DataFrame | Part | SamplesPart) -> list[str]:
     if isinstance(t, PARTS):
@@ -273,6 +278,13 @@ def _frames(tables: list[pd.DataFrame | Part | SamplesPart]) -> list[pd.DataFram
     return out
 
 
+def _convert_pending(tables: list) -> None:
+    """The Inspect parts of ``tables`` still held as lists, converted together (in place)."""
+    at = [i for i, t in enumerate(tables) if isinstance(t, Part) and t.pending is not None]
+    for i, part in zip(at, convert_pending([tables[i] for i in at])):
+        tables[i] = part
+
+
 def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress: bool = False,
               results_only: bool = False) -> Loaded:
     """Read every file into one validated canonical table, with notes.
@@ -294,6 +306,7 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
     sources: list[Path] = []
     reported: list[dict] = []
     incomplete: dict[str, dict] = {}
+    pending = 0  # rows of the parts still held as lists
     for f, reader, explicit in _progress(files, progress):
         try:
             if reader is read_inspect_log and COMBINE_INSPECT:
@@ -330,6 +343,11 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
                 incomplete[str(t["source"].iloc[0])] = dict(t.attrs["incomplete"])
         tables.append(t)
         sources.append(f)
+        if isinstance(t, Part) and t.pending is not None:
+            pending += t.n
+            if pending > PENDING_ROWS:
+                _convert_pending(tables)
+                pending = 0
     name_runs(tables, sources, name_of)
     separate_runs(tables, set(name_of.values()))
     table = validate(concat(_frames(tables)))

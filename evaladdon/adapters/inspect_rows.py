@@ -949,7 +949,7 @@ def _pending_part(log: LogData, path: Path, cluster: str | None, rows: Pending, 
                 list(rows.columns), _notes(path, log, log.header, n_kept, 0), incomplete, pending=rows)
 
 
-def _convert_pending(parts: list[Part]) -> list[Part]:
+def convert_pending(parts: list[Part]) -> list[Part]:
     """``parts`` with the lists of every :class:`Pending` one converted at once, as
     :class:`Collector` and :func:`build_part` convert a log's (the same rules, value by value),
     then cut per log, so :func:`frame` continues as for any part."""
@@ -1026,7 +1026,7 @@ def frame(parts: list[Part]) -> pd.DataFrame:
     if any(p.lean for p in parts):
         raise ValueError("a lean part holds no table columns")
     if any(p.pending is not None for p in parts):
-        parts = _convert_pending(parts)
+        parts = convert_pending(parts)
     if len(parts) > 1:
         parts = [p for p in parts if p.n] or parts[:1]  # an empty log adds no rows and no columns
     n = sum(p.n for p in parts)
