@@ -24,6 +24,14 @@ scanned without a ``ZipInfo`` per sample member (:mod:`evaladdon.adapters.zipdir
 ``summaries.json`` is streamed with ijson (zstd decompressed from the file a block at a time),
 and the sample members no summary lists are found by binary search on their names, so
 memory holds the collector's columns, not the log.
+
+The table path (:func:`read_eval_table`, what ``read_runs`` and ``read_inspect_log`` use)
+reads an ordinary ``.eval`` the same cheap way (``zipdir.scan`` in strict mode, each member
+in one read of its declared size) and, when no rule of ``build_part`` applies to it, puts its
+summaries straight into row lists (:func:`quick_rows`) that ``inspect_rows.frame`` converts
+for all such logs of a read at once: most of the per-file cost of many small logs was the
+records, a column batch and a ``build_part`` per log.  Anything else is read as before
+(:func:`read_eval_zip`, records, ``Collector``), so its results and messages are unchanged.
 """
 
 from __future__ import annotations

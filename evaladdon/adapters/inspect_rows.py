@@ -6,7 +6,10 @@ thousand records into column batches (a streamed JSON log hands its records over
 are read, so memory holds columns, not records), :func:`build_part` finishes the columns
 (duplicates, unscored rows, metadata columns) and :func:`frame` makes the canonical table
 (one DataFrame and one ``finalize`` for many logs at once: ``read_runs``), so the two
-readers give the identical table by construction, whatever the batch size.
+readers give the identical table by construction, whatever the batch size.  An ordinary
+``.eval`` (every sample scored, with an id and an integer epoch, none twice) may arrive as
+row lists instead (:class:`Pending`, from ``inspect_native.quick_rows``), which ``frame``
+converts for all such logs at once by the same rules.
 
 Rules:
 
