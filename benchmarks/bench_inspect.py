@@ -15,9 +15,9 @@ RSS from ``VmHWM`` in ``/proc/self/status``, else ``resource.getrusage``):
 - ``.json``: evaladdon native reader (ijson stream), Inspect full read, summaries, and the raw
   floor (ijson C backend iterating ``samples[*]``);
 - 1 / 10 / 100 small ``.eval`` files: native reader (one table per file), ``read_runs`` (one
-  table of all), Inspect summaries, raw floor; per extra file (fresh processes, 100 files
-  minus 1, best of 3) and in one process after the imports (CPU a file, the floor and
-  ``read_runs`` interleaved, best of 3), each as a ratio to the floor of the same run
+  table of all), Inspect summaries, raw floor; per extra file (CPU after the imports in fresh
+  processes, 100 files minus 1, best of 5) and in one process after a first read (the floor and
+  ``read_runs`` interleaved, best of 10), each as a ratio to the floor of the same run
   (``--per-file-only``: only these).
 
 Each row shows wall and CPU seconds (imports included), CPU without imports (the same program
@@ -290,6 +290,50 @@ print(json.dumps(best))
 """
 
 
+FRESH = """
+import json, sys, time, zipfile, orjson, zstandard
+sys.path.insert(0, {repo!r})
+import pandas
+from evaladdon.adapters import read_runs
+from evaladdon.adapters.inspect_log import read_inspect_log
+PATHS = json.loads(sys.argv[1])
+WHAT = sys.argv[2]
+def member(zf, name):
+    info = zf.getinfo(name)
+    if info.compress_type != 93:
+        return zf.read(name)
+    fh = zf.fp; fh.seek(info.header_offset); head = fh.read(30)
+    fh.seek(info.header_offset + 30 + int.from_bytes(head[26:28], "little") + int.from_bytes(head[28:30], "little"))
+    with zstandard.ZstdDecompressor().stream_reader(fh.read(info.compress_size), read_across_frames=True) as r:
+        return r.read()
+c0 = time.process_time()
+if WHAT == "floor":
+    for p in PATHS:
+        with zipfile.ZipFile(p) as zf:
+            h = orjson.loads(member(zf, "header.json")); s = orjson.loads(member(zf, "summaries.json"))
+elif WHAT == "native":
+    for p in PATHS:
+        df = read_inspect_log(p, cluster="passage", reader="native")
+else:
+    read_runs(PATHS, cluster="passage")
+print(json.dumps({{"cpu": time.process_time() - c0}}))
+"""
+
+
+def fresh_cpu(what: str, paths: list[Path], repeat: int) -> float:
+    """CPU seconds of ``what`` (floor, native, read_runs) on ``paths`` in a fresh process,
+    after its imports (first uses included), best of ``repeat``."""
+    code = FRESH.format(repo=str(REPO))
+    best = float("inf")
+    for _ in range(repeat):
+        proc = subprocess.run([sys.executable, "-c", code, json.dumps([str(p) for p in paths]), what],
+                              capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+        if proc.returncode != 0:
+            raise RuntimeError(f"{what} failed: {proc.stderr.strip().splitlines()[-1:]}")
+        best = min(best, json.loads(proc.stdout.strip().splitlines()[-1])["cpu"])
+    return best
+
+
 def in_process(paths: list[Path], repeat: int = 3) -> dict[str, float]:
     """CPU seconds of the raw floor and of ``read_runs`` on ``paths`` in one process after
     its imports and a first read (best of ``repeat``, interleaved)."""
@@ -303,18 +347,17 @@ def in_process(paths: list[Path], repeat: int = 3) -> dict[str, float]:
 
 def per_file(copies: list[Path], r: int) -> None:
     """Per-file overhead: fresh processes (1 vs 100 files) and in one process, beside the floor."""
-    names = ("raw floor (zip+orjson)", "evaladdon native", "evaladdon read_runs")
-    rows = {name: measure(name, copies[:1], max(r, 3)) for name in names}
-    rows100 = {name: measure(name, copies, max(r, 3)) for name in names}
-    floor = (rows100[names[0]]["cpu"] - rows[names[0]]["cpu"]) / 99
-    print("\nper extra file (100 files minus 1 file, / 99; fresh processes, best of "
-          f"{max(r, 3)}), wall and CPU, CPU x the floor's:")
-    for name in rows:
-        cpu = (rows100[name]["cpu"] - rows[name]["cpu"]) / 99
-        print(f"  {name:32s} {(rows100[name]['seconds'] - rows[name]['seconds']) / 99 * 1000:8.2f} ms "
-              f"{cpu * 1000:8.2f} ms CPU {cpu / floor:6.2f}x")
-    got = in_process(copies, max(r, 3))
-    print(f"in one process, {len(copies)} files, CPU a file (best of {max(r, 3)}): raw floor "
+    r = max(r, 5)  # a few milliseconds a file: best of 5 at least
+    names = {"floor": "raw floor (zip+orjson)", "native": "evaladdon native (a table a file)",
+             "read_runs": "evaladdon read_runs"}
+    extra = {what: (fresh_cpu(what, copies, r) - fresh_cpu(what, copies[:1], r)) / (len(copies) - 1)
+             for what in names}
+    print(f"\nper extra file ({len(copies)} files minus 1 file, / {len(copies) - 1}; fresh processes, CPU after "
+          f"the imports, best of {r}), and as a ratio to the floor's:")
+    for what, name in names.items():
+        print(f"  {name:36s} {extra[what] * 1000:8.2f} ms CPU {extra[what] / extra['floor']:6.2f}x")
+    got = in_process(copies, 2 * r)
+    print(f"in one process, {len(copies)} files, CPU a file (best of {2 * r}): raw floor "
           f"{got['floor'] / len(copies) * 1000:.2f} ms, read_runs {got['read_runs'] / len(copies) * 1000:.2f} ms "
           f"({got['read_runs'] / got['floor']:.2f}x)")
 

@@ -366,6 +366,7 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
     memo: dict[str, str] = {}  # equal strings as one object
     share = memo.setdefault
     all_str = True
+    all_number = True  # every value for the converter a float or an int (grades and yes/no mapped)
     any_answer = any_label = any_confidence = False
     cv: str | None = None
     plain_cluster = cluster is not None and "." not in cluster
@@ -438,16 +439,21 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
                     c = _GRADES.get(v)
                     if c is None:
                         c = _WORDS.get(v.lower(), v)
+                        if c is v:
+                            all_number = False
                     raws.append(share(v, v))
                 else:
                     all_str = False
                     if isinstance(v, (list, tuple, dict)):
                         c = _NOT_SCALAR
+                        all_number = False
                         str(v)  # its raw text is made later: fail here (the records path words it)
                     else:
                         c = v
                         if type(v) is int and not -_BIG_INT < v < _BIG_INT:
                             raise _Unordinary("an int past float range")
+                        if type(v) is not float and type(v) is not int:
+                            all_number = False
                     raws.append(v)
                 metrics.append(metric)
                 convert.append(c)
@@ -471,8 +477,8 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
     if any_confidence:
         columns.append("confidence")
     columns.extend(metas)
-    return Pending(cluster, n, items, epochs, metrics, raws, convert, all_str, errors, answers, confidences,
-                   clusters, hashes, labels, row_sample, metas, columns)
+    return Pending(cluster, n, items, epochs, metrics, raws, convert, all_str, all_number, errors, answers,
+                   confidences, clusters, hashes, labels, row_sample, metas, columns)
 
 
 def read_eval_table(path: Path, cluster: str | None = None) -> LogData:

@@ -752,6 +752,7 @@ class Pending:
     raws: list[Any]
     convert: list[Any]  # the value for the converter (grades and yes/no mapped)
     all_str: bool  # every raw value a str
+    all_number: bool  # every value for the converter a float or an int
     errors: list[bool]  # the row's sample has an error
     answers: list[str | None]
     confidences: list[float]
@@ -968,7 +969,7 @@ def convert_pending(parts: list[Part]) -> list[Part]:
         return lists[0] if len(lists) == 1 else list(itertools.chain.from_iterable(lists))
 
     convert = cat("convert")
-    if all(type(c) is float or type(c) is int for c in convert):  # as Collector.flush
+    if all(r.all_number for r in rows):  # every value a float or an int: as Collector.flush
         arr = np.array(convert, dtype=float) if convert else np.empty(0)
         values, value_error = _finish_arrays(arr, np.zeros(len(arr), dtype=bool), ~np.isfinite(arr))
     else:

@@ -82,7 +82,8 @@ def scan(fh: BinaryIO, keep: set[bytes] = frozenset(), strict: bool = False  # t
     chunk: list[bytes] = []
     head = zipfile.sizeCentralDir
     data, pos, unread = b"", 0, size_cd  # the directory read a megabyte at a time
-    if size_cd <= _BLOCK:  # (most logs) the whole directory at once, its entries found in bulk
+    if size_cd <= _BLOCK and end[zipfile._ECD_ENTRIES_TOTAL] >= 32:  # noqa: SLF001 - (most logs) the whole
+        # directory at once, its entries found in bulk (a few entries: one by one costs less)
         data = fh.read(size_cd)
         unread -= len(data)
         got = _plain_directory(data, keep, strict, concat) if not unread else None
