@@ -286,20 +286,27 @@ def build_lean_part(col: Collector, log: LogData, path: Path, cluster: str | Non
 
     # (id, epoch) keys; the last record of a key wins, at the place of its first record
     kept: np.ndarray | None = None
+    icode: np.ndarray | None = None  # per sample: a code of its id (None: every id distinct)
     if n > 1:
-        s = np.sort(items)  # distinct ids (the usual one-epoch log): no codes needed
-        repeated = bool((s[1:] == s[:-1]).any())
+        order = np.argsort(items, kind="stable")  # equal ids together, in record order
+        s = items[order]
+        same = s[1:] == s[:-1]
         del s
-        if repeated:
-            _, icode = np.unique(items, return_inverse=True)
-            euniq, ecode = np.unique(epochs, return_inverse=True)
-            key = icode.reshape(-1).astype(np.int64) * len(euniq) + ecode.reshape(-1)
-            del icode, ecode
-            _, first = np.unique(key, return_index=True)
-            if len(first) < n:
-                _, last_rev = np.unique(key[::-1], return_index=True)
-                kept = (n - 1 - last_rev)[np.argsort(first, kind="stable")]
-            del key, first
+        if same.any():
+            icode = np.empty(n, dtype=np.int32 if n < 2**31 else np.int64)
+            icode[order[0]] = 0
+            icode[order[1:]] = np.cumsum(~same, dtype=icode.dtype)
+            e = epochs[order]
+            if not bool((~same | (e[1:] > e[:-1])).all()):  # (each id's epochs rising in record order: no key twice)
+                lo = int(epochs.min())
+                key = icode.astype(np.int64) * (int(epochs.max()) - lo + 1) + (epochs.astype(np.int64) - lo)
+                _, first = np.unique(key, return_index=True)
+                if len(first) < n:
+                    _, last_rev = np.unique(key[::-1], return_index=True)
+                    kept = (n - 1 - last_rev)[np.argsort(first, kind="stable")]
+                del key, first
+            del e
+        del order, same
     n_kept = n if kept is None else len(kept)
     n_dup = n - n_kept
 
@@ -389,6 +396,8 @@ def build_lean_part(col: Collector, log: LogData, path: Path, cluster: str | Non
     incomplete = None
     if declared is not None and declared > n_kept:
         incomplete = {"declared": declared, "read": n_kept, "missing": declared - n_kept, "basis": basis}
+    item_codes = per_row(sel(icode)) if icode is not None else None
+    del icode
     metric_names = col.lean_metrics.names()
     present = _first_seen_codes(metrics, len(metric_names))
     col.lean_columns, col.batches = None, []  # (the part holds what it needs)
@@ -398,7 +407,7 @@ def build_lean_part(col: Collector, log: LogData, path: Path, cluster: str | Non
                     per_row(clusters) if clusters is not None else None, None, None, {}, row_sample, n_kept,
                     list(_CANONICAL), _notes(path, log, header, n_kept, n_dup), incomplete, True,
                     metric_codes=metrics, metric_names=metric_names, error_texts=texts.names(),
-                    cluster_names=col.lean_clusters.names())
+                    cluster_names=col.lean_clusters.names(), item_codes=item_codes)
 
 
 def _first_seen_codes(codes: np.ndarray, k: int) -> list[int]:
@@ -443,10 +452,12 @@ class LeanPart(Part):
     appearance (what :func:`evaladdon.adapters.separate_runs` reads), ``metric_codes`` the
     metric of each row (a code in ``metric_names``), ``errors`` each row's error reason as a
     code in ``error_texts`` (-1 none), ``clusters`` codes in ``cluster_names``, ``items`` the
-    ids as :func:`~evaladdon.adapters.inspect_rows.label_bytes`; ``row_sample`` is ``None``
-    when row i is kept sample i."""
+    ids as :func:`~evaladdon.adapters.inspect_rows.label_bytes` and ``item_codes`` codes of
+    them (equal ids, equal codes; ``None`` when every row's id is its own), ``row_sample``
+    ``None`` when row i is kept sample i."""
 
     metric_codes: np.ndarray = field(default_factory=lambda: np.empty(0, np.int8))
     metric_names: tuple[str, ...] = ()
     error_texts: tuple[str, ...] = ()
     cluster_names: tuple[str, ...] = ()
+    item_codes: np.ndarray | None = None

@@ -116,6 +116,22 @@ def _metric_rows(p: Any, metric: str | None) -> dict[str, np.ndarray | None]:
     return {name: split[p.metric_names.index(name)] for name in p.metrics}
 
 
+def _first_appearance_codes(codes: np.ndarray, good: np.ndarray | None, k: int | None = None) -> np.ndarray:
+    """Codes 0, 1, ... in order of first appearance among the ``good`` rows (all rows when
+    ``None``) of non-negative integer ``codes`` below ``k`` (``pd.factorize`` of the good
+    rows' labels, at those rows; the other rows keep some code no statistic reads): a
+    block of rows at a time, no sort of every row."""
+    from evaladdon.adapters.inspect_lean import first_positions
+
+    if k is None:
+        k = int(codes.max()) + 1 if len(codes) else 0
+    first = first_positions(codes, k, good)
+    present = np.flatnonzero(first < len(codes))
+    rank = np.full(k + 1, -1, dtype=np.int64)  # (rank[-1]: a missing code stays -1)
+    rank[present[np.argsort(first[present], kind="stable")]] = np.arange(len(present))
+    return rank[codes]
+
+
 def _group_arrays(run: str, task: str, m: str, pieces: list[tuple[Any, np.ndarray | None]],
                   cluster: str | None, done: list[Any]) -> Any:
     """One group's :class:`~evaladdon.summary.GroupArrays` from the rows of its logs: item and
@@ -123,7 +139,7 @@ def _group_arrays(run: str, task: str, m: str, pieces: list[tuple[Any, np.ndarra
     passes), errors as codes (:class:`~evaladdon.adapters.inspect_lean.CodedTexts`).  The
     columns of the logs in ``done`` (no later group reads them) are let go as soon as they
     are taken, so that the group's codes do not come on top of them."""
-    from evaladdon.adapters.inspect_lean import CodedTexts, first_positions
+    from evaladdon.adapters.inspect_lean import CodedTexts
     from evaladdon.summary import GroupArrays
 
     def cat(attr: str) -> np.ndarray:
@@ -163,13 +179,13 @@ def _group_arrays(run: str, task: str, m: str, pieces: list[tuple[Any, np.ndarra
         del samples
         drop("row_sample")
         epochs = cat("epochs")
-        if not len(epochs) or bool((epochs == epochs[0]).all()):  # one epoch: every row its own item
+        if pieces[0][0].item_codes is None or bool((epochs == epochs[0]).all()):
+            # distinct ids, or one epoch: every row its own item
             codes = np.arange(n, dtype=np.int64) if all_good else np.cumsum(good, dtype=np.int64)
             if not all_good:
                 codes -= 1  # (rows left out keep a code no statistic reads)
         else:
-            codes = np.zeros(n, dtype=np.int64)
-            codes[good] = _first_codes(cat("items")[good])[0]
+            codes = _first_appearance_codes(cat("item_codes"), None if all_good else good)
         del epochs
     else:
         epochs = cat("epochs")
@@ -183,7 +199,7 @@ def _group_arrays(run: str, task: str, m: str, pieces: list[tuple[Any, np.ndarra
         codes = np.zeros(n, dtype=np.int64)
         codes[good] = _first_codes(item_codes[good])[0]
         del item_codes
-    drop("items", "epochs", "row_sample")
+    drop("items", "item_codes", "epochs", "row_sample")
     if cluster is not None and all(p.clusters is not None for p, _ in pieces):
         if one:
             local, k = cat("clusters"), len(pieces[0][0].cluster_names)
@@ -195,13 +211,8 @@ def _group_arrays(run: str, task: str, m: str, pieces: list[tuple[Any, np.ndarra
                                  dtype=np.int64)
                 got.append(remap[p.clusters if rows is None else p.clusters[rows]])
             local, k = np.concatenate(got), len(labels_of)
-        # first-appearance codes among the usable rows (the rows left out keep some code no statistic reads)
-        first = first_positions(local, k, None if all_good else good)
-        present = np.flatnonzero(first < n)
-        rank = np.full(k + 1, -1, dtype=np.int64)
-        rank[present[np.argsort(first[present], kind="stable")]] = np.arange(len(present))
-        clusters = rank[local]
-        del local, first, rank
+        clusters = _first_appearance_codes(local, None if all_good else good, k)
+        del local
     else:  # no cluster: -1 for every row, as a read-only view of one value
         clusters = np.broadcast_to(np.int64(-1), (n,))
     drop("clusters", "errors")
