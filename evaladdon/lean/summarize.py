@@ -12,9 +12,13 @@ One reader, two consumers: the records come from the same native reader
 (:mod:`evaladdon.adapters.inspect_native`) into a ``Collector(lean=True)``
 (:mod:`evaladdon.adapters.inspect_rows`), whose :func:`~evaladdon.adapters.inspect_rows.build_part`
 applies the same rules (duplicates, unscored rows, score-name order, errors and limits,
-notes, incomplete logs) to columns of numbers: per row the metric (a shared ``str``), the
-value (float64), the error (a shared ``str`` or ``None``), the sample's id and cluster as
-fixed-width bytes (:func:`~evaladdon.adapters.inspect_rows.label_bytes`) and its epoch.  Run
+notes, incomplete logs) to columns of numbers (:mod:`evaladdon.adapters.inspect_lean`): per
+row the value (float64), the sample's id as fixed-width bytes
+(:func:`~evaladdon.adapters.inspect_rows.label_bytes`), and as narrow integers its epoch and
+the codes of its metric, error and cluster (~26 bytes a row for short ids).  Each group's
+arrays are made from them a block at a time (:func:`_first_appearance_codes`), and a log's
+columns are let go as its last group takes them, so the peak is the statistics' own
+arrays (value, item and cluster codes: 24 bytes a row, and ``estimate_mean``'s temporaries).  Run
 naming (``NAME=PATH``, equal run ids of different files) is ``read_runs``' own
 (``name_runs``/``separate_runs``), labels :func:`evaladdon.run_names.labels_of`, and
 the statistics :func:`evaladdon.summary.summarize_groups`, fed first-appearance integer
