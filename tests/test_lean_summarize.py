@@ -331,9 +331,11 @@ def test_codes_past_int8_print_the_same_both_ways(tmp_path: Path, monkeypatch: p
         assert _same(argv, monkeypatch)[0], argv
 
 
-def test_grown_columns_widen_and_keep_values() -> None:
+def test_grown_columns_widen_and_keep_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    from evaladdon.adapters import inspect_lean
     from evaladdon.adapters.inspect_lean import Columns, Grown, first_positions, narrow
 
+    monkeypatch.setattr(inspect_lean, "CHUNK", 1000)  # batches across chunks, widened in a partly filled one
     grown = Grown()
     want: dict[str, list[Any]] = {name: [] for name in Columns._fields}
     rng = np.random.default_rng(7)
@@ -347,6 +349,9 @@ def test_grown_columns_widen_and_keep_values() -> None:
         grown.add(Columns(**cols))
         for name, arr in cols.items():
             want[name].extend(arr.tolist())
+    parts = grown.batches()
+    assert len(parts) == 14 and [x for b in parts for x in b.items.tolist()] == want["items"]
+    del parts
     got = grown.columns(True)
     for name in Columns._fields:
         assert getattr(got, name).tolist() == want[name], name

@@ -8,13 +8,13 @@ of its first, unscored samples get a row per known score name, the same error pr
 and ``tests/test_lean_summarize.py`` holds the output of both paths byte for byte equal.
 
 What a sample costs (a streamed ``.json`` log of any size keeps only this; a 200,000-sample
-log of short ids ~26 bytes a sample, plus up to a quarter of it of room to grow):
+log of short ids ~26 bytes a sample):
 
 - its id as :func:`~evaladdon.adapters.inspect_rows.label_bytes` (the id's UTF-8 plus one
   byte, or a 21-byte digest past 64 bytes; exact ids, not hashes of short ones: a collision
   would change a number);
 - every small integer at the narrowest width that holds what the log has so far (int8,
-  widened when a larger one arrives, :class:`Grown`): the epoch, the rows and scores of the
+  widened when a larger one arrives, in chunks: :class:`Grown`): the epoch, the rows and scores of the
   sample, the code of its metric, of its error or limit reason and of its cluster;
   texts that repeat (metric names, error reasons, cluster labels) once per log, in
   :class:`Texts` (a distinct cluster label costs a ``str`` and a dict entry, ~100 bytes:
@@ -99,37 +99,45 @@ class Columns(NamedTuple):
     row_errors: np.ndarray  # narrow int: code in Collector.lean_texts, -1 none
 
 
-GROWTH = 1.25
-"""A full column grows by a quarter (amortised copies: each value is copied ~4 times in all,
-next to parsing the JSON that made it: nothing; the room left unused is at most a fifth)."""
+CHUNK = 1 << 16
+"""Rows of one chunk of a lean column (:class:`Grown`)."""
 
 
 class Grown:
-    """A lean :class:`Collector`'s columns, grown in place as batches arrive (no list of
-    batches to concatenate at the end: that is two copies; many small arrays freed while the
-    parse objects come and go also fragment the heap), an integer or bytes column widened
-    when a batch needs more room per value (a longer id, a larger code)."""
+    """A lean :class:`Collector`'s columns as they arrive: each a list of fixed chunks of
+    :data:`CHUNK` rows, filled in place, made one array each at the end (a chunk at a time,
+    each freed as it is copied), and widened chunk by chunk when a batch needs more room
+    per value (a longer id, a larger code).
+
+    Why chunks and not one array grown by a factor: growing copies the column next to
+    itself (old and new at once) and leaves the freed smaller arrays as holes in the heap
+    (~30-50 bytes a sample more peak RSS at 200,000 samples of UUID ids); a chunk is filled
+    once and never moved, and the pages of a chunk not yet filled are not resident."""
 
     def __init__(self) -> None:
-        self.cols: dict[str, np.ndarray] = {}
+        self.chunks: dict[str, list[np.ndarray]] = {}
+        self.fill: dict[str, int] = {}  # rows in the last chunk of each column
         self.size: dict[str, int] = {}
 
     def _append(self, name: str, arr: np.ndarray) -> None:
-        have = self.cols.get(name)
-        n = self.size.get(name, 0)
+        chunks = self.chunks.setdefault(name, [])
         m = len(arr)
-        wider = have is not None and not np.can_cast(arr.dtype, have.dtype, "safe")
-        if have is None or n + m > len(have) or wider:
-            cap = max(n + m, 4096, int(len(have) * GROWTH) if have is not None else 0)
-            dtype = arr.dtype if have is None else np.promote_types(have.dtype, arr.dtype) if wider else have.dtype
-            new = np.empty(cap, dtype=dtype)
-            if have is not None:
-                new[:n] = have[:n]
-            del have
-            self.cols[name] = new
-            have = new
-        have[n:n + m] = arr
-        self.size[name] = n + m
+        at = 0
+        while at < m:
+            f = self.fill.get(name, CHUNK)
+            if f == CHUNK:
+                chunks.append(np.empty(CHUNK, dtype=arr.dtype))
+                f = 0
+            last = chunks[-1]
+            if not np.can_cast(arr.dtype, last.dtype, "safe"):
+                wide = np.empty(CHUNK, dtype=np.promote_types(last.dtype, arr.dtype))
+                wide[:f] = last[:f]
+                chunks[-1] = last = wide
+            k = min(CHUNK - f, m - at)
+            last[f:f + k] = arr[at:at + k]
+            self.fill[name] = f + k
+            at += k
+        self.size[name] = self.size.get(name, 0) + m
 
     def add(self, b: Columns) -> None:
         for name in Columns._fields:
@@ -137,15 +145,42 @@ class Grown:
             if arr is not None:
                 self._append(name, arr)
 
-    def columns(self, clustered: bool) -> Columns:
-        """The columns so far (views: drop them before the next :meth:`add`)."""
-        def get(name: str, dtype: Any) -> np.ndarray:
-            have = self.cols.get(name)
-            return have[:self.size[name]] if have is not None else np.empty(0, dtype=dtype)
+    def _parts(self, name: str) -> list[np.ndarray]:
+        chunks = self.chunks.get(name, [])
+        return [c if i < len(chunks) - 1 else c[:self.fill[name]] for i, c in enumerate(chunks)]
 
-        return Columns(*(get(name, np.float64 if name == "values" else "S1" if name == "items" else
-                                 bool if name == "scored" else np.int8) if name != "clusters" or clustered else None
-                         for name in Columns._fields))
+    def batches(self) -> list[Any]:
+        """The ids and epochs so far, a chunk at a time (views: drop them before :meth:`columns`)."""
+        return [Columns(i, e, *(None,) * (len(Columns._fields) - 2))
+                for i, e in zip(self._parts("items"), self._parts("epochs"))]
+
+    def columns(self, clustered: bool) -> Columns:
+        """The columns as one array each; the chunks are let go (call once, at the end)."""
+        out = {}
+        for name in Columns._fields:
+            if name == "clusters" and not clustered:
+                out[name] = None
+                continue
+            parts = self._parts(name)
+            default = np.float64 if name == "values" else "S1" if name == "items" else bool if name == "scored" \
+                else np.int8
+            if len(parts) <= 1:
+                out[name] = parts[0] if parts else np.empty(0, dtype=default)
+            else:
+                dtype = parts[0].dtype
+                for p in parts[1:]:
+                    dtype = np.promote_types(dtype, p.dtype)
+                col = np.empty(self.size[name], dtype=dtype)
+                chunks = self.chunks[name]
+                at = 0
+                for i, p in enumerate(parts):
+                    col[at:at + len(p)] = p
+                    at += len(p)
+                    parts[i] = chunks[i] = None  # type: ignore[call-overload]
+                    del p
+                out[name] = col
+            self.chunks.pop(name, None)
+        return Columns(**out)
 
 
 def flush_lean(col: Collector, recs: list[SampleRecord]) -> None:
@@ -240,12 +275,11 @@ def flush_lean(col: Collector, recs: list[SampleRecord]) -> None:
         raise OverflowError("an epoch past 2**31")  # the table path reads such a log
     if col.lean_columns is None:
         col.lean_columns = Grown()
-    col.batches = []  # (views of the columns before they grow would keep the old arrays alive)
     col.lean_columns.add(Columns(
         label_bytes(items), narrow(ep), scored, narrow(nrows), narrow(nscores), narrow(reasons),
         narrow(clusters) if clusters is not None else None, narrow(np.array(score_name, dtype=np.int64)),
         narrow(np.array(metrics, dtype=np.int64)), values, narrow(row_errors)))
-    col.batches = [col.lean_columns.columns(cluster is not None)]  # items and epochs so far (read by the .eval reader)
+    col.batches = col.lean_columns.batches()  # items and epochs so far (read by the .eval reader)
     col.n += m
 
 
@@ -279,8 +313,9 @@ def build_lean_part(col: Collector, log: LogData, path: Path, cluster: str | Non
     where = str(path)
     header = log.header
     spec = header.get("eval") or {}
-    g = col.lean_columns.columns(cluster is not None) if col.lean_columns is not None else \
-        Grown().columns(cluster is not None)
+    col.batches = []  # (its views would keep the chunks alive)
+    g = (col.lean_columns or Grown()).columns(cluster is not None)
+    col.lean_columns = None
     items, epochs = g.items, g.epochs
     n = len(items)
 
@@ -289,9 +324,7 @@ def build_lean_part(col: Collector, log: LogData, path: Path, cluster: str | Non
     icode: np.ndarray | None = None  # per sample: a code of its id (None: every id distinct)
     if n > 1:
         order = np.argsort(items, kind="stable")  # equal ids together, in record order
-        s = items[order]
-        same = s[1:] == s[:-1]
-        del s
+        same = _same_as_previous(items, order)
         if same.any():
             icode = np.empty(n, dtype=np.int32 if n < 2**31 else np.int64)
             icode[order[0]] = 0
@@ -400,7 +433,6 @@ def build_lean_part(col: Collector, log: LogData, path: Path, cluster: str | Non
     del icode
     metric_names = col.lean_metrics.names()
     present = _first_seen_codes(metrics, len(metric_names))
-    col.lean_columns, col.batches = None, []  # (the part holds what it needs)
     return LeanPart(where, _run_of(spec), str(spec.get("task")), str(spec.get("model")), total,
                     np.array([metric_names[c] for c in present], dtype=object), per_row(kept_items),
                     per_row(kept_epochs), values, None, row_errors, None, None,
@@ -408,6 +440,16 @@ def build_lean_part(col: Collector, log: LogData, path: Path, cluster: str | Non
                     list(_CANONICAL), _notes(path, log, header, n_kept, n_dup), incomplete, True,
                     metric_codes=metrics, metric_names=metric_names, error_texts=texts.names(),
                     cluster_names=col.lean_clusters.names(), item_codes=item_codes)
+
+
+def _same_as_previous(items: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """``s[1:] == s[:-1]`` of ``s = items[order]``, a block at a time (no sorted copy of the
+    ids: 37 bytes a sample for a UUID)."""
+    same = np.empty(max(len(order) - 1, 0), dtype=bool)
+    for at in range(0, len(same), _BLOCK):
+        s = items[order[at:at + _BLOCK + 1]]
+        same[at:at + len(s) - 1] = s[1:] == s[:-1]
+    return same
 
 
 def _first_seen_codes(codes: np.ndarray, k: int) -> list[int]:
