@@ -18,7 +18,6 @@ reads the archive with ``zipfile``.
 
 from __future__ import annotations
 
-import re
 import struct
 import zipfile
 import zlib
@@ -139,20 +138,18 @@ def scan(fh: BinaryIO, keep: set[bytes] = frozenset(), strict: bool = False  # t
     return infos, (np.concatenate(names) if len(names) > 1 else names[0] if names else np.empty(0, dtype="S1"))
 
 
-_ENTRY_AT = re.compile(re.escape(zipfile.stringCentralDir))
-
-
 def _plain_directory(data: bytes, keep: set[bytes], strict: bool, concat: int
                      ) -> tuple[dict[str, zipfile.ZipInfo], np.ndarray] | None:
     """:func:`scan` of a whole directory in memory when it is plain (every signature found
-    by one search chains entry to entry, no encryption, ASCII names without NUL, and with
+    at once chains entry to entry, no encryption, ASCII names without NUL, and with
     ``strict`` no extra field or newer zip version): the sample members' fields are read as
     arrays, not entry by entry (~4x faster on a small log).  ``None``: not plain, scan entry
     by entry."""
-    starts = np.fromiter((m.start() for m in _ENTRY_AT.finditer(data)), dtype=np.int64)
+    raw = np.frombuffer(data, dtype=np.uint8)
+    sig = zipfile.stringCentralDir  # where the 4 signature bytes occur (a regex search costs ~2x)
+    starts = np.flatnonzero((raw[:-3] == sig[0]) & (raw[1:-2] == sig[1]) & (raw[2:-1] == sig[2]) & (raw[3:] == sig[3]))
     if not len(starts) or starts[0] != 0:
         return None
-    raw = np.frombuffer(data, dtype=np.uint8)
     if int(starts[-1]) + zipfile.sizeCentralDir > len(raw):
         return None
 
