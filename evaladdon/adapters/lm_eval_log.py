@@ -402,8 +402,10 @@ FAST_RECORDS = True
 """Read regular records through :func:`_fast_schema`'s itemgetter (False: every record through
 the general loop of :func:`_extract`, the reference ``tests/test_lm_eval_fast.py`` compares with)."""
 
-_FLUSH = 1024
-"""Multiple-choice records of the fast path whose log-likelihoods are converted together."""
+_FLUSH = 256
+"""Multiple-choice records of the fast path whose log-likelihoods are converted together.  Small
+enough that the records' ``filtered_resps`` held until then stay in the CPU caches: 1,024 cost
+~40% more last-level cache misses in the whole read (cachegrind, 5,000 docs)."""
 
 
 def _metric_of(name: Any, filt: str, metric_key: dict[str, dict[str, str]]) -> str:
@@ -487,6 +489,22 @@ def _extract(pairs: Iterable[tuple[int, Any]], *, filters: list[str], cluster: s
     schema = None  # the fast path's (getter, names, acc) once a regular record was seen (_fast_schema)
     pending: tuple[list[int], list[Any], list[int]] = ([], [], [])  # its multiple-choice records
     by_filter: dict[str, list[str]] = {}  # filter -> the rows' metric names
+    # consecutive fast records of one metric and filter make one row each: kept as runs
+    # (first record, count, metric, position in the per-row lists), not as three list entries
+    # a row (no int object per row, fewer lists growing in memory)
+    runs: list[tuple[int, int, str, int]] = []
+    run_start, run_filt, run_metric = -1, None, ""
+
+    def close_run(end: int) -> None:
+        nonlocal run_start, run_filt
+        n = end - run_start
+        if n >= _RUN:
+            runs.append((run_start, n, run_metric, len(recs)))
+        elif n > 0:  # short runs (alternating filters) as plain rows: a bounded number of runs
+            recs.extend(range(run_start, end))
+            metrics_l.extend(repeat(run_metric, n))
+            epochs.extend(repeat(1, n))
+        run_start, run_filt = -1, None
 
     def flush() -> None:  # the fast path's multiple-choice records as one block, or to the general lists
         idx, frs, gold = pending
@@ -529,26 +547,32 @@ def _extract(pairs: Iterable[tuple[int, Any]], *, filters: list[str], cluster: s
                     len(fr[0]) == 2 and type(fr[0][0]) is not bool
                 if ok and (not is_mc or type(t[4]) is int):
                     i = len(doc_ids)
-                    ids_append(t[0])
-                    hashes_append(t[2])
-                    if cluster is not None:
-                        clusters_append(cv)
                     filt = t[1]
-                    row_metrics = by_filter.get(filt)
-                    if row_metrics is None:
-                        row_metrics = by_filter[filt] = [_metric_of(nm, filt, metric_key) for nm in f_names]
                     if one_name:
-                        rec_append(i)
-                        metric_append(row_metrics[0])
-                        epoch_append(1)
+                        if filt != run_filt:  # a new run of rows (see close_run)
+                            if run_start >= 0:
+                                close_run(i)
+                            row_metrics = by_filter.get(filt)
+                            if row_metrics is None:
+                                row_metrics = by_filter[filt] = [_metric_of(nm, filt, metric_key) for nm in f_names]
+                            run_start, run_filt, run_metric = i, filt, row_metrics[0]
                         raw_append(t[-1])
                     else:
+                        if run_start >= 0:
+                            close_run(i)
+                        row_metrics = by_filter.get(filt)
+                        if row_metrics is None:
+                            row_metrics = by_filter[filt] = [_metric_of(nm, filt, metric_key) for nm in f_names]
                         base = len(t) - n_names
                         for j, metric in enumerate(row_metrics):
                             rec_append(i)
                             metric_append(metric)
                             epoch_append(1)
                             raw_append(t[base + j])
+                    ids_append(t[0])
+                    hashes_append(t[2])
+                    if cluster is not None:
+                        clusters_append(cv)
                     if is_mc:
                         target = t[4]
                         pend_i(i)
@@ -557,6 +581,8 @@ def _extract(pairs: Iterable[tuple[int, Any]], *, filters: list[str], cluster: s
                         if len(pending[0]) >= _FLUSH:
                             flush()
                     continue
+        if run_start >= 0:
+            close_run(len(doc_ids))
         if type(r) is not dict:
             raise InputError(f"{place_word} {place} is not an object", source)
         if "doc_id" not in r:
@@ -626,7 +652,12 @@ def _extract(pairs: Iterable[tuple[int, Any]], *, filters: list[str], cluster: s
                 raw_append(get(name))
     if pending[0]:
         flush()
-    n_rows = len(recs)
+    if run_start >= 0:
+        close_run(len(doc_ids))
+    rec, metric, epoch = _row_arrays(recs, metrics_l, epochs, runs)
+    n_rows = len(rec)
+    # one row per record, in order (one metric, the fast path throughout): no take by record
+    identity = not recs and len(runs) == 1 and runs[0][:2] == (0, len(doc_ids))
     kinds = set(map(type, raw))  # one C-level pass; the per-value test only when some value is a container
     has_corpus = list in kinds or dict in kinds
     if has_corpus:
@@ -639,9 +670,7 @@ def _extract(pairs: Iterable[tuple[int, Any]], *, filters: list[str], cluster: s
                 raw[j] = "<unserialisable>"
     info["int_ids"] = pd.api.types.infer_dtype(doc_ids, skipna=False) == "integer" if doc_ids else True
     ids = _id_strings(doc_ids, info["int_ids"])
-    metric = np.asarray(metrics_l, dtype=object) if n_rows else np.array([], dtype=object)
-    info["metric_keys"] = set(metrics_l)
-    rec = np.asarray(recs, dtype=np.int64)
+    info["metric_keys"] = set(metrics_l).union(run[2] for run in runs)
     if has_corpus:
         corpus = np.asarray(corpus_l, dtype=bool)
         raw_series = pd.Series(raw, dtype=object)
@@ -653,19 +682,54 @@ def _extract(pairs: Iterable[tuple[int, Any]], *, filters: list[str], cluster: s
         values, error, raw_text = _values_and_text(raw)
     out: dict[str, np.ndarray] = {
         "metric": metric,
-        "item": ids[rec],
-        "epoch": np.asarray(epochs, dtype=np.int64),
+        "item": ids if identity else ids[rec],
+        "epoch": epoch,
         "value": np.asarray(values, dtype=np.float64),
         "raw": raw_text,
-        "cluster": _id_strings(clusters, pd.api.types.infer_dtype(clusters, skipna=False) == "integer")[rec]
+        "cluster": _by_record(_id_strings(clusters, pd.api.types.infer_dtype(clusters, skipna=False) == "integer"),
+                              rec, identity)
         if cluster is not None else np.full(n_rows, None, dtype=object),
-        "item_hash": np.asarray(hashes, dtype=object)[rec] if n_rows else np.array([], dtype=object),
+        "item_hash": _by_record(np.asarray(hashes, dtype=object), rec, identity) if n_rows
+        else np.array([], dtype=object),
         "error": error,
     }
     if mc[0] or blocks:
         info["mc"], info["mc_no_label"] = _fill_multiple_choice(out, rec, len(doc_ids), mc, blocks)
     info["doc_ids"] = ids
     return out, info
+
+
+_RUN = 32
+"""Shortest run of fast rows kept as a run (see ``close_run`` in :func:`_extract`)."""
+
+
+def _row_arrays(recs: list[int], metrics_l: list[str], epochs: list[int], runs: list[tuple[int, int, str, int]]
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Record index, metric and epoch of every row: the rows listed one by one (``recs``,
+    ``metrics_l``, ``epochs``) with the runs of :func:`_extract` put back at their places
+    (a run ``(first record, count, metric, position)``: records first..first+count-1, one row
+    each, of ``metric``, epoch 1, before the listed row at ``position``)."""
+    if not runs:
+        metric = np.asarray(metrics_l, dtype=object) if metrics_l else np.array([], dtype=object)
+        return np.asarray(recs, dtype=np.int64), metric, np.asarray(epochs, dtype=np.int64)
+    r_parts, m_parts, e_parts = [], [], []
+    pos = 0
+    for start, n, m, at in runs + [(0, 0, "", len(recs))]:
+        if at > pos:
+            r_parts.append(np.asarray(recs[pos:at], dtype=np.int64))
+            m_parts.append(np.asarray(metrics_l[pos:at], dtype=object))
+            e_parts.append(np.asarray(epochs[pos:at], dtype=np.int64))
+        if n:
+            r_parts.append(np.arange(start, start + n, dtype=np.int64))
+            m_parts.append(np.full(n, m, dtype=object))
+            e_parts.append(np.ones(n, dtype=np.int64))
+        pos = at
+    return np.concatenate(r_parts), np.concatenate(m_parts), np.concatenate(e_parts)
+
+
+def _by_record(per_record: np.ndarray, rec: np.ndarray, identity: bool) -> np.ndarray:
+    """A per-record column as a per-row one (``identity``: one row per record, in order)."""
+    return per_record if identity else per_record[rec]
 
 
 def _values_and_text(raw: list[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -940,33 +1004,46 @@ def _frame(cols: dict[str, np.ndarray], *, run: Any, task: Any, model: Any, sour
             data[col] = cols[col]
     if not conforming:  # no rows, or a non-string doc_hash: converted like any logged value
         return finalize(pd.DataFrame(data))
-    if n < 5000:  # measured: faster up to a few thousand rows, slower at 50,000
-        _arrow_strings(data, n)
+    _arrow_strings(data, n)
     return pd.DataFrame(data)
 
 
 def _arrow_strings(data: dict[str, Any], n: int) -> None:
     """The object-array string columns of ``data`` converted to pandas' pyarrow-backed ``str``
-    in ONE pyarrow call (then sliced, zero copy), where pandas would convert them one at a
-    time -- the same dtype and values, at a fraction of the per-column overhead that
-    dominates a small file.  Columns with no string (all missing) stay object, as pandas
-    leaves them; anything else (another pandas, a value that is not a string) is left to
-    pandas."""
+    by pyarrow itself -- the same dtype and values as pandas gives them, at under half its
+    cost (pandas checks and copies each column before the same pyarrow call: ~125 ms for the
+    columns of 50,000 rows against ~55 ms).  A small table: all columns in ONE pyarrow call
+    (then sliced, zero copy), as the per-column overhead dominates a small file; from a few
+    thousand rows one call per column (the joined copy costs more than it saves).  Columns
+    with no string (all missing) stay object, as pandas leaves them; anything else (another
+    pandas, a value that is not a string) is left to pandas."""
     dtype = _inferred_str_dtype()
     if not (isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow"):
         return
-    names = [c for c, v in data.items() if isinstance(v, np.ndarray) and v.dtype == object and not pd.isna(v).all()]
+    names = [c for c, v in data.items() if isinstance(v, np.ndarray) and v.dtype == object]
     if not names:
         return
     try:
         import pyarrow as pa
         from pandas.arrays import ArrowStringArray
-
-        joined = pa.array(np.concatenate([data[c] for c in names]), pa.large_string(), from_pandas=True)
-        arrays = [ArrowStringArray(joined.slice(j * n, n), dtype=dtype) for j in range(len(names))]
-    except (ImportError, TypeError, ValueError):  # a non-string value (ArrowTypeError is a TypeError)
+    except ImportError:  # pragma: no cover - pandas' pyarrow strings need pyarrow
         return
-    data.update(zip(names, arrays))
+    if n < 5000:
+        try:
+            joined = pa.array(np.concatenate([data[c] for c in names]), pa.large_string(), from_pandas=True)
+        except (TypeError, ValueError):  # a non-string value (ArrowTypeError is a TypeError)
+            return
+        arrays = [joined.slice(j * n, n) for j in range(len(names))]
+    else:
+        arrays = []
+        for c in names:
+            try:
+                arrays.append(pa.array(data[c], pa.large_string(), from_pandas=True))
+            except (TypeError, ValueError):  # this column holds a value that is not a string: pandas converts it
+                arrays.append(None)
+    for c, a in zip(names, arrays):
+        if a is not None and a.null_count < n:  # all missing: left as object, as pandas leaves it
+            data[c] = ArrowStringArray(a, dtype=dtype)
 
 
 @lru_cache(maxsize=1)
