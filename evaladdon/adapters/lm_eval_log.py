@@ -735,6 +735,9 @@ def _row_arrays(recs: list[int], metrics_l: list[str], epochs: list[int], runs: 
     if not runs:
         metric = np.asarray(metrics_l, dtype=object) if metrics_l else np.array([], dtype=object)
         return np.asarray(recs, dtype=np.int64), metric, np.asarray(epochs, dtype=np.int64)
+    if len(runs) == 1 and not recs:  # the common case: one run, nothing else
+        start, n, m, _ = runs[0]
+        return np.arange(start, start + n, dtype=np.int64), np.full(n, m, dtype=object), np.ones(n, dtype=np.int64)
     r_parts, m_parts, e_parts = [], [], []
     pos = 0
     for start, n, m, at in runs + [(0, 0, "", len(recs))]:
