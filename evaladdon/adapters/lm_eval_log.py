@@ -897,8 +897,9 @@ def _fill_multiple_choice(out: dict[str, np.ndarray], rec: np.ndarray, n_records
     for b in blocks:
         label[b[0]] = b[3]
         n_mc += len(b[0])
-        no_label += int((b[3] < 0).sum())
         by_width.setdefault(b[1].shape[1], []).append(b)
+    if blocks:  # one count over all blocks' golds (a few hundred blocks in a large file)
+        no_label = int(np.count_nonzero(np.concatenate([b[3] for b in blocks]) < 0))
     for group in by_width.values():
         if len(group) == 1:
             idx, ll, lens_or_none, _ = group[0]
@@ -924,10 +925,13 @@ def _fill_multiple_choice(out: dict[str, np.ndarray], rec: np.ndarray, n_records
             rows = idx[sel[has_len][good]]
             pn, cn = _softmax_pick(ll[has_len][good] / lengths[good])
             pred_n[rows], conf_n[rows] = pn, cn
-    metric = out["metric"].tolist()
-    code_of = {m: j for j, m in enumerate(dict.fromkeys(metric))}  # a few metric names: hashed, not sorted
-    codes = np.fromiter(map(code_of.__getitem__, metric), dtype=np.int64, count=len(metric))
-    base = np.array([str(u).split(",", 1)[0] for u in code_of], dtype=object)
+    if len(out["metric"]) > 2000:  # a few metric names: hashed, not sorted
+        codes, names = pd.factorize(out["metric"])
+    else:  # a small file: less fixed cost
+        metric = out["metric"].tolist()
+        code_of = {m: j for j, m in enumerate(dict.fromkeys(metric))}
+        codes, names = np.fromiter(map(code_of.__getitem__, metric), dtype=np.int64, count=len(metric)), list(code_of)
+    base = np.array([str(u).split(",", 1)[0] for u in names], dtype=object)
     is_acc, is_norm = (base == "acc")[codes], (base == "acc_norm")[codes]
     p_row = np.where(is_acc, pred[rec], np.where(is_norm, pred_n[rec], -1))
     c_row = np.where(is_acc, conf[rec], np.where(is_norm, conf_n[rec], np.nan))
