@@ -87,3 +87,13 @@ def test_large_tables_convert_strings_as_pandas_does(tmp_path: Path, monkeypatch
     data = dict(cols)
     L._arrow_strings(data, 6000)
     pd.testing.assert_frame_equal(pd.DataFrame(data), pd.DataFrame(cols), check_exact=True)
+
+
+def test_metric_codes_either_way(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The multiple-choice columns with metric names coded by pandas or by a dict: the same table."""
+    path = _alternating(tmp_path, 99, 300)
+    for cluster in (None, "passage_id"):
+        monkeypatch.setattr(L, "_FACTORIZE_FROM", 10**9)
+        want = L.read_samples(path, cluster)
+        monkeypatch.setattr(L, "_FACTORIZE_FROM", 0)
+        _same(L.read_samples(path, cluster), want)

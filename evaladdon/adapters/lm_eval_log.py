@@ -925,7 +925,7 @@ def _fill_multiple_choice(out: dict[str, np.ndarray], rec: np.ndarray, n_records
             rows = idx[sel[has_len][good]]
             pn, cn = _softmax_pick(ll[has_len][good] / lengths[good])
             pred_n[rows], conf_n[rows] = pn, cn
-    if len(out["metric"]) > 2000:  # a few metric names: hashed, not sorted
+    if len(out["metric"]) > _FACTORIZE_FROM:  # a few metric names: hashed, not sorted
         codes, names = pd.factorize(out["metric"])
     else:  # a small file: less fixed cost
         metric = out["metric"].tolist()
@@ -940,6 +940,10 @@ def _fill_multiple_choice(out: dict[str, np.ndarray], rec: np.ndarray, n_records
     out["label"] = _as_str_or_none(l_row)
     out["confidence"] = np.asarray(c_row, dtype=np.float64)
     return n_mc, no_label
+
+
+_FACTORIZE_FROM = 2000
+"""Rows from which :func:`_fill_multiple_choice` codes metric names with ``pd.factorize``."""
 
 
 def _as_str_or_none(codes: np.ndarray) -> np.ndarray:
