@@ -395,7 +395,7 @@ def _gold_index(target: Any, choices: list[str] | None, n: int) -> int | None:
 _BATCH = 1024
 """Records between two tries of :func:`_fast_schema` while no regular record was seen."""
 
-_FIRST, _SECOND = itemgetter(0), itemgetter(1)
+_FIRST = itemgetter(0)
 _SCALARS = frozenset((str, int, float, bool))
 """Types of a usable cluster value among those JSON parsers give (not None, dict or list)."""
 
@@ -444,8 +444,9 @@ def _fast_schema(r: Any, with_doc: bool = False) -> tuple[Any, list[str], bool] 
 
 def _lls_or_none(frs: list[list[Any]]) -> np.ndarray | None:
     """Log-likelihoods (R, k) of multiple-choice records with k choices each, when every
-    entry is a ``[float, bool]`` pair -- the values :func:`_block_lls` gives them by either of
-    its paths, whatever other records share their block -- else None."""
+    entry is a ``[float, x]`` pair -- the values :func:`_block_lls` gives them by either of
+    its paths, whatever other records share their block (both read a pair's log-likelihood
+    alone when it is a float; ``x``, is_greedy, is never used) -- else None."""
     n, k = len(frs), len(frs[0])
     if list(map(len, frs)).count(k) != n:  # C-level passes; counting is cheaper than a set
         return None
@@ -454,7 +455,7 @@ def _lls_or_none(frs: list[list[Any]]) -> np.ndarray | None:
     if list(map(type, entries)).count(list) != m or list(map(len, entries)).count(2) != m:
         return None
     x0 = list(map(_FIRST, entries))
-    if list(map(type, x0)).count(float) != m or list(map(type, map(_SECOND, entries))).count(bool) != m:
+    if list(map(type, x0)).count(float) != m:
         return None
     return np.array(x0, dtype=np.float64).reshape(n, k)
 
