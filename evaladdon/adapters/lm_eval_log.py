@@ -541,6 +541,7 @@ def _extract(pairs: Iterable[tuple[int, Any]], *, filters: list[str], cluster: s
                 at_doc = 6 if acc else 4
                 one_name = n_names == 1
                 pend_i, pend_fr, pend_gold = (x.append for x in pending)
+                pend_idx, flush_at = pending[0], _FLUSH
         if schema is not None:
             # the fast path: a record shaped like the first regular one, read through one
             # itemgetter; anything else (and every error) goes to the general loop below
@@ -555,7 +556,7 @@ def _extract(pairs: Iterable[tuple[int, Any]], *, filters: list[str], cluster: s
                         _dotted(doc, cluster_parts)
                     ok = type(cv) in _SCALARS  # not None, a dict or a list (JSON's other types)
                 else:
-                    ok = True
+                    ok, cv = True, ""  # (a str: no cluster is a plain one below)
                 fr = t[5] if acc else None
                 is_mc = acc and type(fr) is list and len(fr) >= 2 and type(fr[0]) is list and \
                     len(fr[0]) == 2 and type(fr[0][0]) is not bool
@@ -587,14 +588,13 @@ def _extract(pairs: Iterable[tuple[int, Any]], *, filters: list[str], cluster: s
                     hashes_append(t[2])
                     if cluster is not None:
                         clusters_append(cv)
-                    if type(t[0]) is int and type(t[2]) is str and type(t[-1]) is float and \
-                            (cluster is None or type(cv) is str):
+                    if type(t[0]) is int and type(t[2]) is str and type(t[-1]) is float and type(cv) is str:
                         plain += 1  # its doc id, hash, value and cluster as most are: see below
                     if is_mc:
                         pend_i(i)
                         pend_fr(fr)
                         pend_gold(t[4])
-                        if len(pending[0]) >= _FLUSH:
+                        if len(pend_idx) >= flush_at:
                             flush()
                     continue
         if run_start >= 0:
