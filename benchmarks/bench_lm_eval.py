@@ -20,13 +20,12 @@ results file declaring n-samples) for two runs of N docs, then times in fresh pr
 
 Imports are done before the clock starts (both sides), and the per-file rows first read one
 file unclocked (both sides) so one-time costs are not counted per file; the times are CPU
-(process_time) and wall, best of 3 (the reader's row: of 5) -- on a shared machine compare the CPU
-ratios.  Each row
-runs its two sides alternately (evaladdon, floor, evaladdon, ...), so both see the same
-machine: on the shared 2-core VM the CPU time of one fixed piece of work (a pure-Python loop
-or the floor itself) moves by up to 2x from one minute to the next while ``uptime`` shows no
-load here (other VMs on the host), and timing all of one side before the other turned that
-into the ratio.
+(process_time) and wall, best of 3 (the reader's row: of 5) -- on a shared machine compare the
+CPU ratios.  Each row runs its two sides alternately (evaladdon, floor, evaladdon, ...), so
+both see the same machine: on the shared 2-core VM the CPU time of one fixed piece of work (a
+pure-Python loop or the floor itself) moves by up to 2x from one minute to the next while
+``uptime`` shows no load here (other VMs on the host), and timing all of one side before the
+other turned that into the ratio.
 
     python benchmarks/bench_lm_eval.py [N_DOCS]
 """
