@@ -298,8 +298,10 @@ def rss_growth(args: argparse.Namespace, small: Path, imp: dict[str, dict[str, f
     for name, by_n in (("native reader", got), ("lean summarize", lean)):
         lo, hi = (min(by_n), max(by_n)) if by_n else (0, 0)
         if hi > lo:
-            print(f"  {name}: growth {lo} -> {hi} samples: "
-                  f"{(by_n[hi]['rss_mb'] - by_n[lo]['rss_mb']) / (hi - lo) * 1e4:.1f} MB per 10,000 samples")
+            slope = (by_n[hi]["rss_mb"] - by_n[lo]["rss_mb"]) / (hi - lo)  # MB a sample
+            cross = f"{hi + (100 - by_n[hi]['rss_mb']) / slope:,.0f}" if slope > 0 else "never"
+            print(f"  {name}: growth {lo} -> {hi} samples: {slope * 1e4:.2f} MB per 10,000 samples "
+                  f"({slope * 2**20:.0f} bytes a sample); 100 MB crossed near {cross} samples (extrapolated)")
 
 
 def main() -> None:

@@ -282,3 +282,85 @@ def test_label_bytes_keep_texts_apart() -> None:
     assert got[3] == b"" and all(g for i, g in enumerate(got) if i != 3)  # None alone is empty
     assert max(map(len, got)) == 65 and len(got[7]) == 22  # past 64 bytes a text is a digest, not its bytes
     assert label_bytes(["k", "k"]).tolist()[0] == label_bytes(["k"]).tolist()[0]
+
+
+def _coded_samples(ids: range, epochs: int, tag: str) -> list[dict[str, Any]]:
+    """Samples whose codes overflow int8: >127 score names (and dict keys), >127 distinct limit
+    reasons, >127 clusters; errors, unscored samples, non-numeric values, re-run records of
+    the same (id, epoch) (the last wins, at the place of the first), several epochs."""
+    out: list[dict[str, Any]] = []
+    for e in range(1, epochs + 1):
+        for i in ids:
+            s: dict[str, Any] = {"id": f"{tag}{i}", "epoch": e, "input": f"q{i}", "target": str(i % 2),
+                                 "metadata": {"grp": f"c{i % 300}", "n": i}}
+            s["scores"] = {"acc": {"value": "C" if (i * 7 + e) % 10 < 6 else "I"},
+                           f"m{i % 140}": {"value": {"k": (i % 5) / 4, f"x{i % 3}": i % 2}}}
+            if i % 9 == 4:
+                s["scores"]["acc"]["value"] = ["nan", "oops", "1e999", None, " 0.5 "][i % 5]
+            if i % 23 == 5:
+                s["error"] = {"message": f"boom {i}"}
+            if i % 19 == 7:
+                s["limit"], s["scores"] = {"type": f"lim{i}"}, None
+            if i % 31 == 3:
+                s["scores"] = None
+            out.append(s)
+    for i in list(ids)[::37]:  # re-run records: the last one wins
+        again = copy.deepcopy(out[i - ids.start])
+        again["scores"] = {"acc": {"value": "I"}, "late": {"value": 0.25}}
+        out.append(again)
+    return out
+
+
+def test_codes_past_int8_print_the_same_both_ways(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    header, _ = _base()
+    log = _write(tmp_path / "coded.json", header, _coded_samples(range(600), 2, "s"))
+    for argv in (["summarize", "--json", str(log)], ["summarize", "--json", str(log), "--cluster", "grp"],
+                 ["summarize", "--markdown", str(log), "--metric", "acc", "--cluster", "grp"],
+                 ["summarize", "--json", str(log), "--metric", "m139/k"]):
+        took, out = _same(argv, monkeypatch)
+        assert took, argv
+    results = json.loads(_same(["summarize", "--json", str(log), "--cluster", "grp"], monkeypatch)[1])["results"]
+    assert len(results) > 280 and max(r["n_clusters"] or 0 for r in results) > 255
+    assert any(r["dropped"].get("unscored sample") for r in results)
+    # one run over two logs of disjoint ids (NAME=DIR): the logs' codes merged per group
+    both = tmp_path / "both"
+    both.mkdir()
+    _write(both / "a.json", header, _coded_samples(range(0, 300), 1, "s"))
+    _write(both / "b.json", header, _coded_samples(range(300, 700), 1, "s")[::-1])
+    for argv in (["summarize", "--json", f"run={both}", "--cluster", "grp"], ["summarize", "--json", f"run={both}"]):
+        assert _same(argv, monkeypatch)[0], argv
+
+
+def test_grown_columns_widen_and_keep_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    from evaladdon.adapters import inspect_lean
+    from evaladdon.adapters.inspect_lean import Columns, Grown, first_positions, narrow
+
+    monkeypatch.setattr(inspect_lean, "CHUNK", 1000)  # batches across chunks, widened in a partly filled one
+    grown = Grown()
+    want: dict[str, list[Any]] = {name: [] for name in Columns._fields}
+    rng = np.random.default_rng(7)
+    for size, top in ((3000, 100), (5000, 30_000), (2000, 70_000), (4000, 5)):
+        ints = rng.integers(-1, top, size)
+        ids = [f"id{x}" * (1 + x % 3) for x in rng.integers(0, 10**6, size)]
+        from evaladdon.adapters.inspect_rows import label_bytes
+
+        cols = {name: narrow(ints) for name in Columns._fields}
+        cols.update(items=label_bytes(ids), scored=ints > 0, values=ints * 0.5)
+        grown.add(Columns(**cols))
+        for name, arr in cols.items():
+            want[name].extend(arr.tolist())
+    parts = grown.batches()
+    assert len(parts) == 14 and [x for b in parts for x in b.items.tolist()] == want["items"]
+    del parts
+    got = grown.columns(True)
+    for name in Columns._fields:
+        assert getattr(got, name).tolist() == want[name], name
+    assert got.metrics.dtype == np.int32 and got.items.dtype.itemsize >= 17
+    codes = rng.integers(-1, 50, 200_000)
+    mask = rng.random(200_000) < 0.3
+    for m in (None, mask):
+        first = first_positions(codes, 60, m)
+        ok = (codes >= 0) & (True if m is None else m)
+        for c in range(60):
+            hit = np.flatnonzero(ok & (codes == c))
+            assert first[c] == (hit[0] if len(hit) else len(codes))

@@ -295,10 +295,10 @@ class Collector:
     unscored rows, the order of score names and metadata columns), giving the table the
     one-pass row builder gave, whatever the batch size (``tests/test_inspect_native.py``).
 
-    ``lean=True`` (the pandas-free summarize, :mod:`evaladdon.lean.summarize`): numbers only,
-    grown into one set of columns (:class:`_Grown`; ids and clusters as :func:`label_bytes`,
-    values by :func:`~evaladdon.adapters.scores.coerce_values`), and :func:`build_part`
-    applies the same rules to them, giving a :class:`Part` without text columns.
+    ``lean=True`` (the pandas-free summarize, :mod:`evaladdon.lean.summarize`): numbers and
+    codes only, grown into one set of columns (:mod:`evaladdon.adapters.inspect_lean`: ids as
+    :func:`label_bytes`, small integers at their narrowest width, repeated texts as codes),
+    and :func:`build_part` applies the same rules to them, giving a ``LeanPart``.
 
     Errors keep their precedence over the whole log: a sample without id or integer epoch
     is reported at the end (the first one), and a value that cannot be shown or converted
@@ -307,7 +307,7 @@ class Collector:
 
     def __init__(self, cluster: str | None = None, batch_size: int | None = None, lean: bool = False) -> None:
         self.cluster = cluster
-        self.lean = lean  # numbers only (see :func:`_lean_batch`): no pandas, no pyarrow, no texts kept
+        self.lean = lean  # numbers only (see evaladdon.adapters.inspect_lean): no pandas, no pyarrow, no texts kept
         self.batch_size = max(1, int(BATCH_SIZE if batch_size is None else batch_size))
         self.batches: list[_Batch] = []
         self.names: dict[str, int] = {}  # score names in order of first appearance -> code
@@ -317,7 +317,12 @@ class Collector:
         self.n = 0  # samples in batches
         self._pending: list[SampleRecord] = []
         self._metrics: dict[tuple[str, Any], str] = {}
-        self._grown: _Grown | None = None  # lean: the batches so far as one set of columns
+        if lean:  # the columns so far (inspect_lean.Grown), and the codes of metric names, reasons, clusters
+            from evaladdon.adapters.inspect_lean import Texts
+
+            self.lean_columns: Any = None
+            self.lean_metric_codes: dict[tuple[str, Any], int] = {}
+            self.lean_metrics, self.lean_texts, self.lean_clusters = Texts(), Texts(), Texts()
 
     def add(self, r: SampleRecord) -> None:
         self._pending.append(r)
@@ -334,13 +339,17 @@ class Collector:
         recs, self._pending = self._pending, []
         if not recs or self.bad is not None:
             return
+        if self.lean:
+            from evaladdon.adapters.inspect_lean import flush_lean
+
+            flush_lean(self, recs)
+            return
         m = len(recs)
         base = self.n
         cluster = self.cluster
         names = self.names
         key_sets = self.key_sets
         metric_of = self._metrics
-        lean = self.lean
         memo: dict[str, str] = {}  # equal strings of the batch as one object
         share = memo.setdefault
         items: list[str] = []
@@ -383,7 +392,7 @@ class Collector:
             if cluster is not None:
                 cv = dotted(md, cluster)
                 clusters.append(None if cv is None or isinstance(cv, (dict, list)) else share(str(cv), str(cv)))
-            if md and not lean:
+            if md:
                 keys = []
                 for k, v in md.items():
                     if isinstance(v, (str, int, float, bool)):
@@ -451,15 +460,6 @@ class Collector:
         k = len(metrics)
         reason = np.empty(m, dtype=object)
         reason[:] = reasons
-        if lean:
-            batch = _lean_batch(items, epochs, scored, nrows, reason, errors, clusters if cluster is not None else None,
-                                score_sample, score_name, metrics, convert, row_sample)
-            if self._grown is None:
-                self._grown = _Grown()
-            self.batches = []  # (views of the columns before they grow would keep the old arrays alive)
-            self.batches = [self._grown.add(batch, base)]
-            self.n += m
-            return
         import pandas as pd
 
         if k:
@@ -522,76 +522,6 @@ def label_bytes(labels: list[str | None]) -> np.ndarray:
             b = b"\xff" + hashlib.blake2b(b, digest_size=20).digest()
         add(b + b"\x01")
     return np.array(out, dtype=np.bytes_) if out else np.empty(0, dtype="S1")
-
-
-def _lean_batch(items: list[str], epochs: list[int], scored: np.ndarray, nrows: np.ndarray, reason: np.ndarray,
-                errors: np.ndarray, clusters: list[str | None] | None, score_sample: list[int],
-                score_name: list[int], metrics: list[str], convert: list[Any], row_sample: list[int]) -> _Batch:
-    """A :class:`_Batch` of numbers for the lean summarize: ids and clusters as
-    :func:`label_bytes`, values through :func:`~evaladdon.adapters.scores.coerce_values` (no
-    pandas, no pyarrow; a non-ASCII score string raises ``NeedsStringKernels``), metric names
-    and error reasons as shared ``str`` objects (8 bytes a row); no hashes, targets, answers,
-    raw texts or metadata (``None`` / empty in their fields); counts and codes as int32 (an
-    epoch past 2**31 raises, and the caller reads the log as a table)."""
-    if metrics:
-        values, value_error = coerce_values(convert)
-        has_reason = np.fromiter((r is not None for r in reason), dtype=bool, count=len(reason))
-        row_has = has_reason[np.asarray(row_sample, dtype=np.int64)]
-        values = np.where(row_has, np.nan, values)
-        row_errors = np.where(row_has, reason[np.asarray(row_sample, dtype=np.int64)], value_error)
-    else:
-        values, row_errors = np.empty(0), np.empty(0, dtype=object)
-    return _Batch(label_bytes(items), np.array(epochs, dtype=np.int32), scored, nrows.astype(np.int32), reason, errors,
-                  None, None, label_bytes(clusters) if clusters is not None else None, _NO_META, {},
-                  np.array(score_sample, dtype=np.int32), np.array(score_name, dtype=np.int32),
-                  _objects(metrics), None, values, row_errors, None, None)
-
-
-_NO_META = np.zeros(0, dtype=np.int64)  # lean batches keep no metadata columns
-_GROWN = ("items", "epochs", "scored", "nrows", "reasons", "errors", "clusters", "score_sample", "score_name",
-          "metrics", "values", "row_errors")
-
-
-class _Grown:
-    """A lean :class:`Collector`'s batches as one set of columns that grow by half again when
-    full (amortised copies), so :func:`build_part` takes them without concatenating.
-
-    Why: a list of 1,024-sample batches is two copies at the end (the batches and their
-    concatenation), and their many small arrays, freed while the log's parse objects come
-    and go, leave the heap fragmented (~200 bytes of peak RSS a sample at 60,000 samples);
-    large arrays are mapped and unmapped whole."""
-
-    def __init__(self) -> None:
-        self.cols: dict[str, np.ndarray] = {}
-        self.size: dict[str, int] = {}
-
-    def _append(self, name: str, arr: np.ndarray) -> np.ndarray:
-        have = self.cols.get(name)
-        n = self.size.get(name, 0)
-        m = len(arr)
-        wider = have is not None and arr.dtype.kind == "S" and arr.dtype.itemsize > have.dtype.itemsize
-        if have is None or n + m > len(have) or wider:
-            cap = max(n + m, 4096, int(len(have) * 1.5) if have is not None else 0)
-            dtype = arr.dtype if have is None or wider else have.dtype
-            new = np.empty(cap, dtype=dtype)
-            if have is not None:
-                new[:n] = have[:n]
-            have = self.cols[name] = new
-        have[n:n + m] = arr
-        self.size[name] = n + m
-        return have[:n + m]
-
-    def add(self, b: _Batch, base: int) -> _Batch:
-        """Append batch ``b`` (whose first sample is sample ``base`` of the log): the columns
-        so far, as one batch (its ``score_sample`` numbers samples from the log's first)."""
-        views = {}
-        for name in _GROWN:
-            arr = getattr(b, name)
-            if arr is None:
-                views[name] = None
-                continue
-            views[name] = self._append(name, arr + base if name == "score_sample" else arr)
-        return b._replace(**views)
 
 
 Strings = Any
@@ -754,6 +684,10 @@ def build_part(log: LogData, path: Path, cluster: str | None) -> Part:
     if col.bad is not None:
         raise InputError(f"cannot read as an Inspect log (sample {str(col.bad[0])[:40]!r} has no id or integer epoch)",
                          where)
+    if col.lean:
+        from evaladdon.adapters.inspect_lean import build_lean_part
+
+        return build_lean_part(col, log, path, cluster, result_names)
     batches = col.batches
     items = _cat_strings([b.items for b in batches])
     epochs = _cat(batches, "epochs", np.int64)
@@ -771,8 +705,6 @@ def build_part(log: LogData, path: Path, cluster: str | None) -> Part:
                 icode, iuniq = encoded.indices.to_numpy(zero_copy_only=False), encoded.dictionary
             else:
                 icode, iuniq = None, items
-        elif col.lean:  # label_bytes: codes by sorting (their order does not matter here, only equality)
-            iuniq, icode = np.unique(items, return_inverse=True)
         else:
             import pandas as pd
 
@@ -814,8 +746,7 @@ def build_part(log: LogData, path: Path, cluster: str | None) -> Part:
     clusters = sel(_cat(batches, "clusters", object)) if cluster is not None else None
     # the first kept sample (in table order) whose cluster field or a value fails, as the
     # row builder met them: cluster field first, then the sample's values
-    missing_cluster = b"" if col.lean else None  # label_bytes' None
-    bad_cluster = np.flatnonzero(clusters == missing_cluster) if clusters is not None else np.empty(0, np.int64)
+    bad_cluster = np.flatnonzero(clusters == None) if clusters is not None else np.empty(0, np.int64)  # noqa: E711
     bad_value = np.empty(0, np.int64)
     if col.failed:
         failed = np.zeros(n, dtype=bool)
@@ -836,12 +767,11 @@ def build_part(log: LogData, path: Path, cluster: str | None) -> Part:
     total = int(counts.sum())
     row_sample = np.repeat(np.arange(n_kept), counts)
     metrics = _cat(batches, "metrics", object)
-    raws = _cat(batches, "raws", object) if not col.lean else None
+    raws = _cat(batches, "raws", object)
     values = _cat(batches, "values", float)
     row_errors = _cat(batches, "row_errors", object)
-    lean = col.lean
-    answers = _cat_strings([b.answers for b in batches]) if not lean else None
-    confidences = _cat(batches, "confidences", float) if not lean else None
+    answers = _cat_strings([b.answers for b in batches])
+    confidences = _cat(batches, "confidences", float)
     if kept is not None or not scored.all():
         sample = row_sample if kept is None else kept[row_sample]
         ends = np.cumsum(counts)
@@ -861,21 +791,15 @@ def build_part(log: LogData, path: Path, cluster: str | None) -> Part:
         metrics = take(metrics, known_arr[within[other]] if len(known_arr) else None)
         values = take(values, np.nan)
         row_errors = take(row_errors, reasons)
-        if not lean:
-            raws = take(raws, "")
-            answers = take(_as_objects(answers), None)
-            confidences = take(confidences, np.nan)
+        raws = take(raws, "")
+        answers = take(_as_objects(answers), None)
+        confidences = take(confidences, np.nan)
     declared, basis = _declared(header) if _samples_logged(log) else (None, "")
     incomplete = None
     if declared is not None and declared > n_kept:
         incomplete = {"declared": declared, "read": n_kept, "missing": declared - n_kept, "basis": basis}
     per_row = (lambda a: _take_strings(a, row_sample)) if not (n_kept == total and kept is None and scored.all()
                                                 and bool((nrows_all == 1).all())) else (lambda a: a)
-    if lean:
-        return Part(where, _run_of(spec), str(spec.get("task")), str(spec.get("model")), total, metrics,
-                    per_row(kept_items), per_row(kept_epochs), values, None, row_errors, None, None,
-                    per_row(clusters) if clusters is not None else None, None, None, {}, row_sample, n_kept,
-                    list(_CANONICAL), _notes(path, log, header, n_kept, n_dup), incomplete, lean=True)
     hashes = sel(_cat_strings([b.hashes for b in batches]))
     labels = sel(_cat_strings([b.labels for b in batches]))
 

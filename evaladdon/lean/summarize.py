@@ -12,9 +12,13 @@ One reader, two consumers: the records come from the same native reader
 (:mod:`evaladdon.adapters.inspect_native`) into a ``Collector(lean=True)``
 (:mod:`evaladdon.adapters.inspect_rows`), whose :func:`~evaladdon.adapters.inspect_rows.build_part`
 applies the same rules (duplicates, unscored rows, score-name order, errors and limits,
-notes, incomplete logs) to columns of numbers: per row the metric (a shared ``str``), the
-value (float64), the error (a shared ``str`` or ``None``), the sample's id and cluster as
-fixed-width bytes (:func:`~evaladdon.adapters.inspect_rows.label_bytes`) and its epoch.  Run
+notes, incomplete logs) to columns of numbers (:mod:`evaladdon.adapters.inspect_lean`): per
+row the value (float64), the sample's id as fixed-width bytes
+(:func:`~evaladdon.adapters.inspect_rows.label_bytes`), and as narrow integers its epoch and
+the codes of its metric, error and cluster (~26 bytes a row for short ids).  Each group's
+arrays are made from them a block at a time (:func:`_first_appearance_codes`), and a log's
+columns are let go as its last group takes them, so the peak is the statistics' own
+arrays (value, item and cluster codes: 24 bytes a row, and ``estimate_mean``'s temporaries).  Run
 naming (``NAME=PATH``, equal run ids of different files) is ``read_runs``' own
 (``name_runs``/``separate_runs``), labels :func:`evaladdon.run_names.labels_of`, and
 the statistics :func:`evaladdon.summary.summarize_groups`, fed first-appearance integer
@@ -99,12 +103,133 @@ def _first_codes(labels: np.ndarray) -> tuple[np.ndarray, int]:
     return codes, len(uniques)
 
 
+def _metric_rows(p: Any, metric: str | None) -> dict[str, np.ndarray | None]:
+    """A log's rows of each metric (``None``: all its rows), metrics in order of first appearance."""
+    codes = p.metric_codes
+    if metric is not None:
+        if metric not in p.metric_names:
+            return {}
+        rows = np.flatnonzero(codes == p.metric_names.index(metric))
+        return {metric: None if len(rows) == p.n else rows} if len(rows) else {}
+    if len(p.metrics) == 1:
+        return {str(p.metrics[0]): None}
+    inverse = codes.astype(np.intp)
+    order = np.argsort(inverse, kind="stable")
+    split = np.split(order, np.cumsum(np.bincount(inverse, minlength=len(p.metric_names)))[:-1])
+    del inverse, order
+    return {name: split[p.metric_names.index(name)] for name in p.metrics}
+
+
+def _first_appearance_codes(codes: np.ndarray, good: np.ndarray | None, k: int | None = None) -> np.ndarray:
+    """Codes 0, 1, ... in order of first appearance among the ``good`` rows (all rows when
+    ``None``) of non-negative integer ``codes`` below ``k`` (``pd.factorize`` of the good
+    rows' labels, at those rows; the other rows keep some code no statistic reads): a
+    block of rows at a time, no sort of every row."""
+    from evaladdon.adapters.inspect_lean import first_positions
+
+    if k is None:
+        k = int(codes.max()) + 1 if len(codes) else 0
+    first = first_positions(codes, k, good)
+    present = np.flatnonzero(first < len(codes))
+    rank = np.full(k + 1, -1, dtype=np.int64)  # (rank[-1]: a missing code stays -1)
+    rank[present[np.argsort(first[present], kind="stable")]] = np.arange(len(present))
+    return rank[codes]
+
+
+def _group_arrays(run: str, task: str, m: str, pieces: list[tuple[Any, np.ndarray | None]],
+                  cluster: str | None, done: list[Any]) -> Any:
+    """One group's :class:`~evaladdon.summary.GroupArrays` from the rows of its logs: item and
+    cluster codes in order of first appearance among the usable rows (what ``summarize_table``
+    passes), errors as codes (:class:`~evaladdon.adapters.inspect_lean.CodedTexts`).  The
+    columns of the logs in ``done`` (no later group reads them) are let go as soon as they
+    are taken, so that the group's codes do not come on top of them."""
+    from evaladdon.adapters.inspect_lean import CodedTexts
+    from evaladdon.summary import GroupArrays
+
+    def cat(attr: str) -> np.ndarray:
+        got = [getattr(p, attr) if rows is None else getattr(p, attr)[rows] for p, rows in pieces]
+        return got[0] if len(got) == 1 else np.concatenate(got)
+
+    def drop(*attrs: str) -> None:
+        for p in done:
+            for attr in attrs:
+                setattr(p, attr, None)
+
+    one = len(pieces) == 1
+    values = cat("values")
+    n = len(values)
+    if one:
+        error_codes, texts = cat("errors"), pieces[0][0].error_texts
+    else:  # the logs' codes as codes into the texts of all of them
+        texts_of: dict[str, int] = {}
+        got = []
+        for p, rows in pieces:
+            remap = np.array([texts_of.setdefault(t, len(texts_of)) for t in p.error_texts] + [-1], dtype=np.int64)
+            got.append(remap[p.errors if rows is None else p.errors[rows]])
+        error_codes, texts = np.concatenate(got), tuple(texts_of)
+    drop("values", "metric_codes")
+    has_error = error_codes >= 0
+    good = np.isfinite(values)
+    good &= ~has_error
+    n_good = int(good.sum())
+    all_good = n_good == n
+    if one:
+        # one log: its kept samples have distinct (item, epoch) (build_part), and a sample's
+        # rows are adjacent, so a repeated key is a sample with two rows of this metric
+        samples = cat("row_sample") if pieces[0][0].row_sample is not None else None
+        if samples is not None and len(samples) > 1 and bool((samples[1:] == samples[:-1]).any()):
+            raise NotLean(f"run {run!r}, task {task!r}, metric {m!r}: a repeated (item, epoch) "
+                          "(validate reports it)")
+        del samples
+        drop("row_sample")
+        epochs = cat("epochs")
+        if pieces[0][0].item_codes is None or bool((epochs == epochs[0]).all()):
+            # distinct ids, or one epoch: every row its own item
+            codes = np.arange(n, dtype=np.int64) if all_good else np.cumsum(good, dtype=np.int64)
+            if not all_good:
+                codes -= 1  # (rows left out keep a code no statistic reads)
+        else:
+            codes = _first_appearance_codes(cat("item_codes"), None if all_good else good)
+        del epochs
+    else:
+        epochs = cat("epochs")
+        item_codes, _ = _first_codes(cat("items"))
+        key = item_codes * (int(epochs.max()) + 1) + epochs
+        del epochs
+        if np.unique(key).size < key.size:
+            raise NotLean(f"run {run!r}, task {task!r}, metric {m!r}: a repeated (item, epoch) "
+                          "(validate reports it)")
+        del key
+        codes = np.zeros(n, dtype=np.int64)
+        codes[good] = _first_codes(item_codes[good])[0]
+        del item_codes
+    drop("items", "item_codes", "epochs", "row_sample")
+    if cluster is not None and all(p.clusters is not None for p, _ in pieces):
+        if one:
+            local, k = cat("clusters"), len(pieces[0][0].cluster_names)
+        else:  # the logs' codes as codes into the labels of all of them
+            labels_of: dict[str, int] = {}
+            got = []
+            for p, rows in pieces:
+                remap = np.array([labels_of.setdefault(t, len(labels_of)) for t in p.cluster_names] + [-1],
+                                 dtype=np.int64)
+                got.append(remap[p.clusters if rows is None else p.clusters[rows]])
+            local, k = np.concatenate(got), len(labels_of)
+        clusters = _first_appearance_codes(local, None if all_good else good, k)
+        del local
+    else:  # no cluster: -1 for every row, as a read-only view of one value
+        clusters = np.broadcast_to(np.int64(-1), (n,))
+    drop("clusters", "errors")
+    return GroupArrays(run, task, pieces[0][0].model, m, values, has_error, CodedTexts(error_codes, texts), codes,
+                       clusters)
+
+
 def _summarize(args: argparse.Namespace) -> LeanResult:
     from evaladdon.adapters import Loaded, _progress, inputs, name_runs, separate_runs
     from evaladdon.adapters.inspect_log import read_inspect_log
     from evaladdon.cli.options import show_progress
     from evaladdon.run_names import labels_of
-    from evaladdon.summary import GroupArrays, summarize_groups
+    from evaladdon.summary import summarize_groups
 
     cluster = getattr(args, "cluster", None)
     metric = getattr(args, "metric", None)
@@ -127,7 +252,7 @@ def _summarize(args: argparse.Namespace) -> LeanResult:
         raise NotLean("no rows (read_runs reports it)")
     if any(p.n and int(p.epochs.min()) < 1 for p in parts):
         raise NotLean("an epoch below 1 (validate reports it)")
-    if metric is not None and not any(p.n and bool((p.metrics == metric).any()) for p in parts):
+    if metric is not None and not any(p.n and metric in p.metrics for p in parts):
         raise NotLean(f"no rows with metric {metric!r} (check_metric reports it)")
     user_named = set(name_of.values())
     runs = dict.fromkeys(p.run for p in parts if p.n)
@@ -140,65 +265,25 @@ def _summarize(args: argparse.Namespace) -> LeanResult:
     for p in parts:
         if not p.n:
             continue
-        metrics = p.metrics
-        rows_of: dict[str, np.ndarray | None]
-        if metric is not None:
-            rows = np.flatnonzero(metrics == metric)
-            if not len(rows):
-                continue
-            rows_of = {metric: None if len(rows) == p.n else rows}  # None: every row of the log (a view, no copy)
-        elif bool((metrics == metrics[0]).all()):
-            rows_of = {str(metrics[0]): None}
-        else:
-            uniq, first, inverse = np.unique(metrics, return_index=True, return_inverse=True)
-            inverse = inverse.reshape(-1)
-            order = np.argsort(inverse, kind="stable")
-            split = np.split(order, np.cumsum(np.bincount(inverse, minlength=len(uniq)))[:-1])
-            rows_of = {str(uniq[k]): split[k] for k in np.argsort(first, kind="stable")}
+        rows_of = _metric_rows(p, metric)
+        if not rows_of:
+            continue
         label_rows.append((p.run, p.model, p.task, p.source))
         for m, rows in rows_of.items():
             groups.setdefault((p.run, p.task, m), []).append((p, rows))
     labels = labels_of(label_rows, names)
     sources_of: dict[tuple[str, str, str], list[str]] = {}
+    last_group = {id(p): k for k, pieces in enumerate(groups.values()) for p, _ in pieces}
+    del parts, p
 
     def arrays() -> Any:
-        for (run, task, m), pieces in groups.items():
+        for k, ((run, task, m), pieces) in enumerate(groups.items()):
             sources_of[(run, task, m)] = list(dict.fromkeys(p.source for p, _ in pieces))
-
-            def cat(attr: str) -> np.ndarray:
-                got = [getattr(p, attr) if rows is None else getattr(p, attr)[rows] for p, rows in pieces]
-                return got[0] if len(got) == 1 else np.concatenate(got)
-
-            values, error, epochs = cat("values"), cat("errors"), cat("epochs")
-            has_error = np.asarray(error != None, dtype=bool)  # noqa: E711 - None or a str, elementwise
-            good = ~(has_error | ~np.isfinite(values))
-            n_good = int(good.sum())
-            codes = np.zeros(len(values), dtype=np.int64)
-            if len(pieces) == 1:
-                # one log: its kept samples have distinct (item, epoch) (build_part), and a sample's
-                # rows are adjacent, so a repeated key is a sample with two rows of this metric
-                samples = cat("row_sample")
-                if len(samples) > 1 and bool((samples[1:] == samples[:-1]).any()):
-                    raise NotLean(f"run {run!r}, task {task!r}, metric {m!r}: a repeated (item, epoch) "
-                                  "(validate reports it)")
-                del samples
-                if len(epochs) and bool((epochs == epochs[0]).all()):  # one epoch: every row its own item
-                    codes[good] = np.arange(n_good)
-                else:
-                    codes[good] = _first_codes(cat("items")[good])[0]
-            else:
-                item_codes, _ = _first_codes(cat("items"))
-                key = item_codes * (int(epochs.max()) + 1) + epochs
-                if np.unique(key).size < key.size:
-                    raise NotLean(f"run {run!r}, task {task!r}, metric {m!r}: a repeated (item, epoch) "
-                                  "(validate reports it)")
-                del key
-                codes[good] = _first_codes(item_codes[good])[0]
-                del item_codes
-            clusters = np.full(len(values), -1, dtype=np.int64)
-            if cluster is not None and all(p.clusters is not None for p, _ in pieces):
-                clusters[good] = _first_codes(cat("clusters")[good])[0]
-            yield GroupArrays(run, task, pieces[0][0].model, m, values, has_error, error, codes, clusters)
+            # a log's columns go as soon as its last group has taken them
+            group = _group_arrays(run, task, m, pieces, cluster, [p for p, _ in pieces if last_group[id(p)] == k])
+            pieces.clear()
+            yield group
+            del group
 
     summaries = summarize_groups(arrays(), labels, level=args.level, method=args.method,
                                  cluster_method=args.cluster_method, notes=notes)

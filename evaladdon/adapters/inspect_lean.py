@@ -1,0 +1,505 @@
+"""The numbers of an Inspect log for the pandas-free summarize (``Collector(lean=True)``).
+
+:class:`~evaladdon.adapters.inspect_rows.Collector` hands a lean collector's records to
+:func:`flush_lean`, and :func:`~evaladdon.adapters.inspect_rows.build_part` hands its
+columns to :func:`build_lean_part`; the rules are the table path's (module docstring of
+:mod:`evaladdon.adapters.inspect_rows`: last record of an ``(id, epoch)`` wins at the place
+of its first, unscored samples get a row per known score name, the same error precedence),
+and ``tests/test_lean_summarize.py`` holds the output of both paths byte for byte equal.
+
+What a sample costs (a streamed ``.json`` log of any size keeps only this; a 200,000-sample
+log of short ids ~26 bytes a sample):
+
+- its id as :func:`~evaladdon.adapters.inspect_rows.label_bytes` (the id's UTF-8 plus one
+  byte, or a 21-byte digest past 64 bytes; exact ids, not hashes of short ones: a collision
+  would change a number);
+- every small integer at the narrowest width that holds what the log has so far (int8,
+  widened when a larger one arrives, in chunks: :class:`Grown`): the epoch, the rows and scores of the
+  sample, the code of its metric, of its error or limit reason and of its cluster;
+  texts that repeat (metric names, error reasons, cluster labels) once per log, in
+  :class:`Texts` (a distinct cluster label costs a ``str`` and a dict entry, ~100 bytes:
+  a log with as many clusters as samples grows by that much a sample);
+- its value as float64 (exact).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import numpy as np
+
+from evaladdon.adapters.inspect_rows import (_BIG_INT, _CANONICAL, _GRADES, _NOT_SCALAR, _WORDS, Part, _declared,
+                                             _notes, _run_of, _samples_logged, dotted, label_bytes)
+from evaladdon.adapters.scores import coerce_values
+from evaladdon.errors import InputError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from evaladdon.adapters.inspect_rows import Collector, LogData, SampleRecord
+
+SAMPLE_ERROR = "sample error"
+UNSCORED = "unscored sample"
+
+
+class Texts:
+    """Distinct texts of a log (metric names, error reasons, cluster labels) and their codes
+    0, 1, ... in order of first appearance; -1 stands for none."""
+
+    def __init__(self) -> None:
+        self.code: dict[str, int] = {}
+
+    def __call__(self, text: str) -> int:
+        c = self.code.get(text)
+        if c is None:
+            c = self.code[text] = len(self.code)
+        return c
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(self.code)
+
+    def of_objects(self, texts: np.ndarray) -> np.ndarray:
+        """Codes (int64, -1 for ``None``) of an object array of ``str``/``None`` with few distinct values."""
+        out = np.full(len(texts), -1, dtype=np.int64)
+        has = np.asarray(texts != None, dtype=bool)  # noqa: E711 - elementwise
+        if has.any():
+            uniq, inverse = np.unique(texts[has], return_inverse=True)
+            out[has] = np.array([self(str(u)) for u in uniq], dtype=np.int64)[inverse.reshape(-1)]
+        return out
+
+
+def narrow(a: np.ndarray) -> np.ndarray:
+    """Integers at the narrowest signed width that holds them (int8 ... int64)."""
+    if a.size == 0:
+        return a.astype(np.int8)
+    lo, hi = int(a.min()), int(a.max())
+    for dtype in (np.int8, np.int16, np.int32):
+        info = np.iinfo(dtype)
+        if info.min <= lo and hi <= info.max:
+            return a.astype(dtype)
+    return a.astype(np.int64, copy=False)
+
+
+class Columns(NamedTuple):
+    """A lean log's columns (per sample, per score, per row)."""
+
+    # per sample
+    items: np.ndarray  # label_bytes of str(id)
+    epochs: np.ndarray  # narrow int
+    scored: np.ndarray  # bool: has a non-empty scores dict
+    nrows: np.ndarray  # narrow int: rows of a scored sample
+    nscores: np.ndarray  # narrow int: scores of the sample
+    reasons: np.ndarray  # narrow int: code in Collector.lean_texts of "sample error" / "limit reached (...)", -1 none
+    clusters: np.ndarray | None  # narrow int: code in Collector.lean_clusters, -1 where missing or not a scalar
+    # per score (the order score names first appear in)
+    score_name: np.ndarray  # narrow int: code in Collector.names
+    # per row (scored samples only)
+    metrics: np.ndarray  # narrow int: code in Collector.lean_metrics
+    values: np.ndarray  # float64 (NaN where the row has a reason)
+    row_errors: np.ndarray  # narrow int: code in Collector.lean_texts, -1 none
+
+
+CHUNK = 1 << 16
+"""Rows of one chunk of a lean column (:class:`Grown`)."""
+
+
+class Grown:
+    """A lean :class:`Collector`'s columns as they arrive: each a list of fixed chunks of
+    :data:`CHUNK` rows, filled in place, made one array each at the end (a chunk at a time,
+    each freed as it is copied), and widened chunk by chunk when a batch needs more room
+    per value (a longer id, a larger code).
+
+    Why chunks and not one array grown by a factor: growing copies the column next to
+    itself (old and new at once) and leaves the freed smaller arrays as holes in the heap
+    (~30-50 bytes a sample more peak RSS at 200,000 samples of UUID ids); a chunk is filled
+    once and never moved, and the pages of a chunk not yet filled are not resident."""
+
+    def __init__(self) -> None:
+        self.chunks: dict[str, list[np.ndarray]] = {}
+        self.fill: dict[str, int] = {}  # rows in the last chunk of each column
+        self.size: dict[str, int] = {}
+
+    def _append(self, name: str, arr: np.ndarray) -> None:
+        chunks = self.chunks.setdefault(name, [])
+        m = len(arr)
+        at = 0
+        while at < m:
+            f = self.fill.get(name, CHUNK)
+            if f == CHUNK:
+                chunks.append(np.empty(CHUNK, dtype=arr.dtype))
+                f = 0
+            last = chunks[-1]
+            if not np.can_cast(arr.dtype, last.dtype, "safe"):
+                wide = np.empty(CHUNK, dtype=np.promote_types(last.dtype, arr.dtype))
+                wide[:f] = last[:f]
+                chunks[-1] = last = wide
+            k = min(CHUNK - f, m - at)
+            last[f:f + k] = arr[at:at + k]
+            self.fill[name] = f + k
+            at += k
+        self.size[name] = self.size.get(name, 0) + m
+
+    def add(self, b: Columns) -> None:
+        for name in Columns._fields:
+            arr = getattr(b, name)
+            if arr is not None:
+                self._append(name, arr)
+
+    def _parts(self, name: str) -> list[np.ndarray]:
+        chunks = self.chunks.get(name, [])
+        return [c if i < len(chunks) - 1 else c[:self.fill[name]] for i, c in enumerate(chunks)]
+
+    def batches(self) -> list[Any]:
+        """The ids and epochs so far, a chunk at a time (views: drop them before :meth:`columns`)."""
+        return [Columns(i, e, *(None,) * (len(Columns._fields) - 2))
+                for i, e in zip(self._parts("items"), self._parts("epochs"))]
+
+    def columns(self, clustered: bool) -> Columns:
+        """The columns as one array each; the chunks are let go (call once, at the end)."""
+        out = {}
+        for name in Columns._fields:
+            if name == "clusters" and not clustered:
+                out[name] = None
+                continue
+            parts = self._parts(name)
+            default = np.float64 if name == "values" else "S1" if name == "items" else bool if name == "scored" \
+                else np.int8
+            if len(parts) <= 1:
+                out[name] = parts[0] if parts else np.empty(0, dtype=default)
+            else:
+                dtype = parts[0].dtype
+                for p in parts[1:]:
+                    dtype = np.promote_types(dtype, p.dtype)
+                col = np.empty(self.size[name], dtype=dtype)
+                chunks = self.chunks[name]
+                at = 0
+                for i, p in enumerate(parts):
+                    col[at:at + len(p)] = p
+                    at += len(p)
+                    parts[i] = chunks[i] = None  # type: ignore[call-overload]
+                    del p
+                out[name] = col
+            self.chunks.pop(name, None)
+        return Columns(**out)
+
+
+def flush_lean(col: Collector, recs: list[SampleRecord]) -> None:
+    """Records -> the lean columns of ``col`` (one pass over the samples, then arrays)."""
+    m = len(recs)
+    base = col.n
+    cluster = col.cluster
+    names = col.names
+    metric_code = col.lean_metric_codes  # (score name, key) -> code
+    metric_of = col.lean_metrics
+    texts = col.lean_texts
+    cluster_of = col.lean_clusters
+    items: list[str] = []
+    epochs: list[int] = []
+    scored = np.zeros(m, dtype=bool)
+    nrows = np.zeros(m, dtype=np.int64)
+    nscores = np.zeros(m, dtype=np.int64)
+    reasons = np.full(m, -1, dtype=np.int64)
+    clusters = np.full(m, -1, dtype=np.int64) if cluster is not None else None
+    score_name: list[int] = []
+    metrics: list[int] = []
+    convert: list[Any] = []
+    row_sample: list[int] = []
+    for j, r in enumerate(recs):
+        epoch = r.epoch
+        if isinstance(epoch, bool) or not isinstance(epoch, int) or r.id is None:
+            col.bad = (r.id,)  # reported by build_part; nothing after it matters
+            col.lean_columns = None
+            col.batches = []
+            return
+        items.append(str(r.id))
+        epochs.append(epoch)
+        sc = r.scores
+        if r.error:
+            reasons[j] = texts(SAMPLE_ERROR)
+        elif r.limit is not None and not sc:
+            reasons[j] = texts(f"limit reached ({r.limit})")
+        if clusters is not None:
+            cv = dotted(r.metadata, cluster)  # type: ignore[arg-type]
+            if cv is not None and not isinstance(cv, (dict, list)):
+                clusters[j] = cluster_of(str(cv))
+        if not sc:
+            continue
+        scored[j] = True
+        nscores[j] = len(sc)
+        k0 = len(metrics)
+        for name, s in sc.items():
+            code = names.get(name)
+            if code is None:
+                code = names[name] = len(names)
+            score_name.append(code)
+            value = s.value
+            pairs = value.items() if isinstance(value, dict) else ((None, value),)
+            for key, v in pairs:
+                mc = metric_code.get((name, key))
+                if mc is None:
+                    mc = metric_code[(name, key)] = metric_of(name if key is None else f"{name}/{key}")
+                if isinstance(v, str):
+                    c = _GRADES.get(v)
+                    if c is None:
+                        c = _WORDS.get(v.lower(), v)
+                elif isinstance(v, (list, tuple, dict)):
+                    c = _NOT_SCALAR
+                    try:
+                        str(v)  # the table path makes its raw text: fail here, for this sample
+                    except Exception as exc:  # noqa: BLE001 - raised later if the sample is kept
+                        col.failed.setdefault(base + j, exc)
+                        c = None
+                else:
+                    c = v
+                    if type(v) is int and not -_BIG_INT < v < _BIG_INT:
+                        try:
+                            float(v)  # OverflowError, as coerce_scores would raise it
+                        except Exception as exc:  # noqa: BLE001 - raised later if the sample is kept
+                            col.failed.setdefault(base + j, exc)
+                            c = None
+                metrics.append(mc)
+                convert.append(c)
+                row_sample.append(j)
+        nrows[j] = len(metrics) - k0
+    if metrics:
+        values, value_error = coerce_values(convert)  # NeedsStringKernels for a non-ASCII string
+        rows = np.asarray(row_sample, dtype=np.int64)
+        row_reason = reasons[rows]
+        has = row_reason >= 0
+        values[has] = np.nan
+        row_errors = np.where(has, row_reason, texts.of_objects(value_error))
+    else:
+        values, row_errors = np.empty(0), np.empty(0, dtype=np.int8)
+    ep = np.array(epochs, dtype=np.int64)
+    if len(ep) and (int(ep.min()) < -2**31 or int(ep.max()) >= 2**31):
+        raise OverflowError("an epoch past 2**31")  # the table path reads such a log
+    if col.lean_columns is None:
+        col.lean_columns = Grown()
+    col.lean_columns.add(Columns(
+        label_bytes(items), narrow(ep), scored, narrow(nrows), narrow(nscores), narrow(reasons),
+        narrow(clusters) if clusters is not None else None, narrow(np.array(score_name, dtype=np.int64)),
+        narrow(np.array(metrics, dtype=np.int64)), values, narrow(row_errors)))
+    col.batches = col.lean_columns.batches()  # items and epochs so far (read by the .eval reader)
+    col.n += m
+
+
+@dataclass
+class CodedTexts:
+    """An error column as codes into a log's texts: indexing it (``error[mask]``, all
+    :func:`evaladdon.summary.unusable` does with it) gives the object array of ``str``/``None``
+    the table's ``error`` column would, for those rows only (no object array of every row)."""
+
+    codes: np.ndarray  # -1: none
+    texts: tuple[str, ...]
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def __getitem__(self, key: Any) -> np.ndarray:
+        table = np.empty(len(self.texts) + 1, dtype=object)
+        table[1:] = self.texts
+        return table[self.codes[key].astype(np.int64) + 1]
+
+
+def _label_text(b: bytes) -> str:
+    """The text of a :func:`label_bytes` element (for a message; a digest of a long text as hex)."""
+    b = bytes(b)
+    return "<" + b[1:].hex() + ">" if b[:1] == b"\xff" else b[:-1].decode("utf-8", "surrogatepass")
+
+
+def build_lean_part(col: Collector, log: LogData, path: Path, cluster: str | None, result_names: list[str]) -> Any:
+    """:func:`~evaladdon.adapters.inspect_rows.build_part` of a lean collector: a
+    :class:`LeanPart` (the same rows as the table path's part, as numbers and codes)."""
+    where = str(path)
+    header = log.header
+    spec = header.get("eval") or {}
+    col.batches = []  # (its views would keep the chunks alive)
+    g = (col.lean_columns or Grown()).columns(cluster is not None)
+    col.lean_columns = None
+    items, epochs = g.items, g.epochs
+    n = len(items)
+
+    # (id, epoch) keys; the last record of a key wins, at the place of its first record
+    kept: np.ndarray | None = None
+    icode: np.ndarray | None = None  # per sample: a code of its id (None: every id distinct)
+    if n > 1:
+        order = np.argsort(items, kind="stable")  # equal ids together, in record order
+        same = _same_as_previous(items, order)
+        if same.any():
+            icode = np.empty(n, dtype=np.int32 if n < 2**31 else np.int64)
+            icode[order[0]] = 0
+            icode[order[1:]] = np.cumsum(~same, dtype=icode.dtype)
+            e = epochs[order]
+            if not bool((~same | (e[1:] > e[:-1])).all()):  # (each id's epochs rising in record order: no key twice)
+                lo = int(epochs.min())
+                key = icode.astype(np.int64) * (int(epochs.max()) - lo + 1) + (epochs.astype(np.int64) - lo)
+                _, first = np.unique(key, return_index=True)
+                if len(first) < n:
+                    _, last_rev = np.unique(key[::-1], return_index=True)
+                    kept = (n - 1 - last_rev)[np.argsort(first, kind="stable")]
+                del key, first
+            del e
+        del order, same
+    n_kept = n if kept is None else len(kept)
+    n_dup = n - n_kept
+
+    def sel(a: np.ndarray) -> np.ndarray:
+        return a if kept is None else a[kept]
+
+    # score names: the log's results first, then as they first appear in the kept samples
+    known = list(dict.fromkeys(result_names))
+    seen = set(known)
+    names = list(col.names)
+    if kept is None:
+        first_seen: Any = range(len(names))
+    else:
+        position = np.full(n, -1, dtype=np.int64)
+        position[kept] = np.arange(n_kept)
+        pos = position[np.repeat(np.arange(n), g.nscores.astype(np.int64))]
+        keep = pos >= 0
+        seq = g.score_name[keep][np.argsort(pos[keep], kind="stable")]
+        uniq, at = np.unique(seq, return_index=True)
+        first_seen = [int(c) for c in uniq[np.argsort(at)]]
+        del position, pos, keep, seq
+    for c in first_seen:
+        if names[c] not in seen:
+            seen.add(names[c])
+            known.append(names[c])
+    texts = col.lean_texts
+    if n_kept and not known:
+        code = texts.code.get(SAMPLE_ERROR)
+        n_err = int((sel(g.reasons) == code).sum()) if code is not None else 0
+        raise InputError(f"no scores in this log ({n_kept} sample(s), none scored"
+                         + (f", {n_err} with errors" if n_err else "") + ")", where)
+
+    kept_items, kept_epochs = sel(items), sel(epochs)
+    clusters = sel(g.clusters) if cluster is not None and g.clusters is not None else None
+    # the first kept sample (in table order) whose cluster field or a value fails, as the
+    # table path meets them: cluster field first, then the sample's values
+    bad_cluster = np.flatnonzero(clusters < 0) if clusters is not None else np.empty(0, np.int64)
+    bad_value = np.empty(0, np.int64)
+    if col.failed:
+        failed = np.zeros(n, dtype=bool)
+        failed[list(col.failed)] = True
+        bad_value = np.flatnonzero(sel(failed))
+    if len(bad_cluster) and (not len(bad_value) or bad_cluster[0] <= bad_value[0]):
+        j = int(bad_cluster[0])
+        raise InputError(f"sample {_label_text(kept_items[j])!r} (epoch {int(kept_epochs[j])}) has no scalar "
+                         f"metadata field {cluster!r} to cluster on", where)
+    if len(bad_value):
+        j = int(bad_value[0])
+        raise col.failed[int(j if kept is None else kept[j])]
+
+    # rows: a scored sample's own rows, an unscored one a row per known score name
+    scored = sel(g.scored)
+    one_row_each = kept is None and bool(scored.all()) and bool((g.nrows == 1).all())
+    metrics, values, row_errors = g.metrics, g.values, g.row_errors
+    row_sample: np.ndarray | None = None  # None: row i is kept sample i
+    total = n_kept
+    if not one_row_each:
+        counts = np.where(scored, sel(g.nrows).astype(np.int64), len(known))
+        total = int(counts.sum())
+        row_sample = np.repeat(np.arange(n_kept), counts)
+        if kept is not None or not scored.all():
+            sample = row_sample if kept is None else kept[row_sample]
+            ends = np.cumsum(counts)
+            within = np.arange(total) - np.repeat(ends - counts, counts)
+            own = g.scored[sample]
+            nr = g.nrows.astype(np.int64)
+            src = np.where(own, (np.cumsum(nr) - nr)[sample] + within, 0)
+            del sample, ends, nr
+            other = ~own
+            known_codes = np.array([col.lean_metrics(k) for k in known], dtype=np.int64)
+            reasons = sel(g.reasons)[row_sample[other]].astype(np.int64)
+            reasons[reasons < 0] = texts(UNSCORED)
+
+            def take(a: np.ndarray, fill: Any) -> np.ndarray:
+                out = a[src] if len(a) else np.empty(total, dtype=a.dtype)
+                if out.dtype.kind == "i":
+                    out = out.astype(np.int64, copy=False)
+                out[other] = fill
+                return narrow(out) if out.dtype.kind == "i" else out
+
+            metrics = take(metrics, known_codes[within[other]] if len(known_codes) else -1)
+            values = take(values, np.nan)
+            row_errors = take(row_errors, reasons)
+            del src, other, within, own, reasons
+    per_row = (lambda a: a) if row_sample is None else (lambda a: a[row_sample])
+    declared, basis = _declared(header) if _samples_logged(log) else (None, "")
+    incomplete = None
+    if declared is not None and declared > n_kept:
+        incomplete = {"declared": declared, "read": n_kept, "missing": declared - n_kept, "basis": basis}
+    item_codes = per_row(sel(icode)) if icode is not None else None
+    del icode
+    metric_names = col.lean_metrics.names()
+    present = _first_seen_codes(metrics, len(metric_names))
+    return LeanPart(where, _run_of(spec), str(spec.get("task")), str(spec.get("model")), total,
+                    np.array([metric_names[c] for c in present], dtype=object), per_row(kept_items),
+                    per_row(kept_epochs), values, None, row_errors, None, None,
+                    per_row(clusters) if clusters is not None else None, None, None, {}, row_sample, n_kept,
+                    list(_CANONICAL), _notes(path, log, header, n_kept, n_dup), incomplete, True,
+                    metric_codes=metrics, metric_names=metric_names, error_texts=texts.names(),
+                    cluster_names=col.lean_clusters.names(), item_codes=item_codes)
+
+
+def _same_as_previous(items: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """``s[1:] == s[:-1]`` of ``s = items[order]``, a block at a time (no sorted copy of the
+    ids: 37 bytes a sample for a UUID)."""
+    same = np.empty(max(len(order) - 1, 0), dtype=bool)
+    for at in range(0, len(same), _BLOCK):
+        s = items[order[at:at + _BLOCK + 1]]
+        same[at:at + len(s) - 1] = s[1:] == s[:-1]
+    return same
+
+
+def _first_seen_codes(codes: np.ndarray, k: int) -> list[int]:
+    """The distinct codes (0..k-1) of ``codes`` in order of first appearance."""
+    if not len(codes):
+        return []
+    first = first_positions(codes, k)
+    present = np.flatnonzero(first < len(codes))
+    return [int(c) for c in present[np.argsort(first[present], kind="stable")]]
+
+
+_BLOCK = 1 << 16
+"""Rows :func:`first_positions` looks at a time (its temporaries: ~20 bytes a row of a block)."""
+
+
+def first_positions(codes: np.ndarray, k: int, mask: np.ndarray | None = None) -> np.ndarray:
+    """For each code 0..k-1 the first position where it occurs in ``codes`` (among the rows
+    where ``mask`` is true; codes below 0 never count), ``len(codes)`` where it does not: a
+    block of rows at a time, so no temporary of every row."""
+    n = len(codes)
+    first = np.full(k, n, dtype=np.int64)
+    for at in range(0, n, _BLOCK):
+        block = codes[at:at + _BLOCK]
+        if mask is None and len(block) and int(block.min()) >= 0:
+            uniq, pos = np.unique(block, return_index=True)
+        else:
+            ok = block >= 0
+            if mask is not None:
+                ok &= mask[at:at + _BLOCK]
+            where = np.flatnonzero(ok)
+            if not len(where):
+                continue
+            uniq, pos = np.unique(block[where], return_index=True)
+            pos = where[pos]
+        first[uniq] = np.minimum(first[uniq], pos + at)
+    return first
+
+
+@dataclass
+class LeanPart(Part):
+    """A lean log's rows: ``metrics`` holds the distinct metric names in order of first
+    appearance (what :func:`evaladdon.adapters.separate_runs` reads), ``metric_codes`` the
+    metric of each row (a code in ``metric_names``), ``errors`` each row's error reason as a
+    code in ``error_texts`` (-1 none), ``clusters`` codes in ``cluster_names``, ``items`` the
+    ids as :func:`~evaladdon.adapters.inspect_rows.label_bytes` and ``item_codes`` codes of
+    them (equal ids, equal codes; ``None`` when every row's id is its own), ``row_sample``
+    ``None`` when row i is kept sample i."""
+
+    metric_codes: np.ndarray = field(default_factory=lambda: np.empty(0, np.int8))
+    metric_names: tuple[str, ...] = ()
+    error_texts: tuple[str, ...] = ()
+    cluster_names: tuple[str, ...] = ()
+    item_codes: np.ndarray | None = None
