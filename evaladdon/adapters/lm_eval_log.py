@@ -395,15 +395,19 @@ def _gold_index(target: Any, choices: list[str] | None, n: int) -> int | None:
 _BATCH = 1024
 """Records between two tries of :func:`_fast_schema` while no regular record was seen."""
 
-_FIRST, _SECOND = itemgetter(0), itemgetter(1)
+_FIRST = itemgetter(0)
+_SCALARS = frozenset((str, int, float, bool))
+"""Types of a usable cluster value among those JSON parsers give (not None, dict or list)."""
 
 
 FAST_RECORDS = True
 """Read regular records through :func:`_fast_schema`'s itemgetter (False: every record through
 the general loop of :func:`_extract`, the reference ``tests/test_lm_eval_fast.py`` compares with)."""
 
-_FLUSH = 1024
-"""Multiple-choice records of the fast path whose log-likelihoods are converted together."""
+_FLUSH = 256
+"""Multiple-choice records of the fast path whose log-likelihoods are converted together.  Small
+enough that the records' ``filtered_resps`` held until then stay in the CPU caches: 1,024 cost
+~40% more last-level cache misses in the whole read (cachegrind, 5,000 docs)."""
 
 
 def _metric_of(name: Any, filt: str, metric_key: dict[str, dict[str, str]]) -> str:
@@ -420,36 +424,40 @@ def _metric_of(name: Any, filt: str, metric_key: dict[str, dict[str, str]]) -> s
     return metric
 
 
-def _fast_schema(r: Any) -> tuple[Any, list[str], bool] | None:
+def _fast_schema(r: Any, with_doc: bool = False) -> tuple[Any, list[str], bool] | None:
     """The fields of a regular record (lm-eval 0.4.7+: a ``metrics`` list of names, a string
     ``filter``, ``doc_hash``): an ``itemgetter`` of doc_id, filter, doc_hash, metrics (and
     target, filtered_resps when ``acc`` is among the metrics), then the metric values; the
-    metric names; whether ``acc`` is.  None when ``r`` is not such a record, or logs
-    ``acc_norm`` (its choice lengths are read by the general loop)."""
+    metric names; whether ``acc`` is.  ``with_doc``: ``doc`` too, after those and before the
+    metric values.  None when ``r`` is not such a record, or logs ``acc_norm`` (its choice
+    lengths are read by the general loop)."""
     if type(r) is not dict or type(r.get("filter")) is not str or "doc_id" not in r or "doc_hash" not in r:
         return None
     names = r.get("metrics")
     if type(names) is not list or not names or set(map(type, names)) != {str} or "acc_norm" in names:
         return None
     mc = "acc" in names
-    fields = ("doc_id", "filter", "doc_hash", "metrics") + (("target", "filtered_resps") if mc else ()) + tuple(names)
+    fields = ("doc_id", "filter", "doc_hash", "metrics") + (("target", "filtered_resps") if mc else ()) + \
+        (("doc",) if with_doc else ()) + tuple(names)
     return itemgetter(*fields), list(names), mc
 
 
 def _lls_or_none(frs: list[list[Any]]) -> np.ndarray | None:
     """Log-likelihoods (R, k) of multiple-choice records with k choices each, when every
-    entry is a ``[float, bool]`` pair -- the values :func:`_block_lls` gives them by either of
-    its paths, whatever other records share their block -- else None."""
-    k = len(frs[0])
-    if list(map(len, frs)).count(k) != len(frs):
+    entry is a ``[float, x]`` pair -- the values :func:`_block_lls` gives them by either of
+    its paths, whatever other records share their block (both read a pair's log-likelihood
+    alone when it is a float; ``x``, is_greedy, is never used) -- else None."""
+    n, k = len(frs), len(frs[0])
+    if list(map(len, frs)).count(k) != n:  # C-level passes; counting is cheaper than a set
         return None
     entries = list(chain.from_iterable(frs))
-    if set(map(type, entries)) != {list} or set(map(len, entries)) != {2}:
+    m = n * k
+    if list(map(type, entries)).count(list) != m or list(map(len, entries)).count(2) != m:
         return None
     x0 = list(map(_FIRST, entries))
-    if set(map(type, x0)) != {float} or not set(map(type, map(_SECOND, entries))) <= {bool}:
+    if list(map(type, x0)).count(float) != m:
         return None
-    return np.array(x0, dtype=np.float64).reshape(len(frs), k)
+    return np.array(x0, dtype=np.float64).reshape(n, k)
 
 
 def _extract(pairs: Iterable[tuple[int, Any]], *, filters: list[str], cluster: str | None,
@@ -485,30 +493,55 @@ def _extract(pairs: Iterable[tuple[int, Any]], *, filters: list[str], cluster: s
     rec_append, metric_append, epoch_append, raw_append = recs.append, metrics_l.append, epochs.append, raw.append
     ids_append, hashes_append, clusters_append = doc_ids.append, hashes.append, clusters.append
     schema = None  # the fast path's (getter, names, acc) once a regular record was seen (_fast_schema)
+    plain = 0  # fast records with an int doc id, a str hash, a float value (and a str cluster value)
     pending: tuple[list[int], list[Any], list[int]] = ([], [], [])  # its multiple-choice records
     by_filter: dict[str, list[str]] = {}  # filter -> the rows' metric names
+    # consecutive fast records of one metric and filter make one row each: kept as runs
+    # (first record, count, metric, position in the per-row lists), not as three list entries
+    # a row (no int object per row, fewer lists growing in memory)
+    runs: list[tuple[int, int, str, int]] = []
+    run_start, run_filt, run_metric = -1, None, ""
+
+    def close_run(end: int) -> None:
+        nonlocal run_start, run_filt
+        n = end - run_start
+        if n >= _RUN:
+            runs.append((run_start, n, run_metric, len(recs)))
+        elif n > 0:  # short runs (alternating filters) as plain rows: a bounded number of runs
+            recs.extend(range(run_start, end))
+            metrics_l.extend(repeat(run_metric, n))
+            epochs.extend(repeat(1, n))
+        run_start, run_filt = -1, None
 
     def flush() -> None:  # the fast path's multiple-choice records as one block, or to the general lists
-        idx, frs, gold = pending
+        idx, frs, targets = pending  # targets: ints, gold where within the choices (else -1)
         ll = _lls_or_none(frs)
         if ll is not None:
-            blocks.append((np.asarray(idx, dtype=np.int64), ll, None, np.asarray(gold, dtype=np.int64)))
+            k = ll.shape[1]
+            try:
+                gold = np.asarray(targets, dtype=np.int64)
+                gold[(gold < 0) | (gold >= k)] = -1
+            except OverflowError:  # beyond int64: out of range anyway
+                gold = np.asarray([g if 0 <= g < k else -1 for g in targets], dtype=np.int64)
+            blocks.append((np.asarray(idx, dtype=np.int64), ll, None, gold))
         else:
             mc[0].extend(idx)
             mc[1].extend(frs)
             mc[2].extend(repeat(None, len(idx)))
-            mc[3].extend(gold)
+            mc[3].extend(g if 0 <= g < len(f) else -1 for g, f in zip(targets, frs))
         for x in pending:
             x.clear()
 
     for place, r in pairs:
         if schema is None and FAST_RECORDS and len(doc_ids) % _BATCH == 0:  # the first record, then now and then
-            schema = _fast_schema(r)
+            schema = _fast_schema(r, cluster is not None)
             if schema is not None:
                 getter, f_names, acc = schema
                 n_names = len(f_names)
+                at_doc = 6 if acc else 4
                 one_name = n_names == 1
                 pend_i, pend_fr, pend_gold = (x.append for x in pending)
+                pend_idx, flush_at = pending[0], _FLUSH
         if schema is not None:
             # the fast path: a record shaped like the first regular one, read through one
             # itemgetter; anything else (and every error) goes to the general loop below
@@ -518,45 +551,54 @@ def _extract(pairs: Iterable[tuple[int, Any]], *, filters: list[str], cluster: s
                 t = None
             if t is not None and t[3] == f_names and type(t[1]) is str and "scores_per_repeat" not in r:
                 if cluster is not None:
-                    doc = r.get("doc")
+                    doc = t[at_doc]
                     cv = (doc.get(cluster) if type(doc) is dict else None) if one_part else \
                         _dotted(doc, cluster_parts)
-                    ok = not (cv is None or isinstance(cv, (dict, list)))
+                    ok = type(cv) in _SCALARS  # not None, a dict or a list (JSON's other types)
                 else:
-                    ok = True
+                    ok, cv = True, ""  # (a str: no cluster is a plain one below)
                 fr = t[5] if acc else None
                 is_mc = acc and type(fr) is list and len(fr) >= 2 and type(fr[0]) is list and \
                     len(fr[0]) == 2 and type(fr[0][0]) is not bool
                 if ok and (not is_mc or type(t[4]) is int):
                     i = len(doc_ids)
-                    ids_append(t[0])
-                    hashes_append(t[2])
-                    if cluster is not None:
-                        clusters_append(cv)
                     filt = t[1]
-                    row_metrics = by_filter.get(filt)
-                    if row_metrics is None:
-                        row_metrics = by_filter[filt] = [_metric_of(nm, filt, metric_key) for nm in f_names]
                     if one_name:
-                        rec_append(i)
-                        metric_append(row_metrics[0])
-                        epoch_append(1)
+                        if filt != run_filt:  # a new run of rows (see close_run)
+                            if run_start >= 0:
+                                close_run(i)
+                            row_metrics = by_filter.get(filt)
+                            if row_metrics is None:
+                                row_metrics = by_filter[filt] = [_metric_of(nm, filt, metric_key) for nm in f_names]
+                            run_start, run_filt, run_metric = i, filt, row_metrics[0]
                         raw_append(t[-1])
                     else:
+                        if run_start >= 0:
+                            close_run(i)
+                        row_metrics = by_filter.get(filt)
+                        if row_metrics is None:
+                            row_metrics = by_filter[filt] = [_metric_of(nm, filt, metric_key) for nm in f_names]
                         base = len(t) - n_names
                         for j, metric in enumerate(row_metrics):
                             rec_append(i)
                             metric_append(metric)
                             epoch_append(1)
                             raw_append(t[base + j])
+                    ids_append(t[0])
+                    hashes_append(t[2])
+                    if cluster is not None:
+                        clusters_append(cv)
+                    if type(t[0]) is int and type(t[2]) is str and type(t[-1]) is float and type(cv) is str:
+                        plain += 1  # its doc id, hash, value and cluster as most are: see below
                     if is_mc:
-                        target = t[4]
                         pend_i(i)
                         pend_fr(fr)
-                        pend_gold(target if 0 <= target < len(fr) else -1)
-                        if len(pending[0]) >= _FLUSH:
+                        pend_gold(t[4])
+                        if len(pend_idx) >= flush_at:
                             flush()
                     continue
+        if run_start >= 0:
+            close_run(len(doc_ids))
         if type(r) is not dict:
             raise InputError(f"{place_word} {place} is not an object", source)
         if "doc_id" not in r:
@@ -626,9 +668,21 @@ def _extract(pairs: Iterable[tuple[int, Any]], *, filters: list[str], cluster: s
                 raw_append(get(name))
     if pending[0]:
         flush()
-    n_rows = len(recs)
-    kinds = set(map(type, raw))  # one C-level pass; the per-value test only when some value is a container
-    has_corpus = list in kinds or dict in kinds
+    if run_start >= 0:
+        close_run(len(doc_ids))
+    rec, metric, epoch = _row_arrays(recs, metrics_l, epochs, runs)
+    n_rows = len(rec)
+    # one row per record, in order (one metric, the fast path throughout): no take by record
+    identity = not recs and len(runs) == 1 and runs[0][:2] == (0, len(doc_ids))
+    # every row a plain record's: the types the passes below would find are known already (the
+    # values were checked while in the CPU caches; a later pass over 50,000 scattered objects
+    # costs ~5-10 ms each)
+    all_plain = identity and plain == len(doc_ids)
+    if all_plain:
+        has_corpus = False
+    else:
+        kinds = set(map(type, raw))  # one C-level pass; the per-value test only when some value is a container
+        has_corpus = list in kinds or dict in kinds
     if has_corpus:
         corpus_l = [type(v) is list or type(v) is dict for v in raw]
         dumps = orjson.dumps if orjson is not None else None
@@ -637,11 +691,10 @@ def _extract(pairs: Iterable[tuple[int, Any]], *, filters: list[str], cluster: s
                 raw[j] = dumps(raw[j]).decode() if dumps else str(raw[j])
             except (TypeError, ValueError):  # orjson: nested deeper than 255, odd keys
                 raw[j] = "<unserialisable>"
-    info["int_ids"] = pd.api.types.infer_dtype(doc_ids, skipna=False) == "integer" if doc_ids else True
+    info["int_ids"] = all_plain or (pd.api.types.infer_dtype(doc_ids, skipna=False) == "integer" if doc_ids else True)
+    info["str_hashes"] = all_plain and n_rows > 0
     ids = _id_strings(doc_ids, info["int_ids"])
-    metric = np.asarray(metrics_l, dtype=object) if n_rows else np.array([], dtype=object)
-    info["metric_keys"] = set(metrics_l)
-    rec = np.asarray(recs, dtype=np.int64)
+    info["metric_keys"] = set(metrics_l).union(run[2] for run in runs)
     if has_corpus:
         corpus = np.asarray(corpus_l, dtype=bool)
         raw_series = pd.Series(raw, dtype=object)
@@ -650,16 +703,18 @@ def _extract(pairs: Iterable[tuple[int, Any]], *, filters: list[str], cluster: s
         values = np.where(corpus, np.nan, values)
         raw_text = raw_strings(raw_series).to_numpy(dtype=object)
     else:
-        values, error, raw_text = _values_and_text(raw)
+        values, error, raw_text = _values_and_text(raw, "floating" if all_plain else None)
     out: dict[str, np.ndarray] = {
         "metric": metric,
-        "item": ids[rec],
-        "epoch": np.asarray(epochs, dtype=np.int64),
+        "item": ids if identity else ids[rec],
+        "epoch": epoch,
         "value": np.asarray(values, dtype=np.float64),
         "raw": raw_text,
-        "cluster": _id_strings(clusters, pd.api.types.infer_dtype(clusters, skipna=False) == "integer")[rec]
+        "cluster": (np.asarray(clusters, dtype=object) if all_plain else _by_record(
+            _id_strings(clusters, pd.api.types.infer_dtype(clusters, skipna=False) == "integer"), rec, identity))
         if cluster is not None else np.full(n_rows, None, dtype=object),
-        "item_hash": np.asarray(hashes, dtype=object)[rec] if n_rows else np.array([], dtype=object),
+        "item_hash": _by_record(np.asarray(hashes, dtype=object), rec, identity) if n_rows
+        else np.array([], dtype=object),
         "error": error,
     }
     if mc[0] or blocks:
@@ -668,7 +723,43 @@ def _extract(pairs: Iterable[tuple[int, Any]], *, filters: list[str], cluster: s
     return out, info
 
 
-def _values_and_text(raw: list[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+_RUN = 32
+"""Shortest run of fast rows kept as a run (see ``close_run`` in :func:`_extract`)."""
+
+
+def _row_arrays(recs: list[int], metrics_l: list[str], epochs: list[int], runs: list[tuple[int, int, str, int]]
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Record index, metric and epoch of every row: the rows listed one by one (``recs``,
+    ``metrics_l``, ``epochs``) with the runs of :func:`_extract` put back at their places
+    (a run ``(first record, count, metric, position)``: records first..first+count-1, one row
+    each, of ``metric``, epoch 1, before the listed row at ``position``)."""
+    if not runs:
+        metric = np.asarray(metrics_l, dtype=object) if metrics_l else np.array([], dtype=object)
+        return np.asarray(recs, dtype=np.int64), metric, np.asarray(epochs, dtype=np.int64)
+    if len(runs) == 1 and not recs:  # the common case: one run, nothing else
+        start, n, m, _ = runs[0]
+        return np.arange(start, start + n, dtype=np.int64), np.full(n, m, dtype=object), np.ones(n, dtype=np.int64)
+    r_parts, m_parts, e_parts = [], [], []
+    pos = 0
+    for start, n, m, at in runs + [(0, 0, "", len(recs))]:
+        if at > pos:
+            r_parts.append(np.asarray(recs[pos:at], dtype=np.int64))
+            m_parts.append(np.asarray(metrics_l[pos:at], dtype=object))
+            e_parts.append(np.asarray(epochs[pos:at], dtype=np.int64))
+        if n:
+            r_parts.append(np.arange(start, start + n, dtype=np.int64))
+            m_parts.append(np.full(n, m, dtype=object))
+            e_parts.append(np.ones(n, dtype=np.int64))
+        pos = at
+    return np.concatenate(r_parts), np.concatenate(m_parts), np.concatenate(e_parts)
+
+
+def _by_record(per_record: np.ndarray, rec: np.ndarray, identity: bool) -> np.ndarray:
+    """A per-record column as a per-row one (``identity``: one row per record, in order)."""
+    return per_record if identity else per_record[rec]
+
+
+def _values_and_text(raw: list[Any], kind: str | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Values, errors and ``raw`` text of logged metric values, by the shared converter
     (:func:`evaladdon.adapters.scores.coerce_scores`, :func:`~evaladdon.adapters.scores.raw_strings`).
 
@@ -679,7 +770,8 @@ def _values_and_text(raw: list[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray
     per-file cost of a small log.  Distinct floats are told apart by their bits, so
     ``-0.0`` keeps its sign.
     """
-    kind = pd.api.types.infer_dtype(raw, skipna=False) if raw else "empty"
+    if kind is None or not raw:  # ``kind``: the caller knows every value is a float
+        kind = pd.api.types.infer_dtype(raw, skipna=False) if raw else "empty"
     arr: np.ndarray | None = None
     if kind == "floating":
         arr = np.asarray(raw, dtype=np.float64)
@@ -806,8 +898,9 @@ def _fill_multiple_choice(out: dict[str, np.ndarray], rec: np.ndarray, n_records
     for b in blocks:
         label[b[0]] = b[3]
         n_mc += len(b[0])
-        no_label += int((b[3] < 0).sum())
         by_width.setdefault(b[1].shape[1], []).append(b)
+    if blocks:  # one count over all blocks' golds (a few hundred blocks in a large file)
+        no_label = int(np.count_nonzero(np.concatenate([b[3] for b in blocks]) < 0))
     for group in by_width.values():
         if len(group) == 1:
             idx, ll, lens_or_none, _ = group[0]
@@ -833,10 +926,13 @@ def _fill_multiple_choice(out: dict[str, np.ndarray], rec: np.ndarray, n_records
             rows = idx[sel[has_len][good]]
             pn, cn = _softmax_pick(ll[has_len][good] / lengths[good])
             pred_n[rows], conf_n[rows] = pn, cn
-    metric = out["metric"].tolist()
-    code_of = {m: j for j, m in enumerate(dict.fromkeys(metric))}  # a few metric names: hashed, not sorted
-    codes = np.fromiter(map(code_of.__getitem__, metric), dtype=np.int64, count=len(metric))
-    base = np.array([str(u).split(",", 1)[0] for u in code_of], dtype=object)
+    if len(out["metric"]) > _FACTORIZE_FROM:  # a few metric names: hashed, not sorted
+        codes, names = pd.factorize(out["metric"])
+    else:  # a small file: less fixed cost
+        metric = out["metric"].tolist()
+        code_of = {m: j for j, m in enumerate(dict.fromkeys(metric))}
+        codes, names = np.fromiter(map(code_of.__getitem__, metric), dtype=np.int64, count=len(metric)), list(code_of)
+    base = np.array([str(u).split(",", 1)[0] for u in names], dtype=object)
     is_acc, is_norm = (base == "acc")[codes], (base == "acc_norm")[codes]
     p_row = np.where(is_acc, pred[rec], np.where(is_norm, pred_n[rec], -1))
     c_row = np.where(is_acc, conf[rec], np.where(is_norm, conf_n[rec], np.nan))
@@ -845,6 +941,10 @@ def _fill_multiple_choice(out: dict[str, np.ndarray], rec: np.ndarray, n_records
     out["label"] = _as_str_or_none(l_row)
     out["confidence"] = np.asarray(c_row, dtype=np.float64)
     return n_mc, no_label
+
+
+_FACTORIZE_FROM = 2000
+"""Rows from which :func:`_fill_multiple_choice` codes metric names with ``pd.factorize``."""
 
 
 def _as_str_or_none(codes: np.ndarray) -> np.ndarray:
@@ -884,15 +984,19 @@ def rows_from_records(
     results: dict[str, Any] | None = None,
 ) -> tuple[pd.DataFrame, list[str]]:
     """Canonical rows for one task's sample records (a list of dicts or ``(place, dict)`` pairs)."""
+    known: dict[str, bool] = {}
     cols, notes = _cols_from_records(records, task=task, source=source, filters=filters, cluster=cluster,
-                                     metric_names=metric_names, delim=delim, results=results)
-    return _frame(cols, run=run, task=task, model=model, source=source), notes
+                                     metric_names=metric_names, delim=delim, results=results, known=known)
+    return _frame(cols, run=run, task=task, model=model, source=source, str_hashes=known["str_hashes"]), notes
 
 
 def _cols_from_records(records: Any, *, task: str, source: str, filters: list[str], cluster: str | None,
                        metric_names: list[str] | None = None, delim: str = " ",
-                       results: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], list[str]]:
-    """The columns (without the constant ones) and notes of :func:`rows_from_records`."""
+                       results: dict[str, Any] | None = None, known: dict[str, bool] | None = None
+                       ) -> tuple[dict[str, np.ndarray], list[str]]:
+    """The columns (without the constant ones) and notes of :func:`rows_from_records`.
+    ``known``, when given, gets ``str_hashes``: whether every row's ``item_hash`` is known to
+    be a string (or missing), so that no pass over the column need check it."""
     place_word = "line"
     if isinstance(records, list):
         records, place_word = enumerate(records, start=1), "sample"
@@ -907,21 +1011,25 @@ def _cols_from_records(records: Any, *, task: str, source: str, filters: list[st
     if info["mc"] and info["mc_no_label"]:
         notes.append(f"{source}: {info['mc_no_label']} of {info['mc']} multiple-choice docs have no gold index in "
                      "the log (choices not logged, several golds, or an ambiguous target); label left empty")
-    more = _mark_missing(cols, info, results, task, source, cluster)
+    more = _mark_missing(cols, info, results, task, source, cluster)  # its rows' item_hash: None
     notes += more
+    if known is not None:
+        known["str_hashes"] = info["str_hashes"]
     notes += _nonfinite_notes(cols, results, task, source)
     return cols, notes
 
 
-def _frame(cols: dict[str, np.ndarray], *, run: Any, task: Any, model: Any, source: Any) -> pd.DataFrame:
+def _frame(cols: dict[str, np.ndarray], *, run: Any, task: Any, model: Any, source: Any,
+           str_hashes: bool = False) -> pd.DataFrame:
     """The canonical table of one task's columns, built once and conforming by construction
     (the order and dtypes :func:`evaladdon.table.finalize` gives), so reading a small file
     costs one DataFrame construction, not a construction, column insertions and a finalize.
 
     Only ``item_hash`` holds logged values of unchecked type: when one is not a string the
-    frame goes through ``finalize`` (which converts it exactly as for any reader)."""
+    frame goes through ``finalize`` (which converts it exactly as for any reader).
+    ``str_hashes``: the reader knows every ``item_hash`` is a string or None (no check)."""
     n = len(cols["metric"])
-    conforming = n > 0 and pd.api.types.infer_dtype(cols["item_hash"], skipna=True) in ("string", "empty")
+    conforming = n > 0 and (str_hashes or pd.api.types.infer_dtype(cols["item_hash"], skipna=True) in ("string", "empty"))
     data: dict[str, Any] = {
         c: _constant(v, n) if isinstance(v, str) else v  # an array: several files' parts (frame_parts)
         for c, v in (("run", run), ("source", source), ("harness", "lm_eval"), ("task", task), ("model", model))}
@@ -940,33 +1048,46 @@ def _frame(cols: dict[str, np.ndarray], *, run: Any, task: Any, model: Any, sour
             data[col] = cols[col]
     if not conforming:  # no rows, or a non-string doc_hash: converted like any logged value
         return finalize(pd.DataFrame(data))
-    if n < 5000:  # measured: faster up to a few thousand rows, slower at 50,000
-        _arrow_strings(data, n)
+    _arrow_strings(data, n)
     return pd.DataFrame(data)
 
 
 def _arrow_strings(data: dict[str, Any], n: int) -> None:
     """The object-array string columns of ``data`` converted to pandas' pyarrow-backed ``str``
-    in ONE pyarrow call (then sliced, zero copy), where pandas would convert them one at a
-    time -- the same dtype and values, at a fraction of the per-column overhead that
-    dominates a small file.  Columns with no string (all missing) stay object, as pandas
-    leaves them; anything else (another pandas, a value that is not a string) is left to
-    pandas."""
+    by pyarrow itself -- the same dtype and values as pandas gives them, at under half its
+    cost (pandas checks and copies each column before the same pyarrow call: ~125 ms for the
+    columns of 50,000 rows against ~55 ms).  A small table: all columns in ONE pyarrow call
+    (then sliced, zero copy), as the per-column overhead dominates a small file; from a few
+    thousand rows one call per column (the joined copy costs more than it saves).  Columns
+    with no string (all missing) stay object, as pandas leaves them; anything else (another
+    pandas, a value that is not a string) is left to pandas."""
     dtype = _inferred_str_dtype()
     if not (isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow"):
         return
-    names = [c for c, v in data.items() if isinstance(v, np.ndarray) and v.dtype == object and not pd.isna(v).all()]
+    names = [c for c, v in data.items() if isinstance(v, np.ndarray) and v.dtype == object]
     if not names:
         return
     try:
         import pyarrow as pa
         from pandas.arrays import ArrowStringArray
-
-        joined = pa.array(np.concatenate([data[c] for c in names]), pa.large_string(), from_pandas=True)
-        arrays = [ArrowStringArray(joined.slice(j * n, n), dtype=dtype) for j in range(len(names))]
-    except (ImportError, TypeError, ValueError):  # a non-string value (ArrowTypeError is a TypeError)
+    except ImportError:  # pragma: no cover - pandas' pyarrow strings need pyarrow
         return
-    data.update(zip(names, arrays))
+    if n < 5000:
+        try:
+            joined = pa.array(np.concatenate([data[c] for c in names]), pa.large_string(), from_pandas=True)
+        except (TypeError, ValueError):  # a non-string value (ArrowTypeError is a TypeError)
+            return
+        arrays = [joined.slice(j * n, n) for j in range(len(names))]
+    else:
+        arrays = []
+        for c in names:
+            try:
+                arrays.append(pa.array(data[c], pa.large_string(), from_pandas=True))
+            except (TypeError, ValueError):  # this column holds a value that is not a string: pandas converts it
+                arrays.append(None)
+    for c, a in zip(names, arrays):
+        if a is not None and a.null_count < n:  # all missing: left as object, as pandas leaves it
+            data[c] = ArrowStringArray(a, dtype=dtype)
 
 
 @lru_cache(maxsize=1)
@@ -1096,6 +1217,7 @@ class SamplesPart:
     model: str
     source: str
     notes: list[str]
+    str_hashes: bool = False  # every item_hash known to be a string or None (see _cols_from_records)
 
     @property
     def n(self) -> int:
@@ -1107,7 +1229,8 @@ class SamplesPart:
 
     def combinable(self) -> bool:
         """Rows, and every ``item_hash`` a string (else :func:`_frame` finalizes this file alone)."""
-        return self.n > 0 and pd.api.types.infer_dtype(self.cols["item_hash"], skipna=True) in ("string", "empty")
+        return self.n > 0 and (self.str_hashes or
+                               pd.api.types.infer_dtype(self.cols["item_hash"], skipna=True) in ("string", "empty"))
 
 
 def frame_parts(parts: list[SamplesPart]) -> pd.DataFrame:
@@ -1119,7 +1242,7 @@ def frame_parts(parts: list[SamplesPart]) -> pd.DataFrame:
 
     if len(parts) == 1:
         p = parts[0]
-        df = _frame(p.cols, run=p.run, task=p.task, model=p.model, source=p.source)
+        df = _frame(p.cols, run=p.run, task=p.task, model=p.model, source=p.source, str_hashes=p.str_hashes)
         df.attrs["notes"] = p.notes
         return df
     together = [p for p in parts if p.combinable() and p.cols.keys() == parts[0].cols.keys()]
@@ -1143,7 +1266,8 @@ def frame_parts(parts: list[SamplesPart]) -> pd.DataFrame:
     def constant(attr: str) -> np.ndarray:
         return np.repeat(np.array([getattr(p, attr) for p in parts], dtype=object), sizes)
 
-    df = _frame(cols, run=constant("run"), task=constant("task"), model=constant("model"), source=constant("source"))
+    df = _frame(cols, run=constant("run"), task=constant("task"), model=constant("model"), source=constant("source"),
+                str_hashes=all(p.str_hashes for p in parts))
     if all(p.notes == parts[0].notes for p in parts):  # as pandas' concat keeps attrs all frames share
         df.attrs["notes"] = parts[0].notes
     return df
@@ -1165,9 +1289,11 @@ def read_samples_part(path: str | Path, cluster: str | None = None) -> SamplesPa
     notes: list[str] = []
     if results is None:
         notes.append(f"{p}: no results file pairs with these samples; model named after the folder ({model})")
+    known: dict[str, bool] = {}
     try:
         cols, more = _cols_from_records(_records_of(p), task=task, source=str(p), filters=filters_of(results, task),
-                                        cluster=cluster, delim=target_delimiter(results, task), results=results)
+                                        cluster=cluster, delim=target_delimiter(results, task), results=results,
+                                        known=known)
     except InputError as exc:
         if exc.where == "results" and results_path is not None:  # a count checked lazily
             raise InputError(exc.message, str(results_path)) from None
@@ -1177,7 +1303,7 @@ def read_samples_part(path: str | Path, cluster: str | None = None) -> SamplesPa
     if repeats > 1 and not (cols["epoch"] > 1).any():
         notes.append(f"{p}: task {task!r} ran with repeats={repeats} but the harness logged "
                      "only the first repeat's score per doc; epochs are not available")
-    return SamplesPart(cols, _run_id(model, p, results_path), task, model, str(p), notes)
+    return SamplesPart(cols, _run_id(model, p, results_path), task, model, str(p), notes, known["str_hashes"])
 
 
 def read_write_out(path: str | Path, cluster: str | None = None) -> pd.DataFrame:
