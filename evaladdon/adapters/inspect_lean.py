@@ -31,9 +31,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from evaladdon.adapters.inspect_rows import (_BIG_INT, _CANONICAL, _GRADES, _NOT_SCALAR, _WORDS, Part, _declared,
-                                             _notes, _run_of, _samples_logged, dotted, label_bytes)
+                                             _notes, _run_of, _samples_logged, dotted, known_score_names,
+                                             label_bytes, no_scores, raise_first_failure)
 from evaladdon.adapters.scores import coerce_values
-from evaladdon.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
     from evaladdon.adapters.inspect_rows import Collector, LogData, SampleRecord
@@ -347,8 +347,6 @@ def build_lean_part(col: Collector, log: LogData, path: Path, cluster: str | Non
         return a if kept is None else a[kept]
 
     # score names: the log's results first, then as they first appear in the kept samples
-    known = list(dict.fromkeys(result_names))
-    seen = set(known)
     names = list(col.names)
     if kept is None:
         first_seen: Any = range(len(names))
@@ -361,34 +359,19 @@ def build_lean_part(col: Collector, log: LogData, path: Path, cluster: str | Non
         uniq, at = np.unique(seq, return_index=True)
         first_seen = [int(c) for c in uniq[np.argsort(at)]]
         del position, pos, keep, seq
-    for c in first_seen:
-        if names[c] not in seen:
-            seen.add(names[c])
-            known.append(names[c])
+    known = known_score_names(result_names, names, first_seen)
     texts = col.lean_texts
     if n_kept and not known:
         code = texts.code.get(SAMPLE_ERROR)
-        n_err = int((sel(g.reasons) == code).sum()) if code is not None else 0
-        raise InputError(f"no scores in this log ({n_kept} sample(s), none scored"
-                         + (f", {n_err} with errors" if n_err else "") + ")", where)
+        raise no_scores(n_kept, int((sel(g.reasons) == code).sum()) if code is not None else 0, where)
 
     kept_items, kept_epochs = sel(items), sel(epochs)
     clusters = sel(g.clusters) if cluster is not None and g.clusters is not None else None
     # the first kept sample (in table order) whose cluster field or a value fails, as the
     # table path meets them: cluster field first, then the sample's values
     bad_cluster = np.flatnonzero(clusters < 0) if clusters is not None else np.empty(0, np.int64)
-    bad_value = np.empty(0, np.int64)
-    if col.failed:
-        failed = np.zeros(n, dtype=bool)
-        failed[list(col.failed)] = True
-        bad_value = np.flatnonzero(sel(failed))
-    if len(bad_cluster) and (not len(bad_value) or bad_cluster[0] <= bad_value[0]):
-        j = int(bad_cluster[0])
-        raise InputError(f"sample {_label_text(kept_items[j])!r} (epoch {int(kept_epochs[j])}) has no scalar "
-                         f"metadata field {cluster!r} to cluster on", where)
-    if len(bad_value):
-        j = int(bad_value[0])
-        raise col.failed[int(j if kept is None else kept[j])]
+    raise_first_failure(bad_cluster, col.failed, n, sel, kept, lambda j: _label_text(kept_items[j]), kept_epochs,
+                        cluster, where)
 
     # rows: a scored sample's own rows, an unscored one a row per known score name
     scored = sel(g.scored)

@@ -702,6 +702,44 @@ def _cat(batches: list[_Batch], attr: str, dtype: Any) -> np.ndarray:
     return np.concatenate([getattr(b, attr) for b in batches])
 
 
+
+def known_score_names(result_names: list[str], names: list[str], first_seen: Any) -> list[str]:
+    """Score names of a log: its results' first, then the others as they first appear in the
+    kept samples (``first_seen``: codes into ``names``).  Both reading paths' rule."""
+    known = list(dict.fromkeys(result_names))
+    seen = set(known)
+    for c in first_seen:
+        if names[c] not in seen:
+            seen.add(names[c])
+            known.append(names[c])
+    return known
+
+
+def no_scores(n_kept: int, n_err: int, where: Path) -> InputError:
+    """The refusal of a log none of whose kept samples has a score (both reading paths)."""
+    return InputError(f"no scores in this log ({n_kept} sample(s), none scored"
+                      + (f", {n_err} with errors" if n_err else "") + ")", where)
+
+
+def raise_first_failure(bad_cluster: np.ndarray, failed: dict[int, Exception], n: int, sel: Any,
+                        kept: np.ndarray | None, label_at: Any, epochs: np.ndarray, cluster: str | None,
+                        where: Path) -> None:
+    """Raise for the first kept sample (in table order) whose cluster field (``bad_cluster``:
+    kept positions without one) or a value (``failed``: sample index -> exception) fails, as
+    the rows were met: cluster field first, then the sample's values (both reading paths)."""
+    bad_value = np.empty(0, np.int64)
+    if failed:
+        mask = np.zeros(n, dtype=bool)
+        mask[list(failed)] = True
+        bad_value = np.flatnonzero(sel(mask))
+    if len(bad_cluster) and (not len(bad_value) or bad_cluster[0] <= bad_value[0]):
+        j = int(bad_cluster[0])
+        raise InputError(f"sample {label_at(j)!r} (epoch {int(epochs[j])}) has no scalar metadata field "
+                         f"{cluster!r} to cluster on", where)
+    if len(bad_value):
+        j = int(bad_value[0])
+        raise failed[int(j if kept is None else kept[j])]
+
 def build_part(log: LogData, path: Path, cluster: str | None) -> Part:
     """One Inspect log's rows (see module docstring); :func:`frame` makes the table.
 
@@ -760,8 +798,6 @@ def build_part(log: LogData, path: Path, cluster: str | None) -> Part:
         return a if kept is None else _take_strings(a, kept)
 
     # score names: the log's results first, then as they first appear in the kept samples
-    known = list(dict.fromkeys(result_names))
-    seen = set(known)
     names = list(col.names)
     if kept is None:
         first_seen: Any = range(len(names))
@@ -769,33 +805,18 @@ def build_part(log: LogData, path: Path, cluster: str | None) -> Part:
         position = np.full(n, -1, dtype=np.int64)
         position[kept] = np.arange(n_kept)
         first_seen = _names_in_kept_order(batches, position)
-    for c in first_seen:
-        if names[c] not in seen:
-            seen.add(names[c])
-            known.append(names[c])
+    known = known_score_names(result_names, names, first_seen)
     scored_all = _cat(batches, "scored", bool)
     if n_kept and not known:
-        n_err = int(sel(_cat(batches, "errors", bool)).sum())
-        raise InputError(f"no scores in this log ({n_kept} sample(s), none scored"
-                         + (f", {n_err} with errors" if n_err else "") + ")", where)
+        raise no_scores(n_kept, int(sel(_cat(batches, "errors", bool)).sum()), where)
 
     kept_items, kept_epochs = sel(items), sel(epochs)
     clusters = sel(_cat(batches, "clusters", object)) if cluster is not None else None
     # the first kept sample (in table order) whose cluster field or a value fails, as the
     # row builder met them: cluster field first, then the sample's values
     bad_cluster = np.flatnonzero(clusters == None) if clusters is not None else np.empty(0, np.int64)  # noqa: E711
-    bad_value = np.empty(0, np.int64)
-    if col.failed:
-        failed = np.zeros(n, dtype=bool)
-        failed[list(col.failed)] = True
-        bad_value = np.flatnonzero(sel(failed))
-    if len(bad_cluster) and (not len(bad_value) or bad_cluster[0] <= bad_value[0]):
-        j = int(bad_cluster[0])
-        raise InputError(f"sample {_text_at(kept_items, j)!r} (epoch {int(kept_epochs[j])}) has no scalar metadata field "
-                         f"{cluster!r} to cluster on", where)
-    if len(bad_value):
-        j = int(bad_value[0])
-        raise col.failed[int(j if kept is None else kept[j])]
+    raise_first_failure(bad_cluster, col.failed, n, sel, kept, lambda j: _text_at(kept_items, j), kept_epochs,
+                        cluster, where)
 
     # rows: a scored sample's own rows, an unscored one a row per known score name
     nrows_all = _cat(batches, "nrows", np.int64)
