@@ -143,6 +143,17 @@ hwm = [int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmH
 rss = hwm[0] if hwm else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 print(json.dumps({"seconds": seconds, "cpu": cpu, "rss_mb": rss / 1024}))
 """
+# The floor's read of one zip member (zstd, method 93, through zstandard), shared by its programs.
+FLOOR_MEMBER = """
+def member(zf, name):
+    info = zf.getinfo(name)
+    if info.compress_type != 93:
+        return zf.read(name)
+    fh = zf.fp; fh.seek(info.header_offset); head = fh.read(30)
+    fh.seek(info.header_offset + 30 + int.from_bytes(head[26:28], "little") + int.from_bytes(head[28:30], "little"))
+    with zstandard.ZstdDecompressor().stream_reader(fh.read(info.compress_size), read_across_frames=True) as r:
+        return r.read()
+"""
 WORK = {
     "evaladdon native": """
 from evaladdon.adapters.inspect_log import read_inspect_log
@@ -206,15 +217,7 @@ df = samples_df(PATHS, quiet=True)
 """,
     "raw floor (zip+orjson)": """
 import zipfile, orjson, zstandard
-def member(zf, name):
-    info = zf.getinfo(name)
-    if info.compress_type != 93:
-        return zf.read(name)
-    fh = zf.fp; fh.seek(info.header_offset); head = fh.read(30)
-    fh.seek(info.header_offset + 30 + int.from_bytes(head[26:28], "little") + int.from_bytes(head[28:30], "little"))
-    with zstandard.ZstdDecompressor().stream_reader(fh.read(info.compress_size), read_across_frames=True) as r:
-        return r.read()
-for p in PATHS:
+""" + FLOOR_MEMBER + """for p in PATHS:
     with zipfile.ZipFile(p) as zf:
         h = orjson.loads(member(zf, "header.json")); s = orjson.loads(member(zf, "summaries.json"))
 """,
@@ -266,15 +269,7 @@ sys.path.insert(0, {repo!r})
 import pandas
 from evaladdon.adapters import read_runs
 PATHS = json.loads(sys.argv[1])
-def member(zf, name):
-    info = zf.getinfo(name)
-    if info.compress_type != 93:
-        return zf.read(name)
-    fh = zf.fp; fh.seek(info.header_offset); head = fh.read(30)
-    fh.seek(info.header_offset + 30 + int.from_bytes(head[26:28], "little") + int.from_bytes(head[28:30], "little"))
-    with zstandard.ZstdDecompressor().stream_reader(fh.read(info.compress_size), read_across_frames=True) as r:
-        return r.read()
-def floor():
+""" + FLOOR_MEMBER + """def floor():
     for p in PATHS:
         with zipfile.ZipFile(p) as zf:
             h = orjson.loads(member(zf, "header.json")); s = orjson.loads(member(zf, "summaries.json"))
@@ -298,15 +293,7 @@ from evaladdon.adapters import read_runs
 from evaladdon.adapters.inspect_log import read_inspect_log
 PATHS = json.loads(sys.argv[1])
 WHAT = sys.argv[2]
-def member(zf, name):
-    info = zf.getinfo(name)
-    if info.compress_type != 93:
-        return zf.read(name)
-    fh = zf.fp; fh.seek(info.header_offset); head = fh.read(30)
-    fh.seek(info.header_offset + 30 + int.from_bytes(head[26:28], "little") + int.from_bytes(head[28:30], "little"))
-    with zstandard.ZstdDecompressor().stream_reader(fh.read(info.compress_size), read_across_frames=True) as r:
-        return r.read()
-c0 = time.process_time()
+""" + FLOOR_MEMBER + """c0 = time.process_time()
 if WHAT == "floor":
     for p in PATHS:
         with zipfile.ZipFile(p) as zf:
