@@ -86,10 +86,12 @@ def epoch_variance(values: npt.ArrayLike, items: npt.ArrayLike) -> EpochVariance
 def item_moments(x: np.ndarray, item_codes: np.ndarray, n_items: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per item: epoch count ``K_i`` (float), mean ``xbar_i`` and ``sum_k (x_ik - xbar_i)^2``."""
     counts = np.bincount(item_codes, minlength=n_items).astype(float)
-    sums = np.bincount(item_codes, weights=x, minlength=n_items)
-    item_means = sums / counts
-    dev = x - item_means[item_codes]
-    return counts, item_means, np.bincount(item_codes, weights=dev * dev, minlength=n_items)
+    item_means = np.bincount(item_codes, weights=x, minlength=n_items)
+    np.divide(item_means, counts, out=item_means)  # the sums become the means in place
+    dev = item_means[item_codes]  # then x - it, squared, in place: one n-element temporary, not three
+    np.subtract(x, dev, out=dev)
+    np.multiply(dev, dev, out=dev)
+    return counts, item_means, np.bincount(item_codes, weights=dev, minlength=n_items)
 
 
 def epoch_variance_from(*, n_items: int, n_epochs_min: int, n_epochs_max: int, n_items_repeated: int,

@@ -109,9 +109,13 @@ def _cluster_of_items(
     first[item_codes[::-1]] = cluster_codes[::-1]
     mismatch = first[item_codes] != cluster_codes
     if mismatch.any():
-        row = int(np.flatnonzero(mismatch)[0])
-        raise ValueError(f"an item lies in two clusters (row {row}); a cluster label must be constant within an item")
+        raise two_clusters_error(int(np.flatnonzero(mismatch)[0]))
     return first
+
+
+def two_clusters_error(row: int) -> ValueError:
+    """The refusal of an item whose rows disagree on the cluster (``row``: the first such row)."""
+    return ValueError(f"an item lies in two clusters (row {row}); a cluster label must be constant within an item")
 
 
 def estimate_mean(
