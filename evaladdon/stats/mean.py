@@ -24,6 +24,10 @@ Design (Miller 2024, arXiv:2411.00640, sections 2.1-2.3):
 6. Values near the float limit are divided by a power of two first (exact), so two scores
    of 1e308 have mean 1e308, not inf.
 
+The code: :func:`estimate_mean` computes the scalar sufficient statistics
+(:class:`MeanStats`) from whole arrays and :func:`finish` builds the result from them;
+:mod:`evaladdon.stats.mean_parts` sums the same statistics over parts of a huge log.
+
 Oracles in the tests: statsmodels ``OLS(...).fit(cov_type="cluster")`` for CR1, dense
 Bell-McCaffrey algebra for CR2, hand computation for everything else.
 """
