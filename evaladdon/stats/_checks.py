@@ -110,6 +110,11 @@ def pow2_scale(*arrays: np.ndarray) -> float:
     """
     # max |a| as max(max a, -min a): no n-element temporary of |a| (10M values: 76 MB)
     top = max((max(float(np.max(a)), -float(np.min(a))) for a in arrays if a.size), default=0.0)
+    return pow2_scale_of_top(top)
+
+
+def pow2_scale_of_top(top: float) -> float:
+    """:func:`pow2_scale` for values whose largest magnitude is ``top``."""
     if top < 2.0**500:
         return 1.0
     return math.ldexp(1.0, math.frexp(top)[1] - 1)  # top / scale in [1, 2)

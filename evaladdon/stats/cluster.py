@@ -30,6 +30,8 @@ import numpy.typing as npt
 from evaladdon.stats._checks import as_finite_1d, codes as _factorize_codes, pow2_scale
 from evaladdon.stats._result import Result
 
+NAN = float("nan")
+
 
 @dataclass(frozen=True)
 class ClusteredSE(Result):
@@ -102,18 +104,34 @@ def cluster_sums(values: np.ndarray, cluster_codes: np.ndarray, n_clusters: int,
     return sums, sizes.astype(float)
 
 
+def satterthwaite_sums(cluster_sizes: npt.ArrayLike, n: float) -> tuple[float, float, float, float]:
+    """The four sums over clusters the Bell-McCaffrey df needs, for clusters of the given sizes
+    among ``n`` units in all: ``(sum D_c, sum w_c^2, sum D_c^2, sum D_c w_c^2)`` with
+    ``D_c = a_c^2 n_c`` and ``w_c^2 = a_c^2 n_c^2`` (``a_c^2 = 1/(1 - n_c/n)`` up to the common
+    factor ``1/n^2``, which cancels).  Sums over disjoint sets of clusters add up, so a mean
+    computed a part at a time (:mod:`evaladdon.stats.mean_parts`) adds these per part."""
+    n_c = np.asarray(cluster_sizes, dtype=float)
+    a2 = 1.0 / (1.0 - n_c / n)
+    diag = a2 * n_c
+    w2 = a2 * n_c * n_c
+    return diag.sum(), w2.sum(), np.sum(diag * diag), np.sum(diag * w2)
+
+
+def satterthwaite_df_from_sums(sums: tuple[float, float, float, float], n: float) -> float:
+    """``df = (tr M)^2 / tr(M^2)`` from :func:`satterthwaite_sums` (module doc)."""
+    diag_sum, w2_sum, diag_sq, diag_w2 = sums
+    trace = diag_sum - w2_sum / n
+    trace_sq = diag_sq - 2.0 / n * diag_w2 + (w2_sum / n) ** 2
+    return float(trace * trace / trace_sq)
+
+
 def satterthwaite_df_intercept(cluster_sizes: npt.ArrayLike) -> float:
     """Bell-McCaffrey df for the intercept-only model with the given cluster sizes."""
     n_c = np.asarray(cluster_sizes, dtype=float)
     n = n_c.sum()
     if n_c.size < 2:
         return float("nan")
-    a2 = 1.0 / (1.0 - n_c / n)  # a_c^2 up to the common factor 1/n^2, which cancels
-    diag = a2 * n_c  # D_c = a_c^2 n_c
-    w2 = a2 * n_c * n_c  # w_c^2 = (a_c n_c)^2
-    trace = diag.sum() - w2.sum() / n
-    trace_sq = np.sum(diag * diag) - 2.0 / n * np.sum(diag * w2) + (w2.sum() / n) ** 2
-    return float(trace * trace / trace_sq)
+    return satterthwaite_df_from_sums(satterthwaite_sums(n_c, n), n)
 
 
 def clustered_se(values: npt.ArrayLike, clusters: npt.ArrayLike) -> ClusteredSE:
@@ -130,15 +148,24 @@ def clustered_se(values: npt.ArrayLike, clusters: npt.ArrayLike) -> ClusteredSE:
     xs = x / scale if scale != 1.0 else x  # x / 1.0 is x exactly: no 10-million-element copy
     mean = float(xs.mean()) * scale
     sums, sizes = cluster_sums(xs, cluster_codes, n_clusters, center=xs.mean())
-    notes: list[str] = []
     if n_clusters < 2:
-        notes.append("one cluster: no cluster-robust standard error exists")
-        return ClusteredSE(mean, n, n_clusters, float("nan"), float("nan"), float("nan"), float("nan"), tuple(notes))
+        return clustered_from_sums(mean, n, n_clusters, NAN, NAN, NAN, scale)
     ss = float(np.sum(sums * sums))
+    ss_cr2 = np.sum(sums * sums / (1.0 - sizes / n))
+    return clustered_from_sums(mean, n, n_clusters, ss, ss_cr2, satterthwaite_df_intercept(sizes), scale)
+
+
+def clustered_from_sums(mean: float, n: int, n_clusters: int, ss: float, ss_cr2: float, df_cr2: float,
+                        scale: float = 1.0) -> ClusteredSE:
+    """The :class:`ClusteredSE` of ``n`` units in ``n_clusters`` clusters from the sums over
+    clusters ``ss = sum_c S_c^2`` and ``ss_cr2 = sum_c S_c^2 / (1 - n_c/n)`` (of values divided
+    by ``scale``) and the Bell-McCaffrey df; one cluster gives NaN SEs with a note."""
+    if n_clusters < 2:
+        return ClusteredSE(mean, n, n_clusters, NAN, NAN, NAN, NAN,
+                           ("one cluster: no cluster-robust standard error exists",))
     se_cr1 = float(np.sqrt(n_clusters / (n_clusters - 1.0) * ss) / n) * scale
-    se_cr2 = float(np.sqrt(np.sum(sums * sums / (1.0 - sizes / n))) / n) * scale
-    df_cr2 = satterthwaite_df_intercept(sizes)
-    return ClusteredSE(mean, n, n_clusters, se_cr1, float(n_clusters - 1), se_cr2, df_cr2, tuple(notes))
+    se_cr2 = float(np.sqrt(ss_cr2) / n) * scale
+    return ClusteredSE(mean, n, n_clusters, se_cr1, float(n_clusters - 1), se_cr2, df_cr2, ())
 
 
 def cr1_note(n_clusters: int, df_cr2: float) -> str | None:

@@ -67,11 +67,7 @@ def epoch_variance(values: npt.ArrayLike, items: npt.ArrayLike) -> EpochVariance
     """
     x = as_finite_1d(values)
     item_codes, n_items = codes(items, x.size, "items")
-    counts = np.bincount(item_codes, minlength=n_items).astype(float)
-    sums = np.bincount(item_codes, weights=x, minlength=n_items)
-    item_means = sums / counts
-    dev = x - item_means[item_codes]
-    ss_within = np.bincount(item_codes, weights=dev * dev, minlength=n_items)
+    counts, item_means, ss_within = item_moments(x, item_codes, n_items)
     repeated = counts >= 2
     if not repeated.any():
         raise ValueError("no item has two or more epochs: within-item variance is undefined")
@@ -81,8 +77,31 @@ def epoch_variance(values: npt.ArrayLike, items: npt.ArrayLike) -> EpochVariance
     item_var[repeated] = ss_within[repeated] / (counts[repeated] - 1.0)
     within = float(item_var[repeated].mean())
     item_var[~repeated] = within
-    var_item_means = float(item_means.var(ddof=1))
-    between_raw = var_item_means - float(np.mean(item_var / counts))
+    return epoch_variance_from(
+        n_items=n_items, n_epochs_min=int(counts.min()), n_epochs_max=int(counts.max()),
+        n_items_repeated=int(repeated.sum()), within=within, var_item_means=float(item_means.var(ddof=1)),
+        mean_var_over_k=float(np.mean(item_var / counts)), inv_k=float(np.mean(1.0 / counts)))
+
+
+def item_moments(x: np.ndarray, item_codes: np.ndarray, n_items: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per item: epoch count ``K_i`` (float), mean ``xbar_i`` and ``sum_k (x_ik - xbar_i)^2``."""
+    counts = np.bincount(item_codes, minlength=n_items).astype(float)
+    item_means = np.bincount(item_codes, weights=x, minlength=n_items)
+    np.divide(item_means, counts, out=item_means)  # the sums become the means in place
+    dev = item_means[item_codes]  # then x - it, squared, in place: one n-element temporary, not three
+    np.subtract(x, dev, out=dev)
+    np.multiply(dev, dev, out=dev)
+    return counts, item_means, np.bincount(item_codes, weights=dev, minlength=n_items)
+
+
+def epoch_variance_from(*, n_items: int, n_epochs_min: int, n_epochs_max: int, n_items_repeated: int,
+                        within: float, var_item_means: float, mean_var_over_k: float, inv_k: float) -> EpochVariance:
+    """The :class:`EpochVariance` from its scalar sufficient statistics (module doc):
+    ``within = sigma_w^2``, ``var_item_means = s^2(xbar_i)``, ``mean_var_over_k = mean_i s_i^2/K_i``
+    (``s_i^2 = sigma_w^2`` for items run once), ``inv_k = mean_i 1/K_i``.  Shared by
+    :func:`epoch_variance` and the mean computed a part at a time
+    (:mod:`evaladdon.stats.mean_parts`), which sums these over parts."""
+    between_raw = var_item_means - mean_var_over_k
     notes: list[str] = []
     if between_raw < 0:
         notes.append("between-item variance estimate was negative and is floored at 0")
@@ -91,14 +110,12 @@ def epoch_variance(values: npt.ArrayLike, items: npt.ArrayLike) -> EpochVariance
     icc = between / total if total > 0 else float("nan")
     if total == 0:
         notes.append("all scores equal: ICC undefined")
-    inv_k = float(np.mean(1.0 / counts))
-    k_max = int(counts.max())
     se_model = math.sqrt((between + within * inv_k) / n_items)
     return EpochVariance(
         n_items=n_items,
-        n_epochs_min=int(counts.min()),
-        n_epochs_max=k_max,
-        n_items_repeated=int(repeated.sum()),
+        n_epochs_min=n_epochs_min,
+        n_epochs_max=n_epochs_max,
+        n_items_repeated=n_items_repeated,
         within_var=within,
         between_var=between,
         icc=icc,

@@ -24,6 +24,10 @@ Design (Miller 2024, arXiv:2411.00640, sections 2.1-2.3):
 6. Values near the float limit are divided by a power of two first (exact), so two scores
    of 1e308 have mean 1e308, not inf.
 
+The code: :func:`estimate_mean` computes the scalar sufficient statistics
+(:class:`MeanStats`) from whole arrays and :func:`finish` builds the result from them;
+:mod:`evaladdon.stats.mean_parts` sums the same statistics over parts of a huge log.
+
 Oracles in the tests: statsmodels ``OLS(...).fit(cov_type="cluster")`` for CR1, dense
 Bell-McCaffrey algebra for CR2, hand computation for everything else.
 """
@@ -33,6 +37,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 import numpy.typing as npt
@@ -108,9 +113,13 @@ def _cluster_of_items(
     first[item_codes[::-1]] = cluster_codes[::-1]
     mismatch = first[item_codes] != cluster_codes
     if mismatch.any():
-        row = int(np.flatnonzero(mismatch)[0])
-        raise ValueError(f"an item lies in two clusters (row {row}); a cluster label must be constant within an item")
+        raise two_clusters_error(int(np.flatnonzero(mismatch)[0]))
     return first
+
+
+def two_clusters_error(row: int) -> ValueError:
+    """The refusal of an item whose rows disagree on the cluster (``row``: the first such row)."""
+    return ValueError(f"an item lies in two clusters (row {row}); a cluster label must be constant within an item")
 
 
 def estimate_mean(
@@ -137,22 +146,28 @@ def estimate_mean(
     one cluster gives NaN cluster SEs and interval; an SE of zero gives the fallback
     interval of :mod:`evaladdon.stats.zero_se`; each of these is said in ``notes``.
     """
-    level = check_level(level)
-    method = method.lower().replace("_", "-")
-    if method not in MEAN_METHODS:
-        raise ValueError(f"unknown interval method {method!r}; choose one of {', '.join(MEAN_METHODS)}")
-    if cluster_method not in ("cr1", "cr2"):
-        raise ValueError(f"cluster_method must be 'cr1' or 'cr2', got {cluster_method!r}")
+    level, method = check_options(level, method, cluster_method)
     if method == "bootstrap":
         n_resamples = whole(n_resamples, "n_resamples", 1)
     x = as_finite_1d(values)
     scale = pow2_scale(x)
     est = _estimate(x / scale if scale != 1.0 else x, items, clusters, epochs, level, method, cluster_method,
                     n_resamples, seed, is_binary(x))
-    return est if scale == 1.0 else _rescaled(est, scale)
+    return est if scale == 1.0 else rescaled(est, scale)
 
 
-def _rescaled(e: MeanEstimate, s: float) -> MeanEstimate:
+def check_options(level: float, method: str, cluster_method: str) -> tuple[float, str]:
+    """The checked ``level`` and normalised ``method`` (one-line ``ValueError`` otherwise)."""
+    level = check_level(level)
+    method = method.lower().replace("_", "-")
+    if method not in MEAN_METHODS:
+        raise ValueError(f"unknown interval method {method!r}; choose one of {', '.join(MEAN_METHODS)}")
+    if cluster_method not in ("cr1", "cr2"):
+        raise ValueError(f"cluster_method must be 'cr1' or 'cr2', got {cluster_method!r}")
+    return level, method
+
+
+def rescaled(e: MeanEstimate, s: float) -> MeanEstimate:
     """``e`` computed on values divided by ``s``, put back on the values' own scale."""
     def lin(v: float | None) -> float | None:
         return None if v is None else v * s
@@ -167,6 +182,31 @@ def _rescaled(e: MeanEstimate, s: float) -> MeanEstimate:
         e, mean=e.mean * s, se=e.se * s, ci_low=e.ci_low * s, ci_high=e.ci_high * s, se_naive=e.se_naive * s,
         se_item=e.se_item * s, se_cluster=lin(e.se_cluster), se_cluster_cr2=lin(e.se_cluster_cr2),
         epoch_variance=ev, notes=(*e.notes, f"values were scaled by 2^-{int(math.log2(s))} to avoid overflow"))
+
+
+@dataclass(frozen=True)
+class MeanStats:
+    """The scalar sufficient statistics :func:`finish` builds a :class:`MeanEstimate` from
+    (values already divided by the power-of-two scale): counts, ``p_hat``, the naive and item
+    SEs, the range of the item means (zero-SE rule), the 0/1 successes (proportion intervals;
+    ``None`` when none can be asked), the epoch decomposition, the clustered SEs and
+    ``sum_c n_c^2`` (the Kish cluster size ``m~``).  :func:`estimate_mean` computes them from
+    whole arrays, :func:`evaladdon.stats.mean_parts.estimate_mean_parts` a part at a time."""
+
+    n_rows: int
+    n_items: int
+    n_epochs_min: int
+    n_epochs_max: int
+    mean: float
+    se_naive: float
+    se_item: float
+    xbar_min: float
+    xbar_max: float
+    binary: bool
+    successes: int | None
+    epoch_var: EpochVariance | None
+    clustered: ClusteredSE | None
+    sizes_sq: float | None
 
 
 def _estimate(
@@ -190,24 +230,49 @@ def _estimate(
             raise ValueError("an (item, epoch) pair occurs more than once")
     xbar, counts = _item_means(x, item_codes, n_items)
     mean = float(xbar.mean())
-    notes: list[str] = []
-
     se_naive = float(x.std(ddof=1) / math.sqrt(n_rows)) if n_rows > 1 else NAN
     se_item = float(xbar.std(ddof=1) / math.sqrt(n_items)) if n_items > 1 else NAN
-    if n_items == 1:
-        notes.append("one item: no standard error exists")
-
-    epoch_var: EpochVariance | None = None
-    if counts.max() >= 2 and n_items >= 2:
-        epoch_var = epoch_variance(x, item_codes)
+    k_max = int(counts.max())
+    epoch_var = epoch_variance(x, item_codes) if k_max >= 2 and n_items >= 2 else None
 
     cl: ClusteredSE | None = None
-    se_cluster = se_cr2 = df_cr2 = deff = icc = n_eff = None
-    n_clusters: int | None = None
     item_cluster: np.ndarray | None = None
+    sizes_sq = None
     if clusters is not None:
         item_cluster = _cluster_of_items(clusters, item_codes, n_items, n_rows)
         cl = clustered_se(xbar, item_cluster)
+        if cl.n_clusters >= 2:
+            sizes = np.bincount(item_cluster).astype(float)
+            sizes_sq = np.sum(sizes * sizes)
+    successes = None
+    if binary and k_max == 1 and cl is None and (method == "auto" or method in PROPORTION_METHODS):
+        successes = int(round(x.sum()))
+    stats = MeanStats(
+        n_rows=n_rows, n_items=n_items, n_epochs_min=int(counts.min()), n_epochs_max=k_max, mean=mean,
+        se_naive=se_naive, se_item=se_item, xbar_min=float(np.min(xbar)), xbar_max=float(np.max(xbar)),
+        binary=binary, successes=successes, epoch_var=epoch_var, clustered=cl, sizes_sq=sizes_sq)
+
+    def bootstrap() -> tuple[float, float, str]:
+        bs = bootstrap_mean(xbar, item_cluster, n_resamples=n_resamples, level=level, seed=seed)
+        return bs.low, bs.high, f"percentile bootstrap over {bs.n_units} units, {n_resamples} resamples, seed {seed}"
+
+    return finish(stats, level, method, cluster_method, bootstrap)
+
+
+def finish(st: MeanStats, level: float, method: str, cluster_method: str,
+           bootstrap: Callable[[], tuple[float, float, str]] | None = None) -> MeanEstimate:
+    """The :class:`MeanEstimate` from its sufficient statistics ``st`` (module doc, steps 3-5):
+    notes, design effect and ICC, the zero-SE fallback and the interval.  ``bootstrap``
+    (``method="bootstrap"`` only) gives ``(low, high, note)`` of the cluster bootstrap."""
+    n_items, n_rows, se_item, mean, binary = st.n_items, st.n_rows, st.se_item, st.mean, st.binary
+    cl = st.clustered
+    notes: list[str] = []
+    if n_items == 1:
+        notes.append("one item: no standard error exists")
+
+    se_cluster = se_cr2 = df_cr2 = deff = icc = n_eff = None
+    n_clusters: int | None = None
+    if cl is not None:
         n_clusters = cl.n_clusters
         se_cluster, se_cr2, df_cr2 = cl.se_cr1, cl.se_cr2, cl.df_cr2
         notes.extend(cl.notes)
@@ -220,12 +285,11 @@ def _estimate(
         se, df = (cl.se_cr2, cl.df_cr2) if cluster_method == "cr2" else (cl.se_cr1, cl.df_cr1)
     else:
         se, df = se_item, float(n_items - 1)
-    se_zero = zero_se.se_is_zero(se, xbar)
+    se_zero = zero_se.se_is_zero_at(se, max(st.xbar_max, -st.xbar_min))
 
     if cl is not None and n_clusters is not None and n_clusters >= 2 and se_item and se_item > 0:
-        assert item_cluster is not None
-        sizes = np.bincount(item_cluster).astype(float)
-        m_tilde = float(np.sum(sizes * sizes) / n_items)
+        assert st.sizes_sq is not None
+        m_tilde = float(st.sizes_sq / n_items)
         if se_zero:
             deff, n_eff, icc = NAN, NAN, NAN
             notes.append("the clustered SE is 0: the design effect and ICC are undefined")
@@ -244,7 +308,7 @@ def _estimate(
                 icc, deff = 1.0, m_tilde
             n_eff = n_items / deff
 
-    single_epoch = bool(counts.max() == 1)
+    single_epoch = st.n_epochs_max == 1
     chosen = method
     if method == "auto":
         chosen = "wilson" if binary and single_epoch and cl is None else "t"
@@ -253,12 +317,13 @@ def _estimate(
             raise ValueError(
                 f"the {chosen} interval is for 0/1 scores with one epoch and no clusters; use t or bootstrap"
             )
-        pi = proportion_interval(int(round(x.sum())), n_rows, chosen, level)
+        assert st.successes is not None
+        pi = proportion_interval(st.successes, n_rows, chosen, level)
         low, high = pi.low, pi.high
     elif se_zero:
         n_units = n_clusters if n_clusters is not None else n_items
         units = zero_se.unit_word(n_units, n_clusters is not None)
-        if zero_se.within(xbar, 0.0, 1.0):
+        if st.xbar_min >= 0.0 and st.xbar_max <= 1.0:
             low, high = zero_se.bounded_interval(mean, n_units, level)
             chosen = f"zero-se-wilson-{'clusters' if n_clusters is not None else 'items'}"
             notes.append(f"the estimated SE is 0: the interval is the Wilson score interval of a [0, 1] mean "
@@ -273,14 +338,16 @@ def _estimate(
         if too_few_units:
             low = high = NAN
         else:
-            bs = bootstrap_mean(xbar, item_cluster, n_resamples=n_resamples, level=level, seed=seed)
-            low, high = bs.low, bs.high
-            notes.append(f"percentile bootstrap over {bs.n_units} units, {n_resamples} resamples, seed {seed}")
+            if bootstrap is None:
+                raise ValueError("the bootstrap interval needs all item means at once")
+            low, high, note = bootstrap()
+            notes.append(note)
     else:
         low, high = t_bounds(mean, se, df, level)
         if binary and not math.isnan(low):
             low, high = max(low, 0.0), min(high, 1.0)
 
+    epoch_var = st.epoch_var
     return MeanEstimate(
         mean=mean,
         se=float(se),
@@ -291,10 +358,10 @@ def _estimate(
         df=float(df),
         n_rows=n_rows,
         n_items=n_items,
-        n_epochs_min=int(counts.min()),
-        n_epochs_max=int(counts.max()),
+        n_epochs_min=st.n_epochs_min,
+        n_epochs_max=st.n_epochs_max,
         n_clusters=n_clusters,
-        se_naive=se_naive,
+        se_naive=st.se_naive,
         se_item=se_item,
         se_cluster=se_cluster,
         se_cluster_cr2=se_cr2,

@@ -37,7 +37,13 @@ def se_is_zero(se: float, values: np.ndarray) -> bool:
     if math.isnan(se):
         return False
     # max |v| as max(max v, -min v): no n-element temporary of |v| (10M values: 76 MB)
-    scale = max(float(np.max(values)), -float(np.min(values))) if values.size else 0.0
+    return se_is_zero_at(se, max(float(np.max(values)), -float(np.min(values))) if values.size else 0.0)
+
+
+def se_is_zero_at(se: float, scale: float) -> bool:
+    """:func:`se_is_zero` for values whose largest magnitude ``max|v|`` is ``scale``."""
+    if math.isnan(se):
+        return False
     return se <= RTOL * scale or se == 0.0
 
 
