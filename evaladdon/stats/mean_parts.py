@@ -15,8 +15,8 @@ sufficient statistics (:class:`~evaladdon.stats.mean.MeanStats`) and the same
 3. Centred sums about the global means: ``sum (x - m)^2``, ``sum (xbar_i - p)^2`` and, with
    ``S_c = sum_{i in c} (xbar_i - p)``, ``sum S_c^2`` and ``sum S_c^2 / (1 - n_c/n)``.
 
-Sums over parts are added with Neumaier's compensated summation, each part's own sum is numpy's
-pairwise sum, so the result equals the one-array result to about 1e-15 relative (the tests ask
+Sums over parts are added exactly rounded (``math.fsum`` of the parts' sums), each part's own sum
+numpy's pairwise sum, so the result equals the one-array result to about 1e-15 relative (the tests ask
 1e-12); SEs that are round-off of zero (all values 0.7) agree to 1e-12 of ``max|x|``, and the
 zero-SE rule treats both alike.  Memory: one part's arrays and temporaries, plus O(1) scalars
 (tracemalloc peak about 2.1 x one part's values+items+clusters in the tests), provided ``parts()``
@@ -58,23 +58,20 @@ class MeanPart:
 
 
 class _Sum:
-    """Neumaier's compensated sum of floats (the error of adding K part sums stays O(eps))."""
+    """A sum of floats over parts: the partial sums are kept (one float a part) and added by
+    ``math.fsum``, exactly rounded, so the order of the parts does not matter."""
 
-    __slots__ = ("s", "c")
+    __slots__ = ("terms",)
 
     def __init__(self) -> None:
-        self.s = 0.0
-        self.c = 0.0
+        self.terms: list[float] = []
 
     def add(self, v: float) -> None:
-        v = float(v)
-        t = self.s + v
-        self.c += (self.s - t) + v if abs(self.s) >= abs(v) else (v - t) + self.s
-        self.s = t
+        self.terms.append(float(v))
 
     @property
     def value(self) -> float:
-        return self.s + self.c
+        return math.fsum(self.terms)
 
 
 def _dense(labels: np.ndarray, name: str) -> tuple[np.ndarray, int]:
