@@ -18,7 +18,7 @@ sufficient statistics (:class:`~evaladdon.stats.mean.MeanStats`) and the same
 Sums over parts are added exactly rounded (``math.fsum`` of the parts' sums), each part's own sum
 numpy's pairwise sum, so the result equals the one-array result to about 1e-15 relative (the tests ask
 1e-12); SEs that are round-off of zero (all values 0.7) agree to 1e-12 of ``max|x|``, and the
-zero-SE rule treats both alike.  Memory: one part's arrays and temporaries, plus O(1) scalars
+zero-SE rule treats both alike.  Memory: one part's arrays and temporaries, plus a float per part per sum
 (tracemalloc peak about 2.1 x one part's values+items+clusters in the tests), provided ``parts()``
 keeps no reference to a part once it has yielded the next one.
 One part: :func:`estimate_mean` itself (bit-identical).  ``method="bootstrap"`` needs all
