@@ -58,11 +58,7 @@ from evaladdon.adapters.guard import (
     read_member,
 )
 from evaladdon.adapters.inspect_rows import (
-    _BIG_INT,
     _CANONICAL,
-    _GRADES,
-    _NOT_SCALAR,
-    _WORDS,
     Collector,
     LogData,
     Pending,
@@ -73,6 +69,7 @@ from evaladdon.adapters.inspect_rows import (
     label_bytes,
     label_of,
     make_record,
+    score_code,
     score_fields,
     thin_metadata,
 )
@@ -342,8 +339,10 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
     """The rows of an ordinary log's summaries (see :class:`~evaladdon.adapters.inspect_rows.Pending`)
     in one pass: what :func:`record` and ``Collector.flush`` do to each sample, without the
     records.  Anything a rule of ``build_part`` would act on (a sample without id, integer
-    epoch or scores, an (id, epoch) twice, a missing cluster field, a value that cannot be
-    shown or converted) raises :class:`_Unordinary`, and the caller takes the records path."""
+    epoch or scores, an (id, epoch) twice, a missing cluster field) raises :class:`_Unordinary`,
+    and the caller takes the records path; a value that cannot be shown or converted raises
+    what :func:`~evaladdon.adapters.inspect_rows.score_code` raises, and the caller reads the
+    log again with :func:`read_eval_zip` (which words it)."""
     n = len(summaries)
     if not n:
         raise _Unordinary("no samples")
@@ -435,25 +434,13 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
                     metric = metric_of.get((name, key))
                     if metric is None:
                         metric = metric_of[(name, key)] = f"{name}/{key}"
+                c = score_code(v)  # raises for a value the records path words (a caller's fallback)
+                if type(c) is not float and type(c) is not int:
+                    all_number = False
                 if isinstance(v, str):
-                    c = _GRADES.get(v)
-                    if c is None:
-                        c = _WORDS.get(v.lower(), v)
-                        if c is v:
-                            all_number = False
                     raws.append(share(v, v))
                 else:
                     all_str = False
-                    if isinstance(v, (list, tuple, dict)):
-                        c = _NOT_SCALAR
-                        all_number = False
-                        str(v)  # its raw text is made later: fail here (the records path words it)
-                    else:
-                        c = v
-                        if type(v) is int and not -_BIG_INT < v < _BIG_INT:
-                            raise _Unordinary("an int past float range")
-                        if type(v) is not float and type(v) is not int:
-                            all_number = False
                     raws.append(v)
                 metrics.append(metric)
                 convert.append(c)

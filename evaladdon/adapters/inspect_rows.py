@@ -257,6 +257,28 @@ def _run_of(spec: dict[str, Any]) -> str:
 
 _BIG_INT = 2**1023  # past ~1.8e308 an int has no float (coerce_scores raises OverflowError)
 
+
+def score_code(v: Any) -> Any:
+    """The value of one score (or of one key of a dict-valued score) as the converter
+    (:func:`~evaladdon.adapters.scores.coerce_scores`) takes it: Inspect's grade letters
+    (exactly ``C``/``I``/``P``/``N``) and ``yes``/``no`` (any case) as numbers, any other string
+    as it is, a list/tuple/dict as a non-numeric string (lists are not scores), anything else
+    as it is.  Raises what making the row would raise later: ``str()`` of a container too deep
+    to show (``RecursionError``) and ``float()`` of an int past float range
+    (``OverflowError``); each caller decides what that means (the collectors record it for
+    the sample, the quick reader leaves the log to them).  The one rule of the three row
+    builders (``Collector.flush``, ``inspect_lean.flush_lean``, ``inspect_native.quick_rows``);
+    oracle: ``tests/test_inspect_quick.py`` (value by value against the mapping written out)."""
+    if isinstance(v, str):
+        c = _GRADES.get(v)
+        return _WORDS.get(v.lower(), v) if c is None else c
+    if isinstance(v, (list, tuple, dict)):
+        str(v)  # its raw text is made later: fail now, for this sample
+        return _NOT_SCALAR
+    if type(v) is int and not -_BIG_INT < v < _BIG_INT:
+        float(v)  # OverflowError, as coerce_scores would raise it
+    return v
+
 BATCH_SIZE = 1024
 """Samples a :class:`Collector` holds as records before it turns them into columns (peak RSS
 of a 60,000-sample JSON log: 188 MB at 512, 192 MB at 2,048, 208 MB at 16,384)."""
@@ -433,25 +455,11 @@ class Collector:
                     metric = metric_of.get((name, key))
                     if metric is None:
                         metric = metric_of[(name, key)] = name if key is None else f"{name}/{key}"
-                    if isinstance(v, str):
-                        c = _GRADES.get(v)
-                        if c is None:
-                            c = _WORDS.get(v.lower(), v)
-                    elif isinstance(v, (list, tuple, dict)):
-                        c = _NOT_SCALAR
-                        try:
-                            str(v)  # its raw text is made for the batch: fail here, for this sample
-                        except Exception as exc:  # noqa: BLE001 - raised later if the sample is kept
-                            self.failed.setdefault(base + j, exc)
-                            v = c = None
-                    else:
-                        c = v
-                        if type(v) is int and not -_BIG_INT < v < _BIG_INT:
-                            try:
-                                float(v)  # OverflowError, as coerce_scores would raise it
-                            except Exception as exc:  # noqa: BLE001 - raised later if the sample is kept
-                                self.failed.setdefault(base + j, exc)
-                                v = c = None
+                    try:
+                        c = score_code(v)
+                    except Exception as exc:  # noqa: BLE001 - raised later if the sample is kept
+                        self.failed.setdefault(base + j, exc)
+                        v = c = None
                     metrics.append(metric)
                     raws.append(v)
                     if type(v) is not str:
