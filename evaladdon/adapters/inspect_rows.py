@@ -680,26 +680,33 @@ class Pending:
     no rule of :func:`build_part` (duplicates, unscored rows, errors) applies and its rows are
     the samples' rows in order.  :func:`frame` converts the lists of all such logs at once
     (values, raw texts, arrow strings), which was most of the cost of a small log read alone.
-    Per row: ``items`` .. ``row_sample``; per sample: ``metas`` (NaN where absent)."""
+    Per sample: ``items``, ``epochs``, ``errors``, ``clusters``, ``hashes``, ``labels`` and
+    ``metas`` (NaN where absent); per row: ``metrics`` .. ``row_sample`` (the row's sample)."""
 
     cluster: str | None
     n_samples: int
-    items: list[str]
-    epochs: list[int]
+    items: list[str]  # per sample
+    epochs: list[int]  # per sample
     metrics: list[str]
     raws: list[Any]
     convert: list[Any]  # the value for the converter (grades and yes/no mapped)
     all_str: bool  # every raw value a str
     all_number: bool  # every value for the converter a float or an int
-    errors: list[bool]  # the row's sample has an error
+    errors: list[bool]  # per sample: it has an error
     answers: list[str | None]
     confidences: list[float]
-    clusters: list[str] | None
-    hashes: list[str | None]
-    labels: list[str | None]
+    clusters: list[str] | None  # per sample
+    hashes: list[str | None]  # per sample
+    labels: list[str | None]  # per sample
     row_sample: list[int]
-    metas: dict[str, list[Any]]
+    metas: dict[str, list[Any]]  # per sample
     columns: list[str]  # the log's table's columns, in order
+    one_row: bool = False  # every sample has exactly one row (row_sample is 0, 1, 2, ...)
+
+    def per_row(self, attr: str) -> list[Any]:
+        """A per-sample list (``items`` .. ``labels``) repeated as its samples' rows."""
+        values = getattr(self, attr)
+        return values if self.one_row else [values[j] for j in self.row_sample]
 
 
 def _cat(batches: list[_Batch], attr: str, dtype: Any) -> np.ndarray:
@@ -921,6 +928,10 @@ def convert_pending(parts: list[Part]) -> list[Part]:
         lists = [getattr(r, attr) for r in rows]
         return lists[0] if len(lists) == 1 else list(itertools.chain.from_iterable(lists))
 
+    def cat_rows(attr: str) -> list[Any]:  # a per-sample list as rows
+        lists = [r.per_row(attr) for r in rows]
+        return lists[0] if len(lists) == 1 else list(itertools.chain.from_iterable(lists))
+
     convert = cat("convert")
     if all(r.all_number for r in rows):  # every value a float or an int: as Collector.flush
         arr = np.array(convert, dtype=float) if convert else np.empty(0)
@@ -928,16 +939,17 @@ def convert_pending(parts: list[Part]) -> list[Part]:
     else:
         values, errs = coerce_scores(pd.Series(convert, dtype=object))
         value_error = errs.to_numpy()
-    failed = np.array(cat("errors"), dtype=bool)
+    failed = np.array(cat_rows("errors"), dtype=bool)
     values = np.where(failed, np.nan, values)
     row_errors = np.where(failed, "sample error", value_error)
     raws = cat("raws")
     raw = _objects(raws) if all(r.all_str for r in rows) else raw_strings(pd.Series(raws, dtype=object)).to_numpy()
-    items, hashes, labels, answers = (_strings(cat(a)) for a in ("items", "hashes", "labels", "answers"))
-    epochs = np.array(cat("epochs"), dtype=np.int64)
+    items, hashes, labels = (_strings(cat_rows(a)) for a in ("items", "hashes", "labels"))
+    answers = _strings(cat("answers"))
+    epochs = np.array(cat_rows("epochs"), dtype=np.int64)
     confidences = np.array(cat("confidences"), dtype=float)
     metrics = _objects(cat("metrics"))
-    clusters = _objects(cat("clusters")) if rows[0].cluster is not None else None
+    clusters = _objects(cat_rows("clusters")) if rows[0].cluster is not None else None
     done: dict[int, Part] = {}
     at = 0
     for p, r in zip(todo, rows):
