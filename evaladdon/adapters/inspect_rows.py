@@ -1008,17 +1008,22 @@ def frame(parts: list[Part]) -> pd.DataFrame:
     def texts(attr: str) -> Any:
         return _column(_cat_strings([getattr(p, attr) for p in parts]))
 
-    def constant(attr: str) -> Any:
-        # an object array, not a scalar: pandas makes a str column of a scalar by a repeat and
-        # an arrow take (~0.3 ms a column, most of reading a small log alone), of an array by
-        # converting it (the same column)
+    def constant(attr: str | None) -> Any:
+        # a log's text repeated over its rows: an arrow take of the logs' texts when pandas keeps
+        # str columns in arrow (what it makes of the same str objects, without converting each
+        # row's: ~80 ns a row and column), else an object array, not a scalar (pandas makes a
+        # str column of a scalar by a repeat and an arrow take, ~0.3 ms a column)
+        values = [getattr(p, attr) if attr is not None else "inspect" for p in parts]
+        texts = _strings(values) if n else None  # (no rows: the object column it was)
+        if texts is not None and _is_arrow(texts):
+            return _column(texts.take(np.repeat(np.arange(len(parts)), [p.n for p in parts])))
         if len(parts) == 1:
-            return np.full(n, getattr(parts[0], attr), dtype=object)
-        return np.repeat(np.array([getattr(p, attr) for p in parts], dtype=object), [p.n for p in parts])
+            return np.full(n, values[0], dtype=object)
+        return np.repeat(np.array(values, dtype=object), [p.n for p in parts])
 
     clustered = parts[0].clusters is not None
     cols: dict[str, Any] = {
-        "run": constant("run"), "source": constant("source"), "harness": np.full(n, "inspect", dtype=object),
+        "run": constant("run"), "source": constant("source"), "harness": constant(None),
         "task": constant("task"),
         "model": constant("model"), "metric": rows("metrics"), "item": texts("items"), "epoch": rows("epochs"),
         "value": rows("values"), "raw": rows("raws"), "cluster": rows("clusters") if clustered else None,
