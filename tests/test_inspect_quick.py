@@ -285,3 +285,24 @@ def test_values_near_and_past_float_range(tmp_path: Path, monkeypatch: pytest.Mo
     refused = _both(monkeypatch, [b])
     assert isinstance(refused, str) and "OverflowError: int too large to convert to float" in refused
     assert quick_count[0] == 1  # the log past float range: left to the records path
+
+
+def test_constant_columns_are_what_pandas_makes_of_the_texts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``frame`` builds a log's constant texts (run, source, harness, task, model) as an arrow
+    take; the oracle is pandas' own column of the same texts repeated as ``str`` objects (what
+    ``frame`` handed it before), dtype included, for one log and for several."""
+    import numpy as np
+
+    from evaladdon.adapters import inspect_rows
+    from evaladdon.adapters.inspect_log import read_inspect_part
+
+    logs = sorted(SAMPLE.glob("*.eval"))
+    for chosen in ([logs[0]], logs):
+        parts = [read_inspect_part(p) for p in chosen]
+        got = inspect_rows.frame(parts)
+        counts = [p.n for p in parts]
+        for col in ("run", "source", "harness", "task", "model"):
+            texts = ["inspect" if col == "harness" else getattr(p, col) for p in parts]
+            want = pd.DataFrame({col: np.repeat(np.array(texts, dtype=object), counts)})[col]
+            assert got[col].dtype == want.dtype, col
+            pd.testing.assert_series_equal(got[col], want, check_exact=True)
