@@ -236,3 +236,73 @@ def test_directory_read_in_bulk_equals_entry_by_entry(tmp_path: Path, monkeypatc
                     assert sorted(bulk[1]) == sorted(n.encode() for n in zf.namelist() if n not in want)
     assert isinstance(scan(odd[1], True, True), str) and not isinstance(scan(odd[1], True, False), str)
     assert np.dtype(scan(plain, True, True)[2]).kind == "S"
+
+
+def test_score_code_maps_each_kind_of_value_as_written_out() -> None:
+    """``score_code``, the one value rule of the three row builders, against the mapping
+    written out value by value (Inspect's grades exactly, yes/no in any case, containers as
+    a non-numeric text, the rest as it is) and the two failures it must raise."""
+    from evaladdon.adapters.inspect_rows import score_code
+
+    want = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0, "c": "c", "Yes": 1.0, "NO": 0.0, "yes ": "yes ", "x": "x",
+            "": ""}
+    for v, c in want.items():
+        got = score_code(v)
+        assert got == c and type(got) is type(c), v
+    for v in ([1], (1, 2), {"a": 1}, []):
+        assert score_code(v) == "<list value>"
+    for v in (3, 2.5, True, None, float("nan"), 2**1023 + 7, -(2**1023) - 7):
+        got = score_code(v)
+        assert got is v or (got != got and v != v)
+    for v in (2**1024, -(2**1024) - 1):
+        with pytest.raises(OverflowError):
+            score_code(v)
+    deep: list = []
+    for _ in range(100_000):
+        deep = [deep]
+    with pytest.raises(RecursionError):
+        score_code(deep)
+
+
+def test_values_near_and_past_float_range(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          quick_count: list[int]) -> None:
+    """Ints of 2**1023 and more: read quickly while they have a float (the table equals the
+    records path's), an int past float range refused in the same one line both ways."""
+    src = SAMPLE / "baseline.eval"
+    big = [2**1023 + 7, -(2**1023) - 7, 2**1023, 5, "yes", "No", "P", [1, 2]]
+
+    def near(i: int, r: dict) -> None:
+        r["scores"]["match"]["value"] = big[i % len(big)]
+
+    def past(i: int, r: dict) -> None:
+        r["scores"]["match"]["value"] = 2**1024 if i == 3 else 1
+
+    a = _rewrite(src, tmp_path / "near.eval", _each(near))
+    b = _rewrite(src, tmp_path / "past.eval", _each(past))
+    got = _both(monkeypatch, [a])
+    assert quick_count[0] == 1
+    assert got.table["value"].max() > 8e307 and got.table["value"].min() < -8e307
+    refused = _both(monkeypatch, [b])
+    assert isinstance(refused, str) and "OverflowError: int too large to convert to float" in refused
+    assert quick_count[0] == 1  # the log past float range: left to the records path
+
+
+def test_constant_columns_are_what_pandas_makes_of_the_texts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``frame`` builds a log's constant texts (run, source, harness, task, model) as an arrow
+    take; the oracle is pandas' own column of the same texts repeated as ``str`` objects (what
+    ``frame`` handed it before), dtype included, for one log and for several."""
+    import numpy as np
+
+    from evaladdon.adapters import inspect_rows
+    from evaladdon.adapters.inspect_log import read_inspect_part
+
+    logs = sorted(SAMPLE.glob("*.eval"))
+    for chosen in ([logs[0]], logs):
+        parts = [read_inspect_part(p) for p in chosen]
+        got = inspect_rows.frame(parts)
+        counts = [p.n for p in parts]
+        for col in ("run", "source", "harness", "task", "model"):
+            texts = ["inspect" if col == "harness" else getattr(p, col) for p in parts]
+            want = pd.DataFrame({col: np.repeat(np.array(texts, dtype=object), counts)})[col]
+            assert got[col].dtype == want.dtype, col
+            pd.testing.assert_series_equal(got[col], want, check_exact=True)

@@ -30,9 +30,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from evaladdon.adapters.inspect_rows import (_BIG_INT, _CANONICAL, _GRADES, _NOT_SCALAR, _WORDS, Part, _declared,
-                                             _notes, _run_of, _samples_logged, dotted, known_score_names,
-                                             label_bytes, no_scores, raise_first_failure)
+from evaladdon.adapters.inspect_rows import (_CANONICAL, Part, _declared, _notes, _run_of, _samples_logged, dotted,
+                                             known_score_names, label_bytes, no_scores, raise_first_failure,
+                                             score_code)
 from evaladdon.adapters.scores import coerce_values
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -238,25 +238,11 @@ def flush_lean(col: Collector, recs: list[SampleRecord]) -> None:
                 mc = metric_code.get((name, key))
                 if mc is None:
                     mc = metric_code[(name, key)] = metric_of(name if key is None else f"{name}/{key}")
-                if isinstance(v, str):
-                    c = _GRADES.get(v)
-                    if c is None:
-                        c = _WORDS.get(v.lower(), v)
-                elif isinstance(v, (list, tuple, dict)):
-                    c = _NOT_SCALAR
-                    try:
-                        str(v)  # the table path makes its raw text: fail here, for this sample
-                    except Exception as exc:  # noqa: BLE001 - raised later if the sample is kept
-                        col.failed.setdefault(base + j, exc)
-                        c = None
-                else:
-                    c = v
-                    if type(v) is int and not -_BIG_INT < v < _BIG_INT:
-                        try:
-                            float(v)  # OverflowError, as coerce_scores would raise it
-                        except Exception as exc:  # noqa: BLE001 - raised later if the sample is kept
-                            col.failed.setdefault(base + j, exc)
-                            c = None
+                try:
+                    c = score_code(v)
+                except Exception as exc:  # noqa: BLE001 - raised later if the sample is kept
+                    col.failed.setdefault(base + j, exc)
+                    c = None
                 metrics.append(mc)
                 convert.append(c)
                 row_sample.append(j)

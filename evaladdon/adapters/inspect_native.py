@@ -36,6 +36,7 @@ records, a column batch and a ``build_part`` per log.  Anything else is read as 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import zipfile
 import zlib
@@ -58,13 +59,10 @@ from evaladdon.adapters.guard import (
     read_member,
 )
 from evaladdon.adapters.inspect_rows import (
-    _BIG_INT,
     _CANONICAL,
-    _GRADES,
-    _NOT_SCALAR,
-    _WORDS,
     Collector,
     LogData,
+    SUMMARY_TEXT_LIMIT,
     Pending,
     SampleRecord,
     dotted,
@@ -73,8 +71,10 @@ from evaladdon.adapters.inspect_rows import (
     label_bytes,
     label_of,
     make_record,
+    score_code,
     score_fields,
     thin_metadata,
+    truncate_text,
 )
 from evaladdon.errors import InputError
 
@@ -342,131 +342,151 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
     """The rows of an ordinary log's summaries (see :class:`~evaladdon.adapters.inspect_rows.Pending`)
     in one pass: what :func:`record` and ``Collector.flush`` do to each sample, without the
     records.  Anything a rule of ``build_part`` would act on (a sample without id, integer
-    epoch or scores, an (id, epoch) twice, a missing cluster field, a value that cannot be
-    shown or converted) raises :class:`_Unordinary`, and the caller takes the records path."""
+    epoch or scores, an (id, epoch) twice, a missing cluster field) raises :class:`_Unordinary`,
+    and the caller takes the records path; a value that cannot be shown or converted raises
+    what :func:`~evaladdon.adapters.inspect_rows.score_code` raises, and the caller reads the
+    log again with :func:`read_eval_zip` (which words it).
+
+    The common cases of :func:`~evaladdon.adapters.inspect_rows.item_hash` (a text input and
+    target: the same dict, the same bytes hashed) and :func:`~evaladdon.adapters.inspect_rows.label_of`
+    (a text target) are written out here, and an answer met before in the log is thinned once:
+    a few function calls a sample were a third of a small log's reading."""
     n = len(summaries)
     if not n:
         raise _Unordinary("no samples")
     nan = np.nan
+    sha256 = hashlib.sha256
+    dumps = orjson.dumps
+    limit_chars = SUMMARY_TEXT_LIMIT
+    # per sample
     items: list[str] = []
     epochs: list[int] = []
+    errors: list[bool] = []
+    hashes: list[str | None] = []
+    labels: list[str | None] = []
+    clusters: list[str] | None = [] if cluster is not None else None
+    metas: dict[str, list[Any]] = {}
+    meta_col: dict[Any, list[Any]] = {}  # a metadata key -> its column in metas
+    # per row
     metrics: list[str] = []
     raws: list[Any] = []
     convert: list[Any] = []
-    errors: list[bool] = []
     answers: list[str | None] = []
     confidences: list[float] = []
-    clusters: list[str] | None = [] if cluster is not None else None
-    hashes: list[str | None] = []
-    labels: list[str | None] = []
     row_sample: list[int] = []
-    metas: dict[str, list[Any]] = {}
     seen: set[tuple[str, int]] = set()
     metric_of: dict[tuple[str, Any], str] = {}
     memo: dict[str, str] = {}  # equal strings as one object
     share = memo.setdefault
+    thinned: dict[str, str] = {}  # an answer as read -> its thinned, shared text
     all_str = True
     all_number = True  # every value for the converter a float or an int (grades and yes/no mapped)
+    one_row = True  # every sample exactly one row
     any_answer = any_label = any_confidence = False
-    cv: str | None = None
     plain_cluster = cluster is not None and "." not in cluster
     for j, s in enumerate(summaries):
-        sid, epoch, raw_scores = s.get("id"), s.get("epoch"), s.get("scores")
+        get = s.get
+        sid, epoch, raw_scores = get("id"), get("epoch"), get("scores")
         if sid is None or type(epoch) is not int or type(raw_scores) is not dict or not raw_scores:
             raise _Unordinary("a sample without id, integer epoch or scores")
         item = str(sid)
-        if (item, epoch) in seen:
-            raise _Unordinary("a sample twice")
         seen.add((item, epoch))
-        scores = []
-        for name, sc in raw_scores.items():  # as record(): scores first (score_fields inlined)
-            if type(sc) is not dict:
-                raise _Unordinary("a score that is not an object")
-            answer, meta = sc.get("answer"), sc.get("metadata")
-            confidence = nan
-            if meta and isinstance(meta, dict):
-                for key in ("confidence", "probability"):
-                    c = meta.get(key)
-                    if isinstance(c, (int, float)) and not isinstance(c, bool) and 0.0 <= c <= 1.0:
-                        confidence = float(c)
-                        break
-            if isinstance(answer, str):
-                answer = thin_text(answer)
-                answer = share(answer, answer)
-            else:
-                answer = None
-            scores.append((name, sc.get("value"), answer, confidence))
-        error = bool(s.get("error"))
-        limit = s.get("limit")
+        error = bool(get("error"))
+        limit = get("limit")
         if limit is not None:
             _limit_type(limit)  # evaluated as record() does (a value too deep to show fails there)
-        md = s.get("metadata")
+        md = get("metadata")
         md = thin_metadata(md) if md and isinstance(md, dict) else {}
-        target = s.get("target")
-        h = item_hash(s.get("input"), target)
-        label = label_of(target)
-        if label is not None:
+        inp, target = get("input"), get("target")
+        if type(target) is str:
+            if type(inp) is str:  # item_hash's common case
+                h: str | None = sha256(dumps({"input": inp[:limit_chars], "target": target[:limit_chars]})).hexdigest()
+            else:
+                h = item_hash(inp, target)
+            label = target if len(target) <= limit_chars else truncate_text(target)  # label_of a text
             label = share(label, label)
             any_label = True
-        if cluster is not None:
+        else:
+            h = item_hash(inp, target)
+            label = label_of(target)
+            if label is not None:
+                label = share(label, label)
+                any_label = True
+        items.append(item)
+        epochs.append(epoch)
+        errors.append(error)
+        hashes.append(h)
+        labels.append(label)
+        if clusters is not None:
             c = md.get(cluster) if plain_cluster else dotted(md, cluster)
             if c is None or isinstance(c, (dict, list)):
                 raise _Unordinary("no cluster field")
             c = str(c)
-            cv = share(c, c)
+            clusters.append(share(c, c))
         for k, v in md.items():
             if isinstance(v, (str, int, float, bool)):
-                key = f"meta.{k}"
-                col = metas.get(key)
+                col = meta_col.get(k)
                 if col is None:
-                    col = metas[key] = [nan] * n
+                    key = f"meta.{k}"
+                    col = metas.get(key)
+                    if col is None:
+                        col = metas[key] = [nan] * n
+                    meta_col[k] = col
                 col[j] = share(v, v) if type(v) is str else v
-        for name, value, answer, conf in scores:
-            pairs = value.items() if isinstance(value, dict) else ((None, value),)
-            if pairs:  # (the table's prediction and confidence columns are there when a row has one)
-                if answer is not None:
-                    any_answer = True
-                if conf is not nan:
-                    any_confidence = True
-            for key, v in pairs:
-                if key is None:
-                    metric = name
-                else:
+        k0 = len(metrics)
+        for name, sc in raw_scores.items():  # as record() and score_fields
+            if type(sc) is not dict:
+                raise _Unordinary("a score that is not an object")
+            sget = sc.get
+            answer, meta, value = sget("answer"), sget("metadata"), sget("value")
+            conf = nan
+            if meta and isinstance(meta, dict):
+                for key in ("confidence", "probability"):
+                    c = meta.get(key)
+                    if isinstance(c, (int, float)) and not isinstance(c, bool) and 0.0 <= c <= 1.0:
+                        conf = float(c)
+                        break
+            if isinstance(answer, str):
+                a = thinned.get(answer)
+                if a is None:
+                    a = thin_text(answer)
+                    a = thinned[answer] = share(a, a)
+                answer = a
+            else:
+                answer = None
+            if isinstance(value, dict):  # a metric a key
+                if not value:
+                    continue  # no rows
+                pairs: Any = []
+                for key, v in value.items():
                     metric = metric_of.get((name, key))
                     if metric is None:
                         metric = metric_of[(name, key)] = f"{name}/{key}"
+                    pairs.append((metric, v))
+            else:
+                pairs = ((name, value),)
+            if answer is not None:  # (the table's prediction and confidence columns: when a row has one)
+                any_answer = True
+            if conf is not nan:
+                any_confidence = True
+            for metric, v in pairs:
+                c = score_code(v)  # raises for a value the records path words (a caller's fallback)
+                if type(c) is not float and type(c) is not int:
+                    all_number = False
                 if isinstance(v, str):
-                    c = _GRADES.get(v)
-                    if c is None:
-                        c = _WORDS.get(v.lower(), v)
-                        if c is v:
-                            all_number = False
                     raws.append(share(v, v))
                 else:
                     all_str = False
-                    if isinstance(v, (list, tuple, dict)):
-                        c = _NOT_SCALAR
-                        all_number = False
-                        str(v)  # its raw text is made later: fail here (the records path words it)
-                    else:
-                        c = v
-                        if type(v) is int and not -_BIG_INT < v < _BIG_INT:
-                            raise _Unordinary("an int past float range")
-                        if type(v) is not float and type(v) is not int:
-                            all_number = False
                     raws.append(v)
                 metrics.append(metric)
                 convert.append(c)
-                errors.append(error)
                 answers.append(answer)
                 confidences.append(conf)
-                items.append(item)
-                epochs.append(epoch)
-                hashes.append(h)
-                labels.append(label)
-                if clusters is not None:
-                    clusters.append(cv)  # type: ignore[arg-type]
                 row_sample.append(j)
+        if len(metrics) - k0 != 1:
+            one_row = False
+    if len(seen) < n:
+        raise _Unordinary("a sample twice")
     if not metrics:
         raise _Unordinary("no rows")
     columns = list(_CANONICAL)
@@ -477,8 +497,10 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
     if any_confidence:
         columns.append("confidence")
     columns.extend(metas)
-    return Pending(cluster, n, items, epochs, metrics, raws, convert, all_str, all_number, errors, answers,
-                   confidences, clusters, hashes, labels, row_sample, metas, columns)
+    return Pending(cluster=cluster, n_samples=n, items=items, epochs=epochs, metrics=metrics, raws=raws,
+                   convert=convert, all_str=all_str, all_number=all_number, errors=errors, answers=answers,
+                   confidences=confidences, clusters=clusters, hashes=hashes, labels=labels,
+                   row_sample=row_sample, metas=metas, columns=columns, one_row=one_row)
 
 
 def read_eval_table(path: Path, cluster: str | None = None) -> LogData:
@@ -561,7 +583,7 @@ def _read_eval_ordinary(path: Path, cluster: str | None) -> LogData | None:
         except _Unordinary:
             pass
     if rows is not None:
-        listed = {f"samples/{item}_epoch_{epoch}.json" for item, epoch in zip(rows.items, rows.epochs)}
+        listed = {f"samples/{item}_epoch_{epoch}.json" for item, epoch in zip(rows.items, rows.epochs)}  # per sample
     else:
         rows = [record(s) for s in summaries]
         listed = {f"samples/{r.id}_epoch_{r.epoch}.json" for r in rows}

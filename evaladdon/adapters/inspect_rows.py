@@ -257,6 +257,28 @@ def _run_of(spec: dict[str, Any]) -> str:
 
 _BIG_INT = 2**1023  # past ~1.8e308 an int has no float (coerce_scores raises OverflowError)
 
+
+def score_code(v: Any) -> Any:
+    """The value of one score (or of one key of a dict-valued score) as the converter
+    (:func:`~evaladdon.adapters.scores.coerce_scores`) takes it: Inspect's grade letters
+    (exactly ``C``/``I``/``P``/``N``) and ``yes``/``no`` (any case) as numbers, any other string
+    as it is, a list/tuple/dict as a non-numeric string (lists are not scores), anything else
+    as it is.  Raises what making the row would raise later: ``str()`` of a container too deep
+    to show (``RecursionError``) and ``float()`` of an int past float range
+    (``OverflowError``); each caller decides what that means (the collectors record it for
+    the sample, the quick reader leaves the log to them).  The one rule of the three row
+    builders (``Collector.flush``, ``inspect_lean.flush_lean``, ``inspect_native.quick_rows``);
+    oracle: ``tests/test_inspect_quick.py`` (value by value against the mapping written out)."""
+    if isinstance(v, str):
+        c = _GRADES.get(v)
+        return _WORDS.get(v.lower(), v) if c is None else c
+    if isinstance(v, (list, tuple, dict)):
+        str(v)  # its raw text is made later: fail now, for this sample
+        return _NOT_SCALAR
+    if type(v) is int and not -_BIG_INT < v < _BIG_INT:
+        float(v)  # OverflowError, as coerce_scores would raise it
+    return v
+
 BATCH_SIZE = 1024
 """Samples a :class:`Collector` holds as records before it turns them into columns (peak RSS
 of a 60,000-sample JSON log: 188 MB at 512, 192 MB at 2,048, 208 MB at 16,384)."""
@@ -433,25 +455,11 @@ class Collector:
                     metric = metric_of.get((name, key))
                     if metric is None:
                         metric = metric_of[(name, key)] = name if key is None else f"{name}/{key}"
-                    if isinstance(v, str):
-                        c = _GRADES.get(v)
-                        if c is None:
-                            c = _WORDS.get(v.lower(), v)
-                    elif isinstance(v, (list, tuple, dict)):
-                        c = _NOT_SCALAR
-                        try:
-                            str(v)  # its raw text is made for the batch: fail here, for this sample
-                        except Exception as exc:  # noqa: BLE001 - raised later if the sample is kept
-                            self.failed.setdefault(base + j, exc)
-                            v = c = None
-                    else:
-                        c = v
-                        if type(v) is int and not -_BIG_INT < v < _BIG_INT:
-                            try:
-                                float(v)  # OverflowError, as coerce_scores would raise it
-                            except Exception as exc:  # noqa: BLE001 - raised later if the sample is kept
-                                self.failed.setdefault(base + j, exc)
-                                v = c = None
+                    try:
+                        c = score_code(v)
+                    except Exception as exc:  # noqa: BLE001 - raised later if the sample is kept
+                        self.failed.setdefault(base + j, exc)
+                        v = c = None
                     metrics.append(metric)
                     raws.append(v)
                     if type(v) is not str:
@@ -672,26 +680,33 @@ class Pending:
     no rule of :func:`build_part` (duplicates, unscored rows, errors) applies and its rows are
     the samples' rows in order.  :func:`frame` converts the lists of all such logs at once
     (values, raw texts, arrow strings), which was most of the cost of a small log read alone.
-    Per row: ``items`` .. ``row_sample``; per sample: ``metas`` (NaN where absent)."""
+    Per sample: ``items``, ``epochs``, ``errors``, ``clusters``, ``hashes``, ``labels`` and
+    ``metas`` (NaN where absent); per row: ``metrics`` .. ``row_sample`` (the row's sample)."""
 
     cluster: str | None
     n_samples: int
-    items: list[str]
-    epochs: list[int]
+    items: list[str]  # per sample
+    epochs: list[int]  # per sample
     metrics: list[str]
     raws: list[Any]
     convert: list[Any]  # the value for the converter (grades and yes/no mapped)
     all_str: bool  # every raw value a str
     all_number: bool  # every value for the converter a float or an int
-    errors: list[bool]  # the row's sample has an error
+    errors: list[bool]  # per sample: it has an error
     answers: list[str | None]
     confidences: list[float]
-    clusters: list[str] | None
-    hashes: list[str | None]
-    labels: list[str | None]
+    clusters: list[str] | None  # per sample
+    hashes: list[str | None]  # per sample
+    labels: list[str | None]  # per sample
     row_sample: list[int]
-    metas: dict[str, list[Any]]
+    metas: dict[str, list[Any]]  # per sample
     columns: list[str]  # the log's table's columns, in order
+    one_row: bool = False  # every sample has exactly one row (row_sample is 0, 1, 2, ...)
+
+    def per_row(self, attr: str) -> list[Any]:
+        """A per-sample list (``items`` .. ``labels``) repeated as its samples' rows."""
+        values = getattr(self, attr)
+        return values if self.one_row else [values[j] for j in self.row_sample]
 
 
 def _cat(batches: list[_Batch], attr: str, dtype: Any) -> np.ndarray:
@@ -913,6 +928,10 @@ def convert_pending(parts: list[Part]) -> list[Part]:
         lists = [getattr(r, attr) for r in rows]
         return lists[0] if len(lists) == 1 else list(itertools.chain.from_iterable(lists))
 
+    def cat_rows(attr: str) -> list[Any]:  # a per-sample list as rows
+        lists = [r.per_row(attr) for r in rows]
+        return lists[0] if len(lists) == 1 else list(itertools.chain.from_iterable(lists))
+
     convert = cat("convert")
     if all(r.all_number for r in rows):  # every value a float or an int: as Collector.flush
         arr = np.array(convert, dtype=float) if convert else np.empty(0)
@@ -920,16 +939,17 @@ def convert_pending(parts: list[Part]) -> list[Part]:
     else:
         values, errs = coerce_scores(pd.Series(convert, dtype=object))
         value_error = errs.to_numpy()
-    failed = np.array(cat("errors"), dtype=bool)
+    failed = np.array(cat_rows("errors"), dtype=bool)
     values = np.where(failed, np.nan, values)
     row_errors = np.where(failed, "sample error", value_error)
     raws = cat("raws")
     raw = _objects(raws) if all(r.all_str for r in rows) else raw_strings(pd.Series(raws, dtype=object)).to_numpy()
-    items, hashes, labels, answers = (_strings(cat(a)) for a in ("items", "hashes", "labels", "answers"))
-    epochs = np.array(cat("epochs"), dtype=np.int64)
+    items, hashes, labels = (_strings(cat_rows(a)) for a in ("items", "hashes", "labels"))
+    answers = _strings(cat("answers"))
+    epochs = np.array(cat_rows("epochs"), dtype=np.int64)
     confidences = np.array(cat("confidences"), dtype=float)
     metrics = _objects(cat("metrics"))
-    clusters = _objects(cat("clusters")) if rows[0].cluster is not None else None
+    clusters = _objects(cat_rows("clusters")) if rows[0].cluster is not None else None
     done: dict[int, Part] = {}
     at = 0
     for p, r in zip(todo, rows):
@@ -988,17 +1008,22 @@ def frame(parts: list[Part]) -> pd.DataFrame:
     def texts(attr: str) -> Any:
         return _column(_cat_strings([getattr(p, attr) for p in parts]))
 
-    def constant(attr: str) -> Any:
-        # an object array, not a scalar: pandas makes a str column of a scalar by a repeat and
-        # an arrow take (~0.3 ms a column, most of reading a small log alone), of an array by
-        # converting it (the same column)
+    def constant(attr: str | None) -> Any:
+        # a log's text repeated over its rows: an arrow take of the logs' texts when pandas keeps
+        # str columns in arrow (what it makes of the same str objects, without converting each
+        # row's: ~80 ns a row and column), else an object array, not a scalar (pandas makes a
+        # str column of a scalar by a repeat and an arrow take, ~0.3 ms a column)
+        values = [getattr(p, attr) if attr is not None else "inspect" for p in parts]
+        texts = _strings(values) if n else None  # (no rows: the object column it was)
+        if texts is not None and _is_arrow(texts):
+            return _column(texts.take(np.repeat(np.arange(len(parts)), [p.n for p in parts])))
         if len(parts) == 1:
-            return np.full(n, getattr(parts[0], attr), dtype=object)
-        return np.repeat(np.array([getattr(p, attr) for p in parts], dtype=object), [p.n for p in parts])
+            return np.full(n, values[0], dtype=object)
+        return np.repeat(np.array(values, dtype=object), [p.n for p in parts])
 
     clustered = parts[0].clusters is not None
     cols: dict[str, Any] = {
-        "run": constant("run"), "source": constant("source"), "harness": np.full(n, "inspect", dtype=object),
+        "run": constant("run"), "source": constant("source"), "harness": constant(None),
         "task": constant("task"),
         "model": constant("model"), "metric": rows("metrics"), "item": texts("items"), "epoch": rows("epochs"),
         "value": rows("values"), "raw": rows("raws"), "cluster": rows("clusters") if clustered else None,
