@@ -236,6 +236,10 @@ def _summarize(args: argparse.Namespace) -> LeanResult:
     files, notes, name_of, skipped = inputs(args.paths)
     if not files or any(reader is not read_inspect_log for _, reader, _ in files):
         raise NotLean("an input is not an Inspect log")
+    from evaladdon.lean import spill
+
+    if spill.wanted(files):  # one large .json log: in partitions on disk (bounded memory)
+        return spill.summarize_spilled(args, files[0][0], notes, name_of, skipped)
     parts: list[Any] = []
     sources: list[Path] = []
     incomplete: dict[str, dict[str, Any]] = {}
