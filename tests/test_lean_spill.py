@@ -113,6 +113,8 @@ def test_crafted_logs_spilled_give_the_same(tmp_path: Path, monkeypatch: pytest.
     assert _same_spilled(["summarize", "--json", str(edge), "--level", "0.9", "--method", "t",
                           "--cluster-method", "cr1", "--cluster", "grp"], monkeypatch)
     assert _same_spilled(["summarize", str(edge)], monkeypatch)
+    assert _same_spilled(["summarize", "--json", f"mine={edge}", "--cluster", "grp", "--metric", "match"], monkeypatch)
+    assert _same_spilled(["summarize", f"mine={edge}", "--markdown"], monkeypatch)
     # handed to the table path, with its error: a cluster field missing for some samples,
     # a metric no row has, the bootstrap
     for argv in (["summarize", "--json", str(edge), "--cluster", "nest.a.b"],
