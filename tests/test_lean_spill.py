@@ -186,7 +186,49 @@ def test_the_temporary_directory_goes_also_on_errors(tmp_path: Path, monkeypatch
     edge = _edge_json(tmp_path)
     _run(["summarize", "--json", str(edge), "--cluster", "nest.a.b"], monkeypatch, 4)
     _run(["summarize", "--json", str(edge)], monkeypatch, 4)
-    assert made and not any(Path(d).exists() for d in made)
+    assert len(made) == 2 and not any(Path(d).exists() for d in made)
+    real_add = spill.Router.add
+    seen = []
+
+    def interrupted(self: Any, r: Any) -> None:  # Ctrl-C halfway through the routing
+        seen.append(1)
+        if len(seen) == 30:
+            raise KeyboardInterrupt
+        real_add(self, r)
+
+    monkeypatch.setattr(spill.Router, "add", interrupted)
+    try:
+        rc = _run(["summarize", "--json", str(edge)], monkeypatch, 4)[0]
+    except KeyboardInterrupt:
+        rc = "interrupted"
+    assert rc not in (0, None) and len(seen) == 30
+    assert len(made) == 3 and not any(Path(d).exists() for d in made)
+
+
+def test_partitions_keep_items_and_clusters_whole(tmp_path: Path) -> None:
+    """Every record of an id lands in one partition; with a cluster field, every record of a cluster."""
+    from evaladdon.adapters.inspect_rows import SampleRecord, Score
+
+    recs = [SampleRecord(f"id{i % 37}", i // 37 + 1, {"m": Score(float(i % 2), None, None)},
+                         {"a": {"c": f"c{i % 37 % 5}"}}, False, None, None, None) for i in range(37 * 3)]
+    for cluster, key in ((None, lambda t: t[1]), ("a.c", lambda t: t[4])):
+        for k in KS:
+            root = tmp_path / f"{cluster}{k}"
+            root.mkdir()
+            router = spill.Router(root, k, cluster)
+            for r in recs:
+                router.add(r)
+            router.flush()
+            where: dict[Any, int] = {}
+            back = []
+            for i, f in enumerate(router.files):
+                for t in spill._records(f):
+                    assert where.setdefault(key(t), i) == i
+                    back.append(t)
+            assert sorted(t[0] for t in back) == list(range(len(recs)))  # each record once, with its sequence
+            assert len(set(where.values())) > 1  # (spread over more than one partition)
+            spill._check_items(router)  # (no id in two partitions)
+    assert [spill.n_parts(n) for n in (0, spill.PART_BYTES * 3, spill.PART_BYTES * 10**6)] == [2, 4, spill.MAX_PARTS]
 
 
 def _tiny_log(path: Path, n: int, uuid_ids: bool = False) -> Path:
