@@ -285,12 +285,11 @@ def _peak_kb(argv: list[str], spill_bytes: int) -> tuple[int, int, str]:
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="peak RSS from /proc")
 def test_spilled_peak_rss_is_below_the_in_memory_path(tmp_path: Path) -> None:
-    """300,000 samples of UUID-like ids (~15 s): the reading's peak is >= 10 MB lower spilled,
-    and so is the peak at exit (while the statistics are the stand-in's, which concatenates
-    the parts, by less)."""
+    """300,000 samples of UUID-like ids (~15 s): the peak while reading and the peak at exit
+    are each >= 10 MB lower spilled (measured: ~67 MB vs ~87 MB)."""
     log = _tiny_log(tmp_path / "tiny.json", 300_000, uuid_ids=True)
     read_mem, end_mem, want = _peak_kb([str(log)], 2**62)
     read_spill, end_spill, got = _peak_kb([str(log)], 0)
     _close(json.loads(got), json.loads(want), "tiny")
     assert read_spill < read_mem - 10_000, (read_spill, read_mem)
-    assert end_spill < end_mem, (end_spill, end_mem)
+    assert end_spill < end_mem - 10_000, (end_spill, end_mem)

@@ -46,8 +46,8 @@ partition's collector and scan (partitions of ~:data:`PART_BYTES` of JSON: tens 
 thousands of tiny samples), the router's buffers (:data:`FLUSH` records), and per group
 and distinct error text a few numbers.  Not bounded: a partition much larger than the
 others (one item or cluster with a large share of the samples: there is no re-partitioning),
-the number of groups and of distinct error texts, and the statistics' own passes (S's
-``estimate_mean_parts``).
+the number of groups and of distinct error texts.  The statistics hold one part's arrays at a
+time (``estimate_mean_parts``' three passes read the ``.npy`` files again each time).
 """
 
 from __future__ import annotations
