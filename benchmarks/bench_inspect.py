@@ -27,10 +27,13 @@ given no file subtracted) and peak RSS, each also as a ratio to the raw floor of
 ``--dir``), with the growth per 10,000 samples between the first and the last size, and the
 peak RSS and CPU of the lean ``summarize`` (the CLI on Inspect logs, no pandas:
 :mod:`evaladdon.lean.summarize`) of the ``.json`` and ``.eval`` logs of each size
-(``--lean-only``: only that and the floor).
+(``--lean-only``: only that and the floor), and the same spilled to partitions on disk
+(:mod:`evaladdon.lean.spill`, threshold forced to 0).  ``--tiny-sizes 1000000,2000000`` (with
+``--rss-only``) compares the lean summarize in memory and spilled on generated logs of that
+many tiny samples (:func:`tiny_log`).
 
     python benchmarks/bench_inspect.py [--n 20000] [--dir /tmp/evaladdon-bench-inspect] [--rss-sizes 20000,60000]
-        [--rss-dir DIR] [--rss-only] [--per-file-only]
+        [--rss-dir DIR] [--rss-only] [--lean-only] [--tiny-sizes 1000000] [--per-file-only]
 """
 
 from __future__ import annotations
@@ -175,11 +178,25 @@ summarize_table(read_runs(PATHS, cluster="passage").table, notes=[])
     "evaladdon summarize (lean)": """
 import contextlib, io
 from evaladdon.cli.main import main
-from evaladdon.lean import summarize as lean
+from evaladdon.lean import spill, summarize as lean
+spill.SPILL_BYTES = 2**62  # in memory, whatever the size
 if PATHS:
     with contextlib.redirect_stdout(io.StringIO()):
         rc = main(["summarize", "--json", "--cluster", "passage", *PATHS])
     assert rc == 0 and lean.LAST.get("path") == "lean", (rc, lean.LAST)
+else:  # what the lean path imports (the statistics, the CLI, orjson and ijson)
+    import evaladdon.cli.summarize_cmd, evaladdon.adapters.inspect_native, evaladdon.stats.mean, ijson
+assert "pandas" not in sys.modules
+""",
+    "evaladdon summarize (lean, spilled)": """
+import contextlib, io
+from evaladdon.cli.main import main
+from evaladdon.lean import spill, summarize as lean
+spill.SPILL_BYTES = 0  # spilled to partitions on disk, whatever the size
+if PATHS:
+    with contextlib.redirect_stdout(io.StringIO()):
+        rc = main(["summarize", "--json", "--cluster", "passage", *PATHS])
+    assert rc == 0 and lean.LAST.get("path") == "lean" and spill.RUNS == 1, (rc, lean.LAST)
 else:  # what the lean path imports (the statistics, the CLI, orjson and ijson)
     import evaladdon.cli.summarize_cmd, evaladdon.adapters.inspect_native, evaladdon.stats.mean, ijson
 assert "pandas" not in sys.modules
@@ -371,6 +388,7 @@ def rss_growth(args: argparse.Namespace, small: Path, imp: dict[str, dict[str, f
           f"{imp['evaladdon summarize (lean)']['rss_mb']:.0f} MB), CPU with imports")
     got: dict[int, dict[str, float]] = {}
     lean: dict[int, dict[str, float]] = {}
+    spilled: dict[int, dict[str, float]] = {}
     for n in args.rss_sizes:
         e, j = where / f"bench_{n}.eval", where / f"bench_{n}.json"
         if not j.exists():
@@ -387,19 +405,60 @@ def rss_growth(args: argparse.Namespace, small: Path, imp: dict[str, dict[str, f
                        floor["cpu"] - imp["raw floor (ijson stream)"]["cpu"])
         print(f"  {n:7d} samples .json: lean summarize {lean[n]['rss_mb']:5.0f} MB, {lean[n]['cpu']:.1f} s CPU "
               f"({work:.1f} s without imports, {work / fwork:.2f}x the floor's {fwork:.1f} s)")
+        spilled[n] = measure("evaladdon summarize (lean, spilled)", [j], 1)
+        work = spilled[n]["cpu"] - imp["evaladdon summarize (lean)"]["cpu"]
+        print(f"  {n:7d} samples .json: lean summarize spilled {spilled[n]['rss_mb']:5.0f} MB, "
+              f"{spilled[n]['cpu']:.1f} s CPU ({work:.1f} s without imports, {work / fwork:.2f}x the floor's)")
         try:
             ev = measure("evaladdon summarize (lean)", [e], 1)
             print(f"  {n:7d} samples .eval ({e.stat().st_size / 2**20:.0f} MiB): lean summarize {ev['rss_mb']:5.0f} MB, "
                   f"{ev['cpu']:.1f} s CPU")
         except RuntimeError as exc:  # the grown logs repeat 100 records: past ~20,000 the ratio guard refuses them
             print(f"  {n:7d} samples .eval: not read ({exc})")
-    for name, by_n in (("native reader", got), ("lean summarize", lean)):
+    for name, by_n in (("native reader", got), ("lean summarize", lean), ("lean summarize spilled", spilled)):
         lo, hi = (min(by_n), max(by_n)) if by_n else (0, 0)
         if hi > lo:
             slope = (by_n[hi]["rss_mb"] - by_n[lo]["rss_mb"]) / (hi - lo)  # MB a sample
             cross = f"{hi + (100 - by_n[hi]['rss_mb']) / slope:,.0f}" if slope > 0 else "never"
             print(f"  {name}: growth {lo} -> {hi} samples: {slope * 1e4:.2f} MB per 10,000 samples "
                   f"({slope * 2**20:.0f} bytes a sample); 100 MB crossed near {cross} samples (extrapolated)")
+
+
+def tiny_log(path: Path, n: int) -> None:
+    """A ``.json`` log of ``n`` tiny samples (the small log's header; 4 epochs of n/4 items with
+    UUID-like ids, ``metadata.passage`` one of n/200, a ``match`` score), written a sample at a time."""
+    import zipfile
+
+    with zipfile.ZipFile(SAMPLE_EVAL) as zf:
+        header = json.loads(zf.read("header.json"))
+    k = max(n // 4, 1)
+    tmp = path.with_suffix(".part")
+    with tmp.open("w") as fh:
+        fh.write(json.dumps({key: v for key, v in header.items() if key != "samples"})[:-1] + ', "samples": [')
+        for i in range(n):
+            item, epoch = i % k, i // k + 1
+            sid = f"{item:08x}-4a1b-4c2d-8e3f-{item * 2654435761 % 2**48:012x}"
+            fh.write(("," if i else "") + json.dumps({"id": sid, "epoch": epoch, "metadata": {"passage": f"p{item // 50}"},
+                                                       "scores": {"match": {"value": "CI"[(item * 7 + epoch) % 5 == 0]}}}))
+        fh.write("]}")
+    tmp.replace(path)
+
+
+def tiny_rss(args: argparse.Namespace, imp: dict[str, dict[str, float]]) -> None:
+    """Peak RSS and CPU of the lean ``summarize --json --cluster passage`` in memory and spilled,
+    on logs of ``--tiny-sizes`` tiny samples."""
+    where = args.rss_dir or args.dir
+    where.mkdir(parents=True, exist_ok=True)
+    print(f"\ntiny-sample .json logs: lean summarize --cluster passage, in memory vs spilled (imports alone: "
+          f"{imp['evaladdon summarize (lean)']['rss_mb']:.0f} MB)")
+    for n in args.tiny_sizes:
+        j = where / f"tiny_{n}.json"
+        if not j.exists():
+            tiny_log(j, n)
+        mem = measure("evaladdon summarize (lean)", [j], 1)
+        sp = measure("evaladdon summarize (lean, spilled)", [j], 1)
+        print(f"  {n:8d} samples, {j.stat().st_size / 2**20:5.0f} MiB: in memory {mem['rss_mb']:5.0f} MB "
+              f"{mem['cpu']:6.1f} s CPU; spilled {sp['rss_mb']:5.0f} MB {sp['cpu']:6.1f} s CPU")
 
 
 def main() -> None:
@@ -411,6 +470,8 @@ def main() -> None:
                     help="also the peak RSS of the .json reader at these sample counts (e.g. 20000,60000)")
     ap.add_argument("--rss-dir", type=Path, default=None, help="where the logs of --rss-sizes are (made once)")
     ap.add_argument("--rss-only", action="store_true", help="only the --rss-sizes measurements")
+    ap.add_argument("--tiny-sizes", type=lambda t: [int(x) for x in t.split(",")], default=[],
+                    help="with --rss-only: also logs of this many tiny samples (e.g. 1000000,2000000), in memory vs spilled")
     ap.add_argument("--lean-only", action="store_true", help="with --rss-sizes: only the lean summarize and the floor")
     ap.add_argument("--per-file-only", action="store_true",
                     help="only the per-file overhead of 100 small .eval logs (fresh processes and in one process)")
@@ -437,6 +498,8 @@ def main() -> None:
     imp = imports_only(ours, 3)
     if args.rss_only:
         rss_growth(args, small, imp)
+        if args.tiny_sizes:
+            tiny_rss(args, imp)
         return
     rows = {name: measure(name, [big_eval], r) for name in (
         "raw floor (zip+orjson)", "evaladdon native", "evaladdon read_runs", "evaladdon summarize",

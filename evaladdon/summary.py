@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 import numpy as np
 
@@ -87,19 +87,28 @@ def unusable(values: np.ndarray, error: np.ndarray,
     """Mask of the rows :func:`usable_rows` leaves out, and their counts by reason
     (``values`` float, ``error`` the object array of the ``error`` column; ``has_error``
     its not-null mask when the caller knows it, else ``pd.isna``)."""
+    bad, reasons = unusable_reasons(values, error, has_error)
+    return bad, count_reasons(reasons) if reasons is not None else {}
+
+
+def unusable_reasons(values: np.ndarray, error: np.ndarray,
+                     has_error: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+    """Mask of the rows :func:`usable_rows` leaves out, and the reason of each of them (an
+    object array of ``str`` in row order; ``None`` when no row is left out): the error, else
+    ``non-finite value (inf)`` for +-inf, else ``missing value``."""
     if has_error is None:
         import pandas as pd
 
         has_error = ~pd.isna(error)
     bad = has_error | ~np.isfinite(values)
     if not bad.any():  # the usual group: nothing left out, no counting to do
-        return bad, {}
+        return bad, None
     reasons = error[bad].copy()
     no_error = ~has_error[bad]
     infinite = np.isinf(values[bad])
     reasons[no_error & infinite] = f"{NONFINITE} (inf)"
     reasons[no_error & ~infinite] = "missing value"
-    return bad, count_reasons(reasons)
+    return bad, reasons
 
 
 def count_reasons(reasons: np.ndarray) -> dict[str, int]:
@@ -197,57 +206,78 @@ def summarize_groups(
     rules); ``labels`` maps each run to its short name (:func:`evaladdon.table.run_labels`)."""
     out: list[GroupSummary] = []
     for g in groups:
-        run, task, metric_name = g.run, g.task, g.metric
         bad, dropped = unusable(g.values, g.error, g.has_error)
-        where = f"run {run!r}, task {task!r}, metric {metric_name!r}"
         good = ~bad
         n_good = int(good.sum())
-        if n_good == 0:
-            message = f"{where}: no scored rows (left out: {dropped})"
-            if notes is None:
-                raise EvalAddonError(message)
-            notes.append(f"skipped {message}")
-            continue
         if n_good == len(good):
             values, items, group_clusters = g.values, g.items, g.clusters
         else:
             values, items, group_clusters = g.values[good], g.items[good], g.clusters[good]
-        has_cluster = group_clusters >= 0
-        n_clustered = int(has_cluster.sum())
-        if 0 < n_clustered < n_good:
-            raise EvalAddonError(f"{where}: {n_good - n_clustered} row(s) have no cluster id")
-        try:
-            est = estimate_mean(
+        n_clustered = int((group_clusters >= 0).sum())
+
+        def estimate(clustered: bool, values: np.ndarray = values, items: np.ndarray = items,
+                     group_clusters: np.ndarray = group_clusters) -> MeanEstimate:
+            return estimate_mean(
                 values,
                 items=items,
-                clusters=group_clusters if n_clustered else None,
+                clusters=group_clusters if clustered else None,
                 # no epochs=: the (item, epoch) uniqueness is checked once, by table.validate
                 level=level,
                 method=method,
                 cluster_method=cluster_method,
             )
-        except ValueError as exc:
-            raise EvalAddonError(f"{where}: {exc}") from None
-        n_nonfinite = count_nonfinite(dropped)
-        if n_nonfinite:
-            est = dataclasses.replace(est, notes=(
-                f"mean over finite values only: {n_nonfinite} non-finite value(s) left out", *est.notes))
-        out.append(
-            GroupSummary(
-                run=str(run),
-                task=str(task),
-                model=str(g.model),
-                metric=str(metric_name),
-                estimate=est,
-                n_dropped=int(sum(dropped.values())),
-                dropped=dropped,
-                label=labels[str(run)],
-                n_nonfinite=n_nonfinite,
-            )
-        )
+
+        got = summarize_group(g.run, g.task, g.model, g.metric, dropped, n_good, n_clustered, estimate, labels,
+                              notes)
+        if got is not None:
+            out.append(got)
+    return finish_summaries(out, notes)
+
+
+def finish_summaries(out: list[GroupSummary], notes: list[str] | None) -> list[GroupSummary]:
+    """The summaries of all groups, or the error when no group had a scored row."""
     if not out:
         raise EvalAddonError("no scored rows to summarize" + (f": {'; '.join(notes)}" if notes else ""))
     return out
+
+
+def summarize_group(run: Any, task: Any, model: Any, metric_name: Any, dropped: dict[str, int], n_good: int,
+                    n_clustered: int, estimate: Callable[[bool], MeanEstimate], labels: Mapping[str, str],
+                    notes: list[str] | None) -> GroupSummary | None:
+    """One group's :class:`GroupSummary` from what :func:`summarize_groups` knows of it: the
+    rows left out by reason (``dropped``, as :func:`count_reasons` orders them), the usable
+    rows and how many of them have a cluster, and ``estimate(clustered)`` giving the
+    :class:`MeanEstimate` of the usable rows.  ``None``: no scored row (a note, or an error
+    when ``notes`` is None).  Shared by the in-memory and the spilled (:mod:`evaladdon.lean.spill`)
+    summarize."""
+    where = f"run {run!r}, task {task!r}, metric {metric_name!r}"
+    if n_good == 0:
+        message = f"{where}: no scored rows (left out: {dropped})"
+        if notes is None:
+            raise EvalAddonError(message)
+        notes.append(f"skipped {message}")
+        return None
+    if 0 < n_clustered < n_good:
+        raise EvalAddonError(f"{where}: {n_good - n_clustered} row(s) have no cluster id")
+    try:
+        est = estimate(n_clustered > 0)
+    except ValueError as exc:
+        raise EvalAddonError(f"{where}: {exc}") from None
+    n_nonfinite = count_nonfinite(dropped)
+    if n_nonfinite:
+        est = dataclasses.replace(est, notes=(
+            f"mean over finite values only: {n_nonfinite} non-finite value(s) left out", *est.notes))
+    return GroupSummary(
+        run=str(run),
+        task=str(task),
+        model=str(model),
+        metric=str(metric_name),
+        estimate=est,
+        n_dropped=int(sum(dropped.values())),
+        dropped=dropped,
+        label=labels[str(run)],
+        n_nonfinite=n_nonfinite,
+    )
 
 
 def summarize_table(

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from evaladdon.adapters.inspect_rows import (_CANONICAL, Part, _declared, _notes, _run_of, _samples_logged, dotted,
+from evaladdon.adapters.inspect_rows import (_CANONICAL, Part, _notes, _run_of, dotted, incomplete_of,
                                              known_score_names, label_bytes, no_scores, raise_first_failure,
                                              score_code)
 from evaladdon.adapters.scores import coerce_values
@@ -394,10 +394,7 @@ def build_lean_part(col: Collector, log: LogData, path: Path, cluster: str | Non
             row_errors = take(row_errors, reasons)
             del src, other, within, own, reasons
     per_row = (lambda a: a) if row_sample is None else (lambda a: a[row_sample])
-    declared, basis = _declared(header) if _samples_logged(log) else (None, "")
-    incomplete = None
-    if declared is not None and declared > n_kept:
-        incomplete = {"declared": declared, "read": n_kept, "missing": declared - n_kept, "basis": basis}
+    incomplete = incomplete_of(log, n_kept)
     item_codes = per_row(sel(icode)) if icode is not None else None
     del icode
     metric_names = col.lean_metrics.names()

@@ -59,7 +59,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import orjson
 
-from evaladdon.adapters.scores import _finish_arrays, coerce_scores, coerce_values, raw_strings
+from evaladdon.adapters.scores import _finish_arrays, coerce_scores, raw_strings
 from evaladdon.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -867,10 +867,7 @@ def build_part(log: LogData, path: Path, cluster: str | None) -> Part:
         raws = take(raws, "")
         answers = take(_as_objects(answers), None)
         confidences = take(confidences, np.nan)
-    declared, basis = _declared(header) if _samples_logged(log) else (None, "")
-    incomplete = None
-    if declared is not None and declared > n_kept:
-        incomplete = {"declared": declared, "read": n_kept, "missing": declared - n_kept, "basis": basis}
+    incomplete = incomplete_of(log, n_kept)
     per_row = (lambda a: _take_strings(a, row_sample)) if not (n_kept == total and kept is None and scored.all()
                                                 and bool((nrows_all == 1).all())) else (lambda a: a)
     hashes = sel(_cat_strings([b.hashes for b in batches]))
@@ -1074,6 +1071,14 @@ def table_of(part: Part) -> pd.DataFrame:
 def _samples_logged(log: LogData) -> bool:
     config = (log.header.get("eval") or {}).get("config") or {}
     return log.samples_logged and config.get("log_samples") is not False
+
+
+def incomplete_of(log: LogData, n_kept: int) -> dict[str, Any] | None:
+    """What an incomplete log misses (declared, read, missing, basis), ``None`` when complete."""
+    declared, basis = _declared(log.header) if _samples_logged(log) else (None, "")
+    if declared is not None and declared > n_kept:
+        return {"declared": declared, "read": n_kept, "missing": declared - n_kept, "basis": basis}
+    return None
 
 
 def _notes(p: Path, log: LogData, header: dict[str, Any], n_samples: int, n_dup: int) -> list[str]:

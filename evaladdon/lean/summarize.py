@@ -23,6 +23,10 @@ naming (``NAME=PATH``, equal run ids of different files) is ``read_runs``' own
 (``name_runs``/``separate_runs``), labels :func:`evaladdon.run_names.labels_of`, and
 the statistics :func:`evaladdon.summary.summarize_groups`, fed first-appearance integer
 codes as ``summarize_table`` feeds it (so ``estimate_mean`` factorizes nothing).
+
+One ``.json`` log larger than :data:`evaladdon.lean.spill.SPILL_BYTES` (and nothing else) is
+summarized by :mod:`evaladdon.lean.spill` instead: the same reader, collector, ``build_part``
+and per-group code, a hash partition of the samples at a time, so that memory stays bounded.
 """
 
 from __future__ import annotations
@@ -236,6 +240,10 @@ def _summarize(args: argparse.Namespace) -> LeanResult:
     files, notes, name_of, skipped = inputs(args.paths)
     if not files or any(reader is not read_inspect_log for _, reader, _ in files):
         raise NotLean("an input is not an Inspect log")
+    from evaladdon.lean import spill
+
+    if spill.wanted(files):  # one large .json log: in partitions on disk (bounded memory)
+        return spill.summarize_spilled(args, files[0][0], notes, name_of, skipped)
     parts: list[Any] = []
     sources: list[Path] = []
     incomplete: dict[str, dict[str, Any]] = {}

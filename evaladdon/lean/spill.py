@@ -1,0 +1,403 @@
+"""The lean ``summarize`` of one large ``.json`` Inspect log in bounded memory: hash partitions on disk.
+
+:func:`evaladdon.lean.summarize.summarize_lean` keeps ~26-45 bytes a sample of every log it
+reads, so a streamed ``.json`` log of any size is not bounded.  A lone ``.json`` input larger
+than :data:`SPILL_BYTES` is summarized here instead, in four passes:
+
+1. **route** (:class:`Router`): the native streaming reader
+   (:func:`~evaladdon.adapters.inspect_native.read_json_stream`) hands each sample record to
+   a router that writes it (``marshal`` of plain data: sequence number, id, epoch, score
+   values, cluster value, error, limit; never pickle) to one of K partition files in a
+   ``tempfile.TemporaryDirectory``.  The partition is a CRC-32 of ``str(id)``, so every
+   record of an item (all its epochs, all its duplicates) is in one partition; with
+   ``--cluster`` it is the cluster label's, so each cluster is whole in one partition, and
+   the (id, partition) pairs go to K id-keyed files so that :func:`_check_items` can hand
+   an item met in two partitions to the table path (an item in two clusters, or a replaced
+   record of another cluster: no wrong number either way).  A record without id or
+   integer epoch hands the log over at once.
+2. **scan** (:func:`_scan`): per partition, the (id, epoch) keys with the sequence of their
+   first record and the score names of their last one: the global rules of
+   :func:`~evaladdon.adapters.inspect_rows.build_part` that one partition cannot see --
+   the log's score-name order (results first, then as names first appear in the kept
+   samples, in table order), the duplicate count, the kept-sample count (incomplete-log
+   note) -- are made from them.
+3. **build** (:func:`_build`): per partition a fresh ``Collector(cluster, lean=True)`` gets
+   the partition's records in their original order and :func:`build_part` (the same code,
+   the same rules: last record of a key wins, unscored rows, errors and limits, value and
+   cluster-field failures) makes its ``LeanPart``, with the log's score-name order handed
+   in as the header's result names (so an unscored sample gets a row per score name of the
+   whole log).  Each (run, task, metric) group of it becomes arrays
+   (:func:`~evaladdon.lean.summarize._group_arrays`, the in-memory code); the usable rows'
+   values, item and cluster codes go to ``.npy`` files, and what the group's summary needs
+   from the other rows stays in memory: per reason its count and the global table position
+   of its first row (``count_reasons`` orders ties by first appearance), the position of
+   the metric's first row (group order), counts of usable and clustered rows.
+4. **estimate**: :func:`evaladdon.summary.summarize_group` per group (the same code as the
+   in-memory path), the estimate by :func:`evaladdon.stats.mean_parts.estimate_mean_parts`
+   over the group's parts read back from disk.
+
+A table position is ``(sequence of the kept sample's first record) * 2**20 + row within the
+sample``: the order of the in-memory table, where a kept sample sits at its first record.
+
+Anything else (several inputs, an ``.eval`` log, ``--method bootstrap``, a failure on the
+way) raises :class:`~evaladdon.lean.summarize.NotLean` or the failure itself, and the table
+path answers, as it does for the in-memory lean path.  What stays in memory: one
+partition's collector and scan (partitions of ~:data:`PART_BYTES` of JSON: tens of
+thousands of tiny samples), the router's buffers (:data:`FLUSH` records), and per group
+and distinct error text a few numbers.  Not bounded: a partition much larger than the
+others (one item or cluster with a large share of the samples: there is no re-partitioning),
+the number of groups and of distinct error texts.  The statistics hold one part's arrays at a
+time (``estimate_mean_parts``' three passes read the ``.npy`` files again each time).
+"""
+
+from __future__ import annotations
+
+import marshal
+import tempfile
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+
+from evaladdon.lean.summarize import NotLean
+
+SPILL_BYTES = 128 * 2**20
+"""A lone ``.json`` log larger than this (bytes) is spilled to partitions."""
+
+PART_BYTES = 2 * 2**20
+"""Bytes of JSON per partition: K = the power of two at or above size / PART_BYTES (at least 2)."""
+
+PARTS: int | None = None
+"""Tests: this many partitions (a power of two) whatever the size."""
+
+MAX_PARTS = 4096
+FLUSH = 1 << 11
+"""Records the router buffers (all partitions together) before it writes them."""
+
+RUNS = 0
+"""Spilled summaries completed in this process (tests: the spilled path did run)."""
+
+_WITHIN = 1 << 20  # rows of one sample below this (a table position is seq * _WITHIN + row within)
+
+
+def wanted(files: list[Any]) -> bool:
+    """Whether ``files`` (``inputs``' triples) is one ``.json`` log above :data:`SPILL_BYTES`."""
+    if len(files) != 1:
+        return False
+    f = files[0][0]
+    try:
+        size = f.stat().st_size
+        with f.open("rb") as fh:
+            zipped = fh.read(4).startswith(b"PK")
+    except OSError:
+        return False
+    return not zipped and size > SPILL_BYTES
+
+
+def n_parts(size: int) -> int:
+    """K for a file of ``size`` bytes (:data:`PART_BYTES`, :data:`PARTS`)."""
+    if PARTS is not None:
+        return PARTS
+    k = 2
+    while k < MAX_PARTS and k * PART_BYTES < size:
+        k *= 2
+    return k
+
+
+def _crc(text: str) -> int:
+    return zlib.crc32(text.encode("utf-8", "surrogatepass"))
+
+
+def _records(path: Path) -> Iterator[tuple[Any, ...]]:
+    """The records a :class:`Router` wrote to ``path``, in order."""
+    if not path.exists():
+        return
+    with path.open("rb") as fh:
+        while True:
+            try:
+                chunk = marshal.load(fh)
+            except EOFError:
+                return
+            yield from chunk
+
+
+class Router:
+    """The collector the streaming reader fills (``lean`` and :meth:`add` are all it uses):
+    each record to its partition file (see module docstring)."""
+
+    lean = True
+
+    def __init__(self, root: Path, k: int, cluster: str | None) -> None:
+        from evaladdon.adapters.inspect_rows import dotted
+
+        self.dotted = dotted
+        self.k = k
+        self.cluster = cluster
+        self.files = [root / f"part{i}.marshal" for i in range(k)]
+        self.pair_files = [root / f"ids{i}.marshal" for i in range(k)] if cluster is not None else []
+        self.buf: list[list[tuple[Any, ...]]] = [[] for _ in range(k)]
+        self.pairs: list[list[tuple[str, int]]] = [[] for _ in range(k)] if cluster is not None else []
+        self.held = 0
+        self.seq = 0
+
+    def add(self, r: Any) -> None:
+        epoch = r.epoch
+        if r.id is None or isinstance(epoch, bool) or not isinstance(epoch, int):
+            raise NotLean("a sample without id or integer epoch (build_part reports it)")
+        sid = str(r.id)
+        scores = None if r.scores is None else {name: s.value for name, s in r.scores.items()}
+        cv = None
+        if self.cluster is not None:
+            cv = self.dotted(r.metadata, self.cluster)
+            if isinstance(cv, (dict, list)):
+                cv = None  # (not a scalar: the lean collector's -1, as for a missing field)
+            part = _crc("\x00" if cv is None else "\x01" + str(cv)) & (self.k - 1)
+            self.pairs[_crc(sid) & (self.k - 1)].append((sid, part))
+        else:
+            part = _crc(sid) & (self.k - 1)
+        self.buf[part].append((self.seq, sid, epoch, scores, cv, bool(r.error), r.limit))
+        self.seq += 1
+        self.held += 1
+        if self.held >= FLUSH:
+            self.flush()
+
+    def flush(self) -> None:
+        for files, bufs in ((self.files, self.buf), (self.pair_files, self.pairs)):
+            for path, b in zip(files, bufs):
+                if b:
+                    with path.open("ab") as fh:
+                        marshal.dump(b, fh)
+                    b.clear()
+        self.held = 0
+
+
+def _check_items(router: Router) -> None:
+    """With ``--cluster``: every id in one partition (else the table path answers)."""
+    for path in router.pair_files:
+        where: dict[str, int] = {}
+        for sid, part in _records(path):
+            if where.setdefault(sid, part) != part:
+                raise NotLean("an item whose records lie in two cluster partitions (the table path decides)")
+
+
+@dataclass
+class _Scan:
+    root: Path  # per partition i, kept samples' first sequences in order: root / f"seq{i}.npy"
+    sizes: list[int] = field(default_factory=list)  # kept samples per partition
+    best: dict[str, tuple[int, int]] = field(default_factory=dict)  # score name -> (first seq, index in sample)
+    n_records: int = 0
+    n_kept: int = 0
+
+
+def _scan(files: list[Path], root: Path) -> _Scan:
+    """Step 2 of the module docstring."""
+    out = _Scan(root)
+    for i, path in enumerate(files):
+        keys: dict[tuple[str, int], list[Any]] = {}
+        n = 0
+        for t in _records(path):
+            n += 1
+            v = keys.get((t[1], t[2]))
+            if v is None:
+                keys[(t[1], t[2])] = [t[0], t[3]]
+            else:
+                v[1] = t[3]  # the last record of a key wins (its scores), at the place of its first
+        best = out.best
+        for seq, scores in keys.values():
+            for j, name in enumerate(scores or ()):
+                b = best.get(name)
+                if b is None or (seq, j) < b:
+                    best[name] = (seq, j)
+        np.save(root / f"seq{i}.npy", np.sort(np.fromiter((v[0] for v in keys.values()), dtype=np.int64,
+                                                          count=len(keys))))
+        out.sizes.append(len(keys))
+        out.n_records += n
+        out.n_kept += len(keys)
+        del keys
+    return out
+
+
+@dataclass
+class _Group:
+    gid: int
+    model: str
+    first: int  # table position of the metric's first row
+    parts: list[int] = field(default_factory=list)  # partitions with usable rows
+    n_good: int = 0
+    n_clustered: int = 0
+    reasons: dict[str, list[int]] = field(default_factory=dict)  # reason -> [count, first table position]
+
+
+def _positions(part: Any, first_seq: np.ndarray) -> np.ndarray:
+    """Each row's table position (module docstring)."""
+    rs = part.row_sample
+    if rs is None:
+        return first_seq * _WITHIN
+    rs = np.asarray(rs, dtype=np.int64)
+    counts = np.bincount(rs, minlength=len(first_seq))
+    if len(counts) and int(counts.max()) >= _WITHIN:
+        raise NotLean("a sample with 2**20 rows or more")
+    starts = np.cumsum(counts) - counts
+    return first_seq[rs] * _WITHIN + (np.arange(len(rs), dtype=np.int64) - starts[rs])
+
+
+def _build(router: Router, scan: _Scan, log: Any, f: Path, cluster: str | None, metric: str | None,
+           root: Path) -> tuple[dict[str, _Group], Any]:
+    """Step 3 of the module docstring: the groups by metric, and one partition's part (its
+    columns let go) to name the run by."""
+    from evaladdon.adapters._gc import no_cyclic_gc
+    from evaladdon.adapters.inspect_rows import Collector, LogData, SampleRecord, Score, build_part
+    from evaladdon.lean.summarize import _group_arrays, _metric_rows
+    from evaladdon.summary import unusable_reasons
+
+    header = dict(log.header)
+    results = header.get("results") if isinstance(header.get("results"), dict) else {}
+    result_names = [str(s.get("name")) for s in (results or {}).get("scores") or [] if isinstance(s, dict)]
+    known = list(dict.fromkeys(result_names))
+    known += [name for name, _ in sorted(scan.best.items(), key=lambda kv: kv[1]) if name not in set(known)]
+    # the log's score-name order, handed to each partition's build_part as its results' names
+    header["results"] = {"scores": [{"name": name} for name in known]}
+
+    def meta(cv: Any) -> dict[str, Any]:
+        if cv is None or cluster is None:
+            return {}
+        out: Any = cv
+        for step in reversed(cluster.split(".")):
+            out = {step: out}
+        return out
+
+    groups: dict[str, _Group] = {}
+    shown: Any = None
+    for i, path in enumerate(router.files):
+        if not scan.sizes[i]:
+            continue
+        first_seq = np.load(scan.root / f"seq{i}.npy")
+        with no_cyclic_gc():
+            col = Collector(cluster, lean=True)
+            for t in _records(path):
+                sc = t[3]
+                col.add(SampleRecord(t[1], t[2], None if sc is None else {k: Score(v, None, None) for k, v in sc.items()},
+                                     meta(t[4]), t[5], t[6], None, None))
+            part = build_part(LogData(header=header, records=col, n_members=None, unlisted=0,
+                                      summary_source=log.summary_source, samples_logged=log.samples_logged), f, cluster)
+            del col
+        if part.n_samples != len(first_seq):
+            raise NotLean("the partition's kept samples differ from its scan (an id digest collision?)")
+        if not part.n:
+            continue
+        if int(part.epochs.min()) < 1:
+            raise NotLean("an epoch below 1 (validate reports it)")
+        where = _positions(part, first_seq)
+        for m, rows in _metric_rows(part, metric).items():
+            at = where if rows is None else where[rows]
+            ga = _group_arrays(part.run, part.task, m, [(part, rows)], cluster, [])
+            g = groups.get(m)
+            if g is None:
+                g = groups[m] = _Group(len(groups), str(ga.model), int(at[0]))
+            g.first = min(g.first, int(at[0]))
+            bad, reasons = unusable_reasons(ga.values, ga.error, ga.has_error)
+            if reasons is not None:
+                uniq, first, counts = np.unique(reasons, return_index=True, return_counts=True)
+                bad_at = at[bad]
+                for u, j, c in zip(uniq, first, counts):
+                    r = g.reasons.setdefault(str(u), [0, int(bad_at[j])])
+                    r[0] += int(c)
+                    r[1] = min(r[1], int(bad_at[j]))
+            good = ~bad
+            n_good = int(good.sum())
+            if not n_good:
+                continue
+            clusters = ga.clusters[good]
+            n_clustered = int((clusters >= 0).sum())
+            g.n_good += n_good
+            g.n_clustered += n_clustered
+            g.parts.append(i)
+            np.save(root / f"g{g.gid}p{i}v.npy", ga.values[good])
+            np.save(root / f"g{g.gid}p{i}i.npy", ga.items[good])
+            if n_clustered:
+                np.save(root / f"g{g.gid}p{i}c.npy", clusters)
+            del ga, bad, good, clusters
+        del where
+        if shown is None:
+            shown = part
+        for attr in ("metric_codes", "items", "item_codes", "epochs", "values", "errors", "clusters", "row_sample"):
+            setattr(part, attr, None)
+        del part
+    return groups, shown
+
+
+def summarize_spilled(args: Any, f: Path, notes: list[str], name_of: dict[Path, str], skipped: list[Any]) -> Any:
+    """The :class:`~evaladdon.lean.summarize.LeanResult` of the one log ``f`` (module docstring)."""
+    from evaladdon.adapters import Loaded, name_runs, separate_runs
+    from evaladdon.adapters._gc import no_cyclic_gc
+    from evaladdon.adapters.inspect_native import NotNative, read_json_stream
+    from evaladdon.adapters.inspect_rows import _notes, incomplete_of
+    from evaladdon.cli.summarize_cmd import marks_from
+    from evaladdon.lean.summarize import LeanResult
+    from evaladdon.run_names import labels_of
+    from evaladdon.stats.mean_parts import MeanPart, estimate_mean_parts
+    from evaladdon.summary import finish_summaries, summarize_group
+
+    method = str(args.method).lower().replace("_", "-")
+    if method == "bootstrap":
+        raise NotLean("a bootstrap interval needs every value in one part")
+    cluster = getattr(args, "cluster", None)
+    metric = getattr(args, "metric", None)
+    with tempfile.TemporaryDirectory(prefix="evaladdon-spill-") as tmp:
+        root = Path(tmp)
+        router = Router(root, n_parts(f.stat().st_size), cluster)
+        try:
+            with no_cyclic_gc():
+                log = read_json_stream(f, cluster, router)  # type: ignore[arg-type]
+        except NotNative as exc:
+            raise NotLean(f"{f}: the native reader does not read it ({exc})") from None
+        router.flush()
+        if cluster is not None:
+            _check_items(router)
+        scan = _scan(router.files, root)
+        groups, shown = _build(router, scan, log, f, cluster, metric, root)
+        if shown is None:
+            raise NotLean("no rows (read_runs reports it)")
+        if metric is not None and metric not in groups:
+            raise NotLean(f"no rows with metric {metric!r} (check_metric reports it)")
+        order = sorted(groups, key=lambda m: groups[m].first)
+        # the log's part as the naming of runs sees it: its run and its metrics
+        shown.metrics = np.array(order, dtype=object)
+        notes.extend(_notes(f, log, log.header, scan.n_kept, scan.n_records - scan.n_kept))
+        incomplete: dict[str, dict[str, Any]] = {}
+        inc = incomplete_of(log, scan.n_kept)
+        if inc:
+            incomplete[shown.source] = dict(inc)
+        name_runs([shown], [f], name_of)
+        separate_runs([shown], set(name_of.values()))
+        user_named = set(name_of.values())
+        run = shown.run
+        names = {run: run} if run in user_named or run.split("/")[0] in user_named else {}
+        loaded = Loaded(None, notes, [], skipped, names, incomplete)  # type: ignore[arg-type]
+        labels = labels_of([(run, shown.model, shown.task, shown.source)], names)
+
+        summaries = []
+        for m in order:
+            g = groups[m]
+            dropped = {reason: c for reason, (c, _) in sorted(g.reasons.items(), key=lambda kv: (-kv[1][0], kv[1][1]))}
+
+            def parts(g: _Group = g, clustered: bool = False) -> Iterator[MeanPart]:
+                for i in g.parts:
+                    yield MeanPart(np.load(root / f"g{g.gid}p{i}v.npy"), np.load(root / f"g{g.gid}p{i}i.npy"),
+                                   np.load(root / f"g{g.gid}p{i}c.npy") if clustered else None)
+
+            def estimate(clustered: bool, parts: Any = parts) -> Any:
+                return estimate_mean_parts(lambda: parts(clustered=clustered), clustered=clustered, level=args.level,
+                                           method=args.method, cluster_method=args.cluster_method)
+
+            got = summarize_group(run, shown.task, g.model, m, dropped, g.n_good, g.n_clustered, estimate, labels,
+                                  notes)
+            if got is not None:
+                summaries.append(got)
+        summaries = finish_summaries(summaries, notes)
+    marks = marks_from(summaries, incomplete, lambda s: [shown.source])
+    global RUNS
+    RUNS += 1
+    return LeanResult(summaries, loaded, notes, marks)
