@@ -141,7 +141,7 @@ def test_crafted_logs_spilled_give_the_same(tmp_path: Path, monkeypatch: pytest.
     assert _same_spilled(["summarize", "--json", f"mine={edge}", "--cluster", "grp", "--metric", "match"], monkeypatch)
     assert _same_spilled(["summarize", f"mine={edge}", "--markdown"], monkeypatch)
     # handed to the table path, with its error: a cluster field missing for some samples,
-    # a metric no row has, the bootstrap
+    # a metric no row has; and not spilled: the bootstrap (in memory)
     for argv in (["summarize", "--json", str(edge), "--cluster", "nest.a.b"],
                  ["summarize", "--json", str(edge), "--metric", "nope"],
                  ["summarize", "--json", str(edge), "--method", "bootstrap"]):
@@ -223,6 +223,10 @@ def test_a_small_log_of_many_records_is_spilled_after_all(tmp_path: Path, monkey
     monkeypatch.setattr(spill, "MAX_RECORDS", 0)
     before = spill.RUNS
     assert main(["summarize", "--json", str(edge), str(other)]) in (0, None)
+    assert spill.RUNS == before and lean.LAST.get("path") == "lean"
+    # the bootstrap resamples all values at once: in memory, above both bounds
+    monkeypatch.setattr(spill, "SPILL_BYTES", -1)
+    assert main(["summarize", "--json", str(edge), "--method", "bootstrap"]) in (0, None)
     assert spill.RUNS == before and lean.LAST.get("path") == "lean"
 
 

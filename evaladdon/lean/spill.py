@@ -13,7 +13,7 @@ instead, in four passes:
    ``tempfile.TemporaryDirectory``.  The partition is a CRC-32 of ``str(id)``, so every
    record of an item (all its epochs, all its duplicates) is in one partition; with
    ``--cluster`` it is the cluster label's, so each cluster is whole in one partition, and
-   the (id, partition) pairs go to K id-keyed files so that :func:`_check_items` can hand
+   the (id, partition) pairs go to K/8 id-keyed files (at least 2) so that :func:`_check_items` can hand
    an item met in two partitions to the table path (an item in two clusters, or a replaced
    record of another cluster: no wrong number either way).  A record without id or
    integer epoch hands the log over at once.
@@ -181,9 +181,10 @@ class Router:
         self.k = k
         self.cluster = cluster
         self.files = [root / f"part{i}.marshal" for i in range(k)]
-        self.pair_files = [root / f"ids{i}.marshal" for i in range(k)] if cluster is not None else []
+        self.n_pairs = max(2, k // 8)  # id buckets (a power of two): each file created costs (~1 ms here)
+        self.pair_files = [root / f"ids{i}.marshal" for i in range(self.n_pairs)] if cluster is not None else []
         self.buf: list[list[tuple[Any, ...]]] = [[] for _ in range(k)]
-        self.pairs: list[list[tuple[str, int]]] = [[] for _ in range(k)] if cluster is not None else []
+        self.pairs: list[list[tuple[str, int]]] = [[] for _ in self.pair_files]
         self.held = 0
         self.seq = 0
 
@@ -199,7 +200,7 @@ class Router:
             if isinstance(cv, (dict, list)):
                 cv = None  # (not a scalar: the lean collector's -1, as for a missing field)
             part = _crc("\x00" if cv is None else "\x01" + str(cv)) & (self.k - 1)
-            self.pairs[_crc(sid) & (self.k - 1)].append((sid, part))
+            self.pairs[_crc(sid) & (self.n_pairs - 1)].append((sid, part))
         else:
             part = _crc(sid) & (self.k - 1)
         self.buf[part].append((self.seq, sid, epoch, scores, cv, bool(r.error), r.limit))
@@ -229,9 +230,14 @@ def _check_items(router: Router) -> None:
 
 @dataclass
 class _Scan:
-    root: Path  # per partition i, kept samples' first sequences in order: root / f"seq{i}.npy"
+    root: Path  # per partition, kept samples' first sequences in order: root / "seq.bin" (int64) at offsets[i]
     sizes: list[int] = field(default_factory=list)  # kept samples per partition
     counts: list[int] = field(default_factory=list)  # records per partition
+    offsets: list[int] = field(default_factory=list)  # where each partition's sequences start in seq.bin
+
+    def first_seq(self, i: int) -> np.ndarray:
+        """Partition ``i``'s kept samples' first sequence numbers, in order."""
+        return np.fromfile(self.root / "seq.bin", dtype=np.int64, count=self.sizes[i], offset=8 * self.offsets[i])
     best: dict[str, tuple[int, int]] = field(default_factory=dict)  # score name -> (first seq, index in sample)
     n_records: int = 0
     n_kept: int = 0
@@ -240,29 +246,30 @@ class _Scan:
 def _scan(files: list[Path], root: Path) -> _Scan:
     """Step 2 of the module docstring."""
     out = _Scan(root)
-    for i, path in enumerate(files):
-        keys: dict[tuple[str, int], list[Any]] = {}
-        n = 0
-        for t in _records(path):
-            n += 1
-            v = keys.get((t[1], t[2]))
-            if v is None:
-                keys[(t[1], t[2])] = [t[0], t[3]]
-            else:
-                v[1] = t[3]  # the last record of a key wins (its scores), at the place of its first
-        best = out.best
-        for seq, scores in keys.values():
-            for j, name in enumerate(scores or ()):
-                b = best.get(name)
-                if b is None or (seq, j) < b:
-                    best[name] = (seq, j)
-        np.save(root / f"seq{i}.npy", np.sort(np.fromiter((v[0] for v in keys.values()), dtype=np.int64,
-                                                          count=len(keys))))
-        out.sizes.append(len(keys))
-        out.counts.append(n)
-        out.n_records += n
-        out.n_kept += len(keys)
-        del keys
+    with (root / "seq.bin").open("wb") as seq_file:  # (one file: each file created costs ~1 ms here)
+        for i, path in enumerate(files):
+            keys: dict[tuple[str, int], list[Any]] = {}
+            n = 0
+            for t in _records(path):
+                n += 1
+                v = keys.get((t[1], t[2]))
+                if v is None:
+                    keys[(t[1], t[2])] = [t[0], t[3]]
+                else:
+                    v[1] = t[3]  # the last record of a key wins (its scores), at the place of its first
+            best = out.best
+            for seq, scores in keys.values():
+                for j, name in enumerate(scores or ()):
+                    b = best.get(name)
+                    if b is None or (seq, j) < b:
+                        best[name] = (seq, j)
+            out.offsets.append(out.n_kept)
+            seq_file.write(np.sort(np.fromiter((v[0] for v in keys.values()), dtype=np.int64, count=len(keys))).tobytes())
+            out.sizes.append(len(keys))
+            out.counts.append(n)
+            out.n_records += n
+            out.n_kept += len(keys)
+            del keys
     return out
 
 
@@ -359,7 +366,7 @@ def _build(router: Router, scan: _Scan, log: Any, f: Path, cluster: str | None, 
     groups: dict[str, _Group] = {}
     shown: Any = None
     for i, batch in enumerate(batches(scan.counts, BATCH_RECORDS)):
-        seqs = [np.load(scan.root / f"seq{j}.npy") for j in batch]
+        seqs = [scan.first_seq(j) for j in batch]
         first_seq = seqs[0] if len(seqs) == 1 else np.sort(np.concatenate(seqs))
         del seqs
         with no_cyclic_gc():

@@ -271,9 +271,12 @@ def _summarize(args: argparse.Namespace) -> LeanResult:
         raise NotLean("an input is not an Inspect log")
     from evaladdon.lean import spill
 
-    if spill.wanted(files):  # one large .json log: in partitions on disk (bounded memory)
+    # (the bootstrap resamples every value at once: no parts, the in-memory path)
+    bootstrap = str(args.method).lower().replace("_", "-") == "bootstrap"
+    if not bootstrap and spill.wanted(files):  # one large .json log: in partitions on disk (bounded memory)
         return spill.summarize_spilled(args, files[0][0], notes, name_of, skipped)
-    cap = spill.record_cap(files)  # one smaller .json log: spilled after all if its records are many
+    # one smaller .json log: spilled after all if its records are many
+    cap = None if bootstrap else spill.record_cap(files)
     parts: list[Any] = []
     sources: list[Path] = []
     incomplete: dict[str, dict[str, Any]] = {}
