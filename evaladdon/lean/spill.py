@@ -95,7 +95,7 @@ BATCH_RECORDS = 50_000
 built alone): the fewer parts, the less per-part work (collector, ``build_part``, arrays,
 statistics); a log within one batch gives one part, the in-memory path's numbers exactly.
 Measured peak RSS spilled, 1M tiny UUID-id samples with ``--cluster``: 75 / 81 / 92 MB at
-50,000 / 100,000 / 200,000 (CPU the same); 1.3M integer-id samples of 5 epochs: 81 / 84 MB."""
+50,000 / 100,000 / 200,000 (CPU the same); 1.3M integer-id samples of 5 epochs: 70 MB at 50,000."""
 
 MERGE_FILES = 512
 """Partition files open at once in a batch's merge, at most (a batch of more is split), and
