@@ -179,7 +179,7 @@ summarize_table(read_runs(PATHS, cluster="passage").table, notes=[])
 import contextlib, io
 from evaladdon.cli.main import main
 from evaladdon.lean import spill, summarize as lean
-spill.SPILL_BYTES = 2**62  # in memory, whatever the size
+spill.SPILL_BYTES = spill.MAX_RECORDS = 2**62  # in memory, whatever the size
 if PATHS:
     with contextlib.redirect_stdout(io.StringIO()):
         rc = main(["summarize", "--json", "--cluster", "passage", *PATHS])
@@ -429,8 +429,10 @@ def tiny_log(path: Path, n: int) -> None:
     UUID-like ids, ``metadata.passage`` one of n/200, a ``match`` score), written a sample at a time."""
     import zipfile
 
-    with zipfile.ZipFile(SAMPLE_EVAL) as zf:
-        header = json.loads(zf.read("header.json"))
+    from evaladdon.adapters.inspect_native import read_member
+
+    with zipfile.ZipFile(SAMPLE_EVAL) as zf:  # (zstd members: read_member)
+        header = json.loads(read_member(zf, zf.getinfo("header.json"), str(SAMPLE_EVAL)))
     k = max(n // 4, 1)
     tmp = path.with_suffix(".part")
     with tmp.open("w") as fh:

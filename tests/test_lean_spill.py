@@ -1,7 +1,9 @@
 """The spilled lean ``summarize`` of a large ``.json`` log (:mod:`evaladdon.lean.spill`)
 gives the in-memory lean path's records (floats to 1e-12), notes, exit codes and error
-lines, with the spill threshold forced to zero and K = 2, 4, 16 partitions; and its peak
-RSS on a log of many samples is below the in-memory path's (a subprocess each)."""
+lines, with the spill threshold forced to zero, K = 2, 4, 16 partitions and batches of one
+partition, of several, and of the whole log (then the very bytes of the in-memory path's
+output); and its peak RSS on a log of many samples is below the in-memory path's (a
+subprocess each)."""
 
 from __future__ import annotations
 
@@ -26,13 +28,21 @@ from test_inspect_batches import _base, _write
 from test_lean_summarize import _edge_json
 
 KS = (2, 4, 16)
+BATCHED: list[bool] = []  # per spilled run of budget 30: several batches, one of several partitions
+WHOLE = 2**62  # a batch budget no log reaches: the whole log is one batch
+CONFIGS = ((2, 0), (4, 30), (16, 30), (16, WHOLE))
+"""(K partitions, batch budget in records): a partition a batch, a few partitions a batch, one batch."""
 
 
-def _run(argv: list[str], monkeypatch: pytest.MonkeyPatch, k: int | None) -> tuple[Any, str, str, dict[str, str]]:
-    """``main(argv)``: in memory (``k`` None) or spilled to ``k`` partitions."""
+def _run(argv: list[str], monkeypatch: pytest.MonkeyPatch, k: int | None,
+         budget: int = 0) -> tuple[Any, str, str, dict[str, str]]:
+    """``main(argv)``: in memory (``k`` None) or spilled to ``k`` partitions, built in
+    batches of up to ``budget`` records (0: one partition a batch)."""
     monkeypatch.setattr(lean, "ENABLED", True)
     monkeypatch.setattr(spill, "SPILL_BYTES", 2**62 if k is None else -1)
+    monkeypatch.setattr(spill, "MAX_RECORDS", 2**62)
     monkeypatch.setattr(spill, "PARTS", k)
+    monkeypatch.setattr(spill, "BATCH_RECORDS", budget)
     lean.LAST.clear()
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -64,18 +74,32 @@ def _close(a: Any, b: Any, where: str) -> None:
 
 
 def _same_spilled(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> bool:
-    """Every K gives what the in-memory path gives; whether the spilled path answered."""
+    """Every K and batch budget gives what the in-memory path gives (one batch: the same
+    bytes); whether the spilled path answered."""
     want = _run(argv, monkeypatch, None)
     spilled = True
-    for k in KS:
+    real = spill.batches
+    for k, budget in CONFIGS:
         before = spill.RUNS
-        got = _run(argv, monkeypatch, k)
+        made: list[list[list[int]]] = []
+        monkeypatch.setattr(spill, "batches", lambda *a: made.append(real(*a)) or made[-1])
+        got = _run(argv, monkeypatch, k, budget)
+        if made and made[0]:  # the batches: a partition each, or all partitions with records in one
+            parts = [i for batch in made[0] for i in batch]
+            assert parts == sorted(parts) and len(parts) <= k
+            if budget == 0:
+                assert all(len(batch) == 1 for batch in made[0])
+            elif budget == WHOLE:
+                assert len(made[0]) == 1
+            BATCHED.append(max(map(len, made[0])) > 1 and len(made[0]) > 1 and budget == 30)
         assert got[0] == want[0], (argv, k, got[3], want[3], got[2], want[2])
         assert got[2] == want[2], (argv, k)
         # (the spilled path may hand over where the in-memory one answers, e.g. the bootstrap:
         # the table path then prints what the in-memory lean path does, test_lean_summarize)
         assert got[3].get("path") == want[3].get("path") or got[3].get("path") == "table", (argv, k, got[3])
-        if want[0] == 0 and argv[1] == "--json":
+        if budget == WHOLE and got[3].get("path") == "lean":
+            assert got[1] == want[1], (argv, k)  # one part: estimate_mean's own numbers
+        elif want[0] == 0 and argv[1] == "--json":
             _close(json.loads(got[1]), json.loads(want[1]), f"{argv} K={k}")
         else:
             assert got[1] == want[1], (argv, k)
@@ -107,6 +131,7 @@ def test_every_inspect_json_log_spilled_gives_the_same(monkeypatch: pytest.Monke
 
 def test_crafted_logs_spilled_give_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     edge = _edge_json(tmp_path)  # duplicates (last wins), unscored, errors, limits, dict scores, epochs 1-2
+    BATCHED.clear()
     assert _same_spilled(["summarize", "--json", str(edge)], monkeypatch)
     assert _same_spilled(["summarize", "--json", str(edge), "--cluster", "grp"], monkeypatch)
     assert _same_spilled(["summarize", "--json", str(edge), "--metric", "other"], monkeypatch)
@@ -116,11 +141,12 @@ def test_crafted_logs_spilled_give_the_same(tmp_path: Path, monkeypatch: pytest.
     assert _same_spilled(["summarize", "--json", f"mine={edge}", "--cluster", "grp", "--metric", "match"], monkeypatch)
     assert _same_spilled(["summarize", f"mine={edge}", "--markdown"], monkeypatch)
     # handed to the table path, with its error: a cluster field missing for some samples,
-    # a metric no row has, the bootstrap
+    # a metric no row has; and not spilled: the bootstrap (in memory)
     for argv in (["summarize", "--json", str(edge), "--cluster", "nest.a.b"],
                  ["summarize", "--json", str(edge), "--metric", "nope"],
                  ["summarize", "--json", str(edge), "--method", "bootstrap"]):
         assert not _same_spilled(argv, monkeypatch), argv
+    assert sum(BATCHED) >= 5  # (several batches, one of several partitions, in the runs that spilled)
 
 
 def test_an_item_in_two_clusters_and_an_incomplete_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -168,6 +194,39 @@ def test_small_logs_take_the_in_memory_path(tmp_path: Path, monkeypatch: pytest.
     monkeypatch.setattr(spill, "SPILL_BYTES", edge.stat().st_size)  # not above: not spilled
     before = spill.RUNS
     assert main(["summarize", "--json", str(edge)]) in (0, None)
+    assert spill.RUNS == before and lean.LAST.get("path") == "lean"
+
+
+def test_a_small_log_of_many_records_is_spilled_after_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Below SPILL_BYTES, a lone .json log with more than MAX_RECORDS records is read again
+    spilled (the same output); at MAX_RECORDS, or as one of several inputs, it is not."""
+    edge = _edge_json(tmp_path)
+    n = len(json.loads(edge.read_text())["samples"])
+    for argv in (["summarize", "--json", str(edge)], ["summarize", "--json", str(edge), "--cluster", "grp"],
+                 ["summarize", f"mine={edge}", "--markdown"]):
+        want = _run(argv, monkeypatch, None)
+        for cap, spilled in ((n - 1, True), (n, False), (0, True)):
+            monkeypatch.setattr(spill, "MAX_RECORDS", cap)
+            monkeypatch.setattr(spill, "SPILL_BYTES", 2**62)
+            before = spill.RUNS
+            lean.LAST.clear()
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                rc = main(argv)
+            assert (rc or 0, lean.LAST) == (want[0] or 0, {"path": "lean"}), argv
+            assert spill.RUNS == before + spilled, (argv, cap)
+            if argv[1] == "--json":
+                _close(json.loads(out.getvalue()), json.loads(want[1]), f"{argv} cap={cap}")
+            else:
+                assert out.getvalue() == want[1]
+    other = _edge_json(tmp_path / "b") if (tmp_path / "b").mkdir() is None else None
+    monkeypatch.setattr(spill, "MAX_RECORDS", 0)
+    before = spill.RUNS
+    assert main(["summarize", "--json", str(edge), str(other)]) in (0, None)
+    assert spill.RUNS == before and lean.LAST.get("path") == "lean"
+    # the bootstrap resamples all values at once: in memory, above both bounds
+    monkeypatch.setattr(spill, "SPILL_BYTES", -1)
+    assert main(["summarize", "--json", str(edge), "--method", "bootstrap"]) in (0, None)
     assert spill.RUNS == before and lean.LAST.get("path") == "lean"
 
 
@@ -228,6 +287,23 @@ def test_partitions_keep_items_and_clusters_whole(tmp_path: Path) -> None:
             assert sorted(t[0] for t in back) == list(range(len(recs)))  # each record once, with its sequence
             assert len(set(where.values())) > 1  # (spread over more than one partition)
             spill._check_items(router)  # (no id in two partitions)
+    # batches: consecutive partitions with records, up to the budget, a larger one alone
+    counts = [3, 0, 5, 9, 1, 1, 0, 4, 2, 2]
+    for budget in (0, 1, 4, 8, 10, 100):
+        got = spill.batches(counts, budget)
+        assert [i for b in got for i in b] == [i for i, n in enumerate(counts) if n]
+        assert all(len(b) == 1 or sum(counts[i] for i in b) <= budget for b in got)
+        # each batch as large as it may be: the next partition would not have fitted
+        assert all(sum(counts[i] for i in b) + counts[nxt[0]] > budget for b, nxt in zip(got, got[1:]))
+    assert spill.batches(counts, 8) == [[0, 2], [3], [4, 5, 7, 8], [9]]
+    assert spill.batches(counts, 8, 2) == [[0, 2], [3], [4, 5], [7, 8], [9]]
+    assert spill.batches(counts, 100, 3) == [[0, 2, 3], [4, 5, 7], [8, 9]]
+    import resource
+
+    for soft, want in ((100, 50), (10**6, spill.MERGE_FILES), (resource.RLIM_INFINITY, spill.MERGE_FILES)):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(resource, "getrlimit", lambda _, soft=soft: (soft, soft))
+            assert spill.merge_files() == want  # (half the soft limit of open files, at most MERGE_FILES)
     assert [spill.n_parts(n) for n in (0, spill.PART_BYTES * 3, spill.PART_BYTES * 10**6)] == [2, 4, spill.MAX_PARTS]
 
 
@@ -254,6 +330,8 @@ def hwm():
     return int([l for l in open("/proc/self/status") if l.startswith("VmHWM")][0].split()[1])
 from evaladdon.lean import spill
 spill.SPILL_BYTES = int(sys.argv[1])
+spill.MAX_RECORDS = 2**62 if spill.SPILL_BYTES else 0
+spill.BATCH_RECORDS = int(sys.argv[2])
 import evaladdon.stats.mean_parts as mean_parts
 import evaladdon.summary as summary
 read = []
@@ -265,18 +343,19 @@ for mod, name in ((summary, "summarize_groups"), (mean_parts, "estimate_mean_par
         return real(*a, **k)
     setattr(mod, name, first)
 from evaladdon.cli.main import main
-rc = main(["summarize", "--json", *sys.argv[2:]])
+rc = main(["summarize", "--json", *sys.argv[3:]])
 print("PEAK", read[0], hwm(), file=sys.stderr)
 sys.exit(rc or 0)
 """
 
 
-def _peak_kb(argv: list[str], spill_bytes: int) -> tuple[int, int, str]:
-    """Peak RSS (kB) of ``summarize --json ARGV`` in a subprocess: before the statistics and at exit."""
+def _peak_kb(argv: list[str], spill_bytes: int, budget: int = 0) -> tuple[int, int, str]:
+    """Peak RSS (kB) of ``summarize --json ARGV`` in a subprocess (spilled in batches of up to
+    ``budget`` records): before the statistics and at exit."""
     import os
 
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    p = subprocess.run([sys.executable, "-c", _RSS, str(spill_bytes), *argv], capture_output=True, text=True,
+    p = subprocess.run([sys.executable, "-c", _RSS, str(spill_bytes), str(budget), *argv], capture_output=True, text=True,
                        env=env, timeout=600)
     assert p.returncode == 0, p.stderr[-2000:]
     read, end = p.stderr.split("PEAK")[-1].split()[:2]
@@ -285,11 +364,13 @@ def _peak_kb(argv: list[str], spill_bytes: int) -> tuple[int, int, str]:
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="peak RSS from /proc")
 def test_spilled_peak_rss_is_below_the_in_memory_path(tmp_path: Path) -> None:
-    """300,000 samples of UUID-like ids (~15 s): the peak while reading and the peak at exit
-    are each >= 10 MB lower spilled (measured: ~67 MB vs ~87 MB)."""
+    """300,000 samples of UUID-like ids (~15 s), spilled in batches of 20,000 records (a fifth
+    of the default, so that the margin is clear): the peak while reading and the peak at exit
+    are each >= 10 MB lower spilled (measured: ~70 MB vs ~87 MB).  The default batch is
+    measured by benchmarks/bench_inspect.py --tiny-sizes."""
     log = _tiny_log(tmp_path / "tiny.json", 300_000, uuid_ids=True)
     read_mem, end_mem, want = _peak_kb([str(log)], 2**62)
-    read_spill, end_spill, got = _peak_kb([str(log)], 0)
+    read_spill, end_spill, got = _peak_kb([str(log)], 0, 20_000)
     _close(json.loads(got), json.loads(want), "tiny")
     assert read_spill < read_mem - 10_000, (read_spill, read_mem)
     assert end_spill < end_mem - 10_000, (end_spill, end_mem)

@@ -2,7 +2,9 @@
 
 :func:`evaladdon.lean.summarize.summarize_lean` keeps ~26-45 bytes a sample of every log it
 reads, so a streamed ``.json`` log of any size is not bounded.  A lone ``.json`` input larger
-than :data:`SPILL_BYTES` is summarized here instead, in four passes:
+than :data:`SPILL_BYTES`, or found while read in memory to hold more than
+:data:`MAX_RECORDS` records (:class:`TooMany`: it is read again), is summarized here
+instead, in four passes:
 
 1. **route** (:class:`Router`): the native streaming reader
    (:func:`~evaladdon.adapters.inspect_native.read_json_stream`) hands each sample record to
@@ -11,7 +13,7 @@ than :data:`SPILL_BYTES` is summarized here instead, in four passes:
    ``tempfile.TemporaryDirectory``.  The partition is a CRC-32 of ``str(id)``, so every
    record of an item (all its epochs, all its duplicates) is in one partition; with
    ``--cluster`` it is the cluster label's, so each cluster is whole in one partition, and
-   the (id, partition) pairs go to K id-keyed files so that :func:`_check_items` can hand
+   the (id, partition) pairs go to K/8 id-keyed files (at least 2) so that :func:`_check_items` can hand
    an item met in two partitions to the table path (an item in two clusters, or a replaced
    record of another cluster: no wrong number either way).  A record without id or
    integer epoch hands the log over at once.
@@ -21,12 +23,15 @@ than :data:`SPILL_BYTES` is summarized here instead, in four passes:
    the log's score-name order (results first, then as names first appear in the kept
    samples, in table order), the duplicate count, the kept-sample count (incomplete-log
    note) -- are made from them.
-3. **build** (:func:`_build`): per partition a fresh ``Collector(cluster, lean=True)`` gets
-   the partition's records in their original order and :func:`build_part` (the same code,
+3. **build** (:func:`_build`): per batch of consecutive partitions (:func:`batches`: up to
+   :data:`BATCH_RECORDS` records and :data:`MERGE_FILES` files; a union of partitions keeps
+   items and clusters whole) a fresh ``Collector(cluster, lean=True)`` gets the batch's
+   records in their original order (a merge of its files by sequence number) and :func:`build_part` (the same code,
    the same rules: last record of a key wins, unscored rows, errors and limits, value and
    cluster-field failures) makes its ``LeanPart``, with the log's score-name order handed
    in as the header's result names (so an unscored sample gets a row per score name of the
-   whole log).  Each (run, task, metric) group of it becomes arrays
+   whole log).  A log within one batch is one part, whose statistics are ``estimate_mean``'s
+   own (the in-memory path's output, byte for byte).  Each (run, task, metric) group of it becomes arrays
    (:func:`~evaladdon.lean.summarize._group_arrays`, the in-memory code); the usable rows'
    values, item and cluster codes go to ``.npy`` files, and what the group's summary needs
    from the other rows stays in memory: per reason its count and the global table position
@@ -42,9 +47,10 @@ sample``: the order of the in-memory table, where a kept sample sits at its firs
 Anything else (several inputs, an ``.eval`` log, ``--method bootstrap``, a failure on the
 way) raises :class:`~evaladdon.lean.summarize.NotLean` or the failure itself, and the table
 path answers, as it does for the in-memory lean path.  What stays in memory: one
-partition's collector and scan (partitions of ~:data:`PART_BYTES` of JSON: tens of
-thousands of tiny samples), the router's buffers (:data:`FLUSH` records), and per group
-and distinct error text a few numbers.  Not bounded: a partition much larger than the
+batch's collector (up to :data:`BATCH_RECORDS` records, or one larger partition), one
+partition's scan (partitions of ~:data:`PART_BYTES` of JSON: up to ~58,000 of the tiniest
+records), the router's buffers (:data:`FLUSH` records), and per group and distinct error
+text a few numbers.  Not bounded: a partition much larger than the
 others (one item or cluster with a large share of the samples: there is no re-partitioning),
 the number of groups and of distinct error texts.  The statistics hold one part's arrays at a
 time (``estimate_mean_parts``' three passes read the ``.npy`` files again each time).
@@ -52,6 +58,7 @@ time (``estimate_mean_parts``' three passes read the ``.npy`` files again each t
 
 from __future__ import annotations
 
+import heapq
 import marshal
 import tempfile
 import zlib
@@ -63,14 +70,36 @@ import numpy as np
 
 from evaladdon.lean.summarize import NotLean
 
-SPILL_BYTES = 128 * 2**20
-"""A lone ``.json`` log larger than this (bytes) is spilled to partitions."""
+SPILL_BYTES = 24 * 2**20
+"""A lone ``.json`` log larger than this (bytes) is spilled to partitions.  Measured (peak RSS
+of ``summarize --json`` in memory, VmHWM) on 24 MiB logs of the tiniest scored records
+(``{"id":1,"epoch":1,"scores":{"m":{"value":1}}}``, 45-101 bytes: integer, short and UUID
+ids, 1 and 5 epochs, with and without a cluster field): 81-87 MB; at 32 MiB 85-94 MB."""
 
-PART_BYTES = 2 * 2**20
-"""Bytes of JSON per partition: K = the power of two at or above size / PART_BYTES (at least 2)."""
+MAX_RECORDS = 150_000
+"""A lone ``.json`` log read in memory that turns out to hold more records than this is read
+again spilled (:class:`TooMany`): the bound for logs below :data:`SPILL_BYTES` of records
+tinier still (an unscored ``{"id":1,"epoch":1}``, 18 bytes, costs ~150 bytes in memory: 1M
+of them in 24 MiB took 195 MB, 157,000 85 MB, 197,000 90 MB)."""
+
+PART_BYTES = 2**20
+"""Bytes of JSON per partition: K = the power of two at or above size / PART_BYTES (at least 2).
+Small, so that a partition of the tiniest records (18 bytes: ~58,000 of them) stays small; the
+batches (:data:`BATCH_RECORDS`) make up for the number of partitions."""
 
 PARTS: int | None = None
 """Tests: this many partitions (a power of two) whatever the size."""
+
+BATCH_RECORDS = 50_000
+"""Records of consecutive partitions built together as one part (a partition with more is
+built alone): the fewer parts, the less per-part work (collector, ``build_part``, arrays,
+statistics); a log within one batch gives one part, the in-memory path's numbers exactly.
+Measured peak RSS spilled, 1M tiny UUID-id samples with ``--cluster``: 75 / 81 / 92 MB at
+50,000 / 100,000 / 200,000 (CPU the same); 1.3M integer-id samples of 5 epochs: 70 MB at 50,000."""
+
+MERGE_FILES = 512
+"""Partition files open at once in a batch's merge, at most (a batch of more is split), and
+at most half the process's soft limit of open files (:func:`merge_files`)."""
 
 MAX_PARTS = 4096
 FLUSH = 1 << 11
@@ -82,18 +111,34 @@ RUNS = 0
 _WITHIN = 1 << 20  # rows of one sample below this (a table position is seq * _WITHIN + row within)
 
 
-def wanted(files: list[Any]) -> bool:
-    """Whether ``files`` (``inputs``' triples) is one ``.json`` log above :data:`SPILL_BYTES`."""
+class TooMany(Exception):
+    """A lone ``.json`` log read in memory has more than :data:`MAX_RECORDS` records."""
+
+
+def _lone_json_size(files: list[Any]) -> int | None:
+    """The size of the one ``.json`` log ``files`` (``inputs``' triples) is, else ``None``."""
     if len(files) != 1:
-        return False
+        return None
     f = files[0][0]
     try:
         size = f.stat().st_size
         with f.open("rb") as fh:
             zipped = fh.read(4).startswith(b"PK")
     except OSError:
-        return False
-    return not zipped and size > SPILL_BYTES
+        return None
+    return None if zipped else size
+
+
+def wanted(files: list[Any]) -> bool:
+    """Whether ``files`` is one ``.json`` log above :data:`SPILL_BYTES`."""
+    size = _lone_json_size(files)
+    return size is not None and size > SPILL_BYTES
+
+
+def record_cap(files: list[Any]) -> int | None:
+    """:data:`MAX_RECORDS` when ``files`` is one ``.json`` log (read in memory, it may be
+    spilled after all: :class:`TooMany`), else ``None`` (no cap)."""
+    return MAX_RECORDS if _lone_json_size(files) is not None else None
 
 
 def n_parts(size: int) -> int:
@@ -136,9 +181,10 @@ class Router:
         self.k = k
         self.cluster = cluster
         self.files = [root / f"part{i}.marshal" for i in range(k)]
-        self.pair_files = [root / f"ids{i}.marshal" for i in range(k)] if cluster is not None else []
+        self.n_pairs = max(2, k // 8)  # id buckets (a power of two): each file created costs (~1 ms here)
+        self.pair_files = [root / f"ids{i}.marshal" for i in range(self.n_pairs)] if cluster is not None else []
         self.buf: list[list[tuple[Any, ...]]] = [[] for _ in range(k)]
-        self.pairs: list[list[tuple[str, int]]] = [[] for _ in range(k)] if cluster is not None else []
+        self.pairs: list[list[tuple[str, int]]] = [[] for _ in self.pair_files]
         self.held = 0
         self.seq = 0
 
@@ -154,7 +200,7 @@ class Router:
             if isinstance(cv, (dict, list)):
                 cv = None  # (not a scalar: the lean collector's -1, as for a missing field)
             part = _crc("\x00" if cv is None else "\x01" + str(cv)) & (self.k - 1)
-            self.pairs[_crc(sid) & (self.k - 1)].append((sid, part))
+            self.pairs[_crc(sid) & (self.n_pairs - 1)].append((sid, part))
         else:
             part = _crc(sid) & (self.k - 1)
         self.buf[part].append((self.seq, sid, epoch, scores, cv, bool(r.error), r.limit))
@@ -184,8 +230,14 @@ def _check_items(router: Router) -> None:
 
 @dataclass
 class _Scan:
-    root: Path  # per partition i, kept samples' first sequences in order: root / f"seq{i}.npy"
+    root: Path  # per partition, kept samples' first sequences in order: root / "seq.bin" (int64) at offsets[i]
     sizes: list[int] = field(default_factory=list)  # kept samples per partition
+    counts: list[int] = field(default_factory=list)  # records per partition
+    offsets: list[int] = field(default_factory=list)  # where each partition's sequences start in seq.bin
+
+    def first_seq(self, i: int) -> np.ndarray:
+        """Partition ``i``'s kept samples' first sequence numbers, in order."""
+        return np.fromfile(self.root / "seq.bin", dtype=np.int64, count=self.sizes[i], offset=8 * self.offsets[i])
     best: dict[str, tuple[int, int]] = field(default_factory=dict)  # score name -> (first seq, index in sample)
     n_records: int = 0
     n_kept: int = 0
@@ -194,28 +246,30 @@ class _Scan:
 def _scan(files: list[Path], root: Path) -> _Scan:
     """Step 2 of the module docstring."""
     out = _Scan(root)
-    for i, path in enumerate(files):
-        keys: dict[tuple[str, int], list[Any]] = {}
-        n = 0
-        for t in _records(path):
-            n += 1
-            v = keys.get((t[1], t[2]))
-            if v is None:
-                keys[(t[1], t[2])] = [t[0], t[3]]
-            else:
-                v[1] = t[3]  # the last record of a key wins (its scores), at the place of its first
-        best = out.best
-        for seq, scores in keys.values():
-            for j, name in enumerate(scores or ()):
-                b = best.get(name)
-                if b is None or (seq, j) < b:
-                    best[name] = (seq, j)
-        np.save(root / f"seq{i}.npy", np.sort(np.fromiter((v[0] for v in keys.values()), dtype=np.int64,
-                                                          count=len(keys))))
-        out.sizes.append(len(keys))
-        out.n_records += n
-        out.n_kept += len(keys)
-        del keys
+    with (root / "seq.bin").open("wb") as seq_file:  # (one file: each file created costs ~1 ms here)
+        for i, path in enumerate(files):
+            keys: dict[tuple[str, int], list[Any]] = {}
+            n = 0
+            for t in _records(path):
+                n += 1
+                v = keys.get((t[1], t[2]))
+                if v is None:
+                    keys[(t[1], t[2])] = [t[0], t[3]]
+                else:
+                    v[1] = t[3]  # the last record of a key wins (its scores), at the place of its first
+            best = out.best
+            for seq, scores in keys.values():
+                for j, name in enumerate(scores or ()):
+                    b = best.get(name)
+                    if b is None or (seq, j) < b:
+                        best[name] = (seq, j)
+            out.offsets.append(out.n_kept)
+            seq_file.write(np.sort(np.fromiter((v[0] for v in keys.values()), dtype=np.int64, count=len(keys))).tobytes())
+            out.sizes.append(len(keys))
+            out.counts.append(n)
+            out.n_records += n
+            out.n_kept += len(keys)
+            del keys
     return out
 
 
@@ -224,10 +278,51 @@ class _Group:
     gid: int
     model: str
     first: int  # table position of the metric's first row
-    parts: list[int] = field(default_factory=list)  # partitions with usable rows
+    parts: list[int] = field(default_factory=list)  # batches with usable rows
     n_good: int = 0
     n_clustered: int = 0
     reasons: dict[str, list[int]] = field(default_factory=dict)  # reason -> [count, first table position]
+
+
+def merge_files() -> int:
+    """:data:`MERGE_FILES`, or half the soft limit of open files if that is lower (256 where
+    the limit is unknown)."""
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        if soft == resource.RLIM_INFINITY or soft <= 0:
+            return MERGE_FILES
+    except (ImportError, OSError, ValueError):  # (no resource module: Windows)
+        soft = 512
+    return max(2, min(MERGE_FILES, soft // 2))
+
+
+def batches(counts: list[int], budget: int, files: int | None = None) -> list[list[int]]:
+    """Consecutive partitions (those with records) grouped so that a group's records are at
+    most ``budget``, or one partition alone when it has more (see :data:`BATCH_RECORDS`), and
+    a group is at most ``files`` partitions (default :data:`MERGE_FILES`)."""
+    files = merge_files() if files is None else files
+    out: list[list[int]] = []
+    held = 0
+    for i, n in enumerate(counts):
+        if not n:
+            continue
+        if out and held + n <= budget and len(out[-1]) < files:
+            out[-1].append(i)
+            held += n
+        else:
+            out.append([i])
+            held = n
+    return out
+
+
+def _merged(files: list[Path], batch: list[int]) -> Iterator[tuple[Any, ...]]:
+    """The records of the partitions in ``batch`` in their global order (each file is in
+    order; records compare by their sequence number first, and no two share one)."""
+    if len(batch) == 1:
+        return _records(files[batch[0]])
+    return heapq.merge(*(_records(files[i]) for i in batch))
 
 
 def _positions(part: Any, first_seq: np.ndarray) -> np.ndarray:
@@ -245,7 +340,7 @@ def _positions(part: Any, first_seq: np.ndarray) -> np.ndarray:
 
 def _build(router: Router, scan: _Scan, log: Any, f: Path, cluster: str | None, metric: str | None,
            root: Path) -> tuple[dict[str, _Group], Any]:
-    """Step 3 of the module docstring: the groups by metric, and one partition's part (its
+    """Step 3 of the module docstring: the groups by metric, and one batch's part (its
     columns let go) to name the run by."""
     from evaladdon.adapters._gc import no_cyclic_gc
     from evaladdon.adapters.inspect_rows import Collector, LogData, SampleRecord, Score, build_part
@@ -270,13 +365,13 @@ def _build(router: Router, scan: _Scan, log: Any, f: Path, cluster: str | None, 
 
     groups: dict[str, _Group] = {}
     shown: Any = None
-    for i, path in enumerate(router.files):
-        if not scan.sizes[i]:
-            continue
-        first_seq = np.load(scan.root / f"seq{i}.npy")
+    for i, batch in enumerate(batches(scan.counts, BATCH_RECORDS)):
+        seqs = [scan.first_seq(j) for j in batch]
+        first_seq = seqs[0] if len(seqs) == 1 else np.sort(np.concatenate(seqs))
+        del seqs
         with no_cyclic_gc():
             col = Collector(cluster, lean=True)
-            for t in _records(path):
+            for t in _merged(router.files, batch):
                 sc = t[3]
                 col.add(SampleRecord(t[1], t[2], None if sc is None else {k: Score(v, None, None) for k, v in sc.items()},
                                      meta(t[4]), t[5], t[6], None, None))
@@ -284,7 +379,7 @@ def _build(router: Router, scan: _Scan, log: Any, f: Path, cluster: str | None, 
                                       summary_source=log.summary_source, samples_logged=log.samples_logged), f, cluster)
             del col
         if part.n_samples != len(first_seq):
-            raise NotLean("the partition's kept samples differ from its scan (an id digest collision?)")
+            raise NotLean("the batch's kept samples differ from its scan (an id digest collision?)")
         if not part.n:
             continue
         if int(part.epochs.min()) < 1:

@@ -26,7 +26,9 @@ codes as ``summarize_table`` feeds it (so ``estimate_mean`` factorizes nothing).
 
 One ``.json`` log larger than :data:`evaladdon.lean.spill.SPILL_BYTES` (and nothing else) is
 summarized by :mod:`evaladdon.lean.spill` instead: the same reader, collector, ``build_part``
-and per-group code, a hash partition of the samples at a time, so that memory stays bounded.
+and per-group code, a batch of hash partitions of the samples at a time, so that memory stays
+bounded; so is a smaller lone ``.json`` log found, while read in memory, to hold more than
+:data:`evaladdon.lean.spill.MAX_RECORDS` records (read again, spilled).
 """
 
 from __future__ import annotations
@@ -84,20 +86,47 @@ def summarize_lean(args: argparse.Namespace) -> LeanResult | None:
     return out
 
 
-def _read_part(f: Path, cluster: str | None) -> Any:
+def _read_part(f: Path, cluster: str | None, cap: int | None = None) -> Any:
+    """The ``LeanPart`` of log ``f``; more than ``cap`` records (not ``None``) raise
+    :class:`evaladdon.lean.spill.TooMany`."""
     from evaladdon.adapters._gc import no_cyclic_gc
     from evaladdon.adapters.inspect_native import NotNative, read_eval_zip, read_json_stream
     from evaladdon.adapters.inspect_rows import Collector, build_part
 
     try:
         with no_cyclic_gc():
-            records = Collector(cluster, lean=True)
+            records = Collector(cluster, lean=True) if cap is None else _Capped(cluster, cap)
             with f.open("rb") as fh:
                 zipped = fh.read(4).startswith(b"PK")
             log = read_eval_zip(f, records) if zipped else read_json_stream(f, cluster, records)
             return build_part(log, f, cluster)
     except NotNative as exc:
         raise NotLean(f"{f}: the native reader does not read it ({exc})") from None
+
+
+def _capped_class() -> type:
+    from evaladdon.adapters.inspect_rows import Collector
+    from evaladdon.lean.spill import TooMany
+
+    class Capped(Collector):
+        """A lean collector that raises ``TooMany`` at its ``cap + 1``-th record."""
+
+        def __init__(self, cluster: str | None, cap: int) -> None:
+            super().__init__(cluster, lean=True)
+            self.cap = cap
+            self.seen = 0
+
+        def add(self, r: Any) -> None:
+            self.seen += 1
+            if self.seen > self.cap:
+                raise TooMany(f"more than {self.cap} records")
+            super().add(r)
+
+    return Capped
+
+
+def _Capped(cluster: str | None, cap: int) -> Any:
+    return _capped_class()(cluster, cap)
 
 
 def _first_codes(labels: np.ndarray) -> tuple[np.ndarray, int]:
@@ -242,13 +271,20 @@ def _summarize(args: argparse.Namespace) -> LeanResult:
         raise NotLean("an input is not an Inspect log")
     from evaladdon.lean import spill
 
-    if spill.wanted(files):  # one large .json log: in partitions on disk (bounded memory)
+    # (the bootstrap resamples every value at once: no parts, the in-memory path)
+    bootstrap = str(args.method).lower().replace("_", "-") == "bootstrap"
+    if not bootstrap and spill.wanted(files):  # one large .json log: in partitions on disk (bounded memory)
         return spill.summarize_spilled(args, files[0][0], notes, name_of, skipped)
+    # one smaller .json log: spilled after all if its records are many
+    cap = None if bootstrap else spill.record_cap(files)
     parts: list[Any] = []
     sources: list[Path] = []
     incomplete: dict[str, dict[str, Any]] = {}
     for f, _, _ in _progress(files, show_progress(args)):
-        part = _read_part(f, cluster)
+        try:
+            part = _read_part(f, cluster, cap)
+        except spill.TooMany:
+            return spill.summarize_spilled(args, f, notes, name_of, skipped)
         notes.extend(part.notes)
         if part.incomplete and part.n:
             incomplete[part.source] = dict(part.incomplete)
