@@ -374,3 +374,31 @@ def test_spilled_peak_rss_is_below_the_in_memory_path(tmp_path: Path) -> None:
     _close(json.loads(got), json.loads(want), "tiny")
     assert read_spill < read_mem - 10_000, (read_spill, read_mem)
     assert end_spill < end_mem - 10_000, (end_spill, end_mem)
+
+
+def test_lopsided_clusters_are_read_in_memory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With --cluster, a log whose clusters put most records in one partition is read in
+    memory after all (spilling would hold that partition whole, at more memory than the
+    in-memory read): the in-memory output, and no spilled run; below the bound it spills."""
+    log = _tiny_log(tmp_path / "few.json", 400)
+    text = log.read_text()
+    for i in range(2, 200 // 50 + 1):  # every passage label "p<i>" -> "p0" or "p1": two clusters
+        text = text.replace(f'"passage": "p{i}"', f'"passage": "p{i % 2}"')
+    log.write_text(text)
+    argv = ["summarize", "--json", str(log), "--cluster", "passage"]
+    want = _run(argv, monkeypatch, None)
+    assert lean.LAST.get("path") == "lean" and want[0] in (0, None)
+    assert spill.lopsided([300, 100]) is False  # (the default bound: far above these counts)
+    for bound, spilled in ((2**62, True), (50, False)):
+        monkeypatch.setattr(spill, "LOPSIDED_RECORDS", bound)
+        before = spill.RUNS
+        got = _run(argv, monkeypatch, 4, 30)
+        assert spill.RUNS == before + spilled, bound
+        assert got[0] == want[0] and got[2] == want[2] and got[3] == {"path": "lean"}
+        if spilled:
+            _close(json.loads(got[1]), json.loads(want[1]), "spilled")
+        else:
+            assert got[1] == want[1]
+    monkeypatch.setattr(spill, "LOPSIDED_RECORDS", 50)
+    assert spill.lopsided([51, 51, 51, 51]) is False and spill.lopsided([51, 51, 51, 52]) is True
+    assert spill.lopsided([50, 1]) is False

@@ -257,6 +257,19 @@ def _group_arrays(run: str, task: str, m: str, pieces: list[tuple[Any, np.ndarra
                        clusters)
 
 
+def _spilled(args: argparse.Namespace, f: Path, notes: list[str], name_of: dict[Path, str],
+             skipped: list[Any]) -> LeanResult | None:
+    """The spilled summary of the one log ``f`` (:mod:`evaladdon.lean.spill`), or ``None``
+    when its clusters are too lopsided to spill (:class:`~evaladdon.lean.spill.Lopsided`):
+    then it is read in memory, as before spilling existed."""
+    from evaladdon.lean import spill
+
+    try:
+        return spill.summarize_spilled(args, f, notes, name_of, skipped)
+    except spill.Lopsided:
+        return None
+
+
 def _summarize(args: argparse.Namespace) -> LeanResult:
     from evaladdon.adapters import Loaded, _progress, inputs, name_runs, separate_runs
     from evaladdon.adapters.inspect_log import read_inspect_log
@@ -273,10 +286,13 @@ def _summarize(args: argparse.Namespace) -> LeanResult:
 
     # (the bootstrap resamples every value at once: no parts, the in-memory path)
     bootstrap = str(args.method).lower().replace("_", "-") == "bootstrap"
+    cap = None
     if not bootstrap and spill.wanted(files):  # one large .json log: in partitions on disk (bounded memory)
-        return spill.summarize_spilled(args, files[0][0], notes, name_of, skipped)
-    # one smaller .json log: spilled after all if its records are many
-    cap = None if bootstrap else spill.record_cap(files)
+        out = _spilled(args, files[0][0], notes, name_of, skipped)
+        if out is not None:
+            return out
+    elif not bootstrap:  # one smaller .json log: spilled after all if its records are many
+        cap = spill.record_cap(files)
     parts: list[Any] = []
     sources: list[Path] = []
     incomplete: dict[str, dict[str, Any]] = {}
@@ -284,7 +300,10 @@ def _summarize(args: argparse.Namespace) -> LeanResult:
         try:
             part = _read_part(f, cluster, cap)
         except spill.TooMany:
-            return spill.summarize_spilled(args, f, notes, name_of, skipped)
+            out = _spilled(args, f, notes, name_of, skipped)
+            if out is not None:
+                return out
+            part = _read_part(f, cluster, None)
         notes.extend(part.notes)
         if part.incomplete and part.n:
             incomplete[part.source] = dict(part.incomplete)
