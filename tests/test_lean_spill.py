@@ -147,6 +147,12 @@ def test_crafted_logs_spilled_give_the_same(tmp_path: Path, monkeypatch: pytest.
                  ["summarize", "--json", str(edge), "--method", "bootstrap"]):
         assert not _same_spilled(argv, monkeypatch), argv
     assert sum(BATCHED) >= 5  # (several batches, one of several partitions, in the runs that spilled)
+    # many clusters (here: more than FEW_CLUSTERS = 1): re-routed by cluster, the same output
+    monkeypatch.setattr(spill, "FEW_CLUSTERS", 1)
+    assert _same_spilled(["summarize", "--json", str(edge), "--cluster", "grp"], monkeypatch)
+    assert _same_spilled(["summarize", "--json", str(edge), "--level", "0.9", "--method", "t",
+                          "--cluster-method", "cr1", "--cluster", "grp"], monkeypatch)
+    assert not _same_spilled(["summarize", "--json", str(edge), "--cluster", "nest.a.b"], monkeypatch)
 
 
 def test_an_item_in_two_clusters_and_an_incomplete_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -265,28 +271,51 @@ def test_the_temporary_directory_goes_also_on_errors(tmp_path: Path, monkeypatch
 
 
 def test_partitions_keep_items_and_clusters_whole(tmp_path: Path) -> None:
-    """Every record of an id lands in one partition; with a cluster field, every record of a cluster."""
+    """Every record of an id lands in one partition; with a cluster field re-routed (many
+    clusters: :func:`spill.reroute`), every record of a cluster, each file in sequence order;
+    the router counts the distinct labels up to FEW_CLUSTERS; an id in two clusters refused."""
     from evaladdon.adapters.inspect_rows import SampleRecord, Score
 
     recs = [SampleRecord(f"id{i % 37}", i // 37 + 1, {"m": Score(float(i % 2), None, None)},
                          {"a": {"c": f"c{i % 37 % 5}"}}, False, None, None, None) for i in range(37 * 3)]
-    for cluster, key in ((None, lambda t: t[1]), ("a.c", lambda t: t[4])):
+    for cluster, key in ((None, lambda t: t[1]), ("a.c", lambda t: t[1]), ("a.c", lambda t: t[4])):
         for k in KS:
-            root = tmp_path / f"{cluster}{k}"
+            root = tmp_path / f"{cluster}{k}{id(key)}"
             root.mkdir()
             router = spill.Router(root, k, cluster)
             for r in recs:
                 router.add(r)
             router.flush()
+            if cluster is not None:
+                assert router.labels == {f"c{j}": j for j in range(5)}  # (first appearance)
+            if cluster is not None and key(("s", "i", 1, None, "c")) == "c":
+                spill.reroute(router, root)
             where: dict[Any, int] = {}
             back = []
             for i, f in enumerate(router.files):
+                seqs = [t[0] for t in spill._records(f)]
+                assert seqs == sorted(seqs)
                 for t in spill._records(f):
                     assert where.setdefault(key(t), i) == i
                     back.append(t)
             assert sorted(t[0] for t in back) == list(range(len(recs)))  # each record once, with its sequence
+            assert sum(router.counts) == len(recs)
             assert len(set(where.values())) > 1  # (spread over more than one partition)
-            spill._check_items(router)  # (no id in two partitions)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(spill, "FEW_CLUSTERS", 4)
+        router = spill.Router(tmp_path, 4, "a.c")
+        for r in recs:
+            router.add(r)
+        assert router.labels is None  # (5 labels: more than FEW_CLUSTERS)
+    two = [SampleRecord("x", e, None, {"a": {"c": f"c{e}"}}, False, None, None, None) for e in (1, 2)]
+    root = tmp_path / "two"
+    root.mkdir()
+    router = spill.Router(root, 4, "a.c")
+    for r in two:
+        router.add(r)
+    router.flush()
+    with pytest.raises(spill.NotLean):
+        spill.reroute(router, root)
     # batches: consecutive partitions with records, up to the budget, a larger one alone
     counts = [3, 0, 5, 9, 1, 1, 0, 4, 2, 2]
     for budget in (0, 1, 4, 8, 10, 100):
@@ -389,6 +418,7 @@ def test_lopsided_clusters_are_read_in_memory(tmp_path: Path, monkeypatch: pytes
     want = _run(argv, monkeypatch, None)
     assert lean.LAST.get("path") == "lean" and want[0] in (0, None)
     assert spill.lopsided([300, 100]) is False  # (the default bound: far above these counts)
+    monkeypatch.setattr(spill, "FEW_CLUSTERS", 1)  # (few clusters are spilled by id: test below; here re-routed)
     for bound, spilled in ((2**62, True), (50, False)):
         monkeypatch.setattr(spill, "LOPSIDED_RECORDS", bound)
         before = spill.RUNS
@@ -402,3 +432,67 @@ def test_lopsided_clusters_are_read_in_memory(tmp_path: Path, monkeypatch: pytes
     monkeypatch.setattr(spill, "LOPSIDED_RECORDS", 50)
     assert spill.lopsided([51, 51, 51, 51]) is False and spill.lopsided([51, 51, 51, 52]) is True
     assert spill.lopsided([50, 1]) is False
+
+
+def test_few_large_clusters_are_spilled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With --cluster on a field of 2 or 3 values, the log is spilled by id in several batches
+    (clusters spanning batches: global cluster codes) and gives the in-memory output (floats to
+    1e-12), however lopsided; with FEW_CLUSTERS below the number of labels it is re-routed by
+    cluster, and gives the same."""
+    log = _tiny_log(tmp_path / "few.json", 400)
+    text = log.read_text()
+    for i in range(1, 200 // 50 + 1):
+        text = text.replace(f'"passage": "p{i}"', f'"passage": "p{i % 3}"')
+    log.write_text(text)
+    two = tmp_path / "two.json"
+    two.write_text(text.replace('"passage": "p2"', '"passage": "p0"'))
+    monkeypatch.setattr(spill, "LOPSIDED_RECORDS", 50)  # (a low bound: still spilled)
+    real = spill.batches
+    made: list[list[list[int]]] = []
+    monkeypatch.setattr(spill, "batches", lambda *a: made.append(real(*a)) or made[-1])
+    for f, n_labels in ((log, 3), (two, 2)):
+        for argv in (["summarize", "--json", str(f), "--cluster", "passage"],
+                     ["summarize", "--json", str(f), "--cluster", "passage", "--cluster-method", "cr1"],
+                     ["summarize", str(f), "--cluster", "passage", "--markdown"]):
+            want = _run(argv, monkeypatch, None)
+            assert want[3] == {"path": "lean"} and want[0] in (0, None)
+            for few, k, budget in ((spill.FEW_CLUSTERS, 4, 30), (spill.FEW_CLUSTERS, 16, 0), (n_labels, 2, 30),
+                                   (n_labels - 1, 16, 30)):
+                monkeypatch.setattr(spill, "FEW_CLUSTERS", few)
+                monkeypatch.setattr(spill, "LOPSIDED_RECORDS", 50 if few >= n_labels else 2**62)
+                before = spill.RUNS
+                made.clear()
+                got = _run(argv, monkeypatch, k, budget)
+                assert spill.RUNS == before + 1, (argv, few, k)  # spilled, not read in memory
+                assert len(made[0]) > 1  # (several batches: clusters across parts)
+                assert got[0] == want[0] and got[2] == want[2] and got[3] == {"path": "lean"}
+                if argv[1] == "--json":
+                    _close(json.loads(got[1]), json.loads(want[1]), f"{argv} few={few} K={k}")
+                else:
+                    assert got[1] == want[1], (argv, few, k)
+    monkeypatch.setattr(spill, "FEW_CLUSTERS", 50_000)
+
+
+def test_an_item_in_two_clusters_rerouted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both routes (by id with global cluster codes, and re-routed by cluster) hand an item in
+    two clusters to the table path: the in-memory path's error line, no spilled run."""
+    header, samples = _base()
+    two = []
+    for i, s in enumerate(samples):
+        s = copy.deepcopy(s)
+        s["metadata"] = {"c": f"c{i % 3}"}
+        two.append(s)
+        s2 = copy.deepcopy(s)
+        s2["epoch"] = 2
+        s2["metadata"] = {"c": f"c{(i + (i % 2)) % 3}"}
+        two.append(s2)
+    f = _write(tmp_path / "two.json", header, two)
+    argv = ["summarize", "--json", str(f), "--cluster", "c"]
+    want = _run(argv, monkeypatch, None)
+    assert want[0] == 2 and "an item lies in two clusters" in want[2]
+    for few in (50_000, 1):
+        monkeypatch.setattr(spill, "FEW_CLUSTERS", few)
+        for k, budget in ((4, 30), (2, WHOLE)):
+            before = spill.RUNS
+            got = _run(argv, monkeypatch, k, budget)
+            assert got[:3] == want[:3] and spill.RUNS == before, (few, k)

@@ -108,6 +108,107 @@ def test_parts_equal_the_concatenation(k: int) -> None:
             assert mismatches(want.to_dict(), got.to_dict()) == [], (case["kind"], n_parts)
 
 
+def split_spanning(case: dict[str, Any], k: int, rng: np.random.Generator) -> tuple[list[MeanPart], np.ndarray, int]:
+    """``case`` (clustered) in ``k`` random parts by item (items whole, clusters spanning parts),
+    item codes local to each part, cluster codes global (a random relabelling of
+    ``0..n_clusters-1`` with unused codes), and the row order of their concatenation."""
+    uniq_i = np.unique(case["items"])
+    part_of = rng.integers(0, k, size=uniq_i.size)[np.searchsorted(uniq_i, case["items"])]
+    _, inv_c = np.unique(case["clusters"], return_inverse=True)
+    n_clusters = int(inv_c.max()) + 1 + int(rng.integers(0, 3))
+    glob = rng.permutation(n_clusters)[inv_c.reshape(-1)].astype(np.int64)
+    parts, rows_all = [], []
+    for j in range(k):
+        rows = np.flatnonzero(part_of == j)
+        rows_all.append(rows)
+        _, inv = np.unique(case["items"][rows], return_inverse=True)
+        parts.append(MeanPart(case["values"][rows], inv.reshape(-1).astype(np.int64), glob[rows]))
+    return parts, np.concatenate(rows_all), n_clusters
+
+
+@pytest.mark.parametrize("k", [k for k in range(mean_battery.N_CASES) if CASES[k]["clusters"] is not None])
+def test_clusters_spanning_parts_equal_the_concatenation(k: int) -> None:
+    """Global cluster codes (``n_clusters``), items whole in a part, clusters across parts: the
+    concatenation's ``estimate_mean`` to 1e-12 (one part: bit for bit)."""
+    case = CASES[k]
+    rng = np.random.default_rng(5000 + k)
+    for n_parts in (2, 3, int(rng.integers(4, 9))):
+        parts, order, n_clusters = split_spanning(case, n_parts, rng)
+        try:
+            got: Any = estimate_mean_parts(lambda: iter(parts), clustered=True, level=case["level"],
+                                           method=case["method"], cluster_method=case["cluster_method"],
+                                           n_clusters=n_clusters)
+        except ValueError as e:
+            got = f"ValueError: {e}"
+        nonempty = [p for p in parts if p.values.size]
+        if case["method"] == "bootstrap" and len(nonempty) > 1:
+            assert isinstance(got, str) and ("bootstrap interval needs all item means" in got
+                                             or got == mean_battery.run(case)), got
+            continue
+        want = mean_battery.run(case, case["values"][order], case["items"][order], case["clusters"][order])
+        if len(nonempty) == 1:
+            want = mean_battery.run(case, nonempty[0].values, nonempty[0].items, nonempty[0].clusters)
+            assert mean_battery.encode(got) == mean_battery.encode(want), case["kind"]
+            continue
+        if isinstance(want, str) or isinstance(got, str):
+            assert got == want, case["kind"]
+            continue
+        if case["kind"].startswith("zero-odd"):
+            atol = 1e-12 * float(np.max(np.abs(case["values"])))
+            assert mismatches(round_off(want.to_dict()), round_off(got.to_dict()), atol=atol) == [], case["kind"]
+        else:
+            assert mismatches(want.to_dict(), got.to_dict()) == [], (case["kind"], n_parts)
+
+
+@pytest.mark.parametrize("shape", ["one", "singletons", "few", "many"])
+@pytest.mark.parametrize("cluster_method", ["cr1", "cr2"])
+@pytest.mark.parametrize("epochs", [1, 3])
+def test_few_large_clusters_across_parts(shape: str, cluster_method: str, epochs: int) -> None:
+    """One cluster, singleton clusters, 3 clusters, 40 clusters over 600 items in 5 parts by item
+    (every cluster in several parts), 1 or 3 epochs, CR1 and CR2: the concatenation's to 1e-12."""
+    rng = np.random.default_rng(77 + epochs)
+    n_items = 600
+    cl_of_item = {"one": np.zeros(n_items, np.int64), "singletons": np.arange(n_items),
+                  "few": rng.integers(0, 3, n_items), "many": rng.integers(0, 40, n_items)}[shape]
+    items = np.repeat(np.arange(n_items), epochs)
+    rng.shuffle(items)
+    values = rng.normal(0.3, 1.0, items.size) + 0.5 * cl_of_item[items]
+    clusters = cl_of_item[items]
+    part_of = (items * 7919) % 5
+    order = np.concatenate([np.flatnonzero(part_of == j) for j in range(5)])
+    parts = [MeanPart(values[part_of == j], items[part_of == j], clusters[part_of == j]) for j in range(5)]
+    want: Any
+    try:
+        want = estimate_mean(values[order], items[order], clusters[order], cluster_method=cluster_method)
+    except ValueError as e:
+        want = str(e)
+    try:
+        got: Any = estimate_mean_parts(lambda: iter(parts), clustered=True, cluster_method=cluster_method,
+                                       n_clusters=int(cl_of_item.max()) + 1)
+    except ValueError as e:
+        got = str(e)
+    if isinstance(want, str) or isinstance(got, str):
+        assert got == want
+    else:
+        assert mismatches(want.to_dict(), got.to_dict()) == []
+        assert got.to_dict()["n_clusters"] == want.to_dict()["n_clusters"]
+
+
+def test_global_codes_item_in_two_clusters_and_bad_codes() -> None:
+    """An item in two clusters is refused as by the concatenation; codes outside 0..n_clusters-1 refused."""
+    items = np.array([0, 0, 1, 1, 2, 2])
+    clusters = np.array([0, 0, 1, 0, 1, 1])
+    parts = [MeanPart(np.arange(2.0), items[:2], clusters[:2]), MeanPart(np.arange(4.0), items[2:], clusters[2:])]
+    with pytest.raises(ValueError) as want:
+        estimate_mean(np.concatenate([np.arange(2.0), np.arange(4.0)]), items, clusters)
+    with pytest.raises(ValueError) as got:
+        estimate_mean_parts(lambda: iter(parts), clustered=True, n_clusters=2)
+    assert str(got.value) == str(want.value)
+    ok = [MeanPart(np.arange(2.0), items[:2], np.array([0, 0])), MeanPart(np.arange(2.0), items[4:], np.array([5, 5]))]
+    with pytest.raises(ValueError, match="global cluster codes"):
+        estimate_mean_parts(lambda: iter(ok), clustered=True, n_clusters=2)
+
+
 def test_round_off_zero_se_agrees_with_the_concatenation() -> None:
     """All values 0.1 (no binary fraction), 3 epochs, clusters of 7 items in 3 parts: every SE is
     round-off of 0; the same zero-SE fallback interval, method and notes as the concatenation."""

@@ -11,12 +11,15 @@ instead, in four passes:
    a router that writes it (``marshal`` of plain data: sequence number, id, epoch, score
    values, cluster value, error, limit; never pickle) to one of K partition files in a
    ``tempfile.TemporaryDirectory``.  The partition is a CRC-32 of ``str(id)``, so every
-   record of an item (all its epochs, all its duplicates) is in one partition; with
-   ``--cluster`` it is the cluster label's, so each cluster is whole in one partition, and
-   the (id, partition) pairs go to K/8 id-keyed files (at least 2) so that :func:`_check_items` can hand
-   an item met in two partitions to the table path (an item in two clusters, or a replaced
-   record of another cluster: no wrong number either way).  A record without id or
-   integer epoch hands the log over at once.
+   record of an item (all its epochs, all its duplicates) is in one partition.  With
+   ``--cluster`` the router also numbers the distinct cluster labels (global codes, in order
+   of first appearance) up to :data:`FEW_CLUSTERS`: a log of that few clusters keeps its
+   id-keyed partitions (a cluster may span batches: step 4 takes global cluster codes); a log
+   of more is re-routed (:func:`reroute`, one more pass over the partition files) by the
+   cluster label's CRC-32, so that each cluster is whole in one partition (then a partition
+   holding a large share of the log is :class:`Lopsided`, and an id met in two cluster
+   partitions hands the log to the table path).  A record without id or integer epoch hands
+   the log over at once.
 2. **scan** (:func:`_scan`): per partition, the (id, epoch) keys with the sequence of their
    first record and the score names of their last one: the global rules of
    :func:`~evaladdon.adapters.inspect_rows.build_part` that one partition cannot see --
@@ -39,7 +42,11 @@ instead, in four passes:
    the metric's first row (group order), counts of usable and clustered rows.
 4. **estimate**: :func:`evaladdon.summary.summarize_group` per group (the same code as the
    in-memory path), the estimate by :func:`evaladdon.stats.mean_parts.estimate_mean_parts`
-   over the group's parts read back from disk.
+   over the group's parts read back from disk.  With ``--cluster`` on id-keyed batches, each
+   part's good rows also get their global cluster codes (``g.npy``; an item whose rows lie in
+   two clusters hands the log to the table path, whose error line is the in-memory path's),
+   and a group of several parts is estimated with ``n_clusters`` (clusters spanning parts);
+   a group of one part with its own codes, as without spilling.
 
 A table position is ``(sequence of the kept sample's first record) * 2**20 + row within the
 sample``: the order of the in-memory table, where a kept sample sits at its first record.
@@ -50,8 +57,10 @@ path answers, as it does for the in-memory lean path.  What stays in memory: one
 batch's collector (up to :data:`BATCH_RECORDS` records, or one larger partition), one
 partition's scan (partitions of ~:data:`PART_BYTES` of JSON: up to ~58,000 of the tiniest
 records), the router's buffers (:data:`FLUSH` records), and per group and distinct error
-text a few numbers.  Not bounded: a partition much larger than the
-others (one item or cluster with a large share of the samples: there is no re-partitioning),
+text a few numbers, and with ``--cluster`` up to :data:`FEW_CLUSTERS` labels (router) and three
+floats a cluster (statistics).  Not bounded: a partition much larger than the
+others (one item with a large share of the samples, or, re-routed by cluster, one of many
+clusters: then :class:`Lopsided`),
 the number of groups and of distinct error texts.  The statistics hold one part's arrays at a
 time (``estimate_mean_parts``' three passes read the ``.npy`` files again each time).
 """
@@ -116,14 +125,21 @@ class TooMany(Exception):
 
 
 class Lopsided(Exception):
-    """With ``--cluster``, one partition (one or a few clusters) holds a large share of the
-    log's records (:func:`lopsided`): spilling would hold it whole, at more memory than
-    reading the log in memory (1M tiny samples in 3 clusters: 245 MB spilled, 136 MB in
-    memory), so the caller reads it in memory after all."""
+    """With ``--cluster`` re-routed by cluster (more than :data:`FEW_CLUSTERS` labels), one
+    partition holds a large share of the log's records (:func:`lopsided`): spilling would hold
+    it whole, at more memory than reading the log in memory (measured when every ``--cluster``
+    log was routed by cluster: 1M tiny samples in 3 clusters, 245 MB spilled, 136 MB in memory;
+    routed by id now, 72 MB), so the caller reads it in memory after all."""
 
+
+FEW_CLUSTERS = 50_000
+"""With ``--cluster``: a log of at most this many distinct cluster labels is built as without
+(batches of id partitions, clusters spanning batches: global cluster codes, the statistics by
+``estimate_mean_parts(..., n_clusters=)``); a log of more is re-routed by cluster
+(:func:`reroute`)."""
 
 LOPSIDED_RECORDS = 100_000
-"""With ``--cluster``: a partition of more records than this (twice :data:`BATCH_RECORDS`)
+"""With ``--cluster`` re-routed by cluster: a partition of more records than this (twice :data:`BATCH_RECORDS`)
 that also holds a quarter of the log's is :class:`Lopsided`."""
 
 
@@ -200,10 +216,9 @@ class Router:
         self.k = k
         self.cluster = cluster
         self.files = [root / f"part{i}.marshal" for i in range(k)]
-        self.n_pairs = max(2, k // 8)  # id buckets (a power of two): each file created costs (~1 ms here)
-        self.pair_files = [root / f"ids{i}.marshal" for i in range(self.n_pairs)] if cluster is not None else []
         self.buf: list[list[tuple[Any, ...]]] = [[] for _ in range(k)]
-        self.pairs: list[list[tuple[str, int]]] = [[] for _ in self.pair_files]
+        # with --cluster: cluster label -> global code (first appearance), None past FEW_CLUSTERS labels
+        self.labels: dict[str, int] | None = {} if cluster is not None else None
         self.held = 0
         self.seq = 0
         self.counts = [0] * k  # records per partition
@@ -219,10 +234,14 @@ class Router:
             cv = self.dotted(r.metadata, self.cluster)
             if isinstance(cv, (dict, list)):
                 cv = None  # (not a scalar: the lean collector's -1, as for a missing field)
-            part = _crc("\x00" if cv is None else "\x01" + str(cv)) & (self.k - 1)
-            self.pairs[_crc(sid) & (self.n_pairs - 1)].append((sid, part))
-        else:
-            part = _crc(sid) & (self.k - 1)
+            labels = self.labels
+            if cv is not None and labels is not None:
+                label = str(cv)
+                if label not in labels:
+                    labels[label] = len(labels)
+                    if len(labels) > FEW_CLUSTERS:
+                        self.labels = None  # many clusters: re-routed by cluster (reroute)
+        part = _crc(sid) & (self.k - 1)
         self.buf[part].append((self.seq, sid, epoch, scores, cv, bool(r.error), r.limit))
         self.counts[part] += 1
         self.seq += 1
@@ -231,22 +250,60 @@ class Router:
             self.flush()
 
     def flush(self) -> None:
-        for files, bufs in ((self.files, self.buf), (self.pair_files, self.pairs)):
-            for path, b in zip(files, bufs):
-                if b:
-                    with path.open("ab") as fh:
-                        marshal.dump(b, fh)
-                    b.clear()
+        _flush(self.files, self.buf)
         self.held = 0
 
 
-def _check_items(router: Router) -> None:
-    """With ``--cluster``: every id in one partition (else the table path answers)."""
-    for path in router.pair_files:
+def _flush(files: list[Path], bufs: list[list[tuple[Any, ...]]]) -> None:
+    for path, b in zip(files, bufs):
+        if b:
+            with path.open("ab") as fh:
+                marshal.dump(b, fh)
+            b.clear()
+
+
+def reroute(router: Router, root: Path) -> list[Path]:
+    """With ``--cluster`` and more than :data:`FEW_CLUSTERS` labels: the id-keyed partitions
+    routed again by the CRC-32 of the cluster label, so that each cluster is whole in one
+    partition (``router.files`` and ``router.counts`` replaced; each new file sorted by
+    sequence number, as the merge of a batch needs).  An id met with two cluster partitions
+    hands the log to the table path (:class:`NotLean`: an item in two clusters, or a replaced
+    record of another cluster); a lopsided result raises :class:`Lopsided`.  Memory: one
+    partition's ids (here) and one partition's records (the sort)."""
+    k = router.k
+    files = [root / f"cpart{i}.marshal" for i in range(k)]
+    bufs: list[list[tuple[Any, ...]]] = [[] for _ in range(k)]
+    counts = [0] * k
+    held = 0
+    for path in router.files:
         where: dict[str, int] = {}
-        for sid, part in _records(path):
-            if where.setdefault(sid, part) != part:
+        for t in _records(path):
+            cv = t[4]
+            part = _crc("\x00" if cv is None else "\x01" + str(cv)) & (k - 1)
+            if where.setdefault(t[1], part) != part:
                 raise NotLean("an item whose records lie in two cluster partitions (the table path decides)")
+            bufs[part].append(t)
+            counts[part] += 1
+            held += 1
+            if held >= FLUSH:
+                _flush(files, bufs)
+                held = 0
+        del where
+        _flush(files, bufs)
+        held = 0
+        if path.exists():
+            path.unlink()
+    if lopsided(counts):
+        raise Lopsided(f"{max(counts)} of {sum(counts)} records in one cluster partition")
+    for path in files:  # records of several id partitions interleave: sorted by sequence number
+        if path.exists():
+            recs = sorted(_records(path), key=lambda t: t[0])
+            with path.open("wb") as fh:
+                for at in range(0, len(recs), FLUSH):
+                    marshal.dump(recs[at:at + FLUSH], fh)
+            del recs
+    router.files, router.counts = files, counts
+    return files
 
 
 @dataclass
@@ -359,10 +416,31 @@ def _positions(part: Any, first_seq: np.ndarray) -> np.ndarray:
     return first_seq[rs] * _WITHIN + (np.arange(len(rs), dtype=np.int64) - starts[rs])
 
 
+def _global_clusters(part: Any, rows: np.ndarray | None, good: np.ndarray, items: np.ndarray,
+                     labels: dict[str, int]) -> np.ndarray:
+    """The good rows' global cluster codes (``labels``: the router's label -> code, -1 for no
+    cluster), from the batch's local codes into ``part.cluster_names``.  An item (``items``: its
+    codes in the batch, every row of an item is in it) whose good rows lie in two clusters hands
+    the log to the table path, whose error line is the one to give (:class:`NotLean`)."""
+    try:
+        remap = np.array([labels[name] for name in part.cluster_names] + [-1], dtype=np.int64)
+    except KeyError:
+        raise NotLean("a cluster label the routing did not see") from None
+    local = part.clusters if rows is None else part.clusters[rows]
+    codes = remap[np.asarray(local[good], dtype=np.int64)]
+    if codes.size:
+        first = np.full(int(items.max()) + 1, -2, dtype=np.int64)
+        first[items[::-1]] = codes[::-1]
+        if bool((first[items] != codes).any()):
+            raise NotLean("an item in two clusters (the table path decides)")
+    return codes
+
+
 def _build(router: Router, scan: _Scan, log: Any, f: Path, cluster: str | None, metric: str | None,
-           root: Path) -> tuple[dict[str, _Group], Any]:
+           root: Path, labels: dict[str, int] | None = None) -> tuple[dict[str, _Group], Any]:
     """Step 3 of the module docstring: the groups by metric, and one batch's part (its
-    columns let go) to name the run by."""
+    columns let go) to name the run by.  With ``labels`` (id-keyed batches, clusters spanning
+    them) each part's global cluster codes go to a ``g.npy`` file as well."""
     from evaladdon.adapters._gc import no_cyclic_gc
     from evaladdon.adapters.inspect_rows import Collector, LogData, SampleRecord, Score, build_part
     from evaladdon.lean.summarize import _group_arrays, _metric_rows
@@ -427,6 +505,9 @@ def _build(router: Router, scan: _Scan, log: Any, f: Path, cluster: str | None, 
                 continue
             clusters = ga.clusters[good]
             n_clustered = int((clusters >= 0).sum())
+            if labels is not None and n_clustered:
+                np.save(root / f"g{g.gid}p{i}g.npy",
+                        _global_clusters(part, rows, good, np.asarray(ga.items)[good], labels))
             g.n_good += n_good
             g.n_clustered += n_clustered
             g.parts.append(i)
@@ -470,12 +551,12 @@ def summarize_spilled(args: Any, f: Path, notes: list[str], name_of: dict[Path, 
         except NotNative as exc:
             raise NotLean(f"{f}: the native reader does not read it ({exc})") from None
         router.flush()
-        if cluster is not None:
-            if lopsided(router.counts):
-                raise Lopsided(f"{max(router.counts)} of {sum(router.counts)} records in one cluster partition")
-            _check_items(router)
+        labels = router.labels
+        if cluster is not None and labels is None:
+            reroute(router, root)  # many clusters: each whole in a partition
         scan = _scan(router.files, root)
-        groups, shown = _build(router, scan, log, f, cluster, metric, root)
+        groups, shown = _build(router, scan, log, f, cluster, metric, root, labels)
+        n_labels = len(labels) if labels else None
         if shown is None:
             raise NotLean("no rows (read_runs reports it)")
         if metric is not None and metric not in groups:
@@ -501,14 +582,19 @@ def summarize_spilled(args: Any, f: Path, notes: list[str], name_of: dict[Path, 
             g = groups[m]
             dropped = {reason: c for reason, (c, _) in sorted(g.reasons.items(), key=lambda kv: (-kv[1][0], kv[1][1]))}
 
-            def parts(g: _Group = g, clustered: bool = False) -> Iterator[MeanPart]:
+            # clusters spanning the group's parts (id-keyed batches): global codes; one part: its own
+            spanning = n_labels if n_labels is not None and len(g.parts) > 1 else None
+
+            def parts(g: _Group = g, clustered: bool = False,
+                      kind: str = "g" if spanning else "c") -> Iterator[MeanPart]:
                 for i in g.parts:
                     yield MeanPart(np.load(root / f"g{g.gid}p{i}v.npy"), np.load(root / f"g{g.gid}p{i}i.npy"),
-                                   np.load(root / f"g{g.gid}p{i}c.npy") if clustered else None)
+                                   np.load(root / f"g{g.gid}p{i}{kind}.npy") if clustered else None)
 
-            def estimate(clustered: bool, parts: Any = parts) -> Any:
+            def estimate(clustered: bool, parts: Any = parts, spanning: int | None = spanning) -> Any:
                 return estimate_mean_parts(lambda: parts(clustered=clustered), clustered=clustered, level=args.level,
-                                           method=args.method, cluster_method=args.cluster_method)
+                                           method=args.method, cluster_method=args.cluster_method,
+                                           n_clusters=spanning if clustered else None)
 
             got = summarize_group(run, shown.task, g.model, m, dropped, g.n_good, g.n_clustered, estimate, labels,
                                   notes)

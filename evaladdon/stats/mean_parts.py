@@ -21,6 +21,11 @@ numpy's pairwise sum, so the result equals the one-array result to about 1e-15 r
 zero-SE rule treats both alike.  Memory: one part's arrays and temporaries, plus a float per part per sum
 (tracemalloc peak about 2.1 x one part's values+items+clusters in the tests), provided ``parts()``
 keeps no reference to a part once it has yielded the next one.
+Clusters spanning parts (``n_clusters`` given): the clusters are global codes ``0..n_clusters-1``
+shared by all parts (items still whole in a part); the cluster sizes ``n_c`` (pass 1) and the
+cluster sums ``S_c`` (pass 3) are accumulated over parts in dense arrays of ``n_clusters``
+(``np.bincount`` per part added in), and the cluster sums of passes 2 and 3 are taken over the
+clusters present once all parts are in (memory: three floats a cluster).
 One part: :func:`estimate_mean` itself (bit-identical).  ``method="bootstrap"`` needs all
 item means at once and is refused with more than one part.
 
@@ -50,7 +55,9 @@ from evaladdon.stats.mean import (
 class MeanPart:
     """One part of a run's rows: finite ``values``, integer ``items`` codes local to the part
     (equal code = same item; all of an item's rows are in this part) and, when clustered,
-    integer ``clusters`` codes local to the part (every cluster wholly in this part)."""
+    integer ``clusters`` codes local to the part (every cluster wholly in this part), or global
+    codes ``0..n_clusters-1`` shared by all parts when ``estimate_mean_parts`` is given
+    ``n_clusters``."""
 
     values: np.ndarray
     items: np.ndarray
@@ -103,7 +110,18 @@ class _Part:
     n_clusters: int
 
 
-def _read(part: MeanPart, clustered: bool, scale: float, offset: int, check: bool) -> _Part | None:
+def _global_codes(labels: np.ndarray, n_clusters: int) -> tuple[np.ndarray, int]:
+    """Global cluster codes as they are, checked to be integers in ``0..n_clusters-1``."""
+    arr = np.asarray(labels)
+    if arr.ndim != 1 or arr.dtype.kind not in "iu":
+        raise ValueError("clusters of a part must be a 1-d array of integer codes")
+    if int(arr.min()) < 0 or int(arr.max()) >= n_clusters:
+        raise ValueError(f"global cluster codes must lie in 0..{n_clusters - 1}")
+    return arr.astype(np.int64, copy=False), n_clusters
+
+
+def _read(part: MeanPart, clustered: bool, scale: float, offset: int, check: bool,
+          n_global: int | None = None) -> _Part | None:
     x = as_finite_1d(part.values) if np.asarray(part.values).size else None
     if x is None:
         return None
@@ -117,7 +135,8 @@ def _read(part: MeanPart, clustered: bool, scale: float, offset: int, check: boo
             raise ValueError("clustered parts need cluster codes in every part")
         if np.asarray(part.clusters).shape != (n,):
             raise ValueError(f"clusters of a part has shape {np.asarray(part.clusters).shape} for {n} values")
-        cluster_codes, n_clusters = _dense(part.clusters, "clusters")
+        cluster_codes, n_clusters = (_dense(part.clusters, "clusters") if n_global is None
+                                     else _global_codes(part.clusters, n_global))
         if n_items == n:  # one row per item: the item means are the values in row order (_item_means)
             item_cluster = cluster_codes
         else:
@@ -149,7 +168,8 @@ def _item_means(p: _Part) -> np.ndarray:
 class _Counts:
     """Pass 1's tallies over parts: rows, items, clusters, epochs, ``max|x|``, whether all 0/1."""
 
-    def __init__(self) -> None:
+    def __init__(self, n_global: int | None = None) -> None:
+        self.sizes = None if n_global is None else np.zeros(n_global, dtype=np.int64)  # items per global cluster
         self.n_parts = self.n_rows = self.n_items = self.n_clusters = self.n_repeated = self.k_max = 0
         self.k_min: float = math.inf
         self.top = 0.0
@@ -159,7 +179,10 @@ class _Counts:
         self.n_parts += 1
         self.n_rows += p.x.size
         self.n_items += p.n_items
-        self.n_clusters += p.n_clusters
+        if self.sizes is None:
+            self.n_clusters += p.n_clusters
+        elif p.item_cluster is not None:
+            self.sizes += np.bincount(p.item_cluster, minlength=self.sizes.size)
         self.top = max(self.top, float(np.max(p.x)), -float(np.min(p.x)))
         self.binary = self.binary and is_binary(p.x)
         if p.n_items < p.x.size:
@@ -177,19 +200,25 @@ def estimate_mean_parts(
     level: float = 0.95,
     method: str = "auto",
     cluster_method: str = "cr2",
+    n_clusters: int | None = None,
 ) -> MeanEstimate:
     """:func:`~evaladdon.stats.mean.estimate_mean` of the concatenated parts (items, and clusters
     when ``clustered``, made global), computed a part at a time in three calls of ``parts()``
     (module doc).  Empty parts are skipped; no rows at all raise estimate_mean's ``ValueError``;
-    ``method="bootstrap"`` with more than one non-empty part raises ``ValueError``."""
+    ``method="bootstrap"`` with more than one non-empty part raises ``ValueError``.  With
+    ``n_clusters``, the parts' cluster codes are global (``0..n_clusters-1``, a cluster may span
+    parts; items are still whole in a part): module doc."""
     level, method = check_options(level, method, cluster_method)
+    n_global = n_clusters if clustered else None
+    if n_global is not None and (isinstance(n_global, bool) or not isinstance(n_global, int) or n_global < 1):
+        raise ValueError(f"n_clusters must be a positive integer, not {n_global!r}")
 
     def each(visit: Callable[[_Part], None], scale: float = 1.0, check: bool = False) -> None:
         """One pass: ``visit`` each non-empty part; no reference to a part outlives its visit (the
         next part is read only when the previous one can be freed)."""
         offset = 0
         for part in parts():
-            p = _read(part, clustered, scale, offset, check)
+            p = _read(part, clustered, scale, offset, check, n_global)
             del part
             if p is not None:
                 offset += p.x.size
@@ -197,8 +226,13 @@ def estimate_mean_parts(
             del p
 
     # pass 1: scale, counts, 0/1, the item-in-two-clusters check
-    c = _Counts()
+    c = _Counts(n_global)
     each(c.add, check=True)
+    g_sizes = None
+    if c.sizes is not None:
+        present = c.sizes > 0
+        c.n_clusters = int(np.count_nonzero(present))
+        g_sizes = c.sizes[present].astype(float)
     n_parts, n_rows, n_items, n_clusters, n_repeated, k_min, k_max = (
         c.n_parts, c.n_rows, c.n_items, c.n_clusters, c.n_repeated, c.k_min, c.k_max)
     if n_parts == 0:
@@ -234,7 +268,7 @@ def estimate_mean_parts(
                 item_var = ss_within[rep] / (counts[rep] - 1.0)
                 ep_var.add(item_var.sum())
                 ep_var_k.add(np.sum(item_var / counts[rep]))
-        if many_clusters:
+        if many_clusters and g_sizes is None:
             assert p.item_cluster is not None
             sizes = np.bincount(p.item_cluster, minlength=p.n_clusters).astype(float)
             sizes_sq.add(np.sum(sizes * sizes))
@@ -242,12 +276,17 @@ def estimate_mean_parts(
                 acc.add(v)
 
     each(pass2, scale)
+    if many_clusters and g_sizes is not None:
+        sizes_sq.add(np.sum(g_sizes * g_sizes))
+        for acc, v in zip(satt, satterthwaite_sums(g_sizes, float(n_items))):
+            acc.add(v)
     xbar_min, xbar_max = xbar_range
     m = sum_x.value / n_rows
     mean = sum_xbar.value / n_items
 
     # pass 3: sums of squares about the global means, cluster sums S_c
     ss_x, ss_xbar, ss_cl, ss_cr2 = _Sum(), _Sum(), _Sum(), _Sum()
+    g_sums = np.zeros(n_global) if many_clusters and n_global is not None else None  # S_c over parts
 
     def pass3(p: _Part) -> None:
         d = p.x - m
@@ -257,13 +296,20 @@ def estimate_mean_parts(
         e = xbar - mean
         ss_xbar.add(np.dot(e, e))
         del e
-        if many_clusters:
+        if g_sums is not None:
+            assert p.item_cluster is not None
+            g_sums[:] += cluster_sums(xbar, p.item_cluster, g_sums.size, center=mean)[0]
+        elif many_clusters:
             assert p.item_cluster is not None
             s_c, sizes = cluster_sums(xbar, p.item_cluster, p.n_clusters, center=mean)
             ss_cl.add(np.sum(s_c * s_c))
             ss_cr2.add(np.sum(s_c * s_c / (1.0 - sizes / n_items)))
 
     each(pass3, scale)
+    if g_sums is not None and g_sizes is not None:
+        s_c = g_sums[c.sizes > 0]
+        ss_cl.add(np.sum(s_c * s_c))
+        ss_cr2.add(np.sum(s_c * s_c / (1.0 - g_sizes / n_items)))
 
     var_xbar = ss_xbar.value / (n_items - 1) if n_items > 1 else NAN
     epoch_var = None
