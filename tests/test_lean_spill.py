@@ -25,7 +25,7 @@ from evaladdon.lean import summarize as lean
 
 from conftest import REPO
 from test_inspect_batches import _base, _write
-from test_lean_summarize import _edge_json
+from test_lean_summarize import _edge_json, _run as _lean_run
 
 KS = (2, 4, 16)
 BATCHED: list[bool] = []  # per spilled run of budget 30: several batches, one of several partitions
@@ -38,19 +38,11 @@ def _run(argv: list[str], monkeypatch: pytest.MonkeyPatch, k: int | None,
          budget: int = 0) -> tuple[Any, str, str, dict[str, str]]:
     """``main(argv)``: in memory (``k`` None) or spilled to ``k`` partitions, built in
     batches of up to ``budget`` records (0: one partition a batch)."""
-    monkeypatch.setattr(lean, "ENABLED", True)
     monkeypatch.setattr(spill, "SPILL_BYTES", 2**62 if k is None else -1)
     monkeypatch.setattr(spill, "MAX_RECORDS", 2**62)
     monkeypatch.setattr(spill, "PARTS", k)
     monkeypatch.setattr(spill, "BATCH_RECORDS", budget)
-    lean.LAST.clear()
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            rc: Any = main(argv)
-        except SystemExit as exc:
-            rc = exc.code
-    return rc, out.getvalue(), err.getvalue(), dict(lean.LAST)
+    return _lean_run(argv, True, monkeypatch)
 
 
 def _close(a: Any, b: Any, where: str) -> None:
@@ -155,18 +147,25 @@ def test_crafted_logs_spilled_give_the_same(tmp_path: Path, monkeypatch: pytest.
     assert not _same_spilled(["summarize", "--json", str(edge), "--cluster", "nest.a.b"], monkeypatch)
 
 
-def test_an_item_in_two_clusters_and_an_incomplete_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _two_cluster_log(tmp_path: Path, k: int) -> tuple[Path, dict[str, Any], list[Any], list[Any]]:
+    """Two epochs of the base samples in ``k`` clusters (field ``c``), every other item's
+    second epoch in another cluster than its first: (the log, the base header and samples,
+    the log's samples)."""
     header, samples = _base()
     two = []
     for i, s in enumerate(samples):
         s = copy.deepcopy(s)
-        s["metadata"] = {"c": f"c{i % 7}"}
+        s["metadata"] = {"c": f"c{i % k}"}
         two.append(s)
         s2 = copy.deepcopy(s)
         s2["epoch"] = 2
-        s2["metadata"] = {"c": f"c{(i + (i % 2)) % 7}"}  # every other item in a second cluster
+        s2["metadata"] = {"c": f"c{(i + (i % 2)) % k}"}
         two.append(s2)
-    f = _write(tmp_path / "two.json", header, two)
+    return _write(tmp_path / "two.json", header, two), header, samples, two
+
+
+def test_an_item_in_two_clusters_and_an_incomplete_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    f, header, samples, two = _two_cluster_log(tmp_path, 7)
     assert not _same_spilled(["summarize", "--json", str(f), "--cluster", "c"], monkeypatch)  # the same error
     rc, _, err, _ = _run(["summarize", "--json", str(f), "--cluster", "c"], monkeypatch, 4)
     assert rc == 2 and "an item lies in two clusters" in err
@@ -476,17 +475,7 @@ def test_few_large_clusters_are_spilled(tmp_path: Path, monkeypatch: pytest.Monk
 def test_an_item_in_two_clusters_rerouted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Both routes (by id with global cluster codes, and re-routed by cluster) hand an item in
     two clusters to the table path: the in-memory path's error line, no spilled run."""
-    header, samples = _base()
-    two = []
-    for i, s in enumerate(samples):
-        s = copy.deepcopy(s)
-        s["metadata"] = {"c": f"c{i % 3}"}
-        two.append(s)
-        s2 = copy.deepcopy(s)
-        s2["epoch"] = 2
-        s2["metadata"] = {"c": f"c{(i + (i % 2)) % 3}"}
-        two.append(s2)
-    f = _write(tmp_path / "two.json", header, two)
+    f = _two_cluster_log(tmp_path, 3)[0]
     argv = ["summarize", "--json", str(f), "--cluster", "c"]
     want = _run(argv, monkeypatch, None)
     assert want[0] == 2 and "an item lies in two clusters" in want[2]
