@@ -36,7 +36,6 @@ records, a column batch and a ``build_part`` per log.  Anything else is read as 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import zipfile
 import zlib
@@ -62,7 +61,6 @@ from evaladdon.adapters.inspect_rows import (
     _CANONICAL,
     Collector,
     LogData,
-    SUMMARY_TEXT_LIMIT,
     Pending,
     SampleRecord,
     dotted,
@@ -347,17 +345,12 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
     what :func:`~evaladdon.adapters.inspect_rows.score_code` raises, and the caller reads the
     log again with :func:`read_eval_zip` (which words it).
 
-    The common cases of :func:`~evaladdon.adapters.inspect_rows.item_hash` (a text input and
-    target: the same dict, the same bytes hashed) and :func:`~evaladdon.adapters.inspect_rows.label_of`
-    (a text target) are written out here, and an answer met before in the log is thinned once:
-    a few function calls a sample were a third of a small log's reading."""
+    An answer met before in the log is thinned once, and a text target's label is
+    ``truncate_text`` of it (:func:`~evaladdon.adapters.inspect_rows.label_of` of a text)."""
     n = len(summaries)
     if not n:
         raise _Unordinary("no samples")
     nan = np.nan
-    sha256 = hashlib.sha256
-    dumps = orjson.dumps
-    limit_chars = SUMMARY_TEXT_LIMIT
     # per sample
     items: list[str] = []
     epochs: list[int] = []
@@ -397,21 +390,12 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
             _limit_type(limit)  # evaluated as record() does (a value too deep to show fails there)
         md = get("metadata")
         md = thin_metadata(md) if md and isinstance(md, dict) else {}
-        inp, target = get("input"), get("target")
-        if type(target) is str:
-            if type(inp) is str:  # item_hash's common case
-                h: str | None = sha256(dumps({"input": inp[:limit_chars], "target": target[:limit_chars]})).hexdigest()
-            else:
-                h = item_hash(inp, target)
-            label = target if len(target) <= limit_chars else truncate_text(target)  # label_of a text
+        target = get("target")
+        h = item_hash(get("input"), target)
+        label = truncate_text(target) if type(target) is str else label_of(target)  # (label_of of a text)
+        if label is not None:
             label = share(label, label)
             any_label = True
-        else:
-            h = item_hash(inp, target)
-            label = label_of(target)
-            if label is not None:
-                label = share(label, label)
-                any_label = True
         items.append(item)
         epochs.append(epoch)
         errors.append(error)
