@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
@@ -40,6 +41,23 @@ def input_files(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     return out
 
 
+def _umask() -> int:
+    """The process's umask (read and put back: the standard library has no getter)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def new_file_mode(dest: Path) -> int:
+    """The permission bits a plain ``open(dest, "w")`` would leave: an existing file keeps its
+    own; a new one gets ``0o666`` less the umask (``mkstemp`` alone would leave ``0o600``)."""
+    try:
+        st = os.stat(dest)
+    except OSError:
+        return 0o666 & ~_umask()
+    return stat.S_IMODE(st.st_mode)
+
+
 def check_destination(dest: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]] = ()) -> Path:
     """``dest`` as a Path, or an error naming it when writing there would harm an input.
 
@@ -51,6 +69,8 @@ def check_destination(dest: str | os.PathLike[str], inputs: Iterable[str | os.Pa
         raise EvalAddonError("refusing to write through a symbolic link", str(d))
     if d.is_dir():
         raise EvalAddonError("is a directory; give a file name", str(d))
+    if d.exists() and not d.is_file():  # a device node, a FIFO, a socket: never replaced
+        raise EvalAddonError("is not a regular file; give a file name", str(d))
     ident = _identity(d)
     if ident is not None:
         for f in input_files(inputs):
@@ -79,6 +99,7 @@ def atomic_path(dest: str | os.PathLike[str], inputs: Iterable[str | os.PathLike
         yield tmp_path
         with open(tmp_path, "rb+") as fh:  # make the bytes durable before the rename
             os.fsync(fh.fileno())
+        os.chmod(tmp_path, new_file_mode(d))
         if d.is_symlink():  # planted while we wrote
             raise EvalAddonError("refusing to write through a symbolic link", str(d))
         os.replace(tmp_path, d)
