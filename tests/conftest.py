@@ -9,6 +9,7 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
 REAL_LOGS = SHARED / "real_logs"
+NO_REAL_LOGS = "the real-log corpus is not present (tests on it skip; sample_logs/ ones run)"
 
 
 def load_script(name: str) -> ModuleType:
@@ -23,5 +24,5 @@ def load_script(name: str) -> ModuleType:
 @pytest.fixture
 def real_logs() -> Path:
     if not REAL_LOGS.is_dir():
-        pytest.skip("../shared/real_logs is not present (a user's fresh clone)")
+        pytest.skip(NO_REAL_LOGS)
     return REAL_LOGS

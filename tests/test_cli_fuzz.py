@@ -113,7 +113,7 @@ def listing(folder: Path) -> set[str]:
 def seeds() -> list[Path]:
     found = [REAL_LOGS / s for s in SEEDS if (REAL_LOGS / s).is_file()]
     if not found:
-        pytest.skip("none of the seed logs are present")
+        pytest.skip("the real-log corpus is not present (the fuzz seeds are its logs)")
     return found
 
 

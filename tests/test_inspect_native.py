@@ -112,7 +112,9 @@ def test_bom_and_zstd(tmp_path: Path) -> None:
     pd.testing.assert_frame_equal(plain.drop(columns="source"), bommed.drop(columns="source"))
     REAL_JSON = REPO.parent / "shared" / "real_logs" / "inspect_ai_fixtures" / "log" / "test_eval_log"
     if not REAL_JSON.is_dir():
-        pytest.skip("../shared absent")
+        from conftest import NO_REAL_LOGS
+
+        pytest.skip(NO_REAL_LOGS)
     j = REAL_JSON / "log_read_sample.json"
     bj = tmp_path / "bom.json"
     bj.write_bytes(BOM + j.read_bytes())

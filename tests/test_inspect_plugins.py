@@ -37,6 +37,7 @@ def logged_metrics(path: Path) -> dict[str, float]:
     return {k: m.value for s in header.results.scores for k, m in s.metrics.items()}
 
 
+@pytest.mark.slow  # real inspect eval runs
 def test_metrics_written_into_the_log_match_summarize(runs: dict[str, Path]) -> None:
     m = logged_metrics(runs["baseline"])
     s = summarize_table(load([runs["baseline"]], cluster="passage.id"), cluster_method="cr1")[0].estimate

@@ -111,9 +111,11 @@ def _real_json_logs() -> list[Path]:
 
 
 def test_every_inspect_json_log_spilled_gives_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
-    logs = _real_json_logs() + sorted((REPO / "sample_logs").rglob("*.json"))
+    from conftest import NO_REAL_LOGS
+
+    logs = _real_json_logs()  # (sample_logs/ has only .eval logs; crafted .json logs: the next test)
     if not logs:
-        pytest.skip("no .json Inspect logs at hand (../shared absent)")
+        pytest.skip(NO_REAL_LOGS)
     n_spilled = 0
     for f in logs:
         n_spilled += _same_spilled(["summarize", "--json", str(f)], monkeypatch)
@@ -391,6 +393,7 @@ def _peak_kb(argv: list[str], spill_bytes: int, budget: int = 0) -> tuple[int, i
 
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="peak RSS from /proc")
+@pytest.mark.slow  # peak RSS of subprocesses
 def test_spilled_peak_rss_is_below_the_in_memory_path(tmp_path: Path) -> None:
     """300,000 samples of UUID-like ids (~15 s), spilled in batches of 20,000 records (a fifth
     of the default, so that the margin is clear): the peak while reading and the peak at exit

@@ -49,7 +49,7 @@ def test_runs_equal_the_general_loop(tmp_path: Path, monkeypatch: pytest.MonkeyP
 def test_runs_on_real_logs(real_logs: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     files = [f for f in lm_files(real_logs) if sniff(f)[0] is L.read_samples]
     if not files:
-        pytest.skip("no lm-eval samples files in ../shared/real_logs")
+        pytest.skip("the real-log corpus holds no lm-eval samples file")
     for path in files:
         want = _read(monkeypatch, path, None, fast=False)
         for shortest in (1, 32):

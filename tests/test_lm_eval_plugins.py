@@ -32,6 +32,7 @@ def results_of(folder: Path) -> dict:  # type: ignore[type-arg]
     return json.loads(next(folder.glob("results_*.json")).read_text())
 
 
+@pytest.mark.slow  # real lm_eval runs
 def test_clustered_metrics_in_the_results_file(runs: list[Path]) -> None:
     res = results_of(runs[0])["results"]["evaladdon_clustered_example"]
     docs = pd.read_json(REPO / "examples" / "lm_eval" / "data.jsonl", lines=True)
@@ -60,6 +61,7 @@ def test_repeats_note(runs: list[Path], capsys: pytest.CaptureFixture[str]) -> N
     assert "ran with repeats=3" in out and "only the first repeat" in out
 
 
+@pytest.mark.slow  # a real lm_eval run
 def test_opt_in_stderr_slot(tmp_path: Path) -> None:
     cmd = [sys.executable, "-m", "lm_eval", "--model", "dummy", "--tasks", "evaladdon_stderr_slot_example",
            "--include_path", "examples/lm_eval/stderr_slot", "--output_path", str(tmp_path), "--log_samples",

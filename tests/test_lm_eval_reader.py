@@ -291,12 +291,12 @@ def test_lm_eval_stderr_never_overwrites_its_inputs(tmp_path: Path, capsys: pyte
 
 def test_summarize_shows_results_only_runs_as_harness_reported(capsys: pytest.CaptureFixture[str]) -> None:
     """Issue 11.7: results files without samples appear in a summary, marked as harness-reported."""
-    from conftest import SHARED
+    from conftest import NO_REAL_LOGS, SHARED
     from evaladdon.cli.main import main
 
     folder = SHARED / "real_logs" / "lmeh_results_only_04x"
     if not folder.exists():
-        pytest.skip("../shared/real_logs is not present")
+        pytest.skip(NO_REAL_LOGS)
     assert main(["summarize", str(folder), "--json"]) == 0
     records = json.loads(capsys.readouterr().out)["results"]
     assert records and all(r["harness_reported"] and not r["clustered"] and not r["paired"] for r in records)

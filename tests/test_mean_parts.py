@@ -274,6 +274,7 @@ def lazy_parts(n_parts: int) -> Iterator[MeanPart]:
         del part
 
 
+@pytest.mark.slow  # a memory measurement
 def test_memory_is_bounded_by_one_part() -> None:
     one = next(lazy_parts(1))
     part_bytes = one.values.nbytes + one.items.nbytes + one.clusters.nbytes

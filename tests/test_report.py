@@ -22,21 +22,12 @@ CHROME_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
 
 
 def chromium() -> str:
-    """The distribution's Chromium, installed when absent (skip where that cannot be done)."""
-    for name in ("chromium", "chromium-browser"):
+    """The machine's Chromium; the test skips where there is none (tests never install anything:
+    ``.ci/run`` installs it for CI)."""
+    for name in ("chromium", "chromium-browser", "google-chrome"):
         if shutil.which(name):
             return str(shutil.which(name))
-    if shutil.which("apt-get") is None:
-        pytest.skip("no chromium and no apt-get to install it")
-    try:
-        subprocess.run(["apt-get", "update", "-qq"], check=True, capture_output=True, timeout=600)
-        subprocess.run(["apt-get", "install", "-y", "-qq", "chromium"], check=True, capture_output=True, timeout=900)
-    except (subprocess.SubprocessError, OSError):
-        pytest.skip("chromium could not be installed here")
-    path = shutil.which("chromium")
-    if path is None:
-        pytest.skip("chromium could not be installed here")
-    return path
+    pytest.skip("no Chromium browser on this machine (the report is checked in one where there is)")
 
 
 @pytest.fixture(scope="module")
