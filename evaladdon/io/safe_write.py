@@ -42,7 +42,16 @@ def input_files(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
 
 
 def _umask() -> int:
-    """The process's umask (read and put back: the standard library has no getter)."""
+    """The process's umask: read from ``/proc/self/status`` where Linux shows it (no change to
+    the process), else set and put back (the standard library has no getter; the moment in
+    between is the one where another thread could create a file under ``0o022``)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
