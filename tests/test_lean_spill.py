@@ -11,7 +11,6 @@ import contextlib
 import copy
 import io
 import json
-import math
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +22,7 @@ from evaladdon.cli.main import main
 from evaladdon.lean import spill
 from evaladdon.lean import summarize as lean
 
+from closeness import mismatches
 from conftest import REPO
 from test_inspect_batches import _base, _write
 from test_lean_summarize import _edge_json, _run as _lean_run
@@ -46,23 +46,8 @@ def _run(argv: list[str], monkeypatch: pytest.MonkeyPatch, k: int | None,
 
 
 def _close(a: Any, b: Any, where: str) -> None:
-    if isinstance(a, float) and isinstance(b, float):
-        if math.isnan(a) or math.isnan(b):
-            assert math.isnan(a) and math.isnan(b), where
-        else:
-            assert abs(a - b) <= 1e-12 * max(abs(a), abs(b), 1.0), (where, a, b)
-        return
-    if isinstance(a, dict) and isinstance(b, dict):
-        assert list(a) == list(b), where
-        for key in a:
-            _close(a[key], b[key], f"{where}.{key}")
-        return
-    if isinstance(a, list) and isinstance(b, list):
-        assert len(a) == len(b), where
-        for i, (x, y) in enumerate(zip(a, b)):
-            _close(x, y, f"{where}[{i}]")
-        return
-    assert a == b, (where, a, b)
+    """Two outputs agree: key order kept, floats to 1e-12 (of the larger magnitude, at least 1)."""
+    assert not (m := mismatches(a, b, where, atol=1e-12, ordered_keys=True)), m
 
 
 def _same_spilled(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> bool:

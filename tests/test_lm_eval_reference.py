@@ -35,6 +35,7 @@ import pytest
 HERE = Path(__file__).resolve().parent
 REFERENCE = HERE / "lm_eval_reference.json"
 sys.path.insert(0, str(HERE))
+from closeness import mismatches  # noqa: E402
 from conftest import REAL_LOGS, REPO  # noqa: E402
 
 from evaladdon.adapters import read_runs, sniff  # noqa: E402
@@ -83,19 +84,9 @@ def content(df: pd.DataFrame) -> dict[str, Any]:
     return {"columns": cols, "order": list(df.columns), "attrs": json.loads(json.dumps(attrs, default=str))}
 
 
-def same(got: Any, want: Any, rel: float = 1e-9) -> bool:
-    """Equal content: floats to ``rel`` relative (and NaN to NaN), everything else exactly."""
-    if isinstance(got, float) or isinstance(want, float):
-        if not isinstance(got, (int, float)) or not isinstance(want, (int, float)):
-            return False
-        if math.isnan(got) or math.isnan(want):
-            return math.isnan(got) and math.isnan(want)
-        return bool(got == want or abs(got - want) <= rel * max(abs(got), abs(want), 1.0))
-    if isinstance(got, dict) and isinstance(want, dict):
-        return set(got) == set(want) and all(same(got[k], want[k], rel) for k in got)  # (saved sorted)
-    if isinstance(got, list) and isinstance(want, list):
-        return len(got) == len(want) and all(same(a, b, rel) for a, b in zip(got, want))
-    return bool(got == want)
+def same(got: Any, want: Any) -> bool:
+    """Equal content: floats to 1e-9 (of the larger magnitude, at least 1), all else exactly."""
+    return not mismatches(got, want, rel=1e-9, atol=1e-9)
 
 
 def _outcome(read: Callable[[], pd.DataFrame]) -> dict[str, Any]:
@@ -207,7 +198,7 @@ def test_tables_notes_and_messages_equal_the_saved_reference(tmp_path: Path, mon
     real = REAL_LOGS if REAL_LOGS.is_dir() else None
     got = outcomes(real)
     assert set(got) == {k for k in want if real is not None or not k.startswith("real/")}
-    diff = {k: (got[k], want[k]) for k in got if not same(got[k], want[k])}
+    diff = {k: mismatches(got[k], want[k], rel=1e-9, atol=1e-9)[:3] for k in got if not same(got[k], want[k])}
     assert not diff, diff
 
 

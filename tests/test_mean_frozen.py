@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 import mean_battery
+from closeness import mismatches
 
 FROZEN = json.loads((Path(__file__).resolve().parent / "mean_frozen.json").read_text())["cases"]
 CASES = mean_battery.cases()
@@ -30,44 +31,35 @@ def test_battery_is_the_frozen_one() -> None:
     assert [mean_battery.input_digest(c) for c in CASES] == [f["digest"] for f in FROZEN]
 
 
-def _float(v: Any) -> float | None:
-    """The float a frozen value encodes (``float.hex``, or ``repr`` of NaN/inf), else None."""
-    if not isinstance(v, str):
-        return None
-    try:
-        return float.fromhex(v) if v.startswith(("0x", "-0x")) else (float(v) if v in ("nan", "inf", "-inf") else None)
-    except ValueError:
-        return None
+def _decoded(v: Any) -> Any:
+    """A frozen result with every ``float.hex`` (and ``repr`` of NaN/inf) back as a float."""
+    if isinstance(v, dict):
+        return {k: _decoded(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_decoded(x) for x in v]
+    if isinstance(v, str) and (v.startswith(("0x", "-0x")) or v in ("nan", "inf", "-inf")):
+        return float.fromhex(v) if "x" in v else float(v)
+    return v
 
 
-def _mismatch(got: Any, want: Any, where: str = "") -> str | None:
-    """Where ``got`` and ``want`` differ (floats to 1e-12 relative), or None."""
-    g, w = _float(got), _float(want)
-    if g is not None and w is not None:
-        rel = 1e-9 if where.rsplit(".", 1)[-1].startswith("ci_") else 1e-12  # (quantiles: see the docstring)
-        same = (math.isnan(g) and math.isnan(w)) or g == w or abs(g - w) <= rel * max(abs(g), abs(w))
-        return None if same else f"{where}: {g!r} != {w!r}"
-    if isinstance(got, dict) and isinstance(want, dict):
-        if list(got) != list(want):
-            return f"{where}: keys {list(got)} != {list(want)}"
-        return next((m for k in got if (m := _mismatch(got[k], want[k], f"{where}.{k}"))), None)
-    if isinstance(got, list) and isinstance(want, list):
-        if len(got) != len(want):
-            return f"{where}: {len(got)} != {len(want)} entries"
-        return next((m for i, (a, b) in enumerate(zip(got, want)) if (m := _mismatch(a, b, f"{where}[{i}]"))), None)
-    return None if got == want else f"{where}: {got!r} != {want!r}"
+def _rel(path: str) -> float:
+    return 1e-9 if path.rsplit(".", 1)[-1].startswith("ci_") else 1e-12  # (quantiles: see the docstring)
+
+
+def _mismatch(got: Any, want: Any) -> list[tuple[str, Any, Any]]:
+    return mismatches(_decoded(got), _decoded(want), rel_at=_rel)
 
 
 @pytest.mark.parametrize("k", range(mean_battery.N_CASES))
 def test_equal_to_frozen(k: int) -> None:
-    assert _mismatch(mean_battery.encode(mean_battery.run(CASES[k])), FROZEN[k]["result"]) is None, CASES[k]["kind"]
+    assert not _mismatch(mean_battery.encode(mean_battery.run(CASES[k])), FROZEN[k]["result"]), CASES[k]["kind"]
 
 
 def test_the_comparison_sees_a_changed_value() -> None:
     want = FROZEN[0]["result"]
     got = mean_battery.encode(mean_battery.run(CASES[0]))
-    assert _mismatch(got, want) is None
-    key = next(k for k, v in got.items() if _float(v) not in (None, 0.0) and math.isfinite(_float(v) or 0.0))
-    bumped = {**got, key: (float.fromhex(got[key]) * (1 + 1e-9)).hex()}
-    assert _mismatch(bumped, want) is not None
-    assert _mismatch({**got, key: (float.fromhex(got[key]) * (1 + 1e-15)).hex()}, want) is None
+    assert not _mismatch(got, want)
+    key = next(k for k, v in _decoded(got).items() if isinstance(v, float) and math.isfinite(v) and v != 0.0)
+    bumped = {**got, key: (float.fromhex(got[key]) * (1 + 1e-6)).hex()}
+    assert _mismatch(bumped, want)
+    assert not _mismatch({**got, key: (float.fromhex(got[key]) * (1 + 1e-15)).hex()}, want)

@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 import mean_battery
+from closeness import mismatches
 from evaladdon.stats import estimate_mean
 from evaladdon.stats.mean_parts import MeanPart, estimate_mean_parts
 
@@ -44,19 +45,6 @@ def split(case: dict[str, Any], k: int, rng: np.random.Generator) -> tuple[list[
             clusters = rng.permutation(inv_c.max() + 1)[inv_c] if rows.size else inv_c
         parts.append(MeanPart(case["values"][rows], items.astype(np.int64), clusters))
     return parts, np.concatenate(rows_all), clustered
-
-
-def mismatches(a: Any, b: Any, path: str = "", atol: float = 0.0) -> list[tuple[str, Any, Any]]:
-    """Fields of two ``to_dict()`` results that differ: floats by more than 1e-12 relative
-    (plus ``atol``), anything else (counts, methods, notes, flags) at all."""
-    if isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys():
-        return [m for key in a for m in mismatches(a[key], b[key], f"{path}.{key}", atol)]
-    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
-        return [m for i, (x, y) in enumerate(zip(a, b)) for m in mismatches(x, y, f"{path}[{i}]", atol)]
-    if isinstance(a, float) and isinstance(b, float):
-        same = a == b or (math.isnan(a) and math.isnan(b)) or abs(a - b) <= 1e-12 * max(abs(a), abs(b)) + atol
-        return [] if same else [(path, a, b)]
-    return [] if type(a) is type(b) and a == b else [(path, a, b)]
 
 
 def round_off(d: dict[str, Any]) -> dict[str, Any]:

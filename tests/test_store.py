@@ -17,6 +17,8 @@ from evaladdon.cli.main import main
 from evaladdon.summary import summarize_table
 from evaladdon.table import finalize, validate
 
+from closeness import mismatches
+
 REPO = Path(__file__).resolve().parent.parent
 INSPECT = REPO / "sample_logs" / "inspect"
 
@@ -231,16 +233,6 @@ def test_store_usage_errors(tmp_path: Path, capsys) -> None:
 
 # -- the Dask engine ---------------------------------------------------------------------------
 
-def _close(a: object, b: object) -> bool:
-    if isinstance(a, float) and isinstance(b, float):
-        return (np.isnan(a) and np.isnan(b)) or abs(a - b) <= 1e-12 * max(1.0, abs(a))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_close(a[k], b[k]) for k in a)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b))
-    return a == b
-
-
 def test_dask_two_workers_equal_the_single_machine_path(tmp_path: Path) -> None:
     pytest.importorskip("distributed")
     from evaladdon.comparison import choose_pairs, compare_table
@@ -264,11 +256,11 @@ def test_dask_two_workers_equal_the_single_machine_path(tmp_path: Path) -> None:
     for table_a, table_b in ((local, reduced),):
         s_local = [s.flat() for s in summarize_table(table_a, notes=[])]
         s_dask = [s.flat() for s in summarize_table(table_b, notes=[])]
-        assert len(s_local) == 4 and _close(s_local, s_dask)
+        assert len(s_local) == 4 and not mismatches(s_local, s_dask, atol=1e-12)
         for pair in (("A", "B"), ("C", "D")):
             c_local = [r.flat() for r in compare_table(table_a, [pair])]
             c_dask = [r.flat() for r in compare_table(table_b, [pair])]
-            assert _close(c_local, c_dask)
+            assert not mismatches(c_local, c_dask, atol=1e-12)
     assert choose_pairs(local, all_pairs=True) == choose_pairs(reduced, all_pairs=True)
 
 
@@ -278,7 +270,7 @@ def test_dask_engine_from_the_command_line(tmp_path: Path, capsys) -> None:
     assert cli("compare", a, b, "--cluster", "passage.id", "--engine", "dask", "--json") == 0
     dask_out = json.loads(capsys.readouterr().out)["results"]
     assert cli("compare", a, b, "--cluster", "passage.id", "--json") == 0
-    assert _close(dask_out, json.loads(capsys.readouterr().out)["results"])
+    assert not mismatches(dask_out, json.loads(capsys.readouterr().out)["results"], atol=1e-12)
 
 
 def test_manifest_summary_equals_a_pandas_groupby() -> None:
