@@ -99,7 +99,7 @@ pred = np.asarray(ll).argmax(axis=1); acc = np.asarray(acc, dtype=float)
 result = float(acc.mean()) + int(pred.sum())
 """
 
-# pandas is imported on first use by the readers (evaladdon._lazy): import it here so that
+# pandas is imported on first use by the readers (evaladdon._util.lazy): import it here so that
 # "imports excluded" holds for both sides (the reader builds its table with pandas)
 EVAL_IMPORTS = "import pandas; from evaladdon.adapters import load; from evaladdon.summary import summarize_table"
 

@@ -37,7 +37,7 @@ print(json.dumps({'s': time.perf_counter()-t, 'cpu': cpu()-c0, 'rss': hwm(), 'nb
 """
 READ = """
 import time, resource, json, sys
-import pandas  # imported on first use by the reader (evaladdon._lazy): outside the clock, as before
+import pandas  # imported on first use by the reader (evaladdon._util.lazy): outside the clock, as before
 from evaladdon.adapters.table import read_long_table
 cpu=lambda: sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
 hwm=lambda: int(next(l for l in open('/proc/self/status') if l.startswith('VmHWM')).split()[1])*1024
@@ -46,7 +46,7 @@ print(json.dumps({'s': time.perf_counter()-t, 'cpu': cpu()-c0, 'rss': hwm()}))
 """
 SUMMARIZE = """
 import time, resource, json, sys
-import pandas  # imported on first use by the reader (evaladdon._lazy): outside the clock, as before
+import pandas  # imported on first use by the reader (evaladdon._util.lazy): outside the clock, as before
 from evaladdon.adapters import read_runs
 from evaladdon.summary import summarize_table
 cpu=lambda: sum(resource.getrusage(resource.RUSAGE_SELF)[:2])

@@ -95,7 +95,7 @@ def write_posthoc(results_path: str | Path, cluster: str | None = None, level: f
                   output: str | Path | None = None) -> Path:
     """Write the report beside the results file (or to ``output``) atomically; the results
     file and its samples files are inputs and are never overwritten (nor a symlink followed)."""
-    from evaladdon.io.safe_write import atomic_write_text
+    from evaladdon._util.safe_write import atomic_write_text
 
     rp = Path(results_path)
     out = Path(output) if output else rp.with_name(rp.stem + ".evaladdon.json")

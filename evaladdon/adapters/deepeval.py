@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING as _TYPE_CHECKING
 if _TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 else:
-    from evaladdon._lazy import lazy_module
+    from evaladdon._util.lazy import lazy_module
 
     pd = lazy_module("pandas")  # imported on first use (the lean summarize of Inspect logs needs none)
 

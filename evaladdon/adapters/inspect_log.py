@@ -31,11 +31,11 @@ from typing import TYPE_CHECKING as _TYPE_CHECKING
 if _TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 else:
-    from evaladdon._lazy import lazy_module
+    from evaladdon._util.lazy import lazy_module
 
     pd = lazy_module("pandas")  # imported on first use (the lean summarize of Inspect logs needs none)
 
-from evaladdon.adapters._gc import no_cyclic_gc
+from evaladdon._util.gc import no_cyclic_gc
 from evaladdon.adapters.guard import BOM, MAX_DEPTH, check_depth, check_file_depth, read_member
 from evaladdon.adapters.inspect_native import NotNative, read_eval_table, read_json_stream
 from evaladdon.adapters.inspect_rows import (

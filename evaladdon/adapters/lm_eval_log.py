@@ -73,7 +73,7 @@ from typing import TYPE_CHECKING as _TYPE_CHECKING
 if _TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 else:
-    from evaladdon._lazy import lazy_module
+    from evaladdon._util.lazy import lazy_module
 
     pd = lazy_module("pandas")  # imported on first use (the lean summarize of Inspect logs needs none)
 
@@ -82,7 +82,7 @@ try:
 except ImportError:  # pragma: no cover
     orjson = None  # type: ignore[assignment]
 
-from evaladdon.adapters._gc import no_cyclic_gc
+from evaladdon._util.gc import no_cyclic_gc
 from evaladdon.adapters.guard import MAX_DEPTH
 from evaladdon.adapters.jsonlines import check_depth, iter_json_lines, read_json_array, slow_loads
 from evaladdon.adapters.scores import NON_FINITE, coerce_scores, raw_strings

@@ -58,7 +58,7 @@ def _sql_path(path: Path) -> str:
 def write_table(df: Any, out: Path, inputs: list[str]) -> None:
     """``df`` to ``out`` in the format its suffix names, atomically, refusing to overwrite
     any of ``inputs``."""
-    from evaladdon.io.safe_write import atomic_path
+    from evaladdon._util.safe_write import atomic_path
 
     suffix = out.suffix.lower()
     if suffix not in FORMATS:

@@ -25,7 +25,7 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from evaladdon.io.safe_write import atomic_write_text, check_destination
+    from evaladdon._util.safe_write import atomic_write_text, check_destination
     from evaladdon.lm_eval_posthoc import posthoc
     from evaladdon.report.escape import clean
     from evaladdon.stats._result import json_safe

@@ -285,7 +285,7 @@ def _warnings(dropped: dict[str, int], notes: list[str], cell: Any, what: str = 
 
 def _write_html(args: argparse.Namespace, **section: Any) -> None:
     from evaladdon.cli.options import input_paths
-    from evaladdon.io.safe_write import atomic_write_text
+    from evaladdon._util.safe_write import atomic_write_text
     from evaladdon.report.html import render_rank_page, render_rank_section
 
     page = render_rank_page(render_rank_section(**section))

@@ -34,7 +34,7 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from evaladdon.cli.compare_cmd import minimum_detectable
     from evaladdon.comparison import Skipped, choose_pairs, compare_table, resolve_run
-    from evaladdon.io.safe_write import atomic_write_text, check_destination
+    from evaladdon._util.safe_write import atomic_write_text, check_destination
     from evaladdon.report.html import render_report
     from evaladdon.summary import summarize_table
 

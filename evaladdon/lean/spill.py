@@ -441,7 +441,7 @@ def _build(router: Router, scan: _Scan, log: Any, f: Path, cluster: str | None, 
     """Step 3 of the module docstring: the groups by metric, and one batch's part (its
     columns let go) to name the run by.  With ``labels`` (id-keyed batches, clusters spanning
     them) each part's global cluster codes go to a ``g.npy`` file as well."""
-    from evaladdon.adapters._gc import no_cyclic_gc
+    from evaladdon._util.gc import no_cyclic_gc
     from evaladdon.adapters.inspect_rows import Collector, LogData, SampleRecord, Score, build_part
     from evaladdon.lean.summarize import _group_arrays, _metric_rows
     from evaladdon.summary import unusable_reasons
@@ -528,7 +528,7 @@ def _build(router: Router, scan: _Scan, log: Any, f: Path, cluster: str | None, 
 def summarize_spilled(args: Any, f: Path, notes: list[str], name_of: dict[Path, str], skipped: list[Any]) -> Any:
     """The :class:`~evaladdon.lean.summarize.LeanResult` of the one log ``f`` (module docstring)."""
     from evaladdon.adapters import Loaded, name_runs, separate_runs
-    from evaladdon.adapters._gc import no_cyclic_gc
+    from evaladdon._util.gc import no_cyclic_gc
     from evaladdon.adapters.inspect_native import NotNative, read_json_stream
     from evaladdon.adapters.inspect_rows import _notes, incomplete_of
     from evaladdon.cli.summarize_cmd import marks_from

@@ -89,7 +89,7 @@ def summarize_lean(args: argparse.Namespace) -> LeanResult | None:
 def _read_part(f: Path, cluster: str | None, cap: int | None = None) -> Any:
     """The ``LeanPart`` of log ``f``; more than ``cap`` records (not ``None``) raise
     :class:`evaladdon.lean.spill.TooMany`."""
-    from evaladdon.adapters._gc import no_cyclic_gc
+    from evaladdon._util.gc import no_cyclic_gc
     from evaladdon.adapters.inspect_native import NotNative, read_eval_zip, read_json_stream
     from evaladdon.adapters.inspect_rows import Collector, build_part
 

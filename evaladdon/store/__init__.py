@@ -8,7 +8,7 @@ Layout of ``DIR``::
 The key is the BLAKE2b digest of the log's bytes (streamed, 1 MiB at a time) and of the
 reading options (``--cluster``), so ingesting the same log again is a no-op and a changed log
 replaces its rows.  Every file is written atomically (temporary file + rename, through
-:mod:`evaladdon.io.safe_write`); the manifest is rewritten last, so an interrupted ingest
+:mod:`evaladdon._util.safe_write`); the manifest is rewritten last, so an interrupted ingest
 leaves at worst an unreferenced data file, never a half-written one.
 
 Queries (:func:`evaladdon.store.query.load_store`) run in DuckDB inside the process.
@@ -68,7 +68,7 @@ class Manifest:
             if not create:
                 raise InputError("not a store: no manifest.json", str(r))
             return cls(r)
-        from evaladdon._gc import no_cyclic_gc
+        from evaladdon._util.gc import no_cyclic_gc
 
         try:
             with no_cyclic_gc():  # a 1,000-run manifest: the collector's first pass cost 4x the parse
@@ -82,7 +82,7 @@ class Manifest:
     def save(self) -> None:
         import orjson
 
-        from evaladdon.io.safe_write import atomic_write
+        from evaladdon._util.safe_write import atomic_write
 
         payload = orjson.dumps({"version": FORMAT_VERSION, "files": self.entries},
                                option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
@@ -99,7 +99,7 @@ def _table_to_parquet(df: Any, dest: Path) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from evaladdon.io.safe_write import atomic_path
+    from evaladdon._util.safe_write import atomic_path
 
     try:
         table = pa.Table.from_pandas(df, preserve_index=False)

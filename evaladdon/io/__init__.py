@@ -1,1 +1,0 @@
-"""Writing files safely: never over an input, never through a link, never half-written."""
