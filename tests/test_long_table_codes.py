@@ -16,7 +16,8 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-import evaladdon.table as table_mod
+import evaladdon.table.codes as table_mod
+import evaladdon.table.columns as columns_mod
 from evaladdon.stats import cluster as cluster_mod
 from evaladdon.table import label_codes
 
@@ -157,7 +158,7 @@ def test_is_none_is_identity_with_none() -> None:
         vals = [pool[i] for i in rng.integers(0, len(pool), size=int(rng.integers(0, 30)))]
         arr = np.array(vals + [None], dtype=object)[:-1]  # object dtype even when empty
         want = np.array([v is None for v in vals], dtype=bool)
-        assert np.array_equal(table_mod._is_none(arr), want)
-        assert np.array_equal(table_mod._is_none(arr[::2]), want[::2])
+        assert np.array_equal(columns_mod._is_none(arr), want)
+        assert np.array_equal(columns_mod._is_none(arr[::2]), want[::2])
     grid = np.array([[None, "a"], [np.nan, None]], dtype=object)
-    assert table_mod._is_none(grid).tolist() == [[True, False], [False, True]]
+    assert columns_mod._is_none(grid).tolist() == [[True, False], [False, True]]

@@ -987,7 +987,8 @@ def frame(parts: list[Part]) -> pd.DataFrame:
     the order of first appearance; a column a log lacks is missing in its rows)."""
     import pandas as pd
 
-    from evaladdon.table import _release_arrow_memory, finalize
+    from evaladdon.table import finalize
+    from evaladdon.table.codes import _release_arrow_memory
 
     if any(p.lean for p in parts):
         raise ValueError("a lean part holds no table columns")

@@ -243,7 +243,7 @@ def _few_labels(raw: pd.Series) -> pd.Series:
 def _none_or_compact(errors: pd.Series, n: int) -> Any:
     """The ``error`` column: :func:`evaladdon.table.no_values` when a large table has no error
     at all (the usual case), else the object column of reasons and ``None``."""
-    from evaladdon.table import _is_none
+    from evaladdon.table.columns import _is_none
 
     if n >= FEW_LABELS_MIN_ROWS and bool(_is_none(errors.to_numpy()).all()):
         return no_values(n)
