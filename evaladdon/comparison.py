@@ -20,10 +20,11 @@ from evaladdon.pairing import first_present  # noqa: F401
 from evaladdon.pairing import Paired, compare_groups, finish_comparisons, why_unpaired_text  # noqa: F401
 from evaladdon.stats.item_table import item_table as per_item
 from evaladdon.summary import group_positions, usable_rows
-from evaladdon import run_names as names
-from evaladdon.run_names import RunInfo
-from evaladdon.run_names import run_info as runs_of
-from evaladdon.table import GROUP, distinct_tuples, run_labels
+from evaladdon.table.names import choose_pairs_in as choose_pairs  # noqa: F401 - the names on a table
+from evaladdon.table.names import resolve_run_in as resolve_run  # noqa: F401
+from evaladdon.table.names import run_order_in as run_order  # noqa: F401
+from evaladdon.table.names import runs_in as run_info  # noqa: F401
+from evaladdon.table import GROUP, run_labels
 
 
 def item_table(rows: pd.DataFrame) -> pd.DataFrame:
@@ -108,25 +109,6 @@ def align_sides(
         one_epoch=one_epoch,
     )
     return aligned, alignment
-
-
-def run_info(df: pd.DataFrame) -> RunInfo:
-    """:class:`evaladdon.run_names.RunInfo` of a table (runs the user named in ``df.attrs``)."""
-    return runs_of(distinct_tuples(df, ("run", "model", "task", "source")), df.attrs.get("run_names", {}))
-
-
-def run_order(df: pd.DataFrame) -> list[str]:
-    return run_info(df).runs
-
-
-def resolve_run(df: pd.DataFrame, name: str, flag: str = "--baseline") -> str:
-    """:func:`evaladdon.run_names.resolve_run` on the runs of ``df``."""
-    return names.resolve_run(run_info(df), name, flag)
-
-
-def choose_pairs(df: pd.DataFrame, baseline: str | None = None, all_pairs: bool = False) -> list[tuple[str, str]]:
-    """:func:`evaladdon.run_names.choose_pairs` on the runs of ``df``."""
-    return names.choose_pairs(run_info(df), baseline, all_pairs)
 
 
 def _why_unpaired(rows_a: pd.DataFrame, rows_b: pd.DataFrame, exc: EvalAddonError) -> str:

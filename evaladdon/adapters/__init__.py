@@ -46,7 +46,7 @@ from evaladdon.adapters.promptfoo import (
 )
 from evaladdon.adapters.table import TABLE_SUFFIXES, read_long_table
 from evaladdon.errors import InputError
-from evaladdon.source_names import distinguishing_names
+from evaladdon.table.names import distinguishing_names
 from evaladdon.table import concat, distinct_tuples, validate
 
 Reader = Callable[[Path, "str | None"], "pd.DataFrame"]

@@ -30,10 +30,11 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from evaladdon.adapters.inspect_rows import (_CANONICAL, Part, _notes, _run_of, dotted, incomplete_of,
+from evaladdon.adapters.inspect_rows import (_CANONICAL, Part, _notes, _run_of, incomplete_of,
                                              known_score_names, label_bytes, no_scores, raise_first_failure,
                                              score_code)
 from evaladdon.adapters.scores import coerce_values
+from evaladdon.table.names import dotted
 
 if TYPE_CHECKING:  # pragma: no cover
     from evaladdon.adapters.inspect_rows import Collector, LogData, SampleRecord

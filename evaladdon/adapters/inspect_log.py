@@ -43,12 +43,12 @@ from evaladdon.adapters.inspect_rows import (
     Part,
     SampleRecord,
     build_part,
-    dotted,
     make_record,
     score_fields,
     table_of,
 )
 from evaladdon.errors import InputError
+from evaladdon.table.names import dotted
 
 __all__ = ["READERS", "dotted", "is_inspect_json", "read_inspect_log", "read_inspect_part"]
 

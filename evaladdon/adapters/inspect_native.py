@@ -63,7 +63,6 @@ from evaladdon.adapters.inspect_rows import (
     LogData,
     Pending,
     SampleRecord,
-    dotted,
     item_hash,
     thin_text,
     label_bytes,
@@ -75,6 +74,7 @@ from evaladdon.adapters.inspect_rows import (
     truncate_text,
 )
 from evaladdon.errors import InputError
+from evaladdon.table.names import dotted
 
 NATIVE_VERSIONS = (2, 3)
 """Inspect log format versions read natively (1 is the 2024 layout; newer ones fall back)."""

@@ -61,6 +61,7 @@ import orjson
 
 from evaladdon.adapters.scores import _finish_arrays, coerce_scores, raw_strings
 from evaladdon.errors import InputError
+from evaladdon.table.names import dotted
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -138,17 +139,6 @@ def score_fields(value: Any, answer: Any, metadata: Any) -> Score:
                 confidence = float(c)
                 break
     return Score(value, thin_text(answer) if isinstance(answer, str) else None, confidence)
-
-
-def dotted(obj: Any, path: str) -> Any:
-    """``a.b.c`` lookup in nested dicts (``None`` when any step is missing)."""
-    cur = obj
-    for part in path.split("."):
-        if isinstance(cur, dict) and part in cur:
-            cur = cur[part]
-        else:
-            return None
-    return cur
 
 
 def thin_text(text: str) -> str:

@@ -88,6 +88,7 @@ from evaladdon.adapters.jsonlines import check_depth, iter_json_lines, read_json
 from evaladdon.adapters.scores import NON_FINITE, coerce_scores, raw_strings
 from evaladdon.errors import InputError
 from evaladdon.table import finalize
+from evaladdon.table.names import dotted_parts
 
 CORPUS_LEVEL = "corpus-level metric (per-item inputs, not a score)"
 MISSING_FROM_LOG = "missing from log"
@@ -339,16 +340,6 @@ def pair_results(samples_path: Path) -> tuple[Path | None, str | None]:
 # ---------------------------------------------------------------- samples: one light pass
 
 
-def _dotted(obj: Any, parts: list[str]) -> Any:
-    cur = obj
-    for part in parts:
-        if isinstance(cur, dict) and part in cur:
-            cur = cur[part]
-        else:
-            return None
-    return cur
-
-
 def _choice_lengths(args: Any, n: int, delim: str) -> tuple[list[int], list[str]] | None:
     """Lengths and texts of the choices from a sample's ``arguments`` (one request per
     choice; the continuation is ``delimiter + choice``), or None when not logged."""
@@ -553,7 +544,7 @@ def _extract(pairs: Iterable[tuple[int, Any]], *, filters: list[str], cluster: s
                 if cluster is not None:
                     doc = t[at_doc]
                     cv = (doc.get(cluster) if type(doc) is dict else None) if one_part else \
-                        _dotted(doc, cluster_parts)
+                        dotted_parts(doc, cluster_parts)
                     ok = type(cv) in _SCALARS  # not None, a dict or a list (JSON's other types)
                 else:
                     ok, cv = True, ""  # (a str: no cluster is a plain one below)
@@ -623,7 +614,7 @@ def _extract(pairs: Iterable[tuple[int, Any]], *, filters: list[str], cluster: s
             filt = str(filt)
         if cluster is not None:
             doc = get("doc")
-            cv = (doc.get(cluster) if type(doc) is dict else None) if one_part else _dotted(doc, cluster_parts)
+            cv = (doc.get(cluster) if type(doc) is dict else None) if one_part else dotted_parts(doc, cluster_parts)
             if cv is None or isinstance(cv, (dict, list)):
                 raise InputError(f"doc {doc_id!r} has no scalar doc field {cluster!r} to cluster on", source)
             clusters_append(cv)

@@ -234,10 +234,10 @@ def _run(args: argparse.Namespace, grouped: Any, fast: Any = None) -> int:
             raise EvalAddonError(f"--margin {args.margin.text}: the margin is a drop that does not matter; give it >= 0")
     skipped: list[Skipped] = []
     if fast is None and grouped is None and args.metric and _family(args.metric):  # --metric f1_macro, roc_auc, ece, pass@2 ...
-        from evaladdon.comparison import choose_pairs
+        from evaladdon.table.names import choose_pairs_in
         from evaladdon.metrics import run_metric_comparison
 
-        pairs = choose_pairs(df, baseline=args.baseline, all_pairs=args.all_pairs)
+        pairs = choose_pairs_in(df, baseline=args.baseline, all_pairs=args.all_pairs)
         return run_metric_comparison(df, pairs, args, sys.stdout, loaded.notes)
     try:
         if fast is not None:
@@ -251,9 +251,10 @@ def _run(args: argparse.Namespace, grouped: Any, fast: Any = None) -> int:
                                     cluster_method=args.cluster_method, strict=args.strict, adjust=args.adjust,
                                     margin=margin, seed=args.seed, skipped=skipped)
         else:
-            from evaladdon.comparison import choose_pairs, compare_table
+            from evaladdon.comparison import compare_table
+            from evaladdon.table.names import choose_pairs_in
 
-            pairs = choose_pairs(df, baseline=args.baseline, all_pairs=args.all_pairs)
+            pairs = choose_pairs_in(df, baseline=args.baseline, all_pairs=args.all_pairs)
             results = compare_table(
                 df,
                 pairs,

@@ -33,7 +33,8 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from evaladdon.cli.compare_cmd import minimum_detectable
-    from evaladdon.comparison import Skipped, choose_pairs, compare_table, resolve_run
+    from evaladdon.comparison import Skipped, compare_table
+    from evaladdon.table.names import choose_pairs_in, resolve_run_in
     from evaladdon._util.safe_write import atomic_write_text, check_destination
     from evaladdon.report.html import render_report
     from evaladdon.summary import summarize_table
@@ -70,14 +71,14 @@ def run(args: argparse.Namespace) -> int:
     loaded = load(args)
     df = loaded.table
     if args.baseline is not None:
-        resolve_run(df, args.baseline)  # a wrong name is an error here too, never ignored
+        resolve_run_in(df, args.baseline)  # a wrong name is an error here too, never ignored
     notes = list(loaded.notes)
     summaries = summarize_table(df, metric=args.metric, level=args.level, notes=notes)
     comparisons = []
     skipped: list[Skipped] = []
     n_runs = df["run"].nunique()
     if n_runs >= 2:
-        pairs = choose_pairs(df, baseline=args.baseline,
+        pairs = choose_pairs_in(df, baseline=args.baseline,
                              all_pairs=args.all_pairs or (n_runs > 2 and args.baseline is None))
         try:
             comparisons = compare_table(df, pairs, args.metric, level=args.level, skipped=skipped)

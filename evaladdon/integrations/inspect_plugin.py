@@ -35,7 +35,8 @@ from inspect_ai.scorer._reducer.types import ScoreReducer
 from inspect_ai.solver import TaskState
 
 from evaladdon import stats
-from evaladdon.adapters.inspect_log import dotted, read_inspect_log
+from evaladdon.adapters.inspect_log import read_inspect_log
+from evaladdon.table.names import dotted
 from evaladdon.summary import usable_rows
 
 logger = logging.getLogger("evaladdon")

@@ -19,7 +19,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from evaladdon import stats
-from evaladdon.adapters.inspect_log import dotted
+from evaladdon.table.names import dotted
 
 Payload = tuple[float, str]
 

@@ -210,7 +210,7 @@ class Router:
     lean = True
 
     def __init__(self, root: Path, k: int, cluster: str | None) -> None:
-        from evaladdon.adapters.inspect_rows import dotted
+        from evaladdon.table.names import dotted
 
         self.dotted = dotted
         self.k = k
@@ -533,7 +533,7 @@ def summarize_spilled(args: Any, f: Path, notes: list[str], name_of: dict[Path, 
     from evaladdon.adapters.inspect_rows import _notes, incomplete_of
     from evaladdon.cli.summarize_cmd import marks_from
     from evaladdon.lean.summarize import LeanResult
-    from evaladdon.run_names import labels_of
+    from evaladdon.table.names import labels_of
     from evaladdon.stats.mean_parts import MeanPart, estimate_mean_parts
     from evaladdon.summary import finish_summaries, summarize_group
 

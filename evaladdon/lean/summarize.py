@@ -20,7 +20,7 @@ arrays are made from them a block at a time (:func:`_first_appearance_codes`), a
 columns are let go as its last group takes them, so the peak is the statistics' own
 arrays (value, item and cluster codes: 24 bytes a row, and ``estimate_mean``'s temporaries).  Run
 naming (``NAME=PATH``, equal run ids of different files) is ``read_runs``' own
-(``name_runs``/``separate_runs``), labels :func:`evaladdon.run_names.labels_of`, and
+(``name_runs``/``separate_runs``), labels :func:`evaladdon.table.names.labels_of`, and
 the statistics :func:`evaladdon.summary.summarize_groups`, fed first-appearance integer
 codes as ``summarize_table`` feeds it (so ``estimate_mean`` factorizes nothing).
 
@@ -274,7 +274,7 @@ def _summarize(args: argparse.Namespace) -> LeanResult:
     from evaladdon.adapters import Loaded, _progress, inputs, name_runs, separate_runs
     from evaladdon.adapters.inspect_log import read_inspect_log
     from evaladdon.cli.options import show_progress
-    from evaladdon.run_names import labels_of
+    from evaladdon.table.names import labels_of
     from evaladdon.summary import summarize_groups
 
     cluster = getattr(args, "cluster", None)

@@ -92,14 +92,14 @@ def compare_store(gs: GroupedStore, baseline: str, *, level: float, test: str, i
                   strict: bool, adjust: str, margin: float | None, seed: int | None,
                   skipped: list[Any] | None) -> list[Any]:
     """``compare_table`` of every stored run against ``baseline``, a group of logs at a time."""
-    from evaladdon.comparison import (GroupRows, JoinedGroups, compare_groups, finish_comparisons, resolve_run,
-                                      run_order)
+    from evaladdon.comparison import GroupRows, JoinedGroups, compare_groups, finish_comparisons
+    from evaladdon.table.names import resolve_run_in, run_order_in
     from evaladdon.table import distinct_rows, run_labels
 
     runs = gs.runs
     labels = run_labels(runs)
-    base = resolve_run(runs, baseline)
-    others = [r for r in run_order(runs) if r != base]
+    base = resolve_run_in(runs, baseline)
+    others = [r for r in run_order_in(runs) if r != base]
     if not others:
         raise EvalAddonError("only the baseline run was found; nothing to compare")
     file_of = dict(zip(runs["run"], runs["file"]))

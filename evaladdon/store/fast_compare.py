@@ -9,7 +9,7 @@ The paired arrays are the table path's by construction: usable rows by the same 
 item's mean over epochs by the same kernel (:func:`evaladdon.stats.item_table.item_table`),
 its cluster and hash the first present, A's items in A's order and B's values at them, the same
 checks and messages as :func:`evaladdon.comparison.align_sides`.  The run names, the pairing
-loop, the records and the output are the shared ones (:mod:`evaladdon.run_names`,
+loop, the records and the output are the shared ones (:mod:`evaladdon.table.names`,
 :mod:`evaladdon.pairing`).  Anything else -- a run's (task, metric) in two logs, ``--cluster``
 at query time, a metric family, ``--engine dask``, no rows, a repeated (item, epoch), a
 selection above :data:`MAX_ROWS` rows, a query DuckDB refuses -- returns None and the table
@@ -28,7 +28,7 @@ from evaladdon.comparison_result import Alignment
 from evaladdon.errors import EvalAddonError
 from evaladdon.pairing import (Paired, compare_groups, finish_comparisons, first_present, unit_interval,
                                why_unpaired_text)
-from evaladdon.run_names import RunInfo, choose_pairs, run_info
+from evaladdon.table.names import RunInfo, choose_pairs, run_info
 from evaladdon.stats._checks import first_appearance
 from evaladdon.stats.item_table import item_table
 from evaladdon.summary import unusable

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from evaladdon.source_names import distinguishing_names
+from evaladdon.table.names import distinguishing_names
 from evaladdon.store import Manifest
 
 
