@@ -16,10 +16,11 @@ import pandas as pd
 
 from evaladdon.errors import EvalAddonError
 from evaladdon.comparison_result import Alignment, RunComparison, Skipped  # noqa: F401 - re-exported
-from evaladdon.pairing import first_present  # noqa: F401
 from evaladdon.pairing import Paired, compare_groups, finish_comparisons, why_unpaired_text  # noqa: F401
 from evaladdon.stats.item_table import item_table as per_item
-from evaladdon.summary import group_positions, usable_rows
+from evaladdon.table.codes import first_present  # noqa: F401 - its old place
+from evaladdon.table.codes import group_positions
+from evaladdon.table.usable import usable_rows
 from evaladdon.table.names import choose_pairs_in as choose_pairs  # noqa: F401 - the names on a table
 from evaladdon.table.names import resolve_run_in as resolve_run  # noqa: F401
 from evaladdon.table.names import run_order_in as run_order  # noqa: F401

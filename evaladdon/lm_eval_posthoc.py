@@ -22,7 +22,7 @@ from evaladdon.adapters.lm_eval_log import read_results, read_samples
 from evaladdon.errors import InputError
 from evaladdon.stats import estimate_mean
 from evaladdon.stats._result import json_safe
-from evaladdon.summary import usable_rows
+from evaladdon.table.usable import usable_rows
 
 
 def samples_for(results_path: Path) -> list[Path]:

@@ -33,7 +33,7 @@ from evaladdon.stats.metric_bootstrap import PairedMetric
 from evaladdon.stats.metric_estimate import MetricEstimate
 from evaladdon.stats.passk import compare_pass_at_k, pass_at_k
 from evaladdon.stats.roc import average_precision, compare_average_precision, compare_roc_auc, roc_auc
-from evaladdon.summary import usable_rows
+from evaladdon.table.usable import usable_rows
 from evaladdon.stats.metric_names import CALIBRATION_NAMES
 from evaladdon.stats.metric_names import PASSK as _PASSK
 from evaladdon.stats.metric_names import family_of  # noqa: F401 - re-exported (tests, older callers)

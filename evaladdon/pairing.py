@@ -18,6 +18,8 @@ import numpy as np
 from evaladdon.comparison_result import Alignment, RunComparison, Skipped
 from evaladdon.errors import EvalAddonError
 from evaladdon.stats import adjust_pvalues, compare_paired, regression_gate
+from evaladdon.table.codes import first_present  # noqa: F401 - its old place
+from evaladdon.table.scale import unit_interval  # noqa: F401 - its old place
 
 
 @dataclass(frozen=True)
@@ -29,25 +31,6 @@ class Paired:
     b: np.ndarray
     clusters: np.ndarray | None
     alignment: Alignment
-
-
-def unit_interval(values: np.ndarray) -> bool:
-    """Whether every finite value lies in [0, 1] (effect sizes such as ``2pt`` then read as
-    points of a proportion)."""
-    v = values[np.isfinite(values)]
-    return bool(v.size == 0 or (v.min() >= 0 and v.max() <= 1))
-
-
-def first_present(codes: np.ndarray, n_codes: int, column: np.ndarray) -> np.ndarray:
-    """Per code, the first value of ``column`` (object) that is not missing (None/NaN), None
-    where a code has none (as pandas' group-by ``first``)."""
-    present = np.not_equal(column, None) & np.equal(column, column)  # NaN != NaN
-    first = np.full(n_codes, len(column), dtype=np.int64)
-    np.minimum.at(first, codes[present], np.flatnonzero(present))
-    out = np.full(n_codes, None, dtype=object)
-    has = first < len(column)
-    out[has] = column[first[has]]
-    return out
 
 
 def why_unpaired_text(exc: EvalAddonError, sides: Sequence[tuple[int, dict[str, int]]]) -> str:

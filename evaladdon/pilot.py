@@ -12,7 +12,8 @@ from evaladdon.table.names import choose_pairs_in
 from evaladdon.errors import EvalAddonError
 from evaladdon.stats import compare_paired
 from evaladdon.stats._result import Result
-from evaladdon.summary import summarize_table, usable_rows
+from evaladdon.summary import summarize_table
+from evaladdon.table.usable import usable_rows
 
 
 @dataclass(frozen=True)

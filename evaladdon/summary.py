@@ -18,6 +18,9 @@ import numpy as np
 from evaladdon.errors import EvalAddonError
 from evaladdon.stats import MeanEstimate, estimate_mean
 from evaladdon.stats._result import Result
+from evaladdon.table.codes import group_positions, label_rows
+from evaladdon.table.usable import (NONFINITE, count_nonfinite, count_reasons, unusable,  # noqa: F401 - old names
+                                    unusable_reasons, usable_rows)
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -77,105 +80,6 @@ class GroupSummary(Result):
             "n_nonfinite": self.n_nonfinite,
             "notes": list(e.notes),
         }
-
-
-NONFINITE = "non-finite value"
-
-
-def unusable(values: np.ndarray, error: np.ndarray,
-             has_error: np.ndarray | None = None) -> tuple[np.ndarray, dict[str, int]]:
-    """Mask of the rows :func:`usable_rows` leaves out, and their counts by reason
-    (``values`` float, ``error`` the object array of the ``error`` column; ``has_error``
-    its not-null mask when the caller knows it, else ``pd.isna``)."""
-    bad, reasons = unusable_reasons(values, error, has_error)
-    return bad, count_reasons(reasons) if reasons is not None else {}
-
-
-def unusable_reasons(values: np.ndarray, error: np.ndarray,
-                     has_error: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
-    """Mask of the rows :func:`usable_rows` leaves out, and the reason of each of them (an
-    object array of ``str`` in row order; ``None`` when no row is left out): the error, else
-    ``non-finite value (inf)`` for +-inf, else ``missing value``."""
-    if has_error is None:
-        import pandas as pd
-
-        has_error = ~pd.isna(error)
-    bad = has_error | ~np.isfinite(values)
-    if not bad.any():  # the usual group: nothing left out, no counting to do
-        return bad, None
-    reasons = error[bad].copy()
-    no_error = ~has_error[bad]
-    infinite = np.isinf(values[bad])
-    reasons[no_error & infinite] = f"{NONFINITE} (inf)"
-    reasons[no_error & ~infinite] = "missing value"
-    return bad, reasons
-
-
-def count_reasons(reasons: np.ndarray) -> dict[str, int]:
-    """``pd.Series(reasons).value_counts()`` as a dict, without pandas: the most frequent
-    first, ties in order of first appearance (``value_counts`` sorts its first-appearance
-    counts with a stable descending sort); ``reasons`` an object array of ``str``."""
-    if reasons.size == 0:
-        return {}
-    uniq, first, counts = np.unique(reasons, return_index=True, return_counts=True)
-    order = np.argsort(first, kind="stable")
-    order = order[np.argsort(-counts[order], kind="stable")]
-    return {str(uniq[i]): int(counts[i]) for i in order}
-
-
-def usable_rows(df: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, int]]:
-    """Rows with a finite value and no error, and the counts of the others by reason.
-
-    A row without an error whose value is NaN counts as ``missing value``; one whose value
-    is +-inf as ``non-finite value (inf)`` (a harness may log ``inf`` for a metric such as
-    ``mae``: the mean is then over the finite values only, and the summary says so).
-    """
-    bad, dropped = unusable(df["value"].to_numpy(dtype=float), df["error"].to_numpy(dtype=object))
-    return df.loc[~bad], dropped
-
-
-def group_positions(df: pd.DataFrame) -> tuple[np.ndarray, list[np.ndarray | slice]]:
-    """The (run, task, metric) groups in order of first appearance (as ``groupby(sort=False)``)
-    and each group's row positions in table order; a table of one group is one slice."""
-    import pandas as pd
-
-    from evaladdon.table import GROUP, key_codes
-
-    if all(_one_value(df[c]) for c in GROUP):  # one file of one run, task and metric: no codes at all
-        return np.zeros(1, dtype=np.int64), [slice(0, len(df))]
-    combined = key_codes(df, GROUP)
-    if not combined.any():
-        return np.zeros(1, dtype=np.int64), [slice(0, len(df))]
-    gcodes, uniques = pd.factorize(combined)
-    if len(uniques) == 1:
-        return np.zeros(1, dtype=np.int64), [slice(0, len(df))]
-    order = np.argsort(gcodes, kind="stable")
-    bounds = np.cumsum(np.bincount(gcodes, minlength=len(uniques)))[:-1]
-    return np.arange(len(uniques)), np.split(order, bounds)
-
-
-def _one_value(s: pd.Series) -> bool:
-    """A categorical of one category and no missing value (how the table reader stores a
-    column it fills with one value)."""
-    import pandas as pd
-
-    return (isinstance(s.dtype, pd.CategoricalDtype) and len(s.cat.categories) == 1
-            and not bool((s.cat.codes.to_numpy() < 0).any()))
-
-
-def _label_rows(df: pd.DataFrame) -> pd.DataFrame:
-    """The first row of each (run, model, task, source) combination, in table order: all
-    :func:`run_labels` looks at, without grouping millions of rows by strings."""
-    from evaladdon.table import distinct_rows
-
-    small = distinct_rows(df, ("run", "model", "task", "source"))
-    small.attrs = {"run_names": df.attrs.get("run_names", {})}
-    return small
-
-
-def count_nonfinite(dropped: dict[str, int]) -> int:
-    """Rows left out because their value was NaN/inf as logged (not merely unscored)."""
-    return sum(v for k, v in dropped.items() if k.startswith(NONFINITE))
 
 
 @dataclass(frozen=True)
@@ -309,7 +213,7 @@ def summarize_table(
             raise EvalAddonError(f"no rows with metric {metric!r}")
     if df.empty:
         raise EvalAddonError("no rows to summarize")
-    labels = run_labels(_label_rows(df) if len(df) > 1000 else df)
+    labels = run_labels(label_rows(df) if len(df) > 1000 else df)
     # item and cluster labels factorized once, as integer codes, before any statistic (a
     # pyarrow-backed item column reuses the codes table.validate computed); no per-group frame
     item_codes, _ = label_codes(df["item"])

@@ -25,7 +25,7 @@ from evaladdon.adapters.inspect_log import read_inspect_log
 from evaladdon.adapters.scores import NeedsStringKernels, coerce_scores, coerce_values
 from evaladdon.cli.main import main
 from evaladdon.lean import summarize as lean
-from evaladdon.summary import count_reasons
+from evaladdon.table.usable import count_reasons
 
 from conftest import REPO
 from test_inspect_batches import _base, _edge_samples, _write

@@ -151,8 +151,8 @@ def test_fast_store_compare_on_real_logs(tmp_path: Path, monkeypatch: pytest.Mon
 
 def test_rows_left_out_with_duckdbs_missing_errors_as_the_table_path() -> None:
     """The fast path passes ``error is not None`` as the not-missing mask (DuckDB gives None for
-    NULL): the same rows and counts as summary.unusable's own pd.isna."""
-    from evaladdon.summary import unusable
+    NULL): the same rows and counts as table.usable.unusable's own pd.isna."""
+    from evaladdon.table.usable import unusable
 
     rng = np.random.default_rng(3)
     for _ in range(300):

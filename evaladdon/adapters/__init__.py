@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import codecs
 import os
-from dataclasses import dataclass, field
+
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -48,29 +48,10 @@ from evaladdon.adapters.table import TABLE_SUFFIXES, read_long_table
 from evaladdon.errors import InputError
 from evaladdon.table.names import distinguishing_names
 from evaladdon.table import concat, distinct_tuples, validate
+from evaladdon.table.loaded import Loaded  # noqa: F401 - read_runs returns it; its old place
 
 Reader = Callable[[Path, "str | None"], "pd.DataFrame"]
 SNIFF_BYTES = 4096
-
-
-@dataclass
-class Loaded:
-    """The canonical table of everything read, and notes for the user (skips, statuses).
-
-    ``skipped`` lists every input file that was not read, as ``{"path", "reason"}``; each
-    also appears in ``notes`` (as ``"skipped PATH: REASON"``) for commands that only show notes.
-    ``names`` maps run ids the user named (``NAME=PATH``) to that name.
-    """
-
-    table: pd.DataFrame
-    notes: list[str] = field(default_factory=list)
-    reported: list[dict] = field(default_factory=list)
-    """Harness-reported values of results-only lm-eval files (see ``evaladdon.reported``)."""
-    skipped: list[dict[str, str]] = field(default_factory=list)
-    names: dict[str, str] = field(default_factory=dict)
-    incomplete: dict[str, dict] = field(default_factory=dict)
-    """Sources (as in the ``source`` column) whose log declares more samples than it holds:
-    ``{"declared", "read", "missing", "basis"}`` (the reader's ``attrs["incomplete"]``)."""
 
 
 def _head(path: Path, raw: bytes | None = None) -> bytes:

@@ -273,7 +273,7 @@ def flush_lean(col: Collector, recs: list[SampleRecord]) -> None:
 @dataclass
 class CodedTexts:
     """An error column as codes into a log's texts: indexing it (``error[mask]``, all
-    :func:`evaladdon.summary.unusable` does with it) gives the object array of ``str``/``None``
+    :func:`evaladdon.table.usable.unusable` does with it) gives the object array of ``str``/``None``
     the table's ``error`` column would, for those rows only (no object array of every row)."""
 
     codes: np.ndarray  # -1: none

@@ -13,16 +13,14 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import sys
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from evaladdon.errors import EvalAddonError
+from evaladdon.table.checks import check_metric, check_metric_name, closest, cluster_fields  # noqa: F401 - old place
 
 if TYPE_CHECKING:  # pragma: no cover
-    import pandas as pd
-
-    from evaladdon.adapters import Loaded
+    from evaladdon.table.loaded import Loaded
 
 
 def add_reporting(p: argparse.ArgumentParser, gate: bool = False) -> None:
@@ -32,38 +30,6 @@ def add_reporting(p: argparse.ArgumentParser, gate: bool = False) -> None:
     if gate:
         p.add_argument("--allow-skipped", action="store_true",
                        help="let the gate pass even when an input or comparison was skipped (default: exit 2)")
-
-
-def closest(name: str, choices: Iterable[str]) -> str:
-    """``; did you mean 'x'? (available: a, b, c)`` for an error message."""
-    options = sorted({str(c) for c in choices})
-    close = difflib.get_close_matches(name, options, n=1, cutoff=0.5)
-    shown = ", ".join(options[:15]) + (f", ... ({len(options) - 15} more)" if len(options) > 15 else "")
-    return (f"; did you mean {close[0]!r}?" if close else "") + f" (available: {shown or 'none'})"
-
-
-def check_metric(df: "pd.DataFrame", metric: str | None) -> None:
-    """Refuse a ``--metric`` no row has, listing the metrics that exist."""
-    if metric is not None:
-        check_metric_name(metric, lambda: df["metric"].unique().tolist())
-
-
-def check_metric_name(metric: str | None, metrics: Any) -> None:
-    """:func:`check_metric` given ``metrics()``, the metric names that exist."""
-    if metric is None:
-        return
-    from evaladdon.stats.metric_names import family_of
-
-    if family_of(metric):  # a metric family computed from the rows (f1_macro, roc_auc, ece, pass@k)
-        return
-    names = metrics()
-    if metric not in names:
-        raise EvalAddonError(f"no rows with metric {metric!r}{closest(metric, names)}")
-
-
-def cluster_fields(df: "pd.DataFrame") -> list[str]:
-    """Fields a ``--cluster`` could name: the ``meta.*`` columns of a table (without ``meta.``)."""
-    return [c[len("meta."):] for c in df.columns if str(c).startswith("meta.")]
 
 
 def load(args: argparse.Namespace) -> "Loaded":

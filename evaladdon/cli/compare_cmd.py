@@ -16,6 +16,7 @@ from evaladdon.comparison_result import RunComparison, Skipped
 from evaladdon.errors import EvalAddonError
 from evaladdon.report.text import console, fmt, markdown_table, signed_points, table, terminal_width, warn
 from evaladdon.stats import ADJUST_METHODS, PAIRED_INTERVALS, PAIRED_TESTS, plan
+from evaladdon.table.scale import bounded_metric
 
 EXIT_REGRESSION = 1
 
@@ -184,13 +185,6 @@ def render(
         warn(extra)
 
 
-def bounded_metric(df: Any) -> bool:
-    """Whether every usable score of ``df`` lies in [0, 1] (effect sizes then read as fractions/points)."""
-    from evaladdon.pairing import unit_interval
-
-    return unit_interval(df["value"].to_numpy(dtype=float))
-
-
 def _family(metric: str) -> str | None:
     """The metric family ``metric`` names, if any (f1_macro, roc_auc, ece, pass@2 ...)."""
     from evaladdon.stats.metric_names import family_of
@@ -222,7 +216,7 @@ def _run(args: argparse.Namespace, grouped: Any, fast: Any = None) -> int:
         chosen = df if args.metric is None else df[df["metric"] == args.metric]
         bounded = bounded_metric(chosen)
     else:
-        from evaladdon.adapters import Loaded
+        from evaladdon.table.loaded import Loaded
         from evaladdon.store.compare_groups import bounded as bounded_store
         from evaladdon.table import empty_table
 
@@ -300,7 +294,7 @@ def _store_in_groups(args: argparse.Namespace) -> Any:
         return None
     if args.baseline is None or (args.metric and _family(args.metric)):
         return None
-    from evaladdon.cli.common import check_metric
+    from evaladdon.table.checks import check_metric
     from evaladdon.store.compare_groups import grouped_store
 
     return grouped_store(str(args.store), getattr(args, "where", None), getattr(args, "cluster", None), args.metric,
@@ -323,7 +317,7 @@ def _fast_store(args: argparse.Namespace) -> Any:
         return None
     if getattr(args, "cluster", None) is not None or (args.metric and _family(args.metric)):
         return None
-    from evaladdon.cli.common import check_metric_name
+    from evaladdon.table.checks import check_metric_name
     from evaladdon.store.fast_compare import fast_store
 
     return fast_store(str(args.store), getattr(args, "where", None), args.metric, check_metric_name)

@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from evaladdon.stats import judge_agreement, ppi_mean, rogan_gladen, rogan_gladen_bootstrap
-    from evaladdon.summary import usable_rows
+    from evaladdon.table.usable import usable_rows
     from evaladdon.table import run_labels
 
     labels = read_labels(args.labels, args.human_col)

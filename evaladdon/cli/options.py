@@ -6,7 +6,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
-    from evaladdon.adapters import Loaded
+    from evaladdon.table.loaded import Loaded
 
 ENGINES = ("local", "dask")
 DASK_COMMANDS = ("summarize", "compare", "report", "ingest")

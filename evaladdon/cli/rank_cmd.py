@@ -108,7 +108,7 @@ def score_rankings(table: "pd.DataFrame", metric: str | None = None, level: floa
     """One ranking per (task, metric) with at least two runs, from the canonical table."""
     from evaladdon.errors import EvalAddonError
     from evaladdon.stats.ranking import rank_models
-    from evaladdon.summary import usable_rows
+    from evaladdon.table.usable import usable_rows
     from evaladdon.table import run_labels
 
     labels = run_labels(table)

@@ -122,7 +122,7 @@ def _read_and_summarize(args: argparse.Namespace) -> tuple[list[Any], Any, list[
 
     grouped = _store_in_groups(args)
     if grouped is not None:  # a large store selection, read a group of logs at a time
-        from evaladdon.adapters import Loaded
+        from evaladdon.table.loaded import Loaded
         from evaladdon.table import empty_table
 
         summaries, notes = grouped
@@ -144,7 +144,7 @@ def _store_in_groups(args: argparse.Namespace) -> tuple[list[Any], list[str]] | 
     (None otherwise, or when the selection is read at once)."""
     if not getattr(args, "store", None) or (getattr(args, "engine", "local") or "local") != "local":
         return None
-    from evaladdon.cli.common import check_metric
+    from evaladdon.table.checks import check_metric
     from evaladdon.store.chunks import summarize_store
 
     return summarize_store(str(args.store), getattr(args, "where", None), getattr(args, "cluster", None),

@@ -70,7 +70,7 @@ def load_reduced(paths: Sequence[str], store: str | None, where: str | None, clu
                  scheduler: str | None) -> Any:
     """The :class:`Loaded` of the Dask engine: logs parsed into a store on the workers (a
     temporary one when no ``--store`` is given), then reduced there."""
-    from evaladdon.adapters import Loaded
+    from evaladdon.table.loaded import Loaded
     from evaladdon.table import validate
 
     if cluster is not None and store:

@@ -37,7 +37,7 @@ from inspect_ai.solver import TaskState
 from evaladdon import stats
 from evaladdon.adapters.inspect_log import read_inspect_log
 from evaladdon.table.names import dotted
-from evaladdon.summary import usable_rows
+from evaladdon.table.usable import usable_rows
 
 logger = logging.getLogger("evaladdon")
 NAN = float("nan")

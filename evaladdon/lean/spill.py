@@ -444,7 +444,7 @@ def _build(router: Router, scan: _Scan, log: Any, f: Path, cluster: str | None, 
     from evaladdon._util.gc import no_cyclic_gc
     from evaladdon.adapters.inspect_rows import Collector, LogData, SampleRecord, Score, build_part
     from evaladdon.lean.summarize import _group_arrays, _metric_rows
-    from evaladdon.summary import unusable_reasons
+    from evaladdon.table.usable import unusable_reasons
 
     header = dict(log.header)
     results = header.get("results") if isinstance(header.get("results"), dict) else {}
@@ -527,7 +527,8 @@ def _build(router: Router, scan: _Scan, log: Any, f: Path, cluster: str | None, 
 
 def summarize_spilled(args: Any, f: Path, notes: list[str], name_of: dict[Path, str], skipped: list[Any]) -> Any:
     """The :class:`~evaladdon.lean.summarize.LeanResult` of the one log ``f`` (module docstring)."""
-    from evaladdon.adapters import Loaded, name_runs, separate_runs
+    from evaladdon.table.loaded import Loaded
+    from evaladdon.adapters import name_runs, separate_runs
     from evaladdon._util.gc import no_cyclic_gc
     from evaladdon.adapters.inspect_native import NotNative, read_json_stream
     from evaladdon.adapters.inspect_rows import _notes, incomplete_of

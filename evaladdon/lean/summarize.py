@@ -271,7 +271,8 @@ def _spilled(args: argparse.Namespace, f: Path, notes: list[str], name_of: dict[
 
 
 def _summarize(args: argparse.Namespace) -> LeanResult:
-    from evaladdon.adapters import Loaded, _progress, inputs, name_runs, separate_runs
+    from evaladdon.table.loaded import Loaded
+    from evaladdon.adapters import _progress, inputs, name_runs, separate_runs
     from evaladdon.adapters.inspect_log import read_inspect_log
     from evaladdon.cli.options import show_progress
     from evaladdon.table.names import labels_of

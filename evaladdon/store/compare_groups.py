@@ -72,10 +72,10 @@ def grouped_store(root: str, where: str | None, cluster: str | None, metric: str
 
 def bounded(gs: GroupedStore) -> bool:
     """Whether every finite stored value (of ``gs.metric``) lies in [0, 1], one log at a time
-    (``compare_cmd.bounded_metric`` of the whole table)."""
+    (``table.scale.bounded_metric`` of the whole table)."""
     import pyarrow.parquet as pq
 
-    from evaladdon.pairing import unit_interval
+    from evaladdon.table.scale import unit_interval
 
     columns = ["value"] + (["metric"] if gs.metric is not None else [])
     for f in gs.sel.files:

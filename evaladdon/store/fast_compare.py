@@ -26,12 +26,13 @@ import numpy as np
 
 from evaladdon.comparison_result import Alignment
 from evaladdon.errors import EvalAddonError
-from evaladdon.pairing import (Paired, compare_groups, finish_comparisons, first_present, unit_interval,
-                               why_unpaired_text)
+from evaladdon.pairing import Paired, compare_groups, finish_comparisons, why_unpaired_text
+from evaladdon.table.codes import first_present
+from evaladdon.table.scale import unit_interval
 from evaladdon.table.names import RunInfo, choose_pairs, run_info
 from evaladdon.stats._checks import first_appearance
 from evaladdon.stats.item_table import item_table
-from evaladdon.summary import unusable
+from evaladdon.table.usable import unusable
 
 MAX_ROWS = 1_000_000
 """Rows (by the manifest's counts) above which the table path is used: its grouping on

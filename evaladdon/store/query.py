@@ -359,7 +359,7 @@ def _select(root: str | os.PathLike[str], where: str | None = None) -> Selection
 
 def load_selection(sel: Selection, files: Sequence[Path], cluster: str | None = None) -> Any:
     """The canonical rows of ``files`` (some or all of ``sel.files``) matching ``sel.where``."""
-    from evaladdon.adapters import Loaded
+    from evaladdon.table.loaded import Loaded
     from evaladdon.store.runs import disambiguate
     from evaladdon.table import finalize, validate
 

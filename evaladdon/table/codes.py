@@ -16,7 +16,7 @@ else:
 
     pd = lazy_module("pandas")  # imported on first use (the lean summarize of Inspect logs needs none)
 
-from evaladdon.table.columns import KEY, _is_str_dtype
+from evaladdon.table.columns import GROUP, KEY, _is_str_dtype
 
 
 _CODES: dict[int, tuple[Any, np.ndarray, int]] = {}
@@ -314,3 +314,53 @@ def _first_rows(df: pd.DataFrame, columns: tuple[str, ...]) -> np.ndarray:
     else:
         first = np.flatnonzero(~pd.Series(combined).duplicated().to_numpy())
     return first
+
+
+# ---------------------------------------------------------------- groups
+
+
+def first_present(codes: np.ndarray, n_codes: int, column: np.ndarray) -> np.ndarray:
+    """Per code, the first value of ``column`` (object) that is not missing (None/NaN), None
+    where a code has none (as pandas' group-by ``first``)."""
+    present = np.not_equal(column, None) & np.equal(column, column)  # NaN != NaN
+    first = np.full(n_codes, len(column), dtype=np.int64)
+    np.minimum.at(first, codes[present], np.flatnonzero(present))
+    out = np.full(n_codes, None, dtype=object)
+    has = first < len(column)
+    out[has] = column[first[has]]
+    return out
+
+
+def group_positions(df: pd.DataFrame) -> tuple[np.ndarray, list[np.ndarray | slice]]:
+    """The (run, task, metric) groups in order of first appearance (as ``groupby(sort=False)``)
+    and each group's row positions in table order; a table of one group is one slice."""
+    import pandas as pd
+
+    if all(one_value(df[c]) for c in GROUP):  # one file of one run, task and metric: no codes at all
+        return np.zeros(1, dtype=np.int64), [slice(0, len(df))]
+    combined = key_codes(df, GROUP)
+    if not combined.any():
+        return np.zeros(1, dtype=np.int64), [slice(0, len(df))]
+    gcodes, uniques = pd.factorize(combined)
+    if len(uniques) == 1:
+        return np.zeros(1, dtype=np.int64), [slice(0, len(df))]
+    order = np.argsort(gcodes, kind="stable")
+    bounds = np.cumsum(np.bincount(gcodes, minlength=len(uniques)))[:-1]
+    return np.arange(len(uniques)), np.split(order, bounds)
+
+
+def one_value(s: pd.Series) -> bool:
+    """A categorical of one category and no missing value (how the table reader stores a
+    column it fills with one value)."""
+    import pandas as pd
+
+    return (isinstance(s.dtype, pd.CategoricalDtype) and len(s.cat.categories) == 1
+            and not bool((s.cat.codes.to_numpy() < 0).any()))
+
+
+def label_rows(df: pd.DataFrame) -> pd.DataFrame:
+    """The first row of each (run, model, task, source) combination, in table order: all
+    :func:`run_labels` looks at, without grouping millions of rows by strings."""
+    small = distinct_rows(df, ("run", "model", "task", "source"))
+    small.attrs = {"run_names": df.attrs.get("run_names", {})}
+    return small

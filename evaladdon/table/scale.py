@@ -1,0 +1,22 @@
+"""A metric's scale, decided once on the table: scores all in [0, 1] (a proportion, shown in
+points; effect sizes such as ``2pt`` read as points of it) or anything else (its own units)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["bounded_metric", "unit_interval"]
+
+
+def unit_interval(values: np.ndarray) -> bool:
+    """Whether every finite value lies in [0, 1] (effect sizes such as ``2pt`` then read as
+    points of a proportion)."""
+    v = values[np.isfinite(values)]
+    return bool(v.size == 0 or (v.min() >= 0 and v.max() <= 1))
+
+
+def bounded_metric(df: Any) -> bool:
+    """Whether every usable score of ``df`` lies in [0, 1] (effect sizes then read as fractions/points)."""
+    return unit_interval(df["value"].to_numpy(dtype=float))
