@@ -45,7 +45,7 @@ def lm_eval_time(agg_name: str, items: list, iters: int) -> float:
 
 
 def ours_time(agg_name: str, metric: str, items: list, clusters: np.ndarray, n_boot: int) -> tuple[float, float]:
-    from evaladdon.corpus_level import prepare
+    from evaladdon.analysis.corpus import prepare
     from evaladdon.stats.corpus import bootstrap_corpus
 
     t = time.perf_counter()

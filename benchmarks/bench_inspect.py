@@ -172,7 +172,7 @@ else:
 """,
     "evaladdon summarize": """
 from evaladdon.adapters import read_runs
-from evaladdon.summary import summarize_table
+from evaladdon.analysis.summarize import summarize_table
 summarize_table(read_runs(PATHS, cluster="passage").table, notes=[])
 """,
     "evaladdon summarize (lean)": """

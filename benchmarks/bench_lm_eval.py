@@ -101,7 +101,7 @@ result = float(acc.mean()) + int(pred.sum())
 
 # pandas is imported on first use by the readers (evaladdon._util.lazy): import it here so that
 # "imports excluded" holds for both sides (the reader builds its table with pandas)
-EVAL_IMPORTS = "import pandas; from evaladdon.adapters import load; from evaladdon.summary import summarize_table"
+EVAL_IMPORTS = "import pandas; from evaladdon.adapters import load; from evaladdon.analysis.summarize import summarize_table"
 
 READER_IMPORTS = "import pandas; from evaladdon.adapters.lm_eval_log import read_samples"
 
@@ -138,7 +138,7 @@ n10 = int(((a == 1) & (b == 0)).sum()); n01 = int(((a == 0) & (b == 1)).sum())
 result = binomtest(n01, n10 + n01, 0.5).pvalue
 """
 
-EVAL_COMPARE_IMPORTS = "import pandas; from evaladdon.adapters import load; from evaladdon.comparison import compare_table"
+EVAL_COMPARE_IMPORTS = "import pandas; from evaladdon.adapters import load; from evaladdon.analysis.compare_table import compare_table"
 
 EVAL_COMPARE = """
 df = load(PATHS)

@@ -48,7 +48,7 @@ SUMMARIZE = """
 import time, resource, json, sys
 import pandas  # imported on first use by the reader (evaladdon._util.lazy): outside the clock, as before
 from evaladdon.adapters import read_runs
-from evaladdon.summary import summarize_table
+from evaladdon.analysis.summarize import summarize_table
 cpu=lambda: sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
 hwm=lambda: int(next(l for l in open('/proc/self/status') if l.startswith('VmHWM')).split()[1])*1024
 t=time.perf_counter(); c0=cpu(); loaded=read_runs([sys.argv[1]], cluster='passage'); t1=time.perf_counter()

@@ -261,7 +261,7 @@ def preimport() -> None:
     """Import the CLI and its heavy dependencies once, so forked children start warm."""
     sys.path.insert(0, str(REPO))
     for name in ("numpy", "scipy.special", "scipy.stats", "pandas", "pyarrow", "pyarrow.csv", "pyarrow.parquet",
-                 "evaladdon.adapters", "evaladdon.summary", "evaladdon.comparison", "evaladdon.metrics"):
+                 "evaladdon.adapters", "evaladdon.analysis.summarize", "evaladdon.analysis.compare_table", "evaladdon.analysis.metrics"):
         with contextlib.suppress(Exception):
             importlib.import_module(name)
     importlib.import_module("evaladdon.cli.main").build_parser(None)  # every subcommand's module

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from evaladdon.comparison import align_rows, align_runs, compare_table
+from evaladdon.analysis.compare_table import align_rows, align_runs, compare_table
 from evaladdon.table import finalize, validate
 
 

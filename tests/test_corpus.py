@@ -14,7 +14,7 @@ from sklearn.preprocessing import MultiLabelBinarizer
 
 from evaladdon.adapters import read_runs
 from evaladdon.adapters.lm_eval_log import CORPUS_LEVEL, read_samples
-from evaladdon.corpus_level import compare_corpus_level, corpus_level_estimates
+from evaladdon.analysis.corpus import compare_corpus_level, corpus_level_estimates
 from evaladdon.stats import corpus as C
 
 
@@ -44,7 +44,7 @@ def test_sufficient_statistics_reproduce_sklearn() -> None:
 def test_sacrebleu_statistics_sum_to_the_corpus_scores() -> None:
     import sacrebleu
 
-    from evaladdon.corpus_level import prepare
+    from evaladdon.analysis.corpus import prepare
 
     rng = np.random.default_rng(0)
     words = "the cat sat on a mat dog ran far away quickly today".split()

@@ -17,9 +17,9 @@ from statsmodels.stats.proportion import proportion_confint
 
 from evaladdon.cli.compare_cmd import mde_note, minimum_detectable, verdict
 from evaladdon.cli.main import main
-from evaladdon.comparison import compare_table
+from evaladdon.analysis.compare_table import compare_table
 from evaladdon.stats import compare_paired, estimate_mean, mcnemar_exact_power, plan, ppi_mean, rogan_gladen
-from evaladdon.summary import summarize_table
+from evaladdon.analysis.summarize import summarize_table
 from evaladdon.table import COLUMNS, finalize
 
 SIZES = np.array([231, 75, 44, 34, 32, 22, 22, 19, 10, 8, 2, 1])  # SWE-bench Verified repositories

@@ -93,7 +93,7 @@ def test_beta_ppf_clopper_pearson_grid() -> None:
 
 def test_compare_and_summarize_do_not_import_scipy_stats() -> None:
     """The modules on the summarize/compare paths load without scipy.stats (import time)."""
-    code = ("import sys, evaladdon.comparison, evaladdon.summary, evaladdon.stats.power, evaladdon.metrics; "
+    code = ("import sys, evaladdon.analysis.compare_table, evaladdon.analysis.summarize, evaladdon.stats.power, evaladdon.analysis.metrics; "
             "from evaladdon.stats import *; print(sorted(m for m in sys.modules "
             "if m in ('scipy.stats', 'scipy.optimize', 'scipy.sparse', 'pandas')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

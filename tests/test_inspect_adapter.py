@@ -17,7 +17,7 @@ from inspect_ai.log import read_eval_log  # noqa: E402
 from evaladdon.adapters import read_runs, sniff  # noqa: E402
 from evaladdon.adapters.inspect_log import read_inspect_log  # noqa: E402
 from evaladdon.errors import InputError  # noqa: E402
-from evaladdon.summary import summarize_table  # noqa: E402
+from evaladdon.analysis.summarize import summarize_table  # noqa: E402
 
 from conftest import REPO  # noqa: E402
 

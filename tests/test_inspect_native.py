@@ -268,7 +268,7 @@ def test_unknown_reader_and_native_refusal(real_logs: Path) -> None:
 def test_changed_dataset_under_the_same_ids_is_flagged(tmp_path: Path) -> None:
     """item_hash: a target edited under the same sample id shows up as a hash mismatch."""
     from evaladdon.adapters import read_runs
-    from evaladdon.comparison import align_runs
+    from evaladdon.analysis.compare_table import align_runs
 
     def edit(name: str, data: bytes) -> bytes:
         if name != "summaries.json":

@@ -19,8 +19,8 @@ pytest.importorskip("inspect_ai")
 from inspect_ai.log import read_eval_log  # noqa: E402
 
 from evaladdon.adapters import load  # noqa: E402
-from evaladdon.comparison import compare_table  # noqa: E402
-from evaladdon.summary import summarize_table  # noqa: E402
+from evaladdon.analysis.compare_table import compare_table  # noqa: E402
+from evaladdon.analysis.summarize import summarize_table  # noqa: E402
 
 from conftest import REPO, load_script  # noqa: E402
 

@@ -348,7 +348,7 @@ spill.SPILL_BYTES = int(sys.argv[1])
 spill.MAX_RECORDS = 2**62 if spill.SPILL_BYTES else 0
 spill.BATCH_RECORDS = int(sys.argv[2])
 import evaladdon.stats.mean_parts as mean_parts
-import evaladdon.summary as summary
+import evaladdon.analysis.summarize as summary
 read = []
 for mod, name in ((summary, "summarize_groups"), (mean_parts, "estimate_mean_parts")):
     real = getattr(mod, name)

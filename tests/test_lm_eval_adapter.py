@@ -19,7 +19,7 @@ from evaladdon.adapters.lm_eval_log import (
     split_legacy_stem,
 )
 from evaladdon.errors import InputError
-from evaladdon.summary import summarize_table
+from evaladdon.analysis.summarize import summarize_table
 
 
 def lm_files(root: Path) -> list[Path]:

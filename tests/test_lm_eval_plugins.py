@@ -16,7 +16,7 @@ pytest.importorskip("lm_eval")
 from evaladdon.adapters import load  # noqa: E402
 from evaladdon.cli.main import main  # noqa: E402
 from evaladdon.stats import clustered_se  # noqa: E402
-from evaladdon.summary import summarize_table  # noqa: E402
+from evaladdon.analysis.summarize import summarize_table  # noqa: E402
 
 from conftest import REPO, load_script  # noqa: E402
 

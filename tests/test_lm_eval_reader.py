@@ -16,7 +16,7 @@ from evaladdon.adapters.jsonlines import MAX_DEPTH, json_depth, read_json_record
 from evaladdon.adapters.lm_eval_log import MISSING_FROM_LOG, read_results_file, read_samples
 from evaladdon.adapters.scores import NON_FINITE
 from evaladdon.errors import InputError
-from evaladdon.summary import summarize_table
+from evaladdon.analysis.summarize import summarize_table
 
 NEGO = "lmeh_pr3936_negotiationtom_repeats/Qwen__Qwen3-8B"
 TS = "2026-07-08T16-04-34.219874"
@@ -241,7 +241,7 @@ def test_reported_summaries_of_results_only_runs(real_logs: Path) -> None:
     from scipy.stats import norm
 
     from evaladdon.adapters import read_runs
-    from evaladdon.reported import MARK, reported_summaries
+    from evaladdon.analysis.reported import MARK, reported_summaries
 
     with pytest.raises(InputError, match="no per-item rows to analyse"):
         read_runs([real_logs / "pythia_evals_v0_v1"])
@@ -262,7 +262,7 @@ def test_reported_summaries_of_results_only_runs(real_logs: Path) -> None:
 
 
 def test_reported_rows_give_way_to_per_item_rows(real_logs: Path) -> None:
-    from evaladdon.reported import reported_summaries
+    from evaladdon.analysis.reported import reported_summaries
 
     folder = real_logs / NEGO
     results = read_results_file(folder / f"results_{TS}.json")

@@ -117,7 +117,7 @@ def test_dictionary_typed_columns_summarize_identically(tmp_path) -> None:
     import pyarrow.parquet as pq
 
     from evaladdon.adapters import read_runs
-    from evaladdon.summary import summarize_table
+    from evaladdon.analysis.summarize import summarize_table
 
     rng = np.random.default_rng(9)
     n = 3000

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from evaladdon.cli.main import main
-from evaladdon.metrics import compare_metric, compute_metrics, family_of
+from evaladdon.analysis.metrics import compare_metric, compute_metrics, family_of
 from evaladdon.stats.calibration import calibration_metrics
 from evaladdon.stats.classification import compare_classification
 from evaladdon.stats.passk import pass_at_k
@@ -177,9 +177,9 @@ def test_corpus_level_estimates_are_added_when_the_module_exists(monkeypatch: py
         seen.update(level=level, n_boot=n_boot, seed=seed, rows=len(df))
         return [("A", "t", MetricEstimate("f1,none", 0.5, 0.4, 0.6, level, "cluster bootstrap", 80))]
 
-    fake = types.ModuleType("evaladdon.corpus_level")
+    fake = types.ModuleType("evaladdon.analysis.corpus")
     fake.corpus_level_estimates = corpus_level_estimates  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "evaladdon.corpus_level", fake)
+    monkeypatch.setitem(sys.modules, "evaladdon.analysis.corpus", fake)
     groups = compute_metrics(_table(with_optional=False), level=0.9, n_boot=150, seed=4)
     assert seen == {"level": 0.9, "n_boot": 150, "seed": 4, "rows": 160}
     (est,) = [e for g in groups for e in g.estimates]

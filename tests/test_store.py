@@ -14,7 +14,7 @@ from evaladdon.adapters import read_runs
 from evaladdon.adapters.scores import MISSING, NON_FINITE, NON_NUMERIC, coerce_scores
 from evaladdon.adapters.table import read_long_table
 from evaladdon.cli.main import main
-from evaladdon.summary import summarize_table
+from evaladdon.analysis.summarize import summarize_table
 from evaladdon.table import finalize, validate
 
 from closeness import mismatches
@@ -235,7 +235,7 @@ def test_store_usage_errors(tmp_path: Path, capsys) -> None:
 
 def test_dask_two_workers_equal_the_single_machine_path(tmp_path: Path) -> None:
     pytest.importorskip("distributed")
-    from evaladdon.comparison import choose_pairs, compare_table
+    from evaladdon.analysis.compare_table import choose_pairs, compare_table
     from evaladdon.engine.dask_engine import dask_client, reduce_store, submitter
     from evaladdon.store import ingest
     from evaladdon.store.query import load_store

@@ -193,7 +193,7 @@ def test_digit_only_scores_take_the_cast_path_with_the_same_result() -> None:
 
 def test_summary_equals_the_per_group_estimate_on_string_labels(tmp_path: Path) -> None:
     from evaladdon.stats import estimate_mean
-    from evaladdon.summary import summarize_table
+    from evaladdon.analysis.summarize import summarize_table
 
     rng = np.random.default_rng(5)
     rows = []

@@ -272,7 +272,7 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
 
     ``results_only``: when nothing but harness-reported values (lm-eval results files
     without samples) was read, return them in ``Loaded.reported`` with an empty table
-    instead of refusing (for commands that render them via ``evaladdon.reported``).
+    instead of refusing (for commands that render them via ``evaladdon.analysis.reported``).
 
     A file named explicitly that cannot be read is an error; one found in a directory is
     skipped with a note (so one bad log does not hide the rest, and is still reported).

@@ -22,7 +22,7 @@ same result -- and everything after that is vectorised.  Lines orjson refuses (`
 Rows per (doc_id, filter, metric), the metric named as in the results (``acc,none``).
 Per-sample values that are lists (the inputs of corpus-level metrics such as f1 or bleu)
 get the error ``corpus-level metric`` and keep their input as JSON text in ``raw``
-(:mod:`evaladdon.corpus_level` recomputes the metric from them).  ``doc_hash`` is kept as
+(:mod:`evaladdon.analysis.corpus` recomputes the metric from them).  ``doc_hash`` is kept as
 ``item_hash``.  ``--cluster`` reads a doc field (dotted paths allowed).  Repeats: a
 ``scores_per_repeat`` mapping (metric -> list of per-repeat scores) becomes epochs;
 otherwise one epoch, and a note says when the task ran with ``repeats > 1`` because the
@@ -46,7 +46,7 @@ rows, but in ``table.attrs["reported"]``: a list of dicts with the keys ``run``,
 ``task``, ``model``, ``metric`` (``acc,none`` or 0.3 ``acc``), ``value`` (float, may be
 NaN/inf as logged), ``stderr`` (float or None when ``"N/A"``/absent), ``n`` (int or None: the
 effective sample count when logged).  They are harness-reported: unclustered, unpaired, never
-mixed with per-item rows; :func:`evaladdon.reported.reported_summaries` renders them.
+mixed with per-item rows; :func:`evaladdon.analysis.reported.reported_summaries` renders them.
 
 Wrong-shaped results (``results``/``configs``/``config``/``group_subtasks``/``n-samples`` of the
 wrong type, a non-finite or absurd ``repeats``/``n-samples``) are refused in one line.
@@ -1385,7 +1385,7 @@ def harness_context(source: str, task: str) -> dict[str, Any]:
 
     Returns ``{"aggregations": {metric: aggregation}, "reported": {"metric,filter": value},
     "results_path": str | None}`` (empty when no results file pairs); for
-    :mod:`evaladdon.corpus_level`.
+    :mod:`evaladdon.analysis.corpus`.
     """
     p = Path(source)
     results_path: Path | None

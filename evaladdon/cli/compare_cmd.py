@@ -12,7 +12,7 @@ from typing import Any
 from evaladdon.cli.common import add_reporting, emit, gate_refuses_skips, load
 from evaladdon.cli.options import add_inputs, add_output
 from evaladdon.cli.units import describe, parse_effect
-from evaladdon.comparison_result import RunComparison, Skipped
+from evaladdon.analysis.results import RunComparison, Skipped
 from evaladdon.errors import EvalAddonError
 from evaladdon.report.text import console, fmt, markdown_table, signed_points, table, terminal_width, warn
 from evaladdon.stats import ADJUST_METHODS, PAIRED_INTERVALS, PAIRED_TESTS, plan
@@ -229,7 +229,7 @@ def _run(args: argparse.Namespace, grouped: Any, fast: Any = None) -> int:
     skipped: list[Skipped] = []
     if fast is None and grouped is None and args.metric and _family(args.metric):  # --metric f1_macro, roc_auc, ece, pass@2 ...
         from evaladdon.table.names import choose_pairs_in
-        from evaladdon.metrics import run_metric_comparison
+        from evaladdon.analysis.metrics import run_metric_comparison
 
         pairs = choose_pairs_in(df, baseline=args.baseline, all_pairs=args.all_pairs)
         return run_metric_comparison(df, pairs, args, sys.stdout, loaded.notes)
@@ -245,7 +245,7 @@ def _run(args: argparse.Namespace, grouped: Any, fast: Any = None) -> int:
                                     cluster_method=args.cluster_method, strict=args.strict, adjust=args.adjust,
                                     margin=margin, seed=args.seed, skipped=skipped)
         else:
-            from evaladdon.comparison import compare_table
+            from evaladdon.analysis.compare_table import compare_table
             from evaladdon.table.names import choose_pairs_in
 
             pairs = choose_pairs_in(df, baseline=args.baseline, all_pairs=args.all_pairs)

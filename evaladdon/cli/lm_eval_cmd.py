@@ -26,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
     import json
 
     from evaladdon._util.safe_write import atomic_write_text, check_destination
-    from evaladdon.lm_eval_posthoc import posthoc
+    from evaladdon.integrations.lm_eval_posthoc import posthoc
     from evaladdon.report.escape import clean
     from evaladdon.stats._result import json_safe
 

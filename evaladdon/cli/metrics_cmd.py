@@ -85,7 +85,7 @@ def render(groups: list[Any], stream: Any = None, quiet: bool = False, markdown:
 
 
 def run(args: argparse.Namespace) -> int:
-    from evaladdon.metrics import compute_metrics
+    from evaladdon.analysis.metrics import compute_metrics
 
     loaded = load_runs(args)
     notes = list(loaded.notes)

@@ -9,7 +9,7 @@ from typing import Any
 from evaladdon.adapters import load
 from evaladdon.cli.units import Effect, describe, parse_effect
 from evaladdon.errors import EvalAddonError
-from evaladdon.pilot import measure_pilot
+from evaladdon.analysis.power import measure_pilot
 from evaladdon.report.text import console, fmt, table, write_json
 from evaladdon.stats import PLAN_TESTS, binary_unpaired_variance, epoch_item_variance, plan, retrodesign
 

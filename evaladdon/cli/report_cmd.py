@@ -33,11 +33,11 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from evaladdon.cli.compare_cmd import minimum_detectable
-    from evaladdon.comparison import Skipped, compare_table
+    from evaladdon.analysis.compare_table import Skipped, compare_table
     from evaladdon.table.names import choose_pairs_in, resolve_run_in
     from evaladdon._util.safe_write import atomic_write_text, check_destination
     from evaladdon.report.html import render_report
-    from evaladdon.summary import summarize_table
+    from evaladdon.analysis.summarize import summarize_table
 
     out = Path(args.output)
     if out.suffix.lower() not in SUFFIXES:
@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
                        for r in comparisons]
     elif args.baseline is not None or args.all_pairs:
         notes.append("no comparison: only one run was read")
-    from evaladdon.metrics import compute_metrics, has_metric_inputs
+    from evaladdon.analysis.metrics import compute_metrics, has_metric_inputs
     from evaladdon.report.html import metrics_section
 
     sections = [metrics_section(compute_metrics(df, level=args.level, n_boot=1000, notes=notes))] \

@@ -116,9 +116,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _read_and_summarize(args: argparse.Namespace) -> tuple[list[Any], Any, list[str], dict[Any, Any], list[Any]]:
     """The table path: summaries, what was read, notes, incomplete marks, harness-reported rows."""
-    from evaladdon.summary import summarize_table
+    from evaladdon.analysis.summarize import summarize_table
 
-    from evaladdon.reported import reported_summaries
+    from evaladdon.analysis.reported import reported_summaries
 
     grouped = _store_in_groups(args)
     if grouped is not None:  # a large store selection, read a group of logs at a time

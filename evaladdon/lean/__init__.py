@@ -2,5 +2,5 @@
 
 - :mod:`evaladdon.lean.summarize`: the Inspect-only path of ``summarize`` that keeps a few
   numbers per sample (no pandas, no pyarrow) and ends in the same per-group core
-  (:func:`evaladdon.summary.summarize_groups`) and the same output functions.
+  (:func:`evaladdon.analysis.summarize.summarize_groups`) and the same output functions.
 """

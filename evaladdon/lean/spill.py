@@ -40,7 +40,7 @@ instead, in four passes:
    from the other rows stays in memory: per reason its count and the global table position
    of its first row (``count_reasons`` orders ties by first appearance), the position of
    the metric's first row (group order), counts of usable and clustered rows.
-4. **estimate**: :func:`evaladdon.summary.summarize_group` per group (the same code as the
+4. **estimate**: :func:`evaladdon.analysis.summarize.summarize_group` per group (the same code as the
    in-memory path), the estimate by :func:`evaladdon.stats.mean_parts.estimate_mean_parts`
    over the group's parts read back from disk.  With ``--cluster`` on id-keyed batches, each
    part's good rows also get their global cluster codes (``g.npy``; an item whose rows lie in
@@ -536,7 +536,7 @@ def summarize_spilled(args: Any, f: Path, notes: list[str], name_of: dict[Path, 
     from evaladdon.lean.summarize import LeanResult
     from evaladdon.table.names import labels_of
     from evaladdon.stats.mean_parts import MeanPart, estimate_mean_parts
-    from evaladdon.summary import finish_summaries, summarize_group
+    from evaladdon.analysis.summarize import finish_summaries, summarize_group
 
     method = str(args.method).lower().replace("_", "-")
     if method == "bootstrap":

@@ -21,7 +21,7 @@ columns are let go as its last group takes them, so the peak is the statistics' 
 arrays (value, item and cluster codes: 24 bytes a row, and ``estimate_mean``'s temporaries).  Run
 naming (``NAME=PATH``, equal run ids of different files) is ``read_runs``' own
 (``name_runs``/``separate_runs``), labels :func:`evaladdon.table.names.labels_of`, and
-the statistics :func:`evaladdon.summary.summarize_groups`, fed first-appearance integer
+the statistics :func:`evaladdon.analysis.summarize.summarize_groups`, fed first-appearance integer
 codes as ``summarize_table`` feeds it (so ``estimate_mean`` factorizes nothing).
 
 One ``.json`` log larger than :data:`evaladdon.lean.spill.SPILL_BYTES` (and nothing else) is
@@ -171,13 +171,13 @@ def _first_appearance_codes(codes: np.ndarray, good: np.ndarray | None, k: int |
 
 def _group_arrays(run: str, task: str, m: str, pieces: list[tuple[Any, np.ndarray | None]],
                   cluster: str | None, done: list[Any]) -> Any:
-    """One group's :class:`~evaladdon.summary.GroupArrays` from the rows of its logs: item and
+    """One group's :class:`~evaladdon.analysis.summarize.GroupArrays` from the rows of its logs: item and
     cluster codes in order of first appearance among the usable rows (what ``summarize_table``
     passes), errors as codes (:class:`~evaladdon.adapters.inspect_lean.CodedTexts`).  The
     columns of the logs in ``done`` (no later group reads them) are let go as soon as they
     are taken, so that the group's codes do not come on top of them."""
     from evaladdon.adapters.inspect_lean import CodedTexts
-    from evaladdon.summary import GroupArrays
+    from evaladdon.analysis.summarize import GroupArrays
 
     def cat(attr: str) -> np.ndarray:
         got = [getattr(p, attr) if rows is None else getattr(p, attr)[rows] for p, rows in pieces]
@@ -276,7 +276,7 @@ def _summarize(args: argparse.Namespace) -> LeanResult:
     from evaladdon.adapters.inspect_log import read_inspect_log
     from evaladdon.cli.options import show_progress
     from evaladdon.table.names import labels_of
-    from evaladdon.summary import summarize_groups
+    from evaladdon.analysis.summarize import summarize_groups
 
     cluster = getattr(args, "cluster", None)
     metric = getattr(args, "metric", None)

@@ -10,12 +10,12 @@ import base64
 import html
 from typing import Any, Sequence
 
-from evaladdon.comparison import RunComparison
+from evaladdon.analysis.compare_table import RunComparison
 from evaladdon.report.plots import epoch_variance_plot, forest_plot, power_curve_plot
 from evaladdon.report.escape import clean
 from evaladdon.report.text import fmt, signed_points
 from evaladdon.stats import power_curve
-from evaladdon.summary import GroupSummary
+from evaladdon.analysis.summarize import GroupSummary
 
 STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:70rem;color:#1b1b1b}
@@ -206,7 +206,7 @@ def render_rank_page(section: str, title: str = "evaladdon leaderboard") -> str:
 
 
 def metrics_section(groups: Sequence[Any]) -> str:
-    """Metrics beyond the mean (``evaladdon.metrics.GroupMetrics``): a table of the headline
+    """Metrics beyond the mean (``evaladdon.analysis.metrics.GroupMetrics``): a table of the headline
     metrics with intervals, what is missing, and a reliability diagram where there is a
     confidence or score.  Empty string when no group has any of these metrics."""
     from evaladdon.report.plots import reliability_diagram

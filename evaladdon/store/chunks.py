@@ -91,7 +91,7 @@ def summarize_store(
     reads it at once).  ``check_metric(df, metric)`` is the CLI's check of ``--metric``."""
     import pandas as pd
 
-    from evaladdon.summary import summarize_table
+    from evaladdon.analysis.summarize import summarize_table
     from evaladdon.table import distinct_rows, run_labels
 
     sel = select(root, where)

@@ -6,7 +6,7 @@ the two runs' rows of a (task, metric), so when the selection can be read in gro
 (:func:`evaladdon.store.chunks.groups_of`: every row of the picked files matches ``--where``,
 no run's (task, metric) in two logs) and every run lies in one stored log, the baseline's log
 is read once and the others a group of about ``MAX_ROWS`` rows at a time, each group's pairs
-compared (:func:`evaladdon.pairing.compare_groups`) and its rows released.
+compared (:func:`evaladdon.analysis.compare.compare_groups`) and its rows released.
 
 What the one-table path decides over all rows is decided over all runs here: the run order,
 labels and the baseline from the manifest's combinations (checked against each group's rows:
@@ -92,7 +92,7 @@ def compare_store(gs: GroupedStore, baseline: str, *, level: float, test: str, i
                   strict: bool, adjust: str, margin: float | None, seed: int | None,
                   skipped: list[Any] | None) -> list[Any]:
     """``compare_table`` of every stored run against ``baseline``, a group of logs at a time."""
-    from evaladdon.comparison import GroupRows, JoinedGroups, compare_groups, finish_comparisons
+    from evaladdon.analysis.compare_table import GroupRows, JoinedGroups, compare_groups, finish_comparisons
     from evaladdon.table.names import resolve_run_in, run_order_in
     from evaladdon.table import distinct_rows, run_labels
 

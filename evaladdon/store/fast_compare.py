@@ -8,9 +8,9 @@ without pandas (``fetchnumpy``), and the statistics core takes numpy arrays.
 The paired arrays are the table path's by construction: usable rows by the same rule, each
 item's mean over epochs by the same kernel (:func:`evaladdon.stats.item_table.item_table`),
 its cluster and hash the first present, A's items in A's order and B's values at them, the same
-checks and messages as :func:`evaladdon.comparison.align_sides`.  The run names, the pairing
+checks and messages as :func:`evaladdon.analysis.compare_table.align_sides`.  The run names, the pairing
 loop, the records and the output are the shared ones (:mod:`evaladdon.table.names`,
-:mod:`evaladdon.pairing`).  Anything else -- a run's (task, metric) in two logs, ``--cluster``
+:mod:`evaladdon.analysis.compare`).  Anything else -- a run's (task, metric) in two logs, ``--cluster``
 at query time, a metric family, ``--engine dask``, no rows, a repeated (item, epoch), a
 selection above :data:`MAX_ROWS` rows, a query DuckDB refuses -- returns None and the table
 path runs (and gives its own errors).  ``tests/test_store_fast_compare.py`` holds the text,
@@ -24,9 +24,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from evaladdon.comparison_result import Alignment
+from evaladdon.analysis.results import Alignment
 from evaladdon.errors import EvalAddonError
-from evaladdon.pairing import Paired, compare_groups, finish_comparisons, why_unpaired_text
+from evaladdon.analysis.compare import Paired, compare_groups, finish_comparisons, why_unpaired_text
 from evaladdon.table.codes import first_present
 from evaladdon.table.scale import unit_interval
 from evaladdon.table.names import RunInfo, choose_pairs, run_info
@@ -134,7 +134,7 @@ class FastGroups:
         return self._sides[key]
 
     def pair(self, run_a: str, run_b: str, task: str, metric: str, strict: bool) -> Paired:
-        """:func:`evaladdon.comparison.align_sides` on the two sides (same checks, messages)."""
+        """:func:`evaladdon.analysis.compare_table.align_sides` on the two sides (same checks, messages)."""
         where = f"task {task!r}, metric {metric!r}, runs {run_a!r} vs {run_b!r}"
         sa, sb = self.side(run_a, task, metric), self.side(run_b, task, metric)
         in_b = np.isin(sa.items, sb.items)

@@ -26,7 +26,7 @@ class Loaded:
     table: pd.DataFrame
     notes: list[str] = field(default_factory=list)
     reported: list[dict] = field(default_factory=list)
-    """Harness-reported values of results-only lm-eval files (see ``evaladdon.reported``)."""
+    """Harness-reported values of results-only lm-eval files (see ``evaladdon.analysis.reported``)."""
     skipped: list[dict[str, str]] = field(default_factory=list)
     names: dict[str, str] = field(default_factory=dict)
     incomplete: dict[str, dict] = field(default_factory=dict)

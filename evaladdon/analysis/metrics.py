@@ -336,7 +336,7 @@ def _add_corpus_level(df: pd.DataFrame, out: list[GroupMetrics], level: float, n
                       notes: list[str] | None) -> None:
     """Corpus-level lm-eval metrics (the lmeval helper's module), when it is installed."""
     try:
-        from evaladdon.corpus_level import corpus_level_estimates  # type: ignore[import-not-found]
+        from evaladdon.analysis.corpus import corpus_level_estimates  # type: ignore[import-not-found]
     except ImportError:
         return
     try:

@@ -7,12 +7,12 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from evaladdon.comparison import align_runs
+from evaladdon.analysis.compare_table import align_runs
 from evaladdon.table.names import choose_pairs_in
 from evaladdon.errors import EvalAddonError
 from evaladdon.stats import compare_paired
 from evaladdon.stats._result import Result
-from evaladdon.summary import summarize_table
+from evaladdon.analysis.summarize import summarize_table
 from evaladdon.table.usable import usable_rows
 
 

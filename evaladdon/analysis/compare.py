@@ -1,25 +1,39 @@
 """The loop of a paired comparison over runs, shared by the table path
-(:mod:`evaladdon.comparison`) and the pandas-free store compare
+(:mod:`evaladdon.analysis.compare_table`) and the pandas-free store compare
 (:mod:`evaladdon.store.fast_compare`): every pair of runs on every (task, metric) both have,
 what could not be compared and why, the gate, p-values adjusted over all comparisons.
 
-``groups`` is anything with ``keys_of(run)`` (its (task, metric) combinations),
-``model_of(run)``, ``pair(run_a, run_b, task, metric, strict) -> Paired`` (raising
-:class:`EvalAddonError` when the two cannot be paired) and ``why_unpaired(run_a, run_b, task,
-metric, exc)`` (the reason in the user's terms)."""
+``groups`` is a :class:`PairSource`: the table's (:class:`~evaladdon.analysis.compare_table.GroupRows`,
+``JoinedGroups``) or the store's arrays (``FastGroups``).  Every route that compares ends in
+:func:`compare_groups` and :func:`finish_comparisons`, so their answers cannot drift apart."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Sequence
+from typing import Any, Protocol, Sequence
 
 import numpy as np
 
-from evaladdon.comparison_result import Alignment, RunComparison, Skipped
+from evaladdon.analysis.results import Alignment, RunComparison, Skipped
 from evaladdon.errors import EvalAddonError
 from evaladdon.stats import adjust_pvalues, compare_paired, regression_gate
-from evaladdon.table.codes import first_present  # noqa: F401 - its old place
-from evaladdon.table.scale import unit_interval  # noqa: F401 - its old place
+
+
+class PairSource(Protocol):
+    """What the pairing loop needs of the runs' rows, wherever they are held."""
+
+    def keys_of(self, run: Any) -> Sequence[tuple[Any, Any]]:
+        """The (task, metric) combinations ``run`` has, in table order."""
+
+    def model_of(self, run: Any) -> Any:
+        """The model of ``run`` (its first)."""
+
+    def pair(self, run_a: Any, run_b: Any, task: Any, metric: Any, strict: bool) -> Paired:
+        """The two runs' per-item values on their shared items; raises :class:`EvalAddonError`
+        when they cannot be paired (``strict``: items whose content differs are refused)."""
+
+    def why_unpaired(self, run_a: Any, run_b: Any, task: Any, metric: Any, exc: EvalAddonError) -> str:
+        """Why ``pair`` failed, in the user's terms."""
 
 
 @dataclass(frozen=True)
@@ -51,7 +65,7 @@ def why_unpaired_text(exc: EvalAddonError, sides: Sequence[tuple[int, dict[str, 
 
 
 def compare_groups(
-    groups: Any,
+    groups: PairSource,
     pairs: Sequence[tuple[str, str]],
     labels: dict[str, str],
     *,

@@ -13,7 +13,7 @@ rows in the canonical table are left out (the per-item summary supersedes them).
 
 How the CLI calls it (summarize)::
 
-    from evaladdon.reported import reported_summaries
+    from evaladdon.analysis.reported import reported_summaries
     rows = reported_summaries(reported, level=args.level, table=loaded.table)
     for r in rows: ...   # r.flat() -> the JSON record (mean, se, ci_low, ci_high, n_items, method, notes)
 """

@@ -1,0 +1,237 @@
+"""Per (run, task, metric) summaries of a canonical table: the glue from table to stats.
+
+The per-group work (usable rows and the others counted by reason, ``estimate_mean`` on item
+and cluster codes, notes, :class:`GroupSummary`) runs on numpy arrays
+(:func:`summarize_groups`), so the table path (:func:`summarize_table`) and the pandas-free
+summarize of Inspect logs (:mod:`evaladdon.lean.summarize`) share it; pandas is imported
+only by the functions that take a DataFrame.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+
+import numpy as np
+
+from evaladdon.errors import EvalAddonError
+from evaladdon.stats import MeanEstimate, estimate_mean
+from evaladdon.stats._result import Result
+from evaladdon.table.codes import group_positions, label_rows
+from evaladdon.table.usable import (NONFINITE, count_nonfinite, count_reasons, unusable,  # noqa: F401 - old names
+                                    unusable_reasons, usable_rows)
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+
+@dataclass(frozen=True)
+class GroupSummary(Result):
+    """One run's estimate for one task and metric, with the rows left out and why."""
+
+    run: str
+    task: str
+    model: str
+    metric: str
+    estimate: MeanEstimate
+    n_dropped: int
+    dropped: dict[str, int]
+    label: str = ""
+    n_nonfinite: int = 0
+
+    def flat(self) -> dict[str, Any]:
+        """The JSON record of ``evaladdon summarize --json``."""
+        e = self.estimate
+        return {
+            "run": self.run,
+            "label": self.label or self.run,
+            "task": self.task,
+            "model": self.model,
+            "metric": self.metric,
+            "mean": e.mean,
+            "se": e.se,
+            "ci_low": e.ci_low,
+            "ci_high": e.ci_high,
+            "level": e.level,
+            "method": e.method,
+            "df": e.df,
+            "n_items": e.n_items,
+            "n_rows": e.n_rows,
+            "n_epochs": e.n_epochs_max,
+            "n_epochs_min": e.n_epochs_min,
+            "n_clusters": e.n_clusters,
+            "se_naive": e.se_naive,
+            "se_item": e.se_item,
+            "se_cluster": e.se_cluster,
+            "se_cluster_cr2": e.se_cluster_cr2,
+            "df_cluster_cr2": e.df_cluster_cr2,
+            "deff": e.deff,
+            "icc": e.icc,
+            "n_eff": e.n_eff,
+            "icc_epochs": e.icc_epochs,
+            "within_var": e.epoch_variance.within_var if e.epoch_variance else None,
+            "between_var": e.epoch_variance.between_var if e.epoch_variance else None,
+            "se_floor": e.epoch_variance.se_floor if e.epoch_variance else None,
+            "binary": e.binary,
+            "n_dropped": self.n_dropped,
+            "dropped": dict(self.dropped),
+            "finite_only": self.n_nonfinite > 0,
+            "n_nonfinite": self.n_nonfinite,
+            "notes": list(e.notes),
+        }
+
+
+@dataclass(frozen=True)
+class GroupArrays:
+    """One (run, task, metric) group's rows as arrays, in table order (what
+    :func:`summarize_groups` needs; no frame)."""
+
+    run: str
+    task: str
+    model: str
+    metric: str
+    values: np.ndarray  # float64
+    has_error: np.ndarray  # bool: the row has an error reason
+    error: np.ndarray  # object: the reason (str) or None
+    items: np.ndarray  # integer item codes (equal codes = equal items)
+    clusters: np.ndarray  # integer cluster codes, -1 where the row has no cluster
+
+
+def summarize_groups(
+    groups: Iterable[GroupArrays],
+    labels: Mapping[str, str],
+    level: float = 0.95,
+    method: str = "auto",
+    cluster_method: str = "cr2",
+    notes: list[str] | None = None,
+) -> list[GroupSummary]:
+    """One :class:`GroupSummary` per group (see :func:`summarize_table`, which documents the
+    rules); ``labels`` maps each run to its short name (:func:`evaladdon.table.run_labels`)."""
+    out: list[GroupSummary] = []
+    for g in groups:
+        bad, dropped = unusable(g.values, g.error, g.has_error)
+        good = ~bad
+        n_good = int(good.sum())
+        if n_good == len(good):
+            values, items, group_clusters = g.values, g.items, g.clusters
+        else:
+            values, items, group_clusters = g.values[good], g.items[good], g.clusters[good]
+        n_clustered = int((group_clusters >= 0).sum())
+
+        def estimate(clustered: bool, values: np.ndarray = values, items: np.ndarray = items,
+                     group_clusters: np.ndarray = group_clusters) -> MeanEstimate:
+            return estimate_mean(
+                values,
+                items=items,
+                clusters=group_clusters if clustered else None,
+                # no epochs=: the (item, epoch) uniqueness is checked once, by table.validate
+                level=level,
+                method=method,
+                cluster_method=cluster_method,
+            )
+
+        got = summarize_group(g.run, g.task, g.model, g.metric, dropped, n_good, n_clustered, estimate, labels,
+                              notes)
+        if got is not None:
+            out.append(got)
+    return finish_summaries(out, notes)
+
+
+def finish_summaries(out: list[GroupSummary], notes: list[str] | None) -> list[GroupSummary]:
+    """The summaries of all groups, or the error when no group had a scored row."""
+    if not out:
+        raise EvalAddonError("no scored rows to summarize" + (f": {'; '.join(notes)}" if notes else ""))
+    return out
+
+
+def summarize_group(run: Any, task: Any, model: Any, metric_name: Any, dropped: dict[str, int], n_good: int,
+                    n_clustered: int, estimate: Callable[[bool], MeanEstimate], labels: Mapping[str, str],
+                    notes: list[str] | None) -> GroupSummary | None:
+    """One group's :class:`GroupSummary` from what :func:`summarize_groups` knows of it: the
+    rows left out by reason (``dropped``, as :func:`count_reasons` orders them), the usable
+    rows and how many of them have a cluster, and ``estimate(clustered)`` giving the
+    :class:`MeanEstimate` of the usable rows.  ``None``: no scored row (a note, or an error
+    when ``notes`` is None).  Shared by the in-memory and the spilled (:mod:`evaladdon.lean.spill`)
+    summarize."""
+    where = f"run {run!r}, task {task!r}, metric {metric_name!r}"
+    if n_good == 0:
+        message = f"{where}: no scored rows (left out: {dropped})"
+        if notes is None:
+            raise EvalAddonError(message)
+        notes.append(f"skipped {message}")
+        return None
+    if 0 < n_clustered < n_good:
+        raise EvalAddonError(f"{where}: {n_good - n_clustered} row(s) have no cluster id")
+    try:
+        est = estimate(n_clustered > 0)
+    except ValueError as exc:
+        raise EvalAddonError(f"{where}: {exc}") from None
+    n_nonfinite = count_nonfinite(dropped)
+    if n_nonfinite:
+        est = dataclasses.replace(est, notes=(
+            f"mean over finite values only: {n_nonfinite} non-finite value(s) left out", *est.notes))
+    return GroupSummary(
+        run=str(run),
+        task=str(task),
+        model=str(model),
+        metric=str(metric_name),
+        estimate=est,
+        n_dropped=int(sum(dropped.values())),
+        dropped=dropped,
+        label=labels[str(run)],
+        n_nonfinite=n_nonfinite,
+    )
+
+
+def summarize_table(
+    df: pd.DataFrame,
+    metric: str | None = None,
+    level: float = 0.95,
+    method: str = "auto",
+    cluster_method: str = "cr2",
+    notes: list[str] | None = None,
+) -> list[GroupSummary]:
+    """One :class:`GroupSummary` per (run, task, metric) of a canonical table.
+
+    ``df`` is a validated canonical table (:func:`evaladdon.table.validate` checks that each
+    (run, task, metric, item, epoch) occurs once, so it is not checked again here).
+    ``metric`` keeps only that metric (an error if no row has it).  Rows with an error or
+    no value are left out and counted by reason; when some were non-finite (inf/NaN as
+    logged) the record says ``finite_only`` and a note "mean over finite values only".
+    Clustered SEs are CR2 with the Bell-McCaffrey df by default.  Clusters are used when the group's
+    ``cluster`` column is filled.  A group with no scored row at all is left out with a
+    message appended to ``notes`` (an error when ``notes`` is None or no group is left).
+    """
+    import pandas as pd
+
+    from evaladdon.table import GROUP, label_codes, object_values, run_labels
+
+    if metric is not None:
+        df = df[df["metric"] == metric]
+        if df.empty:
+            raise EvalAddonError(f"no rows with metric {metric!r}")
+    if df.empty:
+        raise EvalAddonError("no rows to summarize")
+    labels = run_labels(label_rows(df) if len(df) > 1000 else df)
+    # item and cluster labels factorized once, as integer codes, before any statistic (a
+    # pyarrow-backed item column reuses the codes table.validate computed); no per-group frame
+    item_codes, _ = label_codes(df["item"])
+    cluster = df["cluster"]
+    # pd.factorize's codes; a pyarrow-backed column through label_codes (arrow's hash kernel)
+    cluster_codes = label_codes(cluster)[0] if getattr(cluster.dtype, "storage", None) == "pyarrow" or \
+        isinstance(cluster.dtype, pd.CategoricalDtype) else \
+        pd.factorize(cluster, use_na_sentinel=True)[0]
+    values = df["value"].to_numpy(dtype=float)
+    error = object_values(df["error"])  # to_numpy(dtype=object), without a copy of a column with no error
+    has_error = ~pd.isna(error)
+
+    def groups() -> Iterable[GroupArrays]:
+        for rows in group_positions(df)[1]:
+            first = rows.start if isinstance(rows, slice) else int(rows[0])
+            run, task, metric_name = (df[c].iat[first] for c in GROUP)
+            yield GroupArrays(run, task, df["model"].iat[first], metric_name, values[rows], has_error[rows],
+                              error[rows], item_codes[rows], cluster_codes[rows])
+
+    return summarize_groups(groups(), labels, level=level, method=method, cluster_method=cluster_method,
+                            notes=notes)
