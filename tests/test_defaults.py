@@ -15,7 +15,8 @@ from scipy import stats as sps
 from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 from statsmodels.stats.proportion import proportion_confint
 
-from evaladdon.cli.compare_cmd import mde_note, minimum_detectable, verdict
+from evaladdon.analysis.power import mde_note, minimum_detectable
+from evaladdon.cli.compare_cmd import verdict
 from evaladdon.cli.main import main
 from evaladdon.analysis.compare_table import compare_table
 from evaladdon.stats import compare_paired, estimate_mean, mcnemar_exact_power, plan, ppi_mean, rogan_gladen

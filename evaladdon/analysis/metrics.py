@@ -19,7 +19,6 @@ unit is the ``cluster`` column when filled (``--cluster``), else the item (all i
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -473,63 +472,21 @@ def _compare_shared(family: str, name: str, j: pd.DataFrame, units: np.ndarray |
     return next(r for r in res if r.name == name), left
 
 
-def run_metric_comparison(df: pd.DataFrame, pairs: list[tuple[str, str]], args: Any, stream: Any,
-                          notes: list[str]) -> int:
-    """``compare --metric NAME`` for our families: compute, then print a table or JSON."""
-    from evaladdon.report.escape import clean
-    from evaladdon.report.text import console, fmt, table, write_json
+def metric_gates(results: list[Any], metric: str, margin: Any, fail_on_regression: bool) -> list[Any]:
+    """The regression gate of each comparison of ``compare --metric NAME`` (none asked: ``[]``).
 
-    results = compare_metric(df, pairs, args.metric, level=args.level, n_boot=getattr(args, "n_boot", 2000),
-                             seed=args.seed)
-    # the regression gate on these metrics too (lower is better for ece/brier/nll: flip the sign)
+    Lower is better for ece/brier/nll, so the interval is flipped before the gate; ``margin`` is
+    an :class:`~evaladdon.cli.units.Effect` (or None: 0), resolved on the metric's scale (nll has
+    no [0, 1] scale: its margin is in nats, never points)."""
+    if not fail_on_regression and margin is None:
+        return []
+    from evaladdon.stats import regression_gate
+
+    bounded = metric not in UNBOUNDED
+    m = margin.resolve(bounded, "--margin") if margin is not None else 0.0
     gates = []
-    if getattr(args, "fail_on_regression", False) or getattr(args, "margin", None) is not None:
-        from evaladdon.stats import regression_gate
-
-        bounded = args.metric not in UNBOUNDED  # nll has no [0, 1] scale: its margin is in nats, no points
-        margin = args.margin.resolve(bounded, "--margin") if getattr(args, "margin", None) is not None else 0.0
-        for r in results:
-            c = r.comparison
-            lo, hi = (c.ci_low, c.ci_high) if args.metric not in LOWER_IS_BETTER else (-c.ci_high, -c.ci_low)
-            gates.append(regression_gate(lo, hi, margin))
-    regression = any(g.is_regression for g in gates) and getattr(args, "fail_on_regression", False)
-    if args.json:
-        records = [dict(r.flat(), **({"decision": g.decision, "margin": g.margin} if g else {}))
-                   for r, g in zip(results, gates or [None] * len(results))]
-        write_json({"results": records, "skipped": [], "notes": list(notes)}, stream)
-        return 1 if regression else 0
-    rows = []
-    names = run_labels(df)
     for r in results:
         c = r.comparison
-        rows.append([clean(f"{names.get(r.run_b, r.run_b)} vs {names.get(r.run_a, r.run_a)}"), clean(f"{r.task}/{r.metric}"), fmt(c.estimate_a, 4),
-                     fmt(c.estimate_b, 4), fmt(c.delta, 4), f"{fmt(c.ci_low, 4)},{fmt(c.ci_high, 4)}",
-                     f"{c.p_value:.2g}", c.n_items])
-    con = console(stream)
-    columns = ["B vs A", "task/metric", "A", "B", "delta", "CI", "p", "n"]
-    title = f"{args.metric}: B - A, {results[0].comparison.level:.0%} interval"
-    if getattr(args, "markdown", False):
-        from evaladdon.report.escape import markdown_cell
-
-        con.file.write(f"**{markdown_cell(title)}**\n\n| " + " | ".join(columns) + " |\n|---|---|"
-                       + "---:|" * (len(columns) - 2) + "".join("\n| " + " | ".join(markdown_cell(v) for v in r)
-                                                            + " |" for r in rows) + "\n")
-    else:
-        con.print(table(title, columns, rows, n_left=2))
-    for r in results:
-        con.print(f"method: {r.comparison.method}")
-        if r.n_left_out:
-            con.print(f"warning: {clean(f'{r.run_b} vs {r.run_a} / {r.task} / {r.metric}')}: "
-                      f"{r.n_left_out} row(s) not shared by both runs (left out)")
-        for n in r.comparison.notes:
-            con.print(f"note: {clean(n)}")
-    for r, g in zip(results, gates):
-        better = "lower is better" if args.metric in LOWER_IS_BETTER else "higher is better"
-        con.print(f"gate: {clean(r.task)}/{clean(r.metric)}: {g.decision} (m = {g.margin:g}, {better})")
-    if not getattr(args, "quiet", False):
-        for n in notes:
-            sys.stderr.write(f"warning: {clean(n)}\n")
-    if regression:
-        sys.stderr.write("evaladdon: regression shown\n")
-        return 1
-    return 0
+        lo, hi = (c.ci_low, c.ci_high) if metric not in LOWER_IS_BETTER else (-c.ci_high, -c.ci_low)
+        gates.append(regression_gate(lo, hi, m))
+    return gates

@@ -235,3 +235,33 @@ def summarize_table(
 
     return summarize_groups(groups(), labels, level=level, method=method, cluster_method=cluster_method,
                             notes=notes)
+
+
+MISSING_FROM_LOG = "missing from log"  # the error of rows a log declares but does not hold (lm-eval reader)
+
+
+def incomplete_marks(summaries: list[Any], loaded: Any) -> dict[tuple[str, str, str], dict[str, Any]]:
+    """(run, task, metric) -> why the summary is incomplete: its log declares more samples than it
+    holds (Inspect: ``Loaded.incomplete`` by source; lm-eval: rows ``missing from log``)."""
+    table = loaded.table
+
+    def sources(s: Any) -> Any:
+        sel = (table["run"] == s.run) & (table["task"] == s.task) & (table["metric"] == s.metric)
+        return table.loc[sel, "source"].unique()
+
+    return marks_from(summaries, getattr(loaded, "incomplete", {}) or {}, sources)
+
+
+def marks_from(summaries: list[Any], by_source: dict[str, dict[str, Any]],
+               sources: Callable[[Any], Iterable[Any]]) -> dict[tuple[str, str, str], dict[str, Any]]:
+    """:func:`incomplete_marks` given ``sources(summary)``: the sources of the summary's rows, in table order."""
+    marks: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for s in summaries:
+        key = (s.run, s.task, s.metric)
+        if s.dropped.get(MISSING_FROM_LOG):
+            marks[key] = {"missing": int(s.dropped[MISSING_FROM_LOG]), "basis": "results n-samples"}
+        if by_source:
+            for src in sources(s):
+                if str(src) in by_source:
+                    marks[key] = dict(by_source[str(src)], source=str(src))
+    return marks

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import math
 import sys
 from typing import Any
-
 
 from evaladdon.cli.common import add_reporting, emit, gate_refuses_skips, load
 from evaladdon.cli.options import add_inputs, add_output
@@ -15,8 +13,9 @@ from evaladdon.cli.units import describe, parse_effect
 from evaladdon.analysis.results import RunComparison, Skipped
 from evaladdon.errors import EvalAddonError
 from evaladdon.report.text import console, fmt, markdown_table, signed_points, table, terminal_width, warn
-from evaladdon.stats import ADJUST_METHODS, PAIRED_INTERVALS, PAIRED_TESTS, plan
+from evaladdon.stats import ADJUST_METHODS, PAIRED_INTERVALS, PAIRED_TESTS
 from evaladdon.table.scale import bounded_metric
+from evaladdon.analysis.power import mde_and_note, mde_note, minimum_detectable  # noqa: F401 - old place
 
 EXIT_REGRESSION = 1
 
@@ -46,43 +45,6 @@ def add_parser(sub: Any) -> None:
     add_output(p)
     add_reporting(p, gate=True)
     p.set_defaults(run=run)
-
-
-def _mde_and_note(r: RunComparison, power: float, alpha: float) -> tuple[float | None, str | None]:
-    """Paired MDE at this n and, when there is none, why (never omitted silently).
-
-    0/1 single-epoch data without clusters: the exact-McNemar MDE from the observed
-    discordance psi (the test compare runs); otherwise the normal-approximation MDE from the
-    SE used.  For 0/1 single-epoch data an MDE above psi is impossible (|delta| <= psi) and
-    is reported as "no effect of this design is detectable".
-    """
-    c = r.comparison
-    psi = c.discordance.n_discordant / c.n if c.discordance is not None else None
-    if psi == 0:
-        return None, "no MDE: the runs agree on every item (no discordant pairs to estimate the variance from)"
-    try:
-        if c.binary and c.n_clusters is None and psi is not None:
-            p = plan(n=c.n, discordance=psi, power=power, alpha=alpha)
-        elif c.se > 0 and math.isfinite(c.se) and not any("zero-SE" in n for n in c.notes):
-            p = plan(n=c.n, variance=c.se * c.se * c.n, power=power, alpha=alpha)
-        else:
-            return None, "no MDE: the SE of the difference is 0 or undefined"
-    except ValueError as exc:
-        return None, f"no MDE: {exc}"
-    if p.mde is None or (psi is not None and p.mde > psi):
-        return None, (f"no effect of this design is detectable at {power:.0%} power: only {psi:.1%} of items "
-                      "disagree" if psi is not None else p.notes[0] if p.notes else "no MDE")
-    return p.mde, None
-
-
-def minimum_detectable(r: RunComparison, power: float, alpha: float) -> float | None:
-    """Paired MDE at this n (None when nothing is detectable; :func:`mde_note` says why)."""
-    return _mde_and_note(r, power, alpha)[0]
-
-
-def mde_note(r: RunComparison, power: float, alpha: float) -> str | None:
-    """Why :func:`minimum_detectable` gives no number (None when it gives one)."""
-    return _mde_and_note(r, power, alpha)[1]
 
 
 def verdict(r: RunComparison, power: float, bounded: bool = True) -> str:
@@ -228,11 +190,20 @@ def _run(args: argparse.Namespace, grouped: Any, fast: Any = None) -> int:
             raise EvalAddonError(f"--margin {args.margin.text}: the margin is a drop that does not matter; give it >= 0")
     skipped: list[Skipped] = []
     if fast is None and grouped is None and args.metric and _family(args.metric):  # --metric f1_macro, roc_auc, ece, pass@2 ...
+        from evaladdon.analysis.metrics import compare_metric, metric_gates
+        from evaladdon.report.metrics import write_metric_comparison
+        from evaladdon.table import run_labels
         from evaladdon.table.names import choose_pairs_in
-        from evaladdon.analysis.metrics import run_metric_comparison
 
         pairs = choose_pairs_in(df, baseline=args.baseline, all_pairs=args.all_pairs)
-        return run_metric_comparison(df, pairs, args, sys.stdout, loaded.notes)
+        found = compare_metric(df, pairs, args.metric, level=args.level, n_boot=getattr(args, "n_boot", 2000),
+                               seed=args.seed)
+        gates = metric_gates(found, args.metric, args.margin, args.fail_on_regression)
+        regression = args.fail_on_regression and any(g.is_regression for g in gates)
+        write_metric_comparison(found, gates, run_labels(df), args.metric, loaded.notes, sys.stdout,
+                                json=args.json, markdown=args.markdown, quiet=args.quiet,
+                                regression=regression and not args.json)
+        return EXIT_REGRESSION if regression else 0
     try:
         if fast is not None:
             results = fast.compare(args.baseline, args.all_pairs, level=args.level, test=args.test,
@@ -271,7 +242,7 @@ def _run(args: argparse.Namespace, grouped: Any, fast: Any = None) -> int:
                              f"{first['reason']})") from None
     alpha = 1.0 - args.level
     results = [dataclasses.replace(r, mde=m, mde_note=why)
-               for r in results for m, why in [_mde_and_note(r, args.power, alpha)]]
+               for r in results for m, why in [mde_and_note(r, args.power, alpha)]]
     if args.json:
         emit(args, [r.flat() for r in results], loaded, loaded.notes, skipped)
     else:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from evaladdon.cli.common import add_reporting, emit, load
 from evaladdon.cli.options import add_output
-from evaladdon.errors import EvalAddonError, InputError
+from evaladdon.errors import InputError
 from evaladdon.report.text import console, fmt, markdown_table, table
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -58,57 +58,11 @@ def read_labels(path: str, human_col: str | None) -> "pd.Series":
 
 
 def run(args: argparse.Namespace) -> int:
-    import numpy as np
-    import pandas as pd
-
-    from evaladdon.stats import judge_agreement, ppi_mean, rogan_gladen, rogan_gladen_bootstrap
-    from evaladdon.table.usable import usable_rows
-    from evaladdon.table import run_labels
+    from evaladdon.analysis.judge import correct_judge
 
     labels = read_labels(args.labels, args.human_col)
     loaded = load(args)
-    df = loaded.table
-    if args.metric is not None:
-        df = df[df["metric"] == args.metric]
-    results = []
-    names = run_labels(df)
-    for (run, task, metric), group in df.groupby(["run", "task", "metric"], sort=False):
-        where = f"run {run!r}, task {task!r}, metric {metric!r}"
-        good, dropped = usable_rows(group)
-        if good["epoch"].max() > 1:
-            raise EvalAddonError(f"{where}: judge correction needs one verdict per item; this run has epochs")
-        verdicts = pd.Series(good["value"].to_numpy(), index=good["item"].to_numpy())
-        if not np.all(np.isin(verdicts.to_numpy(), [0.0, 1.0])):
-            raise EvalAddonError(f"{where}: judge verdicts must be 0/1")
-        shared = verdicts.index.intersection(labels.index)
-        if len(shared) < 2:
-            raise EvalAddonError(f"{where}: only {len(shared)} labelled item(s) are in this run")
-        try:
-            agr = judge_agreement(verdicts.loc[shared].to_numpy(), labels.loc[shared].to_numpy(), args.level)
-            q, n = float(verdicts.mean()), int(verdicts.size)
-            if args.method == "rogan-gladen":
-                corr = rogan_gladen(q, agr.sensitivity, agr.specificity, n_observed=n, n_pos=agr.n_pos,
-                                    n_neg=agr.n_neg, level=args.level)
-                est, se, lo, hi, notes = corr.estimate, corr.se, corr.ci_low, corr.ci_high, list(corr.notes)
-            elif args.method == "rogan-gladen-bootstrap":
-                corr = rogan_gladen_bootstrap(q, n, agr, level=args.level, seed=args.seed)
-                est, se, lo, hi, notes = corr.estimate, corr.se, corr.ci_low, corr.ci_high, list(corr.notes)
-            else:
-                unlabelled = verdicts.drop(shared)
-                ppi = ppi_mean(labels.loc[shared].to_numpy(), verdicts.loc[shared].to_numpy(),
-                               unlabelled.to_numpy(), tuned=args.method == "ppi++", level=args.level)
-                est, se, lo, hi, notes = ppi.estimate, ppi.se, ppi.ci_low, ppi.ci_high, [f"lambda = {ppi.lam:.3f}"]
-        except ValueError as exc:
-            raise EvalAddonError(f"{where}: {exc}") from None
-        results.append({
-            "run": run, "label": names[str(run)], "task": task, "metric": metric, "method": args.method,
-            "n": n, "n_labelled": agr.n_labelled, "n_pos": agr.n_pos, "n_neg": agr.n_neg,
-            "sensitivity": agr.sensitivity, "sensitivity_ci": [agr.sensitivity_low, agr.sensitivity_high],
-            "specificity": agr.specificity, "specificity_ci": [agr.specificity_low, agr.specificity_high],
-            "agreement": agr.agreement, "kappa": agr.kappa,
-            "observed": q, "corrected": est, "se": se, "ci_low": lo, "ci_high": hi, "level": args.level,
-            "n_dropped": int(sum(dropped.values())), "dropped": dropped, "notes": notes,
-        })
+    results = correct_judge(loaded.table, labels, args.method, metric=args.metric, level=args.level, seed=args.seed)
     dropped_lines = [f"warning: {r['label']} / {r['task']} / {r['metric']}: {r['n_dropped']} row(s) left out ("
                      + ", ".join(f"{v} {k}" for k, v in r["dropped"].items()) + ")" for r in results if r["n_dropped"]]
     note_lines = [f"note: {r['label']} / {r['task']} / {r['metric']}: {n}" for r in results for n in r["notes"]]

@@ -32,7 +32,7 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from evaladdon.cli.compare_cmd import minimum_detectable
+    from evaladdon.analysis.power import minimum_detectable
     from evaladdon.analysis.compare_table import Skipped, compare_table
     from evaladdon.table.names import choose_pairs_in, resolve_run_in
     from evaladdon._util.safe_write import atomic_write_text, check_destination
@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     pref_paths = [p for p in (args.paths or []) if Path(p).is_file() and looks_like_preferences(Path(p))]
     rank_sections = []
     if pref_paths:
-        from evaladdon.cli.rank_cmd import preference_ranking
+        from evaladdon.analysis.rank import preference_ranking
         from evaladdon.report.html import render_rank_section
 
         pr = preference_ranking(pref_paths, level=args.level)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from evaladdon.cli.common import add_reporting, emit, load
 from evaladdon.cli.options import add_inputs, add_output
+from evaladdon.analysis.summarize import MISSING_FROM_LOG, incomplete_marks, marks_from  # noqa: F401 - old place
 from evaladdon.report.text import console, fmt, markdown_table, table
 
 from evaladdon.stats import MEAN_METHODS
@@ -150,36 +151,6 @@ def _store_in_groups(args: argparse.Namespace) -> tuple[list[Any], list[str]] | 
     return summarize_store(str(args.store), getattr(args, "where", None), getattr(args, "cluster", None),
                            args.metric, level=args.level, method=args.method, cluster_method=args.cluster_method,
                            check_metric=check_metric)
-
-
-MISSING_FROM_LOG = "missing from log"  # the error of rows a log declares but does not hold (lm-eval reader)
-
-
-def incomplete_marks(summaries: list[Any], loaded: Any) -> dict[tuple[str, str, str], dict[str, Any]]:
-    """(run, task, metric) -> why the summary is incomplete: its log declares more samples than it
-    holds (Inspect: ``Loaded.incomplete`` by source; lm-eval: rows ``missing from log``)."""
-    table = loaded.table
-
-    def sources(s: Any) -> Any:
-        sel = (table["run"] == s.run) & (table["task"] == s.task) & (table["metric"] == s.metric)
-        return table.loc[sel, "source"].unique()
-
-    return marks_from(summaries, getattr(loaded, "incomplete", {}) or {}, sources)
-
-
-def marks_from(summaries: list[Any], by_source: dict[str, dict[str, Any]],
-               sources: Callable[[Any], Iterable[Any]]) -> dict[tuple[str, str, str], dict[str, Any]]:
-    """:func:`incomplete_marks` given ``sources(summary)``: the sources of the summary's rows, in table order."""
-    marks: dict[tuple[str, str, str], dict[str, Any]] = {}
-    for s in summaries:
-        key = (s.run, s.task, s.metric)
-        if s.dropped.get(MISSING_FROM_LOG):
-            marks[key] = {"missing": int(s.dropped[MISSING_FROM_LOG]), "basis": "results n-samples"}
-        if by_source:
-            for src in sources(s):
-                if str(src) in by_source:
-                    marks[key] = dict(by_source[str(src)], source=str(src))
-    return marks
 
 
 def reported_rows(reported: list[Any]) -> list[list[Any]]:

@@ -532,7 +532,7 @@ def summarize_spilled(args: Any, f: Path, notes: list[str], name_of: dict[Path, 
     from evaladdon._util.gc import no_cyclic_gc
     from evaladdon.adapters.inspect_native import NotNative, read_json_stream
     from evaladdon.adapters.inspect_rows import _notes, incomplete_of
-    from evaladdon.cli.summarize_cmd import marks_from
+    from evaladdon.analysis.summarize import marks_from
     from evaladdon.lean.summarize import LeanResult
     from evaladdon.table.names import labels_of
     from evaladdon.stats.mean_parts import MeanPart, estimate_mean_parts

@@ -351,7 +351,7 @@ def _summarize(args: argparse.Namespace) -> LeanResult:
 
     summaries = summarize_groups(arrays(), labels, level=args.level, method=args.method,
                                  cluster_method=args.cluster_method, notes=notes)
-    from evaladdon.cli.summarize_cmd import marks_from
+    from evaladdon.analysis.summarize import marks_from
 
     marks = marks_from(summaries, incomplete, lambda s: sources_of.get((s.run, s.task, s.metric), []))
     return LeanResult(summaries, loaded, notes, marks)

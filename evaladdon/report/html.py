@@ -146,7 +146,7 @@ def render_rank_section(
     win-rate heatmap), ``position``: its :class:`PositionBias` or None, ``dropped``/``notes``: what
     the preference reader left out and why.  ``rankings``: ``(label, RankingResult, dropped)`` per
     task/metric ranked from per-item scores.  Build them with
-    ``evaladdon.cli.rank_cmd.preference_ranking(paths, ...)`` and ``score_rankings(table, ...)``.
+    ``evaladdon.analysis.rank.preference_ranking(paths, ...)`` and ``score_rankings(table, ...)``.
     """
     import numpy as np
 
