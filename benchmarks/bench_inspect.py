@@ -26,9 +26,9 @@ given no file subtracted) and peak RSS, each also as a ratio to the raw floor of
 ``summarize`` as the log grows (logs of those sizes generated once into ``--rss-dir``, default
 ``--dir``), with the growth per 10,000 samples between the first and the last size, and the
 peak RSS and CPU of the lean ``summarize`` (the CLI on Inspect logs, no pandas:
-:mod:`evaladdon.lean.summarize`) of the ``.json`` and ``.eval`` logs of each size
+:mod:`evaladdon.routes.inspect_columns`) of the ``.json`` and ``.eval`` logs of each size
 (``--lean-only``: only that and the floor), and the same spilled to partitions on disk
-(:mod:`evaladdon.lean.spill`, threshold forced to 0).  ``--tiny-sizes 1000000,2000000`` (with
+(:mod:`evaladdon.routes.inspect_spill`, threshold forced to 0).  ``--tiny-sizes 1000000,2000000`` (with
 ``--rss-only``) compares the lean summarize in memory and spilled on generated logs of that
 many tiny samples (:func:`tiny_log`).
 
@@ -178,12 +178,13 @@ summarize_table(read_runs(PATHS, cluster="passage").table, notes=[])
     "evaladdon summarize (lean)": """
 import contextlib, io
 from evaladdon.cli.main import main
-from evaladdon.lean import spill, summarize as lean
-spill.SPILL_BYTES = spill.MAX_RECORDS = 2**62  # in memory, whatever the size
+from evaladdon.analysis.options import RouteLimits, RoutePolicy
+took = []  # in memory, whatever the size
+policy = RoutePolicy(only="inspect_columns", limits=RouteLimits(spill_bytes=2**62, max_records=2**62), observe=took.append)
 if PATHS:
     with contextlib.redirect_stdout(io.StringIO()):
-        rc = main(["summarize", "--json", "--cluster", "passage", *PATHS])
-    assert rc == 0 and lean.LAST.get("path") == "lean", (rc, lean.LAST)
+        rc = main(["summarize", "--json", "--cluster", "passage", *PATHS], routes=policy)
+    assert rc == 0 and took[0].detail is None, (rc, took)
 else:  # what the lean path imports (the statistics, the CLI, orjson and ijson)
     import evaladdon.cli.summarize_cmd, evaladdon.adapters.inspect_native, evaladdon.stats.mean, ijson
 assert "pandas" not in sys.modules
@@ -191,12 +192,13 @@ assert "pandas" not in sys.modules
     "evaladdon summarize (lean, spilled)": """
 import contextlib, io
 from evaladdon.cli.main import main
-from evaladdon.lean import spill, summarize as lean
-spill.SPILL_BYTES = 0  # spilled to partitions on disk, whatever the size
+from evaladdon.analysis.options import RouteLimits, RoutePolicy
+took = []  # spilled to partitions on disk, whatever the size
+policy = RoutePolicy(only="inspect_columns", limits=RouteLimits(spill_bytes=0), observe=took.append)
 if PATHS:
     with contextlib.redirect_stdout(io.StringIO()):
-        rc = main(["summarize", "--json", "--cluster", "passage", *PATHS])
-    assert rc == 0 and lean.LAST.get("path") == "lean" and spill.RUNS == 1, (rc, lean.LAST)
+        rc = main(["summarize", "--json", "--cluster", "passage", *PATHS], routes=policy)
+    assert rc == 0 and took[0].detail == "spilled", (rc, took)
 else:  # what the lean path imports (the statistics, the CLI, orjson and ijson)
     import evaladdon.cli.summarize_cmd, evaladdon.adapters.inspect_native, evaladdon.stats.mean, ijson
 assert "pandas" not in sys.modules
@@ -204,18 +206,18 @@ assert "pandas" not in sys.modules
     "summarize CLI, table path": """
 import contextlib, io
 from evaladdon.cli.main import main
-from evaladdon.lean import summarize as lean
-lean.ENABLED = False
+from evaladdon.analysis.options import RoutePolicy
 with contextlib.redirect_stdout(io.StringIO()):
-    assert main(["summarize", "--json", *PATHS]) == 0
+    assert main(["summarize", "--json", *PATHS], routes=RoutePolicy(only="table")) == 0
 """,
     "summarize CLI, lean": """
 import contextlib, io
 from evaladdon.cli.main import main
-from evaladdon.lean import summarize as lean
+from evaladdon.analysis.options import RoutePolicy
+took = []
 with contextlib.redirect_stdout(io.StringIO()):
-    assert main(["summarize", "--json", *PATHS]) == 0
-assert lean.LAST.get("path") == "lean"
+    assert main(["summarize", "--json", *PATHS], routes=RoutePolicy(observe=took.append)) == 0
+assert took[0].route == "inspect_columns"
 """,
     "inspect read_eval_log (full)": """
 from inspect_ai.log import read_eval_log

@@ -8,7 +8,7 @@ Builds a synthetic store directly (one Parquet file per run, as `ingest` writes 
 its manifest; with ``--keep DIR`` it is built there once and reused), then times in fresh
 processes, best of N wall time and best of N CPU time (user + sys):
   compare:   `evaladdon compare --store DIR --where "model IN ('ckpt-0010','ckpt-0011')"` (the
-             pandas-free path, `store/fast_compare.py`), and the same by the table path
+             pandas-free route, `routes/store_arrays.py`), and the same by the table path
   summarize: `evaladdon summarize --store DIR --where "model = 'ckpt-0010'"`
   row filter: the same compare with a per-row condition (every file opened, DuckDB prunes)
   many runs: one baseline against 9 and 99 stored checkpoints (`compare --baseline`), once each
@@ -148,8 +148,8 @@ def main() -> None:
         a, b = f"ckpt-{min(10, runs - 2):04d}", f"ckpt-{min(11, runs - 1):04d}"
         w = f"model IN ('{a}', '{b}')"
         show("compare two checkpoints (--where model)", *cli, "compare", "--store", str(store), "--where", w)
-        table_path = ("from evaladdon.cli import compare_cmd; compare_cmd._fast_store = lambda args: None; "
-                      "from evaladdon.cli.main import main; main(['compare', '--store', %r, '--where', %r])")
+        table_path = ("from evaladdon.analysis.options import RoutePolicy; from evaladdon.cli.main import main; "
+                      "main(['compare', '--store', %r, '--where', %r], routes=RoutePolicy(only='table'))")
         show("  the same by the table path (pandas)", "-c", table_path % (str(store), w))
         show("import numpy, duckdb, scipy.special", "-c", "import numpy, duckdb, scipy.special")
         show("summarize one checkpoint", *cli, "summarize", "--store", str(store), "--where", f"model = {a!r}")

@@ -1,4 +1,4 @@
-"""The spilled lean ``summarize`` of a large ``.json`` log (:mod:`evaladdon.lean.spill`)
+"""The spilled lean ``summarize`` of a large ``.json`` log (:mod:`evaladdon.routes.inspect_spill`)
 gives the in-memory lean path's records (floats to 1e-12), notes, exit codes and error
 lines, with the spill threshold forced to zero, K = 2, 4, 16 partitions and batches of one
 partition, of several, and of the whole log (then the very bytes of the in-memory path's
@@ -18,14 +18,14 @@ from typing import Any
 
 import pytest
 
+from evaladdon.analysis.options import RouteLimits, RoutePolicy
 from evaladdon.cli.main import main
-from evaladdon.lean import spill
-from evaladdon.lean import summarize as lean
+from evaladdon.routes import inspect_spill as spill
 
 from closeness import mismatches
 from conftest import REPO
 from test_inspect_batches import _base, _write
-from test_lean_summarize import _edge_json, _run as _lean_run
+from test_lean_summarize import _edge_json
 
 KS = (2, 4, 16)
 BATCHED: list[bool] = []  # per spilled run of budget 30: several batches, one of several partitions
@@ -34,15 +34,47 @@ CONFIGS = ((2, 0), (4, 30), (16, 30), (16, WHOLE))
 """(K partitions, batch budget in records): a partition a batch, a few partitions a batch, one batch."""
 
 
+LIMITS: dict[str, Any] = {}
+"""This test's :class:`RouteLimits` (the fields it sets; the others default)."""
+LAST: dict[str, str] = {}
+"""Which route the last :func:`_main` took: ``{"path": "lean"}`` or ``{"path": "table"}``."""
+SPILLS = [0]
+"""Spilled summaries so far (the ``inspect_columns`` route's outcome says ``spilled``)."""
+
+
+@pytest.fixture(autouse=True)
+def _default_limits() -> Any:
+    LIMITS.clear()
+    yield
+    LIMITS.clear()
+
+
+def _limit(**fields: Any) -> None:
+    LIMITS.update(fields)
+
+
+def _main(argv: list[str]) -> tuple[Any, str, str, dict[str, str]]:
+    """``main(argv)`` with this test's limits: exit code, stdout, stderr, the route taken."""
+    outcomes: list[Any] = []
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            rc: Any = main(argv, routes=RoutePolicy(limits=RouteLimits(**LIMITS), observe=outcomes.append))
+        except SystemExit as exc:
+            rc = exc.code
+    LAST.clear()
+    if outcomes:
+        LAST["path"] = "lean" if outcomes[0].route == "inspect_columns" else "table"
+        SPILLS[0] += outcomes[0].detail == "spilled"
+    return rc, out.getvalue(), err.getvalue(), dict(LAST)
+
+
 def _run(argv: list[str], monkeypatch: pytest.MonkeyPatch, k: int | None,
          budget: int = 0) -> tuple[Any, str, str, dict[str, str]]:
     """``main(argv)``: in memory (``k`` None) or spilled to ``k`` partitions, built in
     batches of up to ``budget`` records (0: one partition a batch)."""
-    monkeypatch.setattr(spill, "SPILL_BYTES", 2**62 if k is None else -1)
-    monkeypatch.setattr(spill, "MAX_RECORDS", 2**62)
-    monkeypatch.setattr(spill, "PARTS", k)
-    monkeypatch.setattr(spill, "BATCH_RECORDS", budget)
-    return _lean_run(argv, True, monkeypatch)
+    _limit(spill_bytes=2**62 if k is None else -1, max_records=2**62, parts=k, batch_records=budget)
+    return _main(argv)
 
 
 def _close(a: Any, b: Any, where: str) -> None:
@@ -57,7 +89,7 @@ def _same_spilled(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> bool:
     spilled = True
     real = spill.batches
     for k, budget in CONFIGS:
-        before = spill.RUNS
+        before = SPILLS[0]
         made: list[list[list[int]]] = []
         monkeypatch.setattr(spill, "batches", lambda *a: made.append(real(*a)) or made[-1])
         got = _run(argv, monkeypatch, k, budget)
@@ -80,7 +112,7 @@ def _same_spilled(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> bool:
             _close(json.loads(got[1]), json.loads(want[1]), f"{argv} K={k}")
         else:
             assert got[1] == want[1], (argv, k)
-        spilled &= spill.RUNS == before + 1
+        spilled &= SPILLS[0] == before + 1
     return spilled
 
 
@@ -126,8 +158,8 @@ def test_crafted_logs_spilled_give_the_same(tmp_path: Path, monkeypatch: pytest.
                  ["summarize", "--json", str(edge), "--method", "bootstrap"]):
         assert not _same_spilled(argv, monkeypatch), argv
     assert sum(BATCHED) >= 5  # (several batches, one of several partitions, in the runs that spilled)
-    # many clusters (here: more than FEW_CLUSTERS = 1): re-routed by cluster, the same output
-    monkeypatch.setattr(spill, "FEW_CLUSTERS", 1)
+    # many clusters (here: more than few_clusters = 1): re-routed by cluster, the same output
+    _limit(few_clusters=1)
     assert _same_spilled(["summarize", "--json", str(edge), "--cluster", "grp"], monkeypatch)
     assert _same_spilled(["summarize", "--json", str(edge), "--level", "0.9", "--method", "t",
                           "--cluster-method", "cr1", "--cluster", "grp"], monkeypatch)
@@ -183,43 +215,40 @@ def test_an_item_in_two_clusters_and_an_incomplete_log(tmp_path: Path, monkeypat
 
 def test_small_logs_take_the_in_memory_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     edge = _edge_json(tmp_path)
-    monkeypatch.setattr(spill, "SPILL_BYTES", edge.stat().st_size)  # not above: not spilled
-    before = spill.RUNS
-    assert main(["summarize", "--json", str(edge)]) in (0, None)
-    assert spill.RUNS == before and lean.LAST.get("path") == "lean"
+    _limit(spill_bytes=edge.stat().st_size)  # not above: not spilled
+    before = SPILLS[0]
+    assert _main(["summarize", "--json", str(edge)])[0] in (0, None)
+    assert SPILLS[0] == before and LAST.get("path") == "lean"
 
 
 def test_a_small_log_of_many_records_is_spilled_after_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Below SPILL_BYTES, a lone .json log with more than MAX_RECORDS records is read again
-    spilled (the same output); at MAX_RECORDS, or as one of several inputs, it is not."""
+    """Below ``spill_bytes``, a lone .json log with more than ``max_records`` records is read again
+    spilled (the same output); at ``max_records``, or as one of several inputs, it is not."""
     edge = _edge_json(tmp_path)
     n = len(json.loads(edge.read_text())["samples"])
     for argv in (["summarize", "--json", str(edge)], ["summarize", "--json", str(edge), "--cluster", "grp"],
                  ["summarize", f"mine={edge}", "--markdown"]):
         want = _run(argv, monkeypatch, None)
         for cap, spilled in ((n - 1, True), (n, False), (0, True)):
-            monkeypatch.setattr(spill, "MAX_RECORDS", cap)
-            monkeypatch.setattr(spill, "SPILL_BYTES", 2**62)
-            before = spill.RUNS
-            lean.LAST.clear()
-            out = io.StringIO()
-            with contextlib.redirect_stdout(out):
-                rc = main(argv)
-            assert (rc or 0, lean.LAST) == (want[0] or 0, {"path": "lean"}), argv
-            assert spill.RUNS == before + spilled, (argv, cap)
+            _limit(max_records=cap)
+            _limit(spill_bytes=2**62)
+            before = SPILLS[0]
+            rc, out, _, took = _main(argv)
+            assert (rc or 0, took) == (want[0] or 0, {"path": "lean"}), argv
+            assert SPILLS[0] == before + spilled, (argv, cap)
             if argv[1] == "--json":
-                _close(json.loads(out.getvalue()), json.loads(want[1]), f"{argv} cap={cap}")
+                _close(json.loads(out), json.loads(want[1]), f"{argv} cap={cap}")
             else:
-                assert out.getvalue() == want[1]
+                assert out == want[1]
     other = _edge_json(tmp_path / "b") if (tmp_path / "b").mkdir() is None else None
-    monkeypatch.setattr(spill, "MAX_RECORDS", 0)
-    before = spill.RUNS
-    assert main(["summarize", "--json", str(edge), str(other)]) in (0, None)
-    assert spill.RUNS == before and lean.LAST.get("path") == "lean"
+    _limit(max_records=0)
+    before = SPILLS[0]
+    assert _main(["summarize", "--json", str(edge), str(other)])[0] in (0, None)
+    assert SPILLS[0] == before and LAST.get("path") == "lean"
     # the bootstrap resamples all values at once: in memory, above both bounds
-    monkeypatch.setattr(spill, "SPILL_BYTES", -1)
-    assert main(["summarize", "--json", str(edge), "--method", "bootstrap"]) in (0, None)
-    assert spill.RUNS == before and lean.LAST.get("path") == "lean"
+    _limit(spill_bytes=-1)
+    assert _main(["summarize", "--json", str(edge), "--method", "bootstrap"])[0] in (0, None)
+    assert SPILLS[0] == before and LAST.get("path") == "lean"
 
 
 def test_the_temporary_directory_goes_also_on_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -259,7 +288,7 @@ def test_the_temporary_directory_goes_also_on_errors(tmp_path: Path, monkeypatch
 def test_partitions_keep_items_and_clusters_whole(tmp_path: Path) -> None:
     """Every record of an id lands in one partition; with a cluster field re-routed (many
     clusters: :func:`spill.reroute`), every record of a cluster, each file in sequence order;
-    the router counts the distinct labels up to FEW_CLUSTERS; an id in two clusters refused."""
+    the router counts the distinct labels up to few_clusters; an id in two clusters refused."""
     from evaladdon.adapters.inspect_rows import SampleRecord, Score
 
     recs = [SampleRecord(f"id{i % 37}", i // 37 + 1, {"m": Score(float(i % 2), None, None)},
@@ -287,12 +316,10 @@ def test_partitions_keep_items_and_clusters_whole(tmp_path: Path) -> None:
             assert sorted(t[0] for t in back) == list(range(len(recs)))  # each record once, with its sequence
             assert sum(router.counts) == len(recs)
             assert len(set(where.values())) > 1  # (spread over more than one partition)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(spill, "FEW_CLUSTERS", 4)
-        router = spill.Router(tmp_path, 4, "a.c")
-        for r in recs:
-            router.add(r)
-        assert router.labels is None  # (5 labels: more than FEW_CLUSTERS)
+    router = spill.Router(tmp_path, 4, "a.c", few_clusters=4)
+    for r in recs:
+        router.add(r)
+    assert router.labels is None  # (5 labels: more than few_clusters)
     two = [SampleRecord("x", e, None, {"a": {"c": f"c{e}"}}, False, None, None, None) for e in (1, 2)]
     root = tmp_path / "two"
     root.mkdir()
@@ -315,11 +342,15 @@ def test_partitions_keep_items_and_clusters_whole(tmp_path: Path) -> None:
     assert spill.batches(counts, 100, 3) == [[0, 2, 3], [4, 5, 7], [8, 9]]
     import resource
 
-    for soft, want in ((100, 50), (10**6, spill.MERGE_FILES), (resource.RLIM_INFINITY, spill.MERGE_FILES)):
+    most = RouteLimits.merge_files
+    for soft, want in ((100, 50), (10**6, most), (resource.RLIM_INFINITY, most)):
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(resource, "getrlimit", lambda _, soft=soft: (soft, soft))
-            assert spill.merge_files() == want  # (half the soft limit of open files, at most MERGE_FILES)
-    assert [spill.n_parts(n) for n in (0, spill.PART_BYTES * 3, spill.PART_BYTES * 10**6)] == [2, 4, spill.MAX_PARTS]
+            assert spill.merge_files() == want  # (half the soft limit of open files, at most merge_files)
+            assert spill.merge_files(20) == min(20, want)
+    limits, size = RouteLimits(), RouteLimits.part_bytes
+    assert [spill.n_parts(n, limits) for n in (0, size * 3, size * 10**6)] == [2, 4, spill.MAX_PARTS]
+    assert spill.n_parts(size * 3, RouteLimits(parts=16)) == 16
 
 
 def _tiny_log(path: Path, n: int, uuid_ids: bool = False) -> Path:
@@ -343,10 +374,9 @@ _RSS = """
 import sys
 def hwm():
     return int([l for l in open("/proc/self/status") if l.startswith("VmHWM")][0].split()[1])
-from evaladdon.lean import spill
-spill.SPILL_BYTES = int(sys.argv[1])
-spill.MAX_RECORDS = 2**62 if spill.SPILL_BYTES else 0
-spill.BATCH_RECORDS = int(sys.argv[2])
+from evaladdon.analysis.options import RouteLimits, RoutePolicy
+spill_bytes = int(sys.argv[1])
+limits = RouteLimits(spill_bytes=spill_bytes, max_records=2**62 if spill_bytes else 0, batch_records=int(sys.argv[2]))
 import evaladdon.stats.mean_parts as mean_parts
 import evaladdon.analysis.summarize as summary
 read = []
@@ -358,7 +388,7 @@ for mod, name in ((summary, "summarize_groups"), (mean_parts, "estimate_mean_par
         return real(*a, **k)
     setattr(mod, name, first)
 from evaladdon.cli.main import main
-rc = main(["summarize", "--json", *sys.argv[3:]])
+rc = main(["summarize", "--json", *sys.argv[3:]], routes=RoutePolicy(limits=limits))
 print("PEAK", read[0], hwm(), file=sys.stderr)
 sys.exit(rc or 0)
 """
@@ -403,28 +433,27 @@ def test_lopsided_clusters_are_read_in_memory(tmp_path: Path, monkeypatch: pytes
     log.write_text(text)
     argv = ["summarize", "--json", str(log), "--cluster", "passage"]
     want = _run(argv, monkeypatch, None)
-    assert lean.LAST.get("path") == "lean" and want[0] in (0, None)
-    assert spill.lopsided([300, 100]) is False  # (the default bound: far above these counts)
-    monkeypatch.setattr(spill, "FEW_CLUSTERS", 1)  # (few clusters are spilled by id: test below; here re-routed)
+    assert LAST.get("path") == "lean" and want[0] in (0, None)
+    assert spill.lopsided([300, 100], RouteLimits.lopsided_records) is False  # (the default bound: far above these counts)
+    _limit(few_clusters=1)  # (few clusters are spilled by id: test below; here re-routed)
     for bound, spilled in ((2**62, True), (50, False)):
-        monkeypatch.setattr(spill, "LOPSIDED_RECORDS", bound)
-        before = spill.RUNS
+        _limit(lopsided_records=bound)
+        before = SPILLS[0]
         got = _run(argv, monkeypatch, 4, 30)
-        assert spill.RUNS == before + spilled, bound
+        assert SPILLS[0] == before + spilled, bound
         assert got[0] == want[0] and got[2] == want[2] and got[3] == {"path": "lean"}
         if spilled:
             _close(json.loads(got[1]), json.loads(want[1]), "spilled")
         else:
             assert got[1] == want[1]
-    monkeypatch.setattr(spill, "LOPSIDED_RECORDS", 50)
-    assert spill.lopsided([51, 51, 51, 51]) is False and spill.lopsided([51, 51, 51, 52]) is True
-    assert spill.lopsided([50, 1]) is False
+    assert spill.lopsided([51, 51, 51, 51], 50) is False and spill.lopsided([51, 51, 51, 52], 50) is True
+    assert spill.lopsided([50, 1], 50) is False
 
 
 def test_few_large_clusters_are_spilled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """With --cluster on a field of 2 or 3 values, the log is spilled by id in several batches
     (clusters spanning batches: global cluster codes) and gives the in-memory output (floats to
-    1e-12), however lopsided; with FEW_CLUSTERS below the number of labels it is re-routed by
+    1e-12), however lopsided; with few_clusters below the number of labels it is re-routed by
     cluster, and gives the same."""
     log = _tiny_log(tmp_path / "few.json", 400)
     text = log.read_text()
@@ -433,7 +462,7 @@ def test_few_large_clusters_are_spilled(tmp_path: Path, monkeypatch: pytest.Monk
     log.write_text(text)
     two = tmp_path / "two.json"
     two.write_text(text.replace('"passage": "p2"', '"passage": "p0"'))
-    monkeypatch.setattr(spill, "LOPSIDED_RECORDS", 50)  # (a low bound: still spilled)
+    _limit(lopsided_records=50)  # (a low bound: still spilled)
     real = spill.batches
     made: list[list[list[int]]] = []
     monkeypatch.setattr(spill, "batches", lambda *a: made.append(real(*a)) or made[-1])
@@ -443,21 +472,20 @@ def test_few_large_clusters_are_spilled(tmp_path: Path, monkeypatch: pytest.Monk
                      ["summarize", str(f), "--cluster", "passage", "--markdown"]):
             want = _run(argv, monkeypatch, None)
             assert want[3] == {"path": "lean"} and want[0] in (0, None)
-            for few, k, budget in ((spill.FEW_CLUSTERS, 4, 30), (spill.FEW_CLUSTERS, 16, 0), (n_labels, 2, 30),
+            for few, k, budget in ((RouteLimits.few_clusters, 4, 30), (RouteLimits.few_clusters, 16, 0), (n_labels, 2, 30),
                                    (n_labels - 1, 16, 30)):
-                monkeypatch.setattr(spill, "FEW_CLUSTERS", few)
-                monkeypatch.setattr(spill, "LOPSIDED_RECORDS", 50 if few >= n_labels else 2**62)
-                before = spill.RUNS
+                _limit(few_clusters=few)
+                _limit(lopsided_records=50 if few >= n_labels else 2**62)
+                before = SPILLS[0]
                 made.clear()
                 got = _run(argv, monkeypatch, k, budget)
-                assert spill.RUNS == before + 1, (argv, few, k)  # spilled, not read in memory
+                assert SPILLS[0] == before + 1, (argv, few, k)  # spilled, not read in memory
                 assert len(made[0]) > 1  # (several batches: clusters across parts)
                 assert got[0] == want[0] and got[2] == want[2] and got[3] == {"path": "lean"}
                 if argv[1] == "--json":
                     _close(json.loads(got[1]), json.loads(want[1]), f"{argv} few={few} K={k}")
                 else:
                     assert got[1] == want[1], (argv, few, k)
-    monkeypatch.setattr(spill, "FEW_CLUSTERS", 50_000)
 
 
 def test_an_item_in_two_clusters_rerouted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -468,8 +496,8 @@ def test_an_item_in_two_clusters_rerouted(tmp_path: Path, monkeypatch: pytest.Mo
     want = _run(argv, monkeypatch, None)
     assert want[0] == 2 and "an item lies in two clusters" in want[2]
     for few in (50_000, 1):
-        monkeypatch.setattr(spill, "FEW_CLUSTERS", few)
+        _limit(few_clusters=few)
         for k, budget in ((4, 30), (2, WHOLE)):
-            before = spill.RUNS
+            before = SPILLS[0]
             got = _run(argv, monkeypatch, k, budget)
-            assert got[:3] == want[:3] and spill.RUNS == before, (few, k)
+            assert got[:3] == want[:3] and SPILLS[0] == before, (few, k)

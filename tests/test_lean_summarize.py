@@ -23,8 +23,8 @@ from evaladdon.adapters import sniff
 from evaladdon.adapters.guard import read_member
 from evaladdon.adapters.inspect_log import read_inspect_log
 from evaladdon.adapters.scores import NeedsStringKernels, coerce_scores, coerce_values
+from evaladdon.analysis.options import RoutePolicy
 from evaladdon.cli.main import main
-from evaladdon.lean import summarize as lean
 from evaladdon.table.usable import count_reasons
 
 from conftest import REPO
@@ -34,15 +34,22 @@ SAMPLE = REPO / "sample_logs" / "inspect"
 
 
 def _run(argv: list[str], use_lean: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, str, str, dict[str, str]]:
-    monkeypatch.setattr(lean, "ENABLED", use_lean)
-    lean.LAST.clear()
+    """Exit code, stdout, stderr and which route ran (``{"path": "lean"}``, or ``"table"`` and why)
+    of ``argv``: with every route, or without the Inspect columns route (the table's answer)."""
+    outcomes: list[Any] = []
+    policy = RoutePolicy(observe=outcomes.append) if use_lean else RoutePolicy(exclude=frozenset({"inspect_columns"}))
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
-            rc: Any = main(argv)
+            rc: Any = main(argv, routes=policy)
         except SystemExit as exc:
             rc = exc.code
-    return rc, out.getvalue(), err.getvalue(), dict(lean.LAST)
+    took: dict[str, str] = {}
+    if outcomes and outcomes[0].route == "inspect_columns":
+        took = {"path": "lean"}
+    elif outcomes:
+        took = {"path": "table", "why": "; ".join(why for _, why in outcomes[0].declined)}
+    return rc, out.getvalue(), err.getvalue(), took
 
 
 def _same(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> tuple[bool, str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -37,8 +38,8 @@ def synthetic(path: Path, model: str, seed: int, n_items: int = 60, epochs: int 
     return path
 
 
-def cli(*args: str) -> int:
-    return main([str(a) for a in args])
+def cli(*args: str, routes: Any = None) -> int:
+    return main([str(a) for a in args], routes=routes)
 
 
 # -- the one value converter (12.12) ---------------------------------------------------------
@@ -236,7 +237,7 @@ def test_store_usage_errors(tmp_path: Path, capsys) -> None:
 def test_dask_two_workers_equal_the_single_machine_path(tmp_path: Path) -> None:
     pytest.importorskip("distributed")
     from evaladdon.analysis.compare_table import choose_pairs, compare_table
-    from evaladdon.engine.dask_engine import dask_client, reduce_store, submitter
+    from evaladdon.routes.dask import dask_client, reduce_store, submitter
     from evaladdon.store import ingest
     from evaladdon.store.query import load_store
 
@@ -342,11 +343,12 @@ def test_whole_files_read_from_parquet_equal_the_query(tmp_path: Path, monkeypat
 
 def test_summarize_a_large_selection_group_by_group(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
-    """A store selection larger than chunks.MAX_ROWS rows is summarized a group of logs at a
-    time: the JSON and text output equal reading it at once (forced by a tiny MAX_ROWS), with
+    """A store selection larger than ``RouteLimits.store_group_rows`` rows is summarized a group of
+    logs at a time: the JSON and text output equal reading it at once (forced by a tiny limit), with
     --metric, --cluster, a run-level --where, labels over all runs and the store's notes; a
     per-row --where, or one run in two logs, is read at once."""
-    from evaladdon.store import chunks, ingest
+    from evaladdon.analysis.options import RouteLimits, RoutePolicy
+    from evaladdon.store import ingest
 
     logs = tmp_path / "logs"
     logs.mkdir()
@@ -355,32 +357,25 @@ def test_summarize_a_large_selection_group_by_group(tmp_path: Path, monkeypatch:
     store = tmp_path / "store"
     assert ingest([logs], store, workers=1).stored == 5
 
-    def out(*args: str) -> tuple[int, str, str]:
-        code = cli("summarize", "--store", store, *args)
+    calls: list[bool] = []
+
+    def out(*args: str, max_rows: int) -> tuple[int, str, str]:
+        outcomes: list[Any] = []
+        policy = RoutePolicy(limits=RouteLimits(store_group_rows=max_rows), observe=outcomes.append)
+        code = cli("summarize", "--store", store, *args, routes=policy)
+        calls.append(bool(outcomes) and outcomes[0].route == "store_groups")
         got = capsys.readouterr()
         return code, got.out, got.err
 
-    calls: list[int] = []
-    real = chunks.summarize_store
-
-    def counting(*a: object, **k: object) -> object:
-        res = real(*a, **k)
-        calls.append(res is not None)
-        return res
-
-    monkeypatch.setattr(chunks, "summarize_store", counting)
     for args in ((), ("--json",), ("--where", "model IN ('model-1', 'model-3', 'model-4')", "--json"),
                  ("--cluster", "passage", "--json"), ("--metric", "score", "--json"), ("--metric", "f1_macro"),
                  ("--metric", "scor",)):
-        monkeypatch.setattr(chunks, "MAX_ROWS", 10**9)
-        at_once = out(*args)
-        monkeypatch.setattr(chunks, "MAX_ROWS", 70)  # one or two logs a group
-        assert out(*args) == at_once, args
+        at_once = out(*args, max_rows=10**9)
+        assert out(*args, max_rows=70) == at_once, args  # one or two logs a group
         if at_once[0] == 0:
             assert calls[-2:] == [False, True], args
     assert at_once[0] == 2 and "no rows with metric 'scor'" in at_once[2]  # the same one-line error
-    monkeypatch.setattr(chunks, "MAX_ROWS", 70)
-    out("--where", "value >= 0.5", "--json")  # a per-row term: read at once
+    out("--where", "value >= 0.5", "--json", max_rows=70)  # a per-row term: read at once
     assert calls[-1] is False
 
 

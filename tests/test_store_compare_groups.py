@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -41,29 +42,19 @@ def store(tmp_path: Path) -> Path:
 
 def _outputs(store: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
              args: tuple[str, ...]) -> tuple[tuple[int, str, str], tuple[int, str, str], list[bool]]:
-    """(at once, in groups of one or two logs, whether each run took the grouped path); the
-    pandas-free path, which takes small selections first, is turned off."""
-    from evaladdon.cli import compare_cmd
-    from evaladdon.store import chunks, compare_groups
+    """(at once, in groups of one or two logs, whether each run took the grouped route, its
+    answer or its error); the pandas-free route, which takes small selections first, is excluded."""
+    from evaladdon.analysis.options import RouteLimits, RoutePolicy
 
-    monkeypatch.setattr(compare_cmd, "_fast_store", lambda args: None)
-
-    taken: list[bool] = []
-    real = compare_groups.grouped_store
-
-    def counting(*a: object, **k: object) -> object:
-        res = real(*a, **k)
-        taken.append(res is not None)
-        return res
-
-    monkeypatch.setattr(compare_groups, "grouped_store", counting)
+    outcomes: list[Any] = []
     results = []
     for max_rows in (10**9, 170):
-        monkeypatch.setattr(chunks, "MAX_ROWS", max_rows)
-        code = main(["compare", "--store", str(store), *args])
+        policy = RoutePolicy(exclude=frozenset({"store_arrays"}), limits=RouteLimits(store_group_rows=max_rows),
+                             observe=outcomes.append)
+        code = main(["compare", "--store", str(store), *args], routes=policy)
         got = capsys.readouterr()
         results.append((code, got.out, got.err))
-    return results[0], results[1], taken
+    return results[0], results[1], [o.route == "store_groups" for o in outcomes]
 
 
 @pytest.mark.parametrize("args", [
@@ -84,8 +75,8 @@ def test_grouped_compare_equals_reading_at_once(store: Path, monkeypatch: pytest
     at_once, grouped, taken = _outputs(store, monkeypatch, capsys, args)
     assert grouped == at_once
     # the first read at once (one group), the second group by group (a wrong --metric is refused
-    # while deciding, with the same one-line error)
-    assert taken == ([False] if args[-1] == "scor" else [False, True])
+    # by the grouped route while deciding, with the same one-line error)
+    assert taken == [False, True]
     if at_once[0] == 0 and "--json" in args:
         records = json.loads(at_once[1])["results"]
         assert len(records) >= 4 and len({r["run_b"] for r in records}) == len(records)
@@ -94,7 +85,8 @@ def test_grouped_compare_equals_reading_at_once(store: Path, monkeypatch: pytest
 def test_grouped_compare_reads_a_group_at_a_time(store: Path, monkeypatch: pytest.MonkeyPatch,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     """Never more than the baseline's log and one group's logs are read at once."""
-    from evaladdon.store import chunks, query
+    from evaladdon.analysis.options import RouteLimits, RoutePolicy
+    from evaladdon.store import query
 
     widest: list[int] = []
     real = query.load_selection
@@ -103,10 +95,9 @@ def test_grouped_compare_reads_a_group_at_a_time(store: Path, monkeypatch: pytes
         widest.append(len(files))
         return real(sel, files, cluster)
 
-    monkeypatch.setattr("evaladdon.store.compare_groups.load_selection", spy)
-    monkeypatch.setattr("evaladdon.cli.compare_cmd._fast_store", lambda args: None)
-    monkeypatch.setattr(chunks, "MAX_ROWS", 170)  # two logs of ~85 rows a group
-    assert main(["compare", "--store", str(store), "--baseline", "model-0", "--json"]) == 0
+    monkeypatch.setattr("evaladdon.routes.store_groups.load_selection", spy)
+    policy = RoutePolicy(exclude=frozenset({"store_arrays"}), limits=RouteLimits(store_group_rows=170))  # ~85 rows a log
+    assert main(["compare", "--store", str(store), "--baseline", "model-0", "--json"], routes=policy) == 0
     capsys.readouterr()
     assert widest and max(widest) <= 2 and len(widest) >= 4
 
@@ -115,8 +106,6 @@ def test_a_manifest_that_disagrees_with_the_rows_reads_at_once(store: Path, monk
                                                                capsys: pytest.CaptureFixture[str]) -> None:
     """A manifest whose combinations do not describe the stored rows (here: a source renamed in
     the manifest only) is caught on the first group read, and the selection is read at once."""
-    from evaladdon.store import chunks
-
     path = store / "manifest.json"
     manifest = json.loads(path.read_text())
     first = next(iter(manifest["files"].values()))
@@ -124,10 +113,9 @@ def test_a_manifest_that_disagrees_with_the_rows_reads_at_once(store: Path, monk
     path.write_text(json.dumps(manifest))
     at_once, grouped, _ = _outputs(store, monkeypatch, capsys, ("--baseline", "model-2", "--json"))
     assert grouped == at_once and at_once[0] == 0
-    monkeypatch.setattr(chunks, "MAX_ROWS", 170)
-    from evaladdon.store import compare_groups
+    from evaladdon.routes import store_groups as compare_groups
 
-    gs = compare_groups.grouped_store(str(store), None, None, None, "model-2", lambda df, m: None)
+    gs = compare_groups.grouped_store(str(store), None, None, None, "model-2", lambda df, m: None, max_rows=170)
     assert gs is not None
     with pytest.raises(compare_groups.ManifestMismatch):
         compare_groups.compare_store(gs, "model-2", level=0.95, test="auto", interval="auto", cluster_method="cr2",

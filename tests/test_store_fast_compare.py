@@ -1,4 +1,4 @@
-"""``compare --store`` without pandas (evaladdon.store.fast_compare): the same output as the
+"""``compare --store`` without pandas (the store_arrays route, evaladdon.routes.store_arrays): the same output as the
 table path, in text, markdown and JSON, on sample logs, synthetic one-epoch logs and the real
 logs in ../shared; declined (table path) where it cannot be sure; pandas never imported."""
 
@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -59,28 +60,16 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _both(store: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
           args: tuple[str, ...]) -> tuple[tuple[int, str, str], tuple[int, str, str], bool]:
-    """(table path, fast path, whether the fast path answered)."""
-    from evaladdon.cli import compare_cmd
+    """(table route, all routes, whether the store_arrays route answered or gave the error)."""
+    from evaladdon.analysis.options import RoutePolicy
 
-    real = compare_cmd._fast_store
-    answered: list[bool] = []
-
-    def spy(a: object) -> object:
-        try:
-            res = real(a)
-        except Exception:  # the fast path's own one-line error (e.g. a wrong --metric)
-            answered.append(True)
-            raise
-        answered.append(res is not None)
-        return res
-
+    outcomes: list[Any] = []
     out = []
-    for fast in (lambda a: None, spy):
-        monkeypatch.setattr(compare_cmd, "_fast_store", fast)
-        code = main(["compare", "--store", str(store), *args])
+    for policy in (RoutePolicy(exclude=frozenset({"store_arrays"})), RoutePolicy(observe=outcomes.append)):
+        code = main(["compare", "--store", str(store), *args], routes=policy)
         got = capsys.readouterr()
         out.append((code, got.out, got.err))
-    return out[0], out[1], bool(answered and answered[0])
+    return out[0], out[1], bool(outcomes and outcomes[0].route == "store_arrays")
 
 
 CASES = [

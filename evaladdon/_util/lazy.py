@@ -1,6 +1,6 @@
 """A module imported on first use (``pd = lazy_module("pandas")``).
 
-Modules on the way to the pandas-free summarize (:mod:`evaladdon.lean`) -- the adapters'
+Modules on the way to the pandas-free summarize (:mod:`evaladdon.routes`) -- the adapters'
 package, whose ``sniff`` picks a reader for every input -- use pandas only inside functions
 of other readers; a module-level ``import pandas`` would cost ~1 s and ~50 MB before
 anything is read.  ``lazy_module`` keeps their one ``pd`` name: nothing is imported until an

@@ -19,7 +19,7 @@ literals in a streamed JSON log) raises :class:`NotNative`, and the caller falls
 Inspect's own reader.  Records come out in the shape of :mod:`evaladdon.adapters.inspect_rows`.
 
 Given a :class:`~evaladdon.adapters.inspect_rows.Collector` (``records=``, the lean summarize
-of :mod:`evaladdon.lean`), the records go into it as they are read: an ``.eval``'s directory is
+of :mod:`evaladdon.routes`), the records go into it as they are read: an ``.eval``'s directory is
 scanned without a ``ZipInfo`` per sample member (:mod:`evaladdon.adapters.zipdir`), a large
 ``summaries.json`` is streamed with ijson (zstd decompressed from the file a block at a time),
 and the sample members no summary lists are found by binary search on their names, so

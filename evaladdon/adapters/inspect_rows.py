@@ -311,7 +311,7 @@ class Collector:
     unscored rows, the order of score names and metadata columns), giving the table the
     one-pass row builder gave, whatever the batch size (``tests/test_inspect_native.py``).
 
-    ``lean=True`` (the pandas-free summarize, :mod:`evaladdon.lean.summarize`): numbers and
+    ``lean=True`` (the pandas-free summarize, :mod:`evaladdon.routes.inspect_columns`): numbers and
     codes only, grown into one set of columns (:mod:`evaladdon.adapters.inspect_lean`: ids as
     :func:`label_bytes`, small integers at their narrowest width, repeated texts as codes),
     and :func:`build_part` applies the same rules to them, giving a ``LeanPart``.

@@ -26,7 +26,7 @@ converted by pyarrow compute kernels (RE2 regular expressions, casts) when pyarr
 installed, else by pandas' vectorised string methods.
 
 :func:`coerce_values` is the same rule for a batch of logged values without pandas or
-pyarrow (the lean summarize of Inspect logs, :mod:`evaladdon.lean`): numbers as numpy
+pyarrow (the lean summarize of Inspect logs, :mod:`evaladdon.routes`): numbers as numpy
 arrays, ASCII strings by Python's ``re`` and ``float`` (which agree with the arrow kernels
 on ASCII input: same white space, same pattern, correctly rounded casts), and
 :class:`NeedsStringKernels` for a non-ASCII string (Unicode white space and case mapping

@@ -2,7 +2,7 @@
 
 ``zipfile.ZipFile`` builds a ``ZipInfo`` object for every member when it opens an archive:
 ~640 bytes each, so a 200,000-sample ``.eval`` (a ``samples/*.json`` member per sample)
-costs ~130 MB before anything is read.  The lean summarize (:mod:`evaladdon.lean`) reads
+costs ~130 MB before anything is read.  The lean summarize (:mod:`evaladdon.routes`) reads
 only ``header.json``, ``summaries.json`` and the journal, and needs of the sample members
 only their names; :func:`scan` walks the central directory once and keeps a ``ZipInfo`` for the other members and the sample members'
 names as one fixed-width bytes array; the directory is read a megabyte at a time.  :class:`Archive` opens the kept members the way

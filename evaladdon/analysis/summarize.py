@@ -3,7 +3,7 @@
 The per-group work (usable rows and the others counted by reason, ``estimate_mean`` on item
 and cluster codes, notes, :class:`GroupSummary`) runs on numpy arrays
 (:func:`summarize_groups`), so the table path (:func:`summarize_table`) and the pandas-free
-summarize of Inspect logs (:mod:`evaladdon.lean.summarize`) share it; pandas is imported
+summarize of Inspect logs (:mod:`evaladdon.routes.inspect_columns`) share it; pandas is imported
 only by the functions that take a DataFrame.
 """
 
@@ -152,7 +152,7 @@ def summarize_group(run: Any, task: Any, model: Any, metric_name: Any, dropped: 
     rows left out by reason (``dropped``, as :func:`count_reasons` orders them), the usable
     rows and how many of them have a cluster, and ``estimate(clustered)`` giving the
     :class:`MeanEstimate` of the usable rows.  ``None``: no scored row (a note, or an error
-    when ``notes`` is None).  Shared by the in-memory and the spilled (:mod:`evaladdon.lean.spill`)
+    when ``notes`` is None).  Shared by the in-memory and the spilled (:mod:`evaladdon.routes.inspect_spill`)
     summarize."""
     where = f"run {run!r}, task {task!r}, metric {metric_name!r}"
     if n_good == 0:

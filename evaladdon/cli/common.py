@@ -16,7 +16,6 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
-from evaladdon.errors import EvalAddonError
 from evaladdon.table.checks import check_metric, check_metric_name, closest, cluster_fields  # noqa: F401 - old place
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -33,25 +32,12 @@ def add_reporting(p: argparse.ArgumentParser, gate: bool = False) -> None:
 
 
 def load(args: argparse.Namespace) -> "Loaded":
-    """:func:`evaladdon.cli.options.load_runs`, with a wrong ``--cluster`` answered helpfully."""
-    from evaladdon.cli.options import load_runs
+    """:func:`evaladdon.routes.table.load` of the command's inputs (a wrong ``--cluster``
+    answered with the fields that exist, a ``--metric`` no row has refused)."""
+    from evaladdon.cli.options import input_options
+    from evaladdon.routes.table import load as load_inputs
 
-    cluster = getattr(args, "cluster", None)
-    try:
-        loaded = load_runs(args)
-    except EvalAddonError as exc:
-        if cluster is None or f"{cluster!r}" not in str(exc) or "did you mean" in str(exc):
-            raise
-        try:  # read again without clustering to list the fields that exist
-            plain = argparse.Namespace(**{**vars(args), "cluster": None})
-            fields = cluster_fields(load_runs(plain).table)
-        except EvalAddonError:
-            raise exc from None
-        if not fields:
-            raise
-        raise EvalAddonError(f"{exc}{closest(cluster, fields)}") from None
-    check_metric(loaded.table, getattr(args, "metric", None))
-    return loaded
+    return load_inputs(input_options(args))
 
 
 def skipped_records(loaded: "Loaded", comparisons: Sequence[Any] = ()) -> list[dict[str, Any]]:

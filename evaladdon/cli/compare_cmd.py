@@ -7,14 +7,12 @@ import dataclasses
 import sys
 from typing import Any
 
-from evaladdon.cli.common import add_reporting, emit, gate_refuses_skips, load
+from evaladdon.cli.common import add_reporting, emit, gate_refuses_skips
 from evaladdon.cli.options import add_inputs, add_output
 from evaladdon.cli.units import describe, parse_effect
-from evaladdon.analysis.results import RunComparison, Skipped
-from evaladdon.errors import EvalAddonError
+from evaladdon.analysis.results import RunComparison
 from evaladdon.report.text import console, fmt, markdown_table, signed_points, table, terminal_width, warn
 from evaladdon.stats import ADJUST_METHODS, PAIRED_INTERVALS, PAIRED_TESTS
-from evaladdon.table.scale import bounded_metric
 from evaladdon.analysis.power import mde_and_note, mde_note, minimum_detectable  # noqa: F401 - old place
 
 EXIT_REGRESSION = 1
@@ -147,148 +145,33 @@ def render(
         warn(extra)
 
 
-def _family(metric: str) -> str | None:
-    """The metric family ``metric`` names, if any (f1_macro, roc_auc, ece, pass@2 ...)."""
-    from evaladdon.stats.metric_names import family_of
-
-    return family_of(metric)
-
-
 def run(args: argparse.Namespace) -> int:
-    fast = _fast_store(args)
-    if fast is not None:
-        return _run(args, None, fast)
-    grouped = _store_in_groups(args)
-    if grouped is not None:
-        from evaladdon.store.compare_groups import ManifestMismatch
+    from evaladdon.cli.options import compare_options
+    from evaladdon.routes.plan import MetricComparisons, plan_compare, run as run_routes
 
-        try:
-            return _run(args, grouped)
-        except ManifestMismatch:  # the manifest does not describe the stored rows: read them at once
-            pass
-    return _run(args, None)
-
-
-def _run(args: argparse.Namespace, grouped: Any, fast: Any = None) -> int:
-    if fast is not None:
-        loaded, bounded = _StoreRows(notes=list(fast.notes)), fast.bounded
-    elif grouped is None:
-        loaded = load(args)
-        df = loaded.table
-        chosen = df if args.metric is None else df[df["metric"] == args.metric]
-        bounded = bounded_metric(chosen)
-    else:
-        from evaladdon.table.loaded import Loaded
-        from evaladdon.store.compare_groups import bounded as bounded_store
-        from evaladdon.table import empty_table
-
-        loaded, bounded = Loaded(empty_table(), list(grouped.notes)), bounded_store(grouped)
-    margin = None
-    if args.margin is not None or args.fail_on_regression:
-        margin = args.margin.resolve(bounded, "--margin") if args.margin is not None else 0.0
-        if margin < 0:
-            raise EvalAddonError(f"--margin {args.margin.text}: the margin is a drop that does not matter; give it >= 0")
-    skipped: list[Skipped] = []
-    if fast is None and grouped is None and args.metric and _family(args.metric):  # --metric f1_macro, roc_auc, ece, pass@2 ...
-        from evaladdon.analysis.metrics import compare_metric, metric_gates
+    opts = compare_options(args)
+    got = run_routes(plan_compare(opts), opts.inputs.routes).value
+    if isinstance(got, MetricComparisons):  # --metric f1_macro, roc_auc, ece, pass@2 ...
         from evaladdon.report.metrics import write_metric_comparison
-        from evaladdon.table import run_labels
-        from evaladdon.table.names import choose_pairs_in
 
-        pairs = choose_pairs_in(df, baseline=args.baseline, all_pairs=args.all_pairs)
-        found = compare_metric(df, pairs, args.metric, level=args.level, n_boot=getattr(args, "n_boot", 2000),
-                               seed=args.seed)
-        gates = metric_gates(found, args.metric, args.margin, args.fail_on_regression)
-        regression = args.fail_on_regression and any(g.is_regression for g in gates)
-        write_metric_comparison(found, gates, run_labels(df), args.metric, loaded.notes, sys.stdout,
-                                json=args.json, markdown=args.markdown, quiet=args.quiet,
-                                regression=regression and not args.json)
-        return EXIT_REGRESSION if regression else 0
-    try:
-        if fast is not None:
-            results = fast.compare(args.baseline, args.all_pairs, level=args.level, test=args.test,
-                                   interval=args.interval, cluster_method=args.cluster_method, strict=args.strict,
-                                   adjust=args.adjust, margin=margin, seed=args.seed, skipped=skipped)
-        elif grouped is not None:
-            from evaladdon.store.compare_groups import compare_store
-
-            results = compare_store(grouped, args.baseline, level=args.level, test=args.test, interval=args.interval,
-                                    cluster_method=args.cluster_method, strict=args.strict, adjust=args.adjust,
-                                    margin=margin, seed=args.seed, skipped=skipped)
-        else:
-            from evaladdon.analysis.compare_table import compare_table
-            from evaladdon.table.names import choose_pairs_in
-
-            pairs = choose_pairs_in(df, baseline=args.baseline, all_pairs=args.all_pairs)
-            results = compare_table(
-                df,
-                pairs,
-                args.metric,
-                level=args.level,
-                test=args.test,
-                interval=args.interval,
-                cluster_method=args.cluster_method,
-                strict=args.strict,
-                adjust=args.adjust,
-                margin=margin,
-                seed=args.seed,
-                skipped=skipped,
-            )
-    except EvalAddonError as exc:
-        if not loaded.skipped:
-            raise
-        first = loaded.skipped[0]
-        raise EvalAddonError(f"{exc} ({len(loaded.skipped)} input(s) not read; first: {first['path']}: "
-                             f"{first['reason']})") from None
-    alpha = 1.0 - args.level
+        write_metric_comparison(got.results, got.gates, got.labels, str(opts.inputs.metric), got.loaded.notes,
+                                sys.stdout, json=args.json, markdown=args.markdown, quiet=args.quiet,
+                                regression=got.regression and not args.json)
+        return EXIT_REGRESSION if got.regression else 0
+    loaded, skipped, bounded = got.loaded, got.skipped, got.bounded
+    alpha = 1.0 - opts.level
     results = [dataclasses.replace(r, mde=m, mde_note=why)
-               for r in results for m, why in [mde_and_note(r, args.power, alpha)]]
+               for r in got.results for m, why in [mde_and_note(r, opts.power, alpha)]]
     if args.json:
         emit(args, [r.flat() for r in results], loaded, loaded.notes, skipped)
     else:
-        render(results, args.power, args.quiet, args.markdown, sys.stdout, None, args.wide, bounded)
+        render(results, opts.power, args.quiet, args.markdown, sys.stdout, None, args.wide, bounded)
         emit(args, [], loaded, list(loaded.notes) + warnings_of(results), skipped)
     refused = gate_refuses_skips(args, loaded, skipped)
     if refused:
         return refused
-    if args.fail_on_regression and any(r.gate is not None and r.gate.is_regression for r in results):
+    if opts.gate.fail_on_regression and any(r.gate is not None and r.gate.is_regression for r in results):
         if not args.json:
             sys.stderr.write("evaladdon: regression shown\n")
         return EXIT_REGRESSION
     return 0
-
-
-def _store_in_groups(args: argparse.Namespace) -> Any:
-    """:func:`evaladdon.store.compare_groups.grouped_store` for ``--store`` with ``--baseline``
-    on the local engine and a plain ``--metric`` (None otherwise: the selection is read at once)."""
-    if not getattr(args, "store", None) or (getattr(args, "engine", "local") or "local") != "local":
-        return None
-    if args.baseline is None or (args.metric and _family(args.metric)):
-        return None
-    from evaladdon.table.checks import check_metric
-    from evaladdon.store.compare_groups import grouped_store
-
-    return grouped_store(str(args.store), getattr(args, "where", None), getattr(args, "cluster", None), args.metric,
-                         args.baseline, check_metric)
-
-
-@dataclasses.dataclass
-class _StoreRows:
-    """What the output needs of a :class:`evaladdon.adapters.Loaded` when the rows were read
-    without a table (no file is skipped in a store; its notes are the logs' notes)."""
-
-    notes: list[str]
-    skipped: list[dict[str, str]] = dataclasses.field(default_factory=list)
-
-
-def _fast_store(args: argparse.Namespace) -> Any:
-    """:func:`evaladdon.store.fast_compare.fast_store` for ``--store`` on the local engine
-    without ``--cluster`` or a metric family (None otherwise, or when it declines)."""
-    if not getattr(args, "store", None) or (getattr(args, "engine", "local") or "local") != "local":
-        return None
-    if getattr(args, "cluster", None) is not None or (args.metric and _family(args.metric)):
-        return None
-    from evaladdon.table.checks import check_metric_name
-    from evaladdon.store.fast_compare import fast_store
-
-    return fast_store(str(args.store), getattr(args, "where", None), args.metric, check_metric_name)

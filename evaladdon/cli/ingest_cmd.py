@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     if args.scheduler and args.engine != "dask":
         raise EvalAddonError("--scheduler needs --engine dask")
     if args.engine == "dask":
-        from evaladdon.engine.dask_engine import dask_client, submitter
+        from evaladdon.routes.dask import dask_client, submitter
 
         with dask_client(args.scheduler) as client:
             report = ingest(args.paths, args.store, cluster=args.cluster, progress=show_progress(args),

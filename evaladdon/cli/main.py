@@ -15,7 +15,7 @@ import argparse
 import importlib
 import os
 import sys
-from typing import NoReturn, Sequence
+from typing import Any, NoReturn, Sequence
 
 from evaladdon import __version__
 
@@ -72,7 +72,11 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, routes: Any = None) -> int:
+    """Run the command ``argv`` (default: the command line); its exit status.
+
+    ``routes`` (an :class:`evaladdon.analysis.options.RoutePolicy`) is for callers such as tests
+    and benchmarks: it forces or excludes routes, sets their limits and observes which ran."""
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
     if debug:  # accepted before or after the subcommand
@@ -82,6 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "json", False) and getattr(args, "markdown", False):
         parser.error("--json and --markdown are mutually exclusive")
     args.debug = debug
+    args.route_policy = routes
     if args.command is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE

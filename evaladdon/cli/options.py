@@ -1,4 +1,5 @@
-"""Flags shared by several subcommands, so they mean the same everywhere."""
+"""Flags shared by several subcommands, so they mean the same everywhere, and the options records
+built from them (``*_options(args)``: the only place below which no argparse object travels)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,10 @@ import argparse
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
+    from evaladdon.analysis.options import CompareOptions, InputOptions, SummarizeOptions
     from evaladdon.table.loaded import Loaded
 
 ENGINES = ("local", "dask")
-DASK_COMMANDS = ("summarize", "compare", "report", "ingest")
 
 
 def add_output(p: argparse.ArgumentParser, markdown: bool = True) -> None:
@@ -63,47 +64,48 @@ def input_paths(args: argparse.Namespace) -> list[str]:
     return paths
 
 
-def load_runs(args: argparse.Namespace) -> "Loaded":
-    """The canonical table for a command's inputs, with notes on what was skipped.
+# ---------------------------------------------------------------- options records (the only readers of args)
 
-    Every command that reads runs goes through here, so input options mean the same
-    everywhere: ``args.paths`` (files and directories), or ``--store DIR`` with an optional
-    ``--where`` filter (DuckDB), and ``--engine dask`` for summaries and comparisons
-    reduced on a Dask cluster.  Running out of memory is one line, exit 2.
-    """
-    from evaladdon.errors import EvalAddonError
 
-    paths = list(getattr(args, "paths", None) or [])
-    store = getattr(args, "store", None)
-    where = getattr(args, "where", None)
-    engine = getattr(args, "engine", "local") or "local"
-    cluster = getattr(args, "cluster", None)
-    if store and paths:
-        raise EvalAddonError("give PATHs or --store DIR, not both (ingest the paths into the store first)")
-    if where and not store:
-        raise EvalAddonError("--where filters a store: add --store DIR")
-    if not store and not paths:
-        raise EvalAddonError("nothing to read: the following arguments are required: PATH (or --store DIR)")
-    if getattr(args, "scheduler", None) and engine != "dask":
-        raise EvalAddonError("--scheduler needs --engine dask")
-    try:
-        if engine == "dask":
-            command = getattr(args, "command", None)
-            if command not in DASK_COMMANDS:
-                raise EvalAddonError(f"--engine dask works with {', '.join(DASK_COMMANDS)}, not {command}")
-            from evaladdon.engine.dask_engine import load_reduced
+def input_options(args: argparse.Namespace) -> InputOptions:
+    """What the command reads, from its flags (``route_policy``: set by ``main(routes=...)``)."""
+    from evaladdon.analysis.options import InputOptions, RoutePolicy
 
-            return load_reduced(paths=paths, store=store, where=where, cluster=cluster,
-                                scheduler=getattr(args, "scheduler", None))
-        if store:
-            from evaladdon.store.query import load_store
+    return InputOptions(
+        paths=tuple(str(p) for p in (getattr(args, "paths", None) or [])),
+        store=getattr(args, "store", None),
+        where=getattr(args, "where", None),
+        engine=getattr(args, "engine", "local") or "local",
+        scheduler=getattr(args, "scheduler", None),
+        cluster=getattr(args, "cluster", None),
+        metric=getattr(args, "metric", None),
+        progress=show_progress(args),
+        command=getattr(args, "command", None),
+        routes=getattr(args, "route_policy", None) or RoutePolicy(),
+    )
 
-            return load_store(store, where=where, cluster=cluster)
-        from evaladdon.adapters import read_runs
 
-        # summarize also shows results-only lm-eval files, as harness-reported values
-        return read_runs(paths, cluster=cluster, progress=show_progress(args),
-                         results_only=getattr(args, "command", None) == "summarize")
-    except MemoryError:
-        raise EvalAddonError("not enough memory to read these inputs; filter them (--store with --where) "
-                             "or use --engine dask") from None
+def summarize_options(args: argparse.Namespace) -> SummarizeOptions:
+    from evaladdon.analysis.options import SummarizeOptions
+
+    return SummarizeOptions(input_options(args), level=args.level, method=args.method,
+                            cluster_method=args.cluster_method)
+
+
+def compare_options(args: argparse.Namespace) -> CompareOptions:
+    from evaladdon.analysis.options import CompareOptions, GateOptions
+
+    gate = GateOptions(margin=args.margin, fail_on_regression=args.fail_on_regression,
+                       allow_skipped=getattr(args, "allow_skipped", False))
+    return CompareOptions(input_options(args), baseline=args.baseline, all_pairs=args.all_pairs, level=args.level,
+                          test=args.test, interval=args.interval, cluster_method=args.cluster_method,
+                          adjust=args.adjust, strict=args.strict, gate=gate, power=args.power, seed=args.seed,
+                          n_boot=getattr(args, "n_boot", 2000))
+
+
+def load_runs(args: argparse.Namespace) -> Loaded:
+    """:func:`evaladdon.routes.table.load_runs` of the command's inputs (every command that reads
+    runs goes through it, so input options mean the same everywhere)."""
+    from evaladdon.routes.table import load_runs as load
+
+    return load(input_options(args))

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from evaladdon.cli.common import add_reporting, emit, load
+from evaladdon.cli.common import add_reporting, emit
 from evaladdon.cli.options import add_inputs, add_output
 from evaladdon.analysis.summarize import MISSING_FROM_LOG, incomplete_marks, marks_from  # noqa: F401 - old place
 from evaladdon.report.text import console, fmt, markdown_table, table
@@ -94,17 +94,12 @@ def render(
 
 
 def run(args: argparse.Namespace) -> int:
-    lean = None
-    from evaladdon.lean.summarize import eligible
+    from evaladdon.cli.options import summarize_options
+    from evaladdon.routes.plan import plan_summarize, run as run_routes
 
-    if eligible(args):  # Inspect logs only: no pandas, a few numbers per sample (evaladdon.lean)
-        from evaladdon.lean.summarize import summarize_lean
-
-        lean = summarize_lean(args)
-    if lean is not None:
-        summaries, loaded, notes, marks, reported = lean.summaries, lean.loaded, lean.notes, lean.marks, []
-    else:
-        summaries, loaded, notes, marks, reported = _read_and_summarize(args)
+    opts = summarize_options(args)
+    got = run_routes(plan_summarize(opts), opts.inputs.routes).value
+    summaries, loaded, notes, marks, reported = got.summaries, got.loaded, got.notes, got.marks, got.reported
     if args.json:
         records = [dict(s.flat(), incomplete=marks.get((s.run, s.task, s.metric))) for s in summaries]
         emit(args, records + [r.flat() for r in reported], loaded, notes)
@@ -113,44 +108,6 @@ def run(args: argparse.Namespace) -> int:
                incomplete=marks)
         emit(args, [], loaded, notes + warnings_of(summaries) + reported_notes(reported))
     return 0
-
-
-def _read_and_summarize(args: argparse.Namespace) -> tuple[list[Any], Any, list[str], dict[Any, Any], list[Any]]:
-    """The table path: summaries, what was read, notes, incomplete marks, harness-reported rows."""
-    from evaladdon.analysis.summarize import summarize_table
-
-    from evaladdon.analysis.reported import reported_summaries
-
-    grouped = _store_in_groups(args)
-    if grouped is not None:  # a large store selection, read a group of logs at a time
-        from evaladdon.table.loaded import Loaded
-        from evaladdon.table import empty_table
-
-        summaries, notes = grouped
-        loaded, reported = Loaded(empty_table(), list(notes)), []
-    else:
-        loaded = load(args)
-        notes = list(loaded.notes)
-        # results-only lm-eval files: the harness's own value and stderr, marked as such (not clustered, not paired)
-        reported = reported_summaries(loaded.reported, level=args.level, table=loaded.table, metric=args.metric)
-        summaries = []
-        if not loaded.table.empty or not reported:
-            summaries = summarize_table(loaded.table, metric=args.metric, level=args.level, method=args.method,
-                                        cluster_method=args.cluster_method, notes=notes)
-    return summaries, loaded, notes, incomplete_marks(summaries, loaded), reported
-
-
-def _store_in_groups(args: argparse.Namespace) -> tuple[list[Any], list[str]] | None:
-    """:func:`evaladdon.store.chunks.summarize_store` for ``--store`` on the local engine
-    (None otherwise, or when the selection is read at once)."""
-    if not getattr(args, "store", None) or (getattr(args, "engine", "local") or "local") != "local":
-        return None
-    from evaladdon.table.checks import check_metric
-    from evaladdon.store.chunks import summarize_store
-
-    return summarize_store(str(args.store), getattr(args, "where", None), getattr(args, "cluster", None),
-                           args.metric, level=args.level, method=args.method, cluster_method=args.cluster_method,
-                           check_metric=check_metric)
 
 
 def reported_rows(reported: list[Any]) -> list[list[Any]]:

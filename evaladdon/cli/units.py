@@ -16,37 +16,9 @@ from __future__ import annotations
 import argparse
 import math
 import re
-from dataclasses import dataclass
-
-from evaladdon.errors import EvalAddonError
+from evaladdon.analysis.options import Effect
 
 _POINTS = re.compile(r"^\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*(pt|pts|pp|points?|%)\s*$", re.IGNORECASE)
-
-
-@dataclass(frozen=True)
-class Effect:
-    """An effect size as typed: ``value`` in points when ``points`` else as a bare number."""
-
-    text: str
-    value: float
-    points: bool
-
-    def resolve(self, bounded: bool = True, flag: str = "--margin") -> float:
-        """The effect on the metric's own scale (a fraction for a metric bounded in [0, 1]).
-
-        A bare number >= 1 on a bounded metric is an error with a hint.  Points on an
-        unbounded metric are refused (a point is a hundredth of a proportion).
-        """
-        if self.points:
-            if not bounded:
-                raise EvalAddonError(f"{flag} {self.text}: points apply to metrics in [0, 1]; "
-                                     "give the difference in the metric's own units")
-            return self.value / 100.0
-        if bounded and abs(self.value) >= 1:
-            hint = f"{self.value:g}pt"
-            raise EvalAddonError(f"{flag} {self.text} would be {100 * self.value:g} points on a metric in [0, 1]; "
-                                 f"did you mean {hint}? (bare numbers are fractions: 0.02 = 2pt)")
-        return self.value
 
 
 def parse_effect(text: str) -> Effect:

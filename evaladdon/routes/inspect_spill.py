@@ -1,9 +1,9 @@
 """The lean ``summarize`` of one large ``.json`` Inspect log in bounded memory: hash partitions on disk.
 
-:func:`evaladdon.lean.summarize.summarize_lean` keeps ~26-45 bytes a sample of every log it
+:func:`evaladdon.routes.inspect_columns.summarize_lean` keeps ~26-45 bytes a sample of every log it
 reads, so a streamed ``.json`` log of any size is not bounded.  A lone ``.json`` input larger
-than :data:`SPILL_BYTES`, or found while read in memory to hold more than
-:data:`MAX_RECORDS` records (:class:`TooMany`: it is read again), is summarized here
+than ``RouteLimits.spill_bytes``, or found while read in memory to hold more than
+``RouteLimits.max_records`` records (:class:`TooMany`: it is read again), is summarized here
 instead, in four passes:
 
 1. **route** (:class:`Router`): the native streaming reader
@@ -13,7 +13,7 @@ instead, in four passes:
    ``tempfile.TemporaryDirectory``.  The partition is a CRC-32 of ``str(id)``, so every
    record of an item (all its epochs, all its duplicates) is in one partition.  With
    ``--cluster`` the router also numbers the distinct cluster labels (global codes, in order
-   of first appearance) up to :data:`FEW_CLUSTERS`: a log of that few clusters keeps its
+   of first appearance) up to ``RouteLimits.few_clusters``: a log of that few clusters keeps its
    id-keyed partitions (a cluster may span batches: step 4 takes global cluster codes); a log
    of more is re-routed (:func:`reroute`, one more pass over the partition files) by the
    cluster label's CRC-32, so that each cluster is whole in one partition (then a partition
@@ -27,7 +27,7 @@ instead, in four passes:
    samples, in table order), the duplicate count, the kept-sample count (incomplete-log
    note) -- are made from them.
 3. **build** (:func:`_build`): per batch of consecutive partitions (:func:`batches`: up to
-   :data:`BATCH_RECORDS` records and :data:`MERGE_FILES` files; a union of partitions keeps
+   ``RouteLimits.batch_records`` records and ``RouteLimits.merge_files`` files; a union of partitions keeps
    items and clusters whole) a fresh ``Collector(cluster, lean=True)`` gets the batch's
    records in their original order (a merge of its files by sequence number) and :func:`build_part` (the same code,
    the same rules: last record of a key wins, unscored rows, errors and limits, value and
@@ -35,7 +35,7 @@ instead, in four passes:
    in as the header's result names (so an unscored sample gets a row per score name of the
    whole log).  A log within one batch is one part, whose statistics are ``estimate_mean``'s
    own (the in-memory path's output, byte for byte).  Each (run, task, metric) group of it becomes arrays
-   (:func:`~evaladdon.lean.summarize._group_arrays`, the in-memory code); the usable rows'
+   (:func:`~evaladdon.routes.inspect_columns._group_arrays`, the in-memory code); the usable rows'
    values, item and cluster codes go to ``.npy`` files, and what the group's summary needs
    from the other rows stays in memory: per reason its count and the global table position
    of its first row (``count_reasons`` orders ties by first appearance), the position of
@@ -52,12 +52,12 @@ A table position is ``(sequence of the kept sample's first record) * 2**20 + row
 sample``: the order of the in-memory table, where a kept sample sits at its first record.
 
 Anything else (several inputs, an ``.eval`` log, ``--method bootstrap``, a failure on the
-way) raises :class:`~evaladdon.lean.summarize.NotLean` or the failure itself, and the table
+way) raises :class:`~evaladdon.routes.inspect_columns.NotLean` or the failure itself, and the table
 path answers, as it does for the in-memory lean path.  What stays in memory: one
-batch's collector (up to :data:`BATCH_RECORDS` records, or one larger partition), one
-partition's scan (partitions of ~:data:`PART_BYTES` of JSON: up to ~58,000 of the tiniest
+batch's collector (up to ``RouteLimits.batch_records`` records, or one larger partition), one
+partition's scan (partitions of ~``RouteLimits.part_bytes`` of JSON: up to ~58,000 of the tiniest
 records), the router's buffers (:data:`FLUSH` records), and per group and distinct error
-text a few numbers, and with ``--cluster`` up to :data:`FEW_CLUSTERS` labels (router) and three
+text a few numbers, and with ``--cluster`` up to ``RouteLimits.few_clusters`` labels (router) and three
 floats a cluster (statistics).  Not bounded: a partition much larger than the
 others (one item with a large share of the samples, or, re-routed by cluster, one of many
 clusters: then :class:`Lopsided`),
@@ -73,81 +73,40 @@ import tempfile
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 import numpy as np
 
-from evaladdon.lean.summarize import NotLean
+from evaladdon.routes.inspect_columns import NotLean
+from evaladdon.analysis.options import RouteLimits
 
-SPILL_BYTES = 24 * 2**20
-"""A lone ``.json`` log larger than this (bytes) is spilled to partitions.  Measured (peak RSS
-of ``summarize --json`` in memory, VmHWM) on 24 MiB logs of the tiniest scored records
-(``{"id":1,"epoch":1,"scores":{"m":{"value":1}}}``, 45-101 bytes: integer, short and UUID
-ids, 1 and 5 epochs, with and without a cluster field): 81-87 MB; at 32 MiB 85-94 MB."""
-
-MAX_RECORDS = 150_000
-"""A lone ``.json`` log read in memory that turns out to hold more records than this is read
-again spilled (:class:`TooMany`): the bound for logs below :data:`SPILL_BYTES` of records
-tinier still (an unscored ``{"id":1,"epoch":1}``, 18 bytes, costs ~150 bytes in memory: 1M
-of them in 24 MiB took 195 MB, 157,000 85 MB, 197,000 90 MB)."""
-
-PART_BYTES = 2**20
-"""Bytes of JSON per partition: K = the power of two at or above size / PART_BYTES (at least 2).
-Small, so that a partition of the tiniest records (18 bytes: ~58,000 of them) stays small; the
-batches (:data:`BATCH_RECORDS`) make up for the number of partitions."""
-
-PARTS: int | None = None
-"""Tests: this many partitions (a power of two) whatever the size."""
-
-BATCH_RECORDS = 50_000
-"""Records of consecutive partitions built together as one part (a partition with more is
-built alone): the fewer parts, the less per-part work (collector, ``build_part``, arrays,
-statistics); a log within one batch gives one part, the in-memory path's numbers exactly.
-Measured peak RSS spilled, 1M tiny UUID-id samples with ``--cluster``: 75 / 81 / 92 MB at
-50,000 / 100,000 / 200,000 (CPU the same); 1.3M integer-id samples of 5 epochs: 70 MB at 50,000."""
-
-MERGE_FILES = 512
-"""Partition files open at once in a batch's merge, at most (a batch of more is split), and
-at most half the process's soft limit of open files (:func:`merge_files`)."""
+if TYPE_CHECKING:  # pragma: no cover
+    from evaladdon.analysis.options import SummarizeOptions
 
 MAX_PARTS = 4096
 FLUSH = 1 << 11
 """Records the router buffers (all partitions together) before it writes them."""
 
-RUNS = 0
-"""Spilled summaries completed in this process (tests: the spilled path did run)."""
-
 _WITHIN = 1 << 20  # rows of one sample below this (a table position is seq * _WITHIN + row within)
 
 
 class TooMany(Exception):
-    """A lone ``.json`` log read in memory has more than :data:`MAX_RECORDS` records."""
+    """A lone ``.json`` log read in memory has more than ``RouteLimits.max_records`` records."""
 
 
 class Lopsided(Exception):
-    """With ``--cluster`` re-routed by cluster (more than :data:`FEW_CLUSTERS` labels), one
+    """With ``--cluster`` re-routed by cluster (more than ``RouteLimits.few_clusters`` labels), one
     partition holds a large share of the log's records (:func:`lopsided`): spilling would hold
     it whole, at more memory than reading the log in memory (measured when every ``--cluster``
     log was routed by cluster: 1M tiny samples in 3 clusters, 245 MB spilled, 136 MB in memory;
     routed by id now, 72 MB), so the caller reads it in memory after all."""
 
 
-FEW_CLUSTERS = 50_000
-"""With ``--cluster``: a log of at most this many distinct cluster labels is built as without
-(batches of id partitions, clusters spanning batches: global cluster codes, the statistics by
-``estimate_mean_parts(..., n_clusters=)``); a log of more is re-routed by cluster
-(:func:`reroute`)."""
-
-LOPSIDED_RECORDS = 100_000
-"""With ``--cluster`` re-routed by cluster: a partition of more records than this (twice :data:`BATCH_RECORDS`)
-that also holds a quarter of the log's is :class:`Lopsided`."""
-
-
-def lopsided(counts: list[int]) -> bool:
-    """Whether the largest partition of ``counts`` records exceeds :data:`LOPSIDED_RECORDS`
-    and a quarter of all records (see :class:`Lopsided`)."""
+def lopsided(counts: list[int], limit: int) -> bool:
+    """Whether the largest partition of ``counts`` records exceeds ``limit``
+    (``RouteLimits.lopsided_records``) and a quarter of all records (see :class:`Lopsided`)."""
     top = max(counts, default=0)
-    return top > LOPSIDED_RECORDS and 4 * top > sum(counts)
+    return top > limit and 4 * top > sum(counts)
 
 
 def _lone_json_size(files: list[Any]) -> int | None:
@@ -164,24 +123,24 @@ def _lone_json_size(files: list[Any]) -> int | None:
     return None if zipped else size
 
 
-def wanted(files: list[Any]) -> bool:
-    """Whether ``files`` is one ``.json`` log above :data:`SPILL_BYTES`."""
+def wanted(files: list[Any], limits: RouteLimits) -> bool:
+    """Whether ``files`` is one ``.json`` log above ``limits.spill_bytes``."""
     size = _lone_json_size(files)
-    return size is not None and size > SPILL_BYTES
+    return size is not None and size > limits.spill_bytes
 
 
-def record_cap(files: list[Any]) -> int | None:
-    """:data:`MAX_RECORDS` when ``files`` is one ``.json`` log (read in memory, it may be
+def record_cap(files: list[Any], limits: RouteLimits) -> int | None:
+    """``limits.max_records`` when ``files`` is one ``.json`` log (read in memory, it may be
     spilled after all: :class:`TooMany`), else ``None`` (no cap)."""
-    return MAX_RECORDS if _lone_json_size(files) is not None else None
+    return limits.max_records if _lone_json_size(files) is not None else None
 
 
-def n_parts(size: int) -> int:
-    """K for a file of ``size`` bytes (:data:`PART_BYTES`, :data:`PARTS`)."""
-    if PARTS is not None:
-        return PARTS
+def n_parts(size: int, limits: RouteLimits) -> int:
+    """K for a file of ``size`` bytes (``limits.part_bytes``, or ``limits.parts`` when set)."""
+    if limits.parts is not None:
+        return limits.parts
     k = 2
-    while k < MAX_PARTS and k * PART_BYTES < size:
+    while k < MAX_PARTS and k * limits.part_bytes < size:
         k *= 2
     return k
 
@@ -209,15 +168,16 @@ class Router:
 
     lean = True
 
-    def __init__(self, root: Path, k: int, cluster: str | None) -> None:
+    def __init__(self, root: Path, k: int, cluster: str | None, few_clusters: int = RouteLimits.few_clusters) -> None:
         from evaladdon.table.names import dotted
 
         self.dotted = dotted
         self.k = k
         self.cluster = cluster
+        self.few_clusters = few_clusters
         self.files = [root / f"part{i}.marshal" for i in range(k)]
         self.buf: list[list[tuple[Any, ...]]] = [[] for _ in range(k)]
-        # with --cluster: cluster label -> global code (first appearance), None past FEW_CLUSTERS labels
+        # with --cluster: cluster label -> global code (first appearance), None past few_clusters labels
         self.labels: dict[str, int] | None = {} if cluster is not None else None
         self.held = 0
         self.seq = 0
@@ -239,7 +199,7 @@ class Router:
                 label = str(cv)
                 if label not in labels:
                     labels[label] = len(labels)
-                    if len(labels) > FEW_CLUSTERS:
+                    if len(labels) > self.few_clusters:
                         self.labels = None  # many clusters: re-routed by cluster (reroute)
         part = _crc(sid) & (self.k - 1)
         self.buf[part].append((self.seq, sid, epoch, scores, cv, bool(r.error), r.limit))
@@ -262,8 +222,8 @@ def _flush(files: list[Path], bufs: list[list[tuple[Any, ...]]]) -> None:
             b.clear()
 
 
-def reroute(router: Router, root: Path) -> list[Path]:
-    """With ``--cluster`` and more than :data:`FEW_CLUSTERS` labels: the id-keyed partitions
+def reroute(router: Router, root: Path, lopsided_records: int = RouteLimits.lopsided_records) -> list[Path]:
+    """With ``--cluster`` and more than ``RouteLimits.few_clusters`` labels: the id-keyed partitions
     routed again by the CRC-32 of the cluster label, so that each cluster is whole in one
     partition (``router.files`` and ``router.counts`` replaced; each new file sorted by
     sequence number, as the merge of a batch needs).  An id met with two cluster partitions
@@ -293,7 +253,7 @@ def reroute(router: Router, root: Path) -> list[Path]:
         held = 0
         if path.exists():
             path.unlink()
-    if lopsided(counts):
+    if lopsided(counts, lopsided_records):
         raise Lopsided(f"{max(counts)} of {sum(counts)} records in one cluster partition")
     for path in files:  # records of several id partitions interleave: sorted by sequence number
         if path.exists():
@@ -362,24 +322,24 @@ class _Group:
     reasons: dict[str, list[int]] = field(default_factory=dict)  # reason -> [count, first table position]
 
 
-def merge_files() -> int:
-    """:data:`MERGE_FILES`, or half the soft limit of open files if that is lower (256 where
+def merge_files(limit: int = RouteLimits.merge_files) -> int:
+    """``limit`` (``RouteLimits.merge_files``), or half the soft limit of open files if that is lower (256 where
     the limit is unknown)."""
     try:
         import resource
 
         soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
         if soft == resource.RLIM_INFINITY or soft <= 0:
-            return MERGE_FILES
+            return limit
     except (ImportError, OSError, ValueError):  # (no resource module: Windows)
         soft = 512
-    return max(2, min(MERGE_FILES, soft // 2))
+    return max(2, min(limit, soft // 2))
 
 
 def batches(counts: list[int], budget: int, files: int | None = None) -> list[list[int]]:
     """Consecutive partitions (those with records) grouped so that a group's records are at
-    most ``budget``, or one partition alone when it has more (see :data:`BATCH_RECORDS`), and
-    a group is at most ``files`` partitions (default :data:`MERGE_FILES`)."""
+    most ``budget``, or one partition alone when it has more (``RouteLimits.batch_records``),
+    and a group is at most ``files`` partitions (default :func:`merge_files`)."""
     files = merge_files() if files is None else files
     out: list[list[int]] = []
     held = 0
@@ -437,13 +397,14 @@ def _global_clusters(part: Any, rows: np.ndarray | None, good: np.ndarray, items
 
 
 def _build(router: Router, scan: _Scan, log: Any, f: Path, cluster: str | None, metric: str | None,
-           root: Path, labels: dict[str, int] | None = None) -> tuple[dict[str, _Group], Any]:
+           root: Path, labels: dict[str, int] | None = None,
+           limits: RouteLimits = RouteLimits()) -> tuple[dict[str, _Group], Any]:
     """Step 3 of the module docstring: the groups by metric, and one batch's part (its
     columns let go) to name the run by.  With ``labels`` (id-keyed batches, clusters spanning
     them) each part's global cluster codes go to a ``g.npy`` file as well."""
     from evaladdon._util.gc import no_cyclic_gc
     from evaladdon.adapters.inspect_rows import Collector, LogData, SampleRecord, Score, build_part
-    from evaladdon.lean.summarize import _group_arrays, _metric_rows
+    from evaladdon.routes.inspect_columns import _group_arrays, _metric_rows
     from evaladdon.table.usable import unusable_reasons
 
     header = dict(log.header)
@@ -464,7 +425,7 @@ def _build(router: Router, scan: _Scan, log: Any, f: Path, cluster: str | None, 
 
     groups: dict[str, _Group] = {}
     shown: Any = None
-    for i, batch in enumerate(batches(scan.counts, BATCH_RECORDS)):
+    for i, batch in enumerate(batches(scan.counts, limits.batch_records, merge_files(limits.merge_files))):
         seqs = [scan.first_seq(j) for j in batch]
         first_seq = seqs[0] if len(seqs) == 1 else np.sort(np.concatenate(seqs))
         del seqs
@@ -525,27 +486,28 @@ def _build(router: Router, scan: _Scan, log: Any, f: Path, cluster: str | None, 
     return groups, shown
 
 
-def summarize_spilled(args: Any, f: Path, notes: list[str], name_of: dict[Path, str], skipped: list[Any]) -> Any:
-    """The :class:`~evaladdon.lean.summarize.LeanResult` of the one log ``f`` (module docstring)."""
+def summarize_spilled(opts: SummarizeOptions, f: Path, notes: list[str], name_of: dict[Path, str], skipped: list[Any],
+                      limits: RouteLimits) -> Any:
+    """The :class:`~evaladdon.routes.plan.Summaries` of the one log ``f`` (module docstring)."""
     from evaladdon.table.loaded import Loaded
     from evaladdon.adapters import name_runs, separate_runs
     from evaladdon._util.gc import no_cyclic_gc
     from evaladdon.adapters.inspect_native import NotNative, read_json_stream
     from evaladdon.adapters.inspect_rows import _notes, incomplete_of
     from evaladdon.analysis.summarize import marks_from
-    from evaladdon.lean.summarize import LeanResult
+    from evaladdon.routes.plan import Summaries
     from evaladdon.table.names import labels_of
     from evaladdon.stats.mean_parts import MeanPart, estimate_mean_parts
     from evaladdon.analysis.summarize import finish_summaries, summarize_group
 
-    method = str(args.method).lower().replace("_", "-")
+    method = str(opts.method).lower().replace("_", "-")
     if method == "bootstrap":
         raise NotLean("a bootstrap interval needs every value in one part")
-    cluster = getattr(args, "cluster", None)
-    metric = getattr(args, "metric", None)
+    cluster = opts.inputs.cluster
+    metric = opts.inputs.metric
     with tempfile.TemporaryDirectory(prefix="evaladdon-spill-") as tmp:
         root = Path(tmp)
-        router = Router(root, n_parts(f.stat().st_size), cluster)
+        router = Router(root, n_parts(f.stat().st_size, limits), cluster, limits.few_clusters)
         try:
             with no_cyclic_gc():
                 log = read_json_stream(f, cluster, router)  # type: ignore[arg-type]
@@ -554,9 +516,9 @@ def summarize_spilled(args: Any, f: Path, notes: list[str], name_of: dict[Path, 
         router.flush()
         labels = router.labels
         if cluster is not None and labels is None:
-            reroute(router, root)  # many clusters: each whole in a partition
+            reroute(router, root, limits.lopsided_records)  # many clusters: each whole in a partition
         scan = _scan(router.files, root)
-        groups, shown = _build(router, scan, log, f, cluster, metric, root, labels)
+        groups, shown = _build(router, scan, log, f, cluster, metric, root, labels, limits)
         n_labels = len(labels) if labels else None
         if shown is None:
             raise NotLean("no rows (read_runs reports it)")
@@ -593,8 +555,8 @@ def summarize_spilled(args: Any, f: Path, notes: list[str], name_of: dict[Path, 
                                    np.load(root / f"g{g.gid}p{i}{kind}.npy") if clustered else None)
 
             def estimate(clustered: bool, parts: Any = parts, spanning: int | None = spanning) -> Any:
-                return estimate_mean_parts(lambda: parts(clustered=clustered), clustered=clustered, level=args.level,
-                                           method=args.method, cluster_method=args.cluster_method,
+                return estimate_mean_parts(lambda: parts(clustered=clustered), clustered=clustered, level=opts.level,
+                                           method=opts.method, cluster_method=opts.cluster_method,
                                            n_clusters=spanning if clustered else None)
 
             got = summarize_group(run, shown.task, g.model, m, dropped, g.n_good, g.n_clustered, estimate, labels,
@@ -603,6 +565,4 @@ def summarize_spilled(args: Any, f: Path, notes: list[str], name_of: dict[Path, 
                 summaries.append(got)
         summaries = finish_summaries(summaries, notes)
     marks = marks_from(summaries, incomplete, lambda s: [shown.source])
-    global RUNS
-    RUNS += 1
-    return LeanResult(summaries, loaded, notes, marks)
+    return Summaries(summaries, loaded, notes, marks, [], route_detail="spilled")

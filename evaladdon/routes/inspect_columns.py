@@ -1,8 +1,8 @@
 """``evaladdon summarize`` of Inspect logs without pandas or pyarrow, a few numbers per sample.
 
-Taken only when it is sure to give what the table path gives (:func:`eligible`, then
-:func:`summarize_lean` returns ``None`` on anything else, and the command reads the inputs
-the table way): every input sniffs as an Inspect log (``expand_paths``/``sniff`` of
+Taken only when it is sure to give what the table path gives (``routes.plan`` offers it for
+PATHs on the local engine; :func:`summarize` declines on anything else, and the next route reads
+the inputs the table way): every input sniffs as an Inspect log (``expand_paths``/``sniff`` of
 :mod:`evaladdon.adapters`, the same skip notes) and the native reader reads it; no
 ``--store``/``--engine dask``; ``--metric`` names a metric some log has.  Any error on the
 way -- a log the reader refuses, a wrong ``--cluster``, a key ``validate`` would refuse,
@@ -24,71 +24,48 @@ naming (``NAME=PATH``, equal run ids of different files) is ``read_runs``' own
 the statistics :func:`evaladdon.analysis.summarize.summarize_groups`, fed first-appearance integer
 codes as ``summarize_table`` feeds it (so ``estimate_mean`` factorizes nothing).
 
-One ``.json`` log larger than :data:`evaladdon.lean.spill.SPILL_BYTES` (and nothing else) is
-summarized by :mod:`evaladdon.lean.spill` instead: the same reader, collector, ``build_part``
+One ``.json`` log larger than ``RouteLimits.spill_bytes`` (and nothing else) is
+summarized by :mod:`evaladdon.routes.inspect_spill` instead: the same reader, collector, ``build_part``
 and per-group code, a batch of hash partitions of the samples at a time, so that memory stays
 bounded; so is a smaller lone ``.json`` log found, while read in memory, to hold more than
-:data:`evaladdon.lean.spill.MAX_RECORDS` records (read again, spilled).
+``RouteLimits.max_records`` records (read again, spilled).
 """
 
 from __future__ import annotations
 
-import argparse
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from evaladdon.stats._checks import first_appearance
 
-ENABLED = True
-"""False: ``summarize`` always reads tables (the tests compare both paths)."""
-
-LAST: dict[str, str] = {}
-"""How the last :func:`summarize_lean` ended: ``{"path": "lean"}`` or ``{"path": "table", "why": ...}``."""
+if TYPE_CHECKING:  # pragma: no cover
+    from evaladdon.analysis.options import SummarizeOptions
+    from evaladdon.analysis.options import RouteLimits
+    from evaladdon.routes.plan import Summaries
 
 
 class NotLean(Exception):
     """The lean path cannot be sure to give the table path's answer."""
 
 
-def eligible(args: argparse.Namespace) -> bool:
-    """Options under which the lean path may run (the inputs are checked while reading)."""
-    return (ENABLED and getattr(args, "command", "summarize") == "summarize" and bool(getattr(args, "paths", None))
-            and not getattr(args, "store", None) and not getattr(args, "where", None)
-            and (getattr(args, "engine", None) or "local") == "local" and not getattr(args, "scheduler", None)
-            and (getattr(args, "reader", None) or "auto") == "auto")
+def summarize(opts: SummarizeOptions, limits: RouteLimits) -> Summaries:
+    """The summaries of ``opts.inputs.paths`` (see module docstring); declines
+    (:class:`~evaladdon.routes.plan.Decline`) when it cannot be sure to give the table's."""
+    from evaladdon.routes.plan import Decline
 
-
-@dataclass
-class LeanResult:
-    summaries: list[Any]  # GroupSummary
-    loaded: Any  # evaladdon.adapters.Loaded without a table (notes, skipped, names, incomplete)
-    notes: list[str]
-    marks: dict[tuple[str, str, str], dict[str, Any]]
-
-
-def summarize_lean(args: argparse.Namespace) -> LeanResult | None:
-    """The summaries of ``args.paths`` (see module docstring), or ``None``: read them as tables."""
     try:
-        out = _summarize(args)
+        return _summarize(opts, limits)
     except NotLean as exc:
-        LAST.clear()
-        LAST.update(path="table", why=str(exc))
-        return None
-    except Exception as exc:  # noqa: BLE001 - whatever it is, the table path reports it as it always has
-        LAST.clear()
-        LAST.update(path="table", why=f"{type(exc).__name__}: {exc}")
-        return None
-    LAST.clear()
-    LAST.update(path="lean")
-    return out
+        raise Decline(str(exc)) from None
+    except Exception as exc:  # noqa: BLE001 - whatever it is, the table route reports it as it always has
+        raise Decline(f"{type(exc).__name__}: {exc}") from None
 
 
 def _read_part(f: Path, cluster: str | None, cap: int | None = None) -> Any:
     """The ``LeanPart`` of log ``f``; more than ``cap`` records (not ``None``) raise
-    :class:`evaladdon.lean.spill.TooMany`."""
+    :class:`evaladdon.routes.inspect_spill.TooMany`."""
     from evaladdon._util.gc import no_cyclic_gc
     from evaladdon.adapters.inspect_native import NotNative, read_eval_zip, read_json_stream
     from evaladdon.adapters.inspect_rows import Collector, build_part
@@ -106,7 +83,7 @@ def _read_part(f: Path, cluster: str | None, cap: int | None = None) -> Any:
 
 def _capped_class() -> type:
     from evaladdon.adapters.inspect_rows import Collector
-    from evaladdon.lean.spill import TooMany
+    from evaladdon.routes.inspect_spill import TooMany
 
     class Capped(Collector):
         """A lean collector that raises ``TooMany`` at its ``cap + 1``-th record."""
@@ -257,51 +234,51 @@ def _group_arrays(run: str, task: str, m: str, pieces: list[tuple[Any, np.ndarra
                        clusters)
 
 
-def _spilled(args: argparse.Namespace, f: Path, notes: list[str], name_of: dict[Path, str],
-             skipped: list[Any]) -> LeanResult | None:
-    """The spilled summary of the one log ``f`` (:mod:`evaladdon.lean.spill`), or ``None``
-    when its clusters are too lopsided to spill (:class:`~evaladdon.lean.spill.Lopsided`):
+def _spilled(opts: SummarizeOptions, f: Path, notes: list[str], name_of: dict[Path, str],
+             skipped: list[Any], limits: RouteLimits) -> Summaries | None:
+    """The spilled summary of the one log ``f`` (:mod:`evaladdon.routes.inspect_spill`), or ``None``
+    when its clusters are too lopsided to spill (:class:`~evaladdon.routes.inspect_spill.Lopsided`):
     then it is read in memory, as before spilling existed."""
-    from evaladdon.lean import spill
+    from evaladdon.routes import inspect_spill as spill
 
     try:
-        return spill.summarize_spilled(args, f, notes, name_of, skipped)
+        return spill.summarize_spilled(opts, f, notes, name_of, skipped, limits)
     except spill.Lopsided:
         return None
 
 
-def _summarize(args: argparse.Namespace) -> LeanResult:
+def _summarize(opts: SummarizeOptions, limits: RouteLimits) -> Summaries:
+    from evaladdon.routes.plan import Summaries
     from evaladdon.table.loaded import Loaded
     from evaladdon.adapters import _progress, inputs, name_runs, separate_runs
     from evaladdon.adapters.inspect_log import read_inspect_log
-    from evaladdon.cli.options import show_progress
     from evaladdon.table.names import labels_of
     from evaladdon.analysis.summarize import summarize_groups
 
-    cluster = getattr(args, "cluster", None)
-    metric = getattr(args, "metric", None)
-    files, notes, name_of, skipped = inputs(args.paths)
+    cluster = opts.inputs.cluster
+    metric = opts.inputs.metric
+    files, notes, name_of, skipped = inputs(opts.inputs.paths)
     if not files or any(reader is not read_inspect_log for _, reader, _ in files):
         raise NotLean("an input is not an Inspect log")
-    from evaladdon.lean import spill
+    from evaladdon.routes import inspect_spill as spill
 
     # (the bootstrap resamples every value at once: no parts, the in-memory path)
-    bootstrap = str(args.method).lower().replace("_", "-") == "bootstrap"
+    bootstrap = str(opts.method).lower().replace("_", "-") == "bootstrap"
     cap = None
-    if not bootstrap and spill.wanted(files):  # one large .json log: in partitions on disk (bounded memory)
-        out = _spilled(args, files[0][0], notes, name_of, skipped)
+    if not bootstrap and spill.wanted(files, limits):  # one large .json log: in partitions on disk (bounded memory)
+        out = _spilled(opts, files[0][0], notes, name_of, skipped, limits)
         if out is not None:
             return out
     elif not bootstrap:  # one smaller .json log: spilled after all if its records are many
-        cap = spill.record_cap(files)
+        cap = spill.record_cap(files, limits)
     parts: list[Any] = []
     sources: list[Path] = []
     incomplete: dict[str, dict[str, Any]] = {}
-    for f, _, _ in _progress(files, show_progress(args)):
+    for f, _, _ in _progress(files, opts.inputs.progress):
         try:
             part = _read_part(f, cluster, cap)
         except spill.TooMany:
-            out = _spilled(args, f, notes, name_of, skipped)
+            out = _spilled(opts, f, notes, name_of, skipped, limits)
             if out is not None:
                 return out
             part = _read_part(f, cluster, None)
@@ -349,9 +326,9 @@ def _summarize(args: argparse.Namespace) -> LeanResult:
             yield group
             del group
 
-    summaries = summarize_groups(arrays(), labels, level=args.level, method=args.method,
-                                 cluster_method=args.cluster_method, notes=notes)
+    summaries = summarize_groups(arrays(), labels, level=opts.level, method=opts.method,
+                                 cluster_method=opts.cluster_method, notes=notes)
     from evaladdon.analysis.summarize import marks_from
 
     marks = marks_from(summaries, incomplete, lambda s: sources_of.get((s.run, s.task, s.metric), []))
-    return LeanResult(summaries, loaded, notes, marks)
+    return Summaries(summaries, loaded, notes, marks, [])

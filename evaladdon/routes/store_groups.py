@@ -1,16 +1,22 @@
-"""``compare --store --baseline RUN`` over a large selection, a group of stored logs at a time.
+"""The ``store_groups`` route: ``summarize --store`` and ``compare --store --baseline RUN`` over a
+large selection, a group of stored logs at a time.
+
+Summarize: :func:`summarize_store` (each group through ``summarize_table``; labels decided
+over all runs at the end); the grouping is :func:`evaladdon.store.chunks.groups_of`.
+
+Compare:
 
 Read at once, one baseline against 99 stored checkpoints of 20k items holds 2M rows (676 MB);
 against all 999 others of a 1,000-run store, 20M rows (several GB).  A comparison needs only
 the two runs' rows of a (task, metric), so when the selection can be read in groups
 (:func:`evaladdon.store.chunks.groups_of`: every row of the picked files matches ``--where``,
 no run's (task, metric) in two logs) and every run lies in one stored log, the baseline's log
-is read once and the others a group of about ``MAX_ROWS`` rows at a time, each group's pairs
+is read once and the others a group of about ``RouteLimits.store_group_rows`` rows at a time, each group's pairs
 compared (:func:`evaladdon.analysis.compare.compare_groups`) and its rows released.
 
 What the one-table path decides over all rows is decided over all runs here: the run order,
 labels and the baseline from the manifest's combinations (checked against each group's rows:
-a disagreement raises :class:`ManifestMismatch` and the caller reads at once), whether the
+a disagreement raises :class:`ManifestMismatch`: the route declines and the next reads at once), whether the
 metric is bounded from a pass over the ``value`` column, p-values adjusted over all
 comparisons at the end.  ``tests/test_store_compare_groups.py`` forces small groups and holds
 text and JSON output equal to the one-table path.
@@ -18,13 +24,20 @@ text and JSON output equal to the one-table path.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from evaladdon.errors import EvalAddonError
 from evaladdon.store.chunks import groups_of
 from evaladdon.store.query import Selection, load_selection, select
+
+
+if TYPE_CHECKING:  # pragma: no cover
+    from evaladdon.analysis.options import CompareOptions, SummarizeOptions
+    from evaladdon.analysis.options import RouteLimits
+    from evaladdon.routes.plan import Comparisons, Summaries
 
 
 class ManifestMismatch(Exception):
@@ -45,7 +58,7 @@ class GroupedStore:
 
 
 def grouped_store(root: str, where: str | None, cluster: str | None, metric: str | None, baseline: str | None,
-                  check_metric: Callable[[Any, str | None], None], max_rows: int | None = None) -> GroupedStore | None:
+                  check_metric: Callable[[Any, str | None], None], max_rows: int) -> GroupedStore | None:
     """The selection as a :class:`GroupedStore`, or None when it is read at once (no
     ``--baseline``, a small selection, per-row terms, a run in two logs, a log stored twice)."""
     if baseline is None:
@@ -131,3 +144,101 @@ def compare_store(gs: GroupedStore, baseline: str, *, level: float, test: str, i
         missed += lost
         del part
     return finish_comparisons(results, missed, skipped, adjust)
+
+
+def summarize_store(
+    root: str,
+    where: str | None,
+    cluster: str | None,
+    metric: str | None,
+    *,
+    level: float,
+    method: str,
+    cluster_method: str,
+    check_metric: Any,
+    max_rows: int,
+) -> tuple[list[Any], list[str]] | None:
+    """(summaries, notes) of ``summarize`` over the store, group by group; None when the
+    selection is small, has per-row terms, or may hold one run in two logs (then the caller
+    reads it at once).  ``check_metric(df, metric)`` is the CLI's check of ``--metric``."""
+    import pandas as pd
+
+    from evaladdon.analysis.summarize import summarize_table
+    from evaladdon.table import distinct_rows, run_labels
+
+    sel = select(root, where)
+    groups = groups_of(sel, cluster, max_rows)
+    if groups is None:
+        return None
+    picked = sel.entries()
+    notes = sel.notes()  # as load_store gives them
+    check_metric(pd.DataFrame({"metric": [c[3] for e in picked for c in e["combos"]]}), metric)
+    summaries: list[Any] = []
+    label_rows: list[pd.DataFrame] = []
+    has_metric = metric is None
+    for files in groups:
+        table = load_selection(sel, files, cluster).table
+        label_rows.append(distinct_rows(table, ("run", "model", "task", "source")).astype(object))
+        if metric is not None and not (table["metric"] == metric).any():
+            continue
+        has_metric = True
+        try:
+            summaries += summarize_table(table, metric=metric, level=level, method=method,
+                                         cluster_method=cluster_method, notes=notes)
+        except EvalAddonError as exc:
+            if not exc.message.startswith("no scored rows to summarize"):
+                raise
+        del table
+    if not has_metric:  # e.g. a metric family name, which check_metric lets through
+        raise EvalAddonError(f"no rows with metric {metric!r}")
+    if not summaries:
+        raise EvalAddonError("no scored rows to summarize" + (f": {'; '.join(notes)}" if notes else ""))
+    labels = run_labels(pd.concat(label_rows, ignore_index=True))
+    return [dataclasses.replace(s, label=labels[s.run]) for s in summaries], notes
+
+
+# ---------------------------------------------------------------- the route
+
+
+def summarize(opts: SummarizeOptions, limits: RouteLimits) -> Summaries:
+    """``summarize --store`` a group of logs at a time; declines when the selection is read at once."""
+    from evaladdon.routes.plan import Decline, Summaries
+    from evaladdon.table import empty_table
+    from evaladdon.table.checks import check_metric
+    from evaladdon.table.loaded import Loaded
+
+    i = opts.inputs
+    got = summarize_store(str(i.store), i.where, i.cluster, i.metric, level=opts.level, method=opts.method,
+                          cluster_method=opts.cluster_method, check_metric=check_metric,
+                          max_rows=limits.store_group_rows)
+    if got is None:
+        raise Decline("the selection is small, has per-row terms, or may hold a run in two logs")
+    summaries, notes = got
+    return Summaries(summaries, Loaded(empty_table(), list(notes)), notes, {}, [])
+
+
+def compare(opts: CompareOptions, limits: RouteLimits) -> Comparisons:
+    """``compare --store --baseline RUN`` a group of logs at a time; declines when the selection
+    is read at once, or when a group's rows differ from the manifest."""
+    from evaladdon.routes.plan import Comparisons, Decline
+    from evaladdon.table import empty_table
+    from evaladdon.table.checks import check_metric
+    from evaladdon.table.loaded import Loaded
+
+    i = opts.inputs
+    grouped = grouped_store(str(i.store), i.where, i.cluster, i.metric, opts.baseline, check_metric,
+                            max_rows=limits.store_group_rows)
+    if grouped is None:
+        raise Decline("no --baseline, a small selection, per-row terms, a run in two logs or a log stored twice")
+    is_bounded = bounded(grouped)
+    loaded = Loaded(empty_table(), list(grouped.notes))
+    margin = opts.gate.margin_for(is_bounded)
+    assert opts.baseline is not None
+    skipped: list[Any] = []
+    try:
+        results = compare_store(grouped, opts.baseline, level=opts.level, test=opts.test, interval=opts.interval,
+                                cluster_method=opts.cluster_method, strict=opts.strict, adjust=opts.adjust,
+                                margin=margin, seed=opts.seed, skipped=skipped)
+    except ManifestMismatch as exc:  # the manifest does not describe the stored rows: read them at once
+        raise Decline(str(exc)) from None
+    return Comparisons(results, loaded, is_bounded, skipped)

@@ -3,7 +3,7 @@
 Parsing: each log is read on a worker and written into the store's Parquet dataset (the
 workers must see the store: a shared disk, or object storage mounted through fsspec).
 Statistics: each stored file is reduced on a worker to per-item sufficient statistics
-(:mod:`evaladdon.engine.reduce`); the driver gathers those small tables and runs the same
+(:mod:`evaladdon.store.reduce`); the driver gathers those small tables and runs the same
 stats core.  Without ``--scheduler`` a ``distributed.LocalCluster`` is started in the process.
 """
 
@@ -52,7 +52,7 @@ def submitter(client: Any) -> Callable[[Callable[..., Any], Sequence[tuple[Any, 
 
 
 def reduce_store(client: Any, store: str, where: str | None) -> Any:
-    from evaladdon.engine.reduce import reduce_file, reduced_table
+    from evaladdon.store.reduce import reduce_file, reduced_table
     from evaladdon.store import Manifest
     from evaladdon.store.query import check_where, pick_files
 

@@ -1,4 +1,4 @@
-"""``compare --store`` without pandas, for the common case.
+"""The ``store_arrays`` route: ``compare --store`` without pandas, for the common case.
 
 Why a second way to read a store: in a fresh process, importing pandas (with pyarrow, ~1 s
 on the benchmark machine) was half of a 2 s ``compare`` of two checkpoints out of a
@@ -12,15 +12,15 @@ checks and messages as :func:`evaladdon.analysis.compare_table.align_sides`.  Th
 loop, the records and the output are the shared ones (:mod:`evaladdon.table.names`,
 :mod:`evaladdon.analysis.compare`).  Anything else -- a run's (task, metric) in two logs, ``--cluster``
 at query time, a metric family, ``--engine dask``, no rows, a repeated (item, epoch), a
-selection above :data:`MAX_ROWS` rows, a query DuckDB refuses -- returns None and the table
-path runs (and gives its own errors).  ``tests/test_store_fast_compare.py`` holds the text,
+selection above ``RouteLimits.store_array_rows`` rows, a query DuckDB refuses -- declines and
+the table route runs (and gives its own errors).  ``tests/test_store_fast_compare.py`` holds the text,
 markdown and JSON output equal to the table path's and checks that pandas is not imported.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
@@ -34,9 +34,10 @@ from evaladdon.stats._checks import first_appearance
 from evaladdon.stats.item_table import item_table
 from evaladdon.table.usable import unusable
 
-MAX_ROWS = 1_000_000
-"""Rows (by the manifest's counts) above which the table path is used: its grouping on
-integer codes is faster on large selections, where pandas' import no longer matters."""
+if TYPE_CHECKING:  # pragma: no cover
+    from evaladdon.analysis.options import CompareOptions
+    from evaladdon.analysis.options import RouteLimits
+    from evaladdon.routes.plan import Comparisons
 
 COLUMNS = ("run", "model", "task", "metric", "source", "item", "epoch", "value", "error", "cluster", "item_hash")
 
@@ -221,7 +222,7 @@ class FastStore:
 
 
 def fast_store(root: str, where: str | None, metric: str | None,
-               check_metric_name: Any) -> FastStore | None:
+               check_metric_name: Any, max_rows: int) -> FastStore | None:
     """The selection as a :class:`FastStore`, or None when the table path must read it."""
     import duckdb
 
@@ -229,7 +230,7 @@ def fast_store(root: str, where: str | None, metric: str | None,
 
     sel = select(root, where)
     entries = sel.entries()
-    if sum(int(e.get("n_rows", MAX_ROWS + 1)) for e in entries) > MAX_ROWS or _may_clash(sel.manifest, sel.files):
+    if sum(int(e.get("n_rows", max_rows + 1)) for e in entries) > max_rows or _may_clash(sel.manifest, sel.files):
         return None
     con = connect(sel.files)
     try:
@@ -250,3 +251,25 @@ def fast_store(root: str, where: str | None, metric: str | None,
         return None
     bounded = unit_interval(cols["value"] if metric is None else cols["value"][cols["metric"] == metric])
     return FastStore(groups, sel.notes(), bounded)
+
+
+# ---------------------------------------------------------------- the route
+
+
+def compare(opts: CompareOptions, limits: RouteLimits) -> Comparisons:
+    """``compare --store`` from DuckDB's arrays; declines (then the store is read as a table) on
+    a large selection, a query DuckDB refuses, or rows that are not a canonical store's."""
+    from evaladdon.routes.plan import Comparisons, Decline
+    from evaladdon.table.checks import check_metric_name
+    from evaladdon.table.loaded import Loaded
+
+    i = opts.inputs
+    fast = fast_store(str(i.store), i.where, i.metric, check_metric_name, max_rows=limits.store_array_rows)
+    if fast is None:
+        raise Decline("a large selection, a query DuckDB refuses, or rows that are not a canonical store's")
+    margin = opts.gate.margin_for(fast.bounded)
+    skipped: list[Any] = []
+    results = fast.compare(opts.baseline, opts.all_pairs, level=opts.level, test=opts.test, interval=opts.interval,
+                           cluster_method=opts.cluster_method, strict=opts.strict, adjust=opts.adjust,
+                           margin=margin, seed=opts.seed, skipped=skipped)
+    return Comparisons(results, Loaded(None, list(fast.notes)), fast.bounded, skipped)  # type: ignore[arg-type]

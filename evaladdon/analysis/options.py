@@ -1,0 +1,206 @@
+"""Options records: what a command asks, built once from the command line (``cli/options.py``)
+and read below it; nothing under ``cli/`` sees an argparse object.
+
+Frozen, so a route cannot change what the next route is asked.  ``InputOptions`` says what to
+read and how (files, or a store with a filter; the local or the Dask engine); each command adds
+its own record (``SummarizeOptions``, ``CompareOptions``) holding it.  ``RoutePolicy`` is how a
+caller (a test, a benchmark) forces or excludes a route and sets the routes' limits; the command
+line always takes the default.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from evaladdon.errors import EvalAddonError
+
+__all__ = ["CompareOptions", "Effect", "GateOptions", "InputOptions", "RouteLimits", "RoutePolicy", "SummarizeOptions"]
+
+
+@dataclass(frozen=True)
+class Effect:
+    """An effect size as typed: ``value`` in points when ``points`` else as a bare number."""
+
+    text: str
+    value: float
+    points: bool
+
+    def resolve(self, bounded: bool = True, flag: str = "--margin") -> float:
+        """The effect on the metric's own scale (a fraction for a metric bounded in [0, 1]).
+
+        A bare number >= 1 on a bounded metric is an error with a hint.  Points on an
+        unbounded metric are refused (a point is a hundredth of a proportion).
+        """
+        if self.points:
+            if not bounded:
+                raise EvalAddonError(f"{flag} {self.text}: points apply to metrics in [0, 1]; "
+                                     "give the difference in the metric's own units")
+            return self.value / 100.0
+        if bounded and abs(self.value) >= 1:
+            hint = f"{self.value:g}pt"
+            raise EvalAddonError(f"{flag} {self.text} would be {100 * self.value:g} points on a metric in [0, 1]; "
+                                 f"did you mean {hint}? (bare numbers are fractions: 0.02 = 2pt)")
+        return self.value
+
+
+DASK_COMMANDS = ("summarize", "compare", "report", "ingest")
+
+
+@dataclass(frozen=True)
+class RouteLimits:
+    """The thresholds routes decide by (bytes, records, rows, files).  Each default is what was
+    measured (the numbers below); tests and benchmarks pass other values to force a route or a
+    partitioning instead of patching module globals."""
+
+    spill_bytes: int = 24 * 2**20
+    """A lone ``.json`` Inspect log larger than this is summarized spilled to partitions.
+    Measured (peak RSS of ``summarize --json`` in memory, VmHWM) on 24 MiB logs of the tiniest
+    scored records (``{"id":1,"epoch":1,"scores":{"m":{"value":1}}}``, 45-101 bytes: integer,
+    short and UUID ids, 1 and 5 epochs, with and without a cluster field): 81-87 MB; at 32 MiB
+    85-94 MB."""
+
+    max_records: int = 150_000
+    """A lone ``.json`` log read in memory that turns out to hold more records than this is read
+    again spilled: the bound for logs below ``spill_bytes`` of records tinier still (an unscored
+    ``{"id":1,"epoch":1}``, 18 bytes, costs ~150 bytes in memory: 1M of them in 24 MiB took
+    195 MB, 157,000 85 MB, 197,000 90 MB)."""
+
+    part_bytes: int = 2**20
+    """Bytes of JSON per partition: K = the power of two at or above size / part_bytes (at least
+    2).  Small, so that a partition of the tiniest records (18 bytes: ~58,000 of them) stays
+    small; the batches (``batch_records``) make up for the number of partitions."""
+
+    parts: int | None = None
+    """This many partitions (a power of two) whatever the size (tests)."""
+
+    batch_records: int = 50_000
+    """Records of consecutive partitions built together as one part (a partition with more is
+    built alone): the fewer parts, the less per-part work; a log within one batch gives one part,
+    the in-memory path's numbers exactly.  Measured peak RSS spilled, 1M tiny UUID-id samples
+    with ``--cluster``: 75 / 81 / 92 MB at 50,000 / 100,000 / 200,000 (CPU the same); 1.3M
+    integer-id samples of 5 epochs: 70 MB at 50,000."""
+
+    merge_files: int = 512
+    """Partition files open at once in a batch's merge, at most (a batch of more is split), and
+    at most half the process's soft limit of open files."""
+
+    few_clusters: int = 50_000
+    """With ``--cluster``: a log of at most this many distinct cluster labels is built as
+    without (batches of id partitions, global cluster codes); a log of more is re-routed by
+    cluster."""
+
+    lopsided_records: int = 100_000
+    """With ``--cluster`` re-routed by cluster: a partition of more records than this (twice
+    ``batch_records``) that also holds a quarter of the log's is lopsided: the log is read in
+    memory after all."""
+
+    store_group_rows: int = 2_000_000
+    """A store selection of more rows is summarized (or compared against a baseline) a group of
+    logs of about this many rows at a time."""
+
+    store_array_rows: int = 1_000_000
+    """A store selection of at most this many rows (by the manifest's counts) is compared from
+    DuckDB's numpy arrays, without pandas; above it the table route's grouping on integer codes
+    is faster, and pandas' import no longer matters."""
+
+
+@dataclass(frozen=True)
+class RoutePolicy:
+    """Which routes ``routes.plan`` may take and with what limits (default: all, today's limits).
+
+    ``only`` names the one route to take (it must not decline); ``exclude`` names routes to
+    skip; ``limits`` (a :class:`RouteLimits`, None: the defaults)
+    holds every threshold a route decides by; ``observe`` is called with the
+    :class:`~evaladdon.routes.plan.Outcome` of each command (which route ran, which declined)."""
+
+    only: str | None = None
+    exclude: frozenset[str] = frozenset()
+    limits: RouteLimits | None = None
+    observe: Callable[[Any], None] | None = None
+
+
+@dataclass(frozen=True)
+class InputOptions:
+    """What a command reads: ``paths`` (files and directories, ``NAME=PATH`` allowed) or a
+    ``store`` with a ``where`` filter; ``engine`` local or dask (with a ``scheduler``);
+    ``cluster`` the field to cluster on; ``metric`` the one metric to use; ``progress`` a
+    progress bar on stderr; ``command`` the command reading (dask serves only some; summarize
+    also shows results-only lm-eval files)."""
+
+    paths: tuple[str, ...] = ()
+    store: str | None = None
+    where: str | None = None
+    engine: str = "local"
+    scheduler: str | None = None
+    cluster: str | None = None
+    metric: str | None = None
+    progress: bool = False
+    command: str | None = None
+    routes: RoutePolicy = field(default_factory=RoutePolicy)
+
+    def check(self) -> None:
+        """The errors of inputs that cannot be read together (one line each, exit 2)."""
+        if self.store and self.paths:
+            raise EvalAddonError("give PATHs or --store DIR, not both (ingest the paths into the store first)")
+        if self.where and not self.store:
+            raise EvalAddonError("--where filters a store: add --store DIR")
+        if not self.store and not self.paths:
+            raise EvalAddonError("nothing to read: the following arguments are required: PATH (or --store DIR)")
+        if self.scheduler and self.engine != "dask":
+            raise EvalAddonError("--scheduler needs --engine dask")
+        if self.engine == "dask" and self.command not in DASK_COMMANDS:
+            raise EvalAddonError(f"--engine dask works with {', '.join(DASK_COMMANDS)}, not {self.command}")
+
+    @property
+    def local(self) -> bool:
+        return self.engine == "local"
+
+
+@dataclass(frozen=True)
+class SummarizeOptions:
+    """``summarize``: one estimate per (run, task, metric) at ``level`` by ``method``."""
+
+    inputs: InputOptions
+    level: float = 0.95
+    method: str = "auto"
+    cluster_method: str = "cr2"
+
+
+@dataclass(frozen=True)
+class GateOptions:
+    """The regression gate: ``margin`` (a drop that does not matter), ``fail_on_regression``
+    (exit 1 on one), ``allow_skipped`` (pass although an input or comparison was skipped)."""
+
+    margin: Effect | None = None
+    fail_on_regression: bool = False
+    allow_skipped: bool = False
+
+    def margin_for(self, bounded: bool) -> float | None:
+        """The margin on the metric's scale (``bounded``: in [0, 1]); None without a gate."""
+        if self.margin is None and not self.fail_on_regression:
+            return None
+        m = self.margin.resolve(bounded, "--margin") if self.margin is not None else 0.0
+        if m < 0:
+            assert self.margin is not None
+            raise EvalAddonError(f"--margin {self.margin.text}: the margin is a drop that does not matter; give it >= 0")
+        return m
+
+
+@dataclass(frozen=True)
+class CompareOptions:
+    """``compare``: paired comparisons of runs (against ``baseline``, all pairs, or the two)."""
+
+    inputs: InputOptions
+    baseline: str | None = None
+    all_pairs: bool = False
+    level: float = 0.95
+    test: str = "auto"
+    interval: str = "auto"
+    cluster_method: str = "cr2"
+    adjust: str = "holm"
+    strict: bool = False
+    gate: GateOptions = field(default_factory=GateOptions)
+    power: float = 0.8
+    seed: int | None = 0
+    n_boot: int = 2000

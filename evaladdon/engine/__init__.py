@@ -1,1 +1,0 @@
-"""Running the per-file work of the store (parsing, reducing) on other engines (Dask)."""

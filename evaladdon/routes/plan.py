@@ -1,0 +1,195 @@
+"""The one place that picks a route: :func:`plan_summarize` and :func:`plan_compare` list the
+routes that may serve a command's options, fastest first; :func:`run` takes the first that does
+not decline.
+
+Decision table (``docs/dev/redesign-map.md`` §4 has the measurements behind each row):
+
+``summarize``
+  1. ``inspect_columns`` -- PATHs on the local engine, no ``--store``/``--where``/``--scheduler``:
+     Inspect logs read to a few numbers per sample, without pandas (one large ``.json`` log
+     spilled to partitions on disk); declines on any input it cannot be sure to read as the
+     table route does.
+  2. ``store_groups`` -- ``--store`` on the local engine: a group of stored logs at a time;
+     declines when the selection is read at once.
+  3. ``table`` -- always.
+
+``compare``
+  1. ``store_arrays`` -- ``--store`` on the local engine, no ``--cluster``, not a metric family:
+     DuckDB's arrays, without pandas; declines on a large selection or rows that are not a
+     canonical store's.
+  2. ``store_groups`` -- ``--store --baseline`` on the local engine, not a metric family: a
+     group of stored logs at a time; declines when the selection is read at once or the
+     manifest disagrees with the rows.
+  3. ``metric_family`` -- ``--metric`` names a metric family (f1_macro, roc_auc, ece, pass@k).
+  4. ``table`` -- otherwise.
+
+A route declines by raising :class:`Decline`; the last route never declines.  The caller may
+force one route (``RoutePolicy.only``), exclude some, set :class:`~evaladdon.analysis.options.RouteLimits`
+and observe the :class:`Outcome`: tests and benchmarks use that instead of module switches.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable
+
+from evaladdon.errors import EvalAddonError
+from evaladdon.analysis.options import RouteLimits
+
+if TYPE_CHECKING:  # pragma: no cover
+    from evaladdon.analysis.options import CompareOptions, RoutePolicy, SummarizeOptions
+    from evaladdon.table.loaded import Loaded
+
+__all__ = ["Comparisons", "Decline", "MetricComparisons", "Outcome", "Route", "Summaries", "plan_compare",
+           "plan_summarize", "run"]
+
+
+class Decline(Exception):
+    """A route cannot be sure to give the reference's answer for these inputs (the reason)."""
+
+
+@dataclass(frozen=True)
+class Route:
+    """A named way to the answer (``go()`` raises :class:`Decline` or returns the answer)."""
+
+    name: str
+    go: Callable[[], Any]
+
+
+@dataclass
+class Outcome:
+    """Which route gave the answer (``detail``: how, e.g. ``"spilled"``), or the error it gave
+    (``error``: the route stopped the command), and which declined first."""
+
+    route: str
+    value: Any
+    declined: list[tuple[str, str]] = field(default_factory=list)
+    detail: str | None = None
+    error: str | None = None
+
+
+@dataclass
+class Summaries:
+    """What a ``summarize`` route gives: summaries, what was read, notes, the marks of
+    incomplete logs, harness-reported rows (results-only lm-eval files)."""
+
+    summaries: list[Any]
+    loaded: Loaded
+    notes: list[str]
+    marks: dict[tuple[str, str, str], dict[str, Any]]
+    reported: list[Any]
+    route_detail: str | None = None
+
+
+@dataclass
+class Comparisons:
+    """What a ``compare`` route gives: the comparisons (not yet with their MDE), what was read,
+    whether the metric is bounded in [0, 1] (points) and the comparisons not made."""
+
+    results: list[Any]
+    loaded: Loaded
+    bounded: bool
+    skipped: list[Any]
+
+
+@dataclass
+class MetricComparisons:
+    """What the ``metric_family`` route gives: paired metric comparisons, their gates, the run
+    labels, what was read, and whether the gate saw a regression."""
+
+    results: list[Any]
+    gates: list[Any]
+    labels: dict[str, str]
+    loaded: Loaded
+    regression: bool
+
+
+def _choose(routes: list[Route], policy: RoutePolicy) -> list[Route]:
+    names = [r.name for r in routes]
+    if policy.only is not None:
+        if policy.only not in names:
+            raise EvalAddonError(f"route {policy.only!r} cannot serve these options (possible: {', '.join(names)})")
+        return [r for r in routes if r.name == policy.only]
+    return [r for r in routes if r.name not in policy.exclude] or routes[-1:]
+
+
+def plan_summarize(opts: SummarizeOptions) -> list[Route]:
+    """The routes that may serve ``summarize`` with ``opts``, in the order to try them."""
+    from evaladdon.routes import table
+
+    i, policy = opts.inputs, opts.inputs.routes
+    limits = policy.limits or RouteLimits()
+    routes = []
+    if i.paths and i.engine == "local" and not i.store and not i.where and not i.scheduler:
+
+        def columns() -> Any:
+            from evaladdon.routes.inspect_columns import summarize
+
+            return summarize(opts, limits)
+
+        routes.append(Route("inspect_columns", columns))
+    if i.store and i.engine == "local":
+
+        def store_groups() -> Any:
+            from evaladdon.routes.store_groups import summarize
+
+            return summarize(opts, limits)
+
+        routes.append(Route("store_groups", store_groups))
+    routes.append(Route("table", lambda: table.summarize(opts)))
+    return _choose(routes, policy)
+
+
+def plan_compare(opts: CompareOptions) -> list[Route]:
+    """The routes that may serve ``compare`` with ``opts``, in the order to try them."""
+    from evaladdon.routes import table
+    from evaladdon.stats.metric_names import family_of
+
+    i, policy = opts.inputs, opts.inputs.routes
+    limits = policy.limits or RouteLimits()
+    family = bool(i.metric and family_of(i.metric))
+    routes = []
+    if i.store and i.engine == "local" and i.cluster is None and not family:
+
+        def store_arrays() -> Any:
+            from evaladdon.routes.store_arrays import compare
+
+            return compare(opts, limits)
+
+        routes.append(Route("store_arrays", store_arrays))
+    if i.store and i.engine == "local" and opts.baseline is not None and not family:
+
+        def store_groups() -> Any:
+            from evaladdon.routes.store_groups import compare
+
+            return compare(opts, limits)
+
+        routes.append(Route("store_groups", store_groups))
+    if family:
+        routes.append(Route("metric_family", lambda: table.compare_metric_family(opts)))
+    else:
+        routes.append(Route("table", lambda: table.compare(opts)))
+    return _choose(routes, policy)
+
+
+def run(routes: list[Route], policy: RoutePolicy | None = None) -> Outcome:
+    """The answer of the first route that does not decline (a forced route must not decline)."""
+    observe = policy.observe if policy is not None else None
+    declined: list[tuple[str, str]] = []
+    for k, route in enumerate(routes):
+        try:
+            value = route.go()
+        except Decline as exc:
+            declined.append((route.name, str(exc)))
+            if k == len(routes) - 1:
+                raise EvalAddonError(f"route {route.name!r} declined: {exc}") from None
+            continue
+        except Exception as exc:  # the user's error (one line, exit 2): observed, then raised as it is
+            if observe is not None:
+                observe(Outcome(route.name, None, declined, error=f"{type(exc).__name__}: {exc}"))
+            raise
+        outcome = Outcome(route.name, value, declined, getattr(value, "route_detail", None))
+        if observe is not None:
+            observe(outcome)
+        return outcome
+    raise EvalAddonError("no route can serve these options")  # pragma: no cover - the last never declines
