@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from evaladdon.cli.common import add_reporting, emit, load
 from evaladdon.cli.options import add_output
 from evaladdon.errors import InputError
-from evaladdon.report.text import console, fmt, markdown_table, table
+from evaladdon.report.judge import judge_warnings, write_judge_table
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -63,20 +63,9 @@ def run(args: argparse.Namespace) -> int:
     labels = read_labels(args.labels, args.human_col)
     loaded = load(args)
     results = correct_judge(loaded.table, labels, args.method, metric=args.metric, level=args.level, seed=args.seed)
-    dropped_lines = [f"warning: {r['label']} / {r['task']} / {r['metric']}: {r['n_dropped']} row(s) left out ("
-                     + ", ".join(f"{v} {k}" for k, v in r["dropped"].items()) + ")" for r in results if r["n_dropped"]]
-    note_lines = [f"note: {r['label']} / {r['task']} / {r['metric']}: {n}" for r in results for n in r["notes"]]
     if args.json:
         emit(args, results, loaded, loaded.notes)
         return 0
-    cols = ["run", "task/metric", "observed", "corrected", "CI", "Se", "Sp", "kappa", "labelled"]
-    rows = [[r["label"], f"{r['task']}/{r['metric']}", fmt(r["observed"], 3), fmt(r["corrected"], 3),
-             f"{fmt(r['ci_low'], 3)}-{fmt(r['ci_high'], 3)}", fmt(r["sensitivity"], 3), fmt(r["specificity"], 3),
-             fmt(r["kappa"], 3), r["n_labelled"]] for r in results]
-    con = console()
-    if args.markdown:
-        con.file.write(markdown_table(cols, rows))
-    else:
-        con.print(table(None, cols, rows, n_left=2, drop=("kappa", "Sp", "Se", "labelled"), wide=args.wide))
-    emit(args, [], loaded, list(loaded.notes) + dropped_lines + note_lines)
+    write_judge_table(results, markdown=args.markdown, wide=args.wide)
+    emit(args, [], loaded, list(loaded.notes) + judge_warnings(results))
     return 0

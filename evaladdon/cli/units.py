@@ -8,7 +8,7 @@ command line, so that "2" can never silently mean 200 points:
 - a bare number of 1 or more is refused for a metric bounded in [0, 1], with a hint
   (``did you mean 2pt?``); on an unbounded metric it is in the metric's units.
 
-:func:`describe` prints a value back in both forms (``2.0 points (0.02)``).
+:func:`evaladdon.report.units.describe` prints a value back in both forms (``2.0 points (0.02)``).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import argparse
 import math
 import re
 from evaladdon.analysis.options import Effect
+from evaladdon.report.units import describe  # noqa: F401 - old place
 
 _POINTS = re.compile(r"^\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*(pt|pts|pp|points?|%)\s*$", re.IGNORECASE)
 
@@ -34,10 +35,3 @@ def parse_effect(text: str) -> Effect:
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
     return Effect(text=text.strip(), value=value, points=points)
-
-
-def describe(fraction: float, bounded: bool = True) -> str:
-    """A value on the metric's scale in both forms: ``2.0 points (0.02)`` (bounded) or ``0.02``."""
-    if not bounded:
-        return f"{fraction:g}"
-    return f"{100 * fraction:.1f} points ({fraction:g})"
