@@ -14,8 +14,8 @@ import types
 from typing import TYPE_CHECKING, Any
 
 _WHERE: dict[str, str] = {
-    "Result": "evaladdon.stats._result",
-    "json_safe": "evaladdon.stats._result",
+    "Result": "evaladdon.stats._base.result",
+    "json_safe": "evaladdon.stats._base.result",
     "BootstrapResult": "evaladdon.stats.bootstrap",
     "bootstrap_mean": "evaladdon.stats.bootstrap",
     "bootstrap_totals": "evaladdon.stats.bootstrap",
@@ -30,8 +30,8 @@ _WHERE: dict[str, str] = {
     "ProportionInterval": "evaladdon.stats.intervals",
     "proportion_interval": "evaladdon.stats.intervals",
     "t_interval": "evaladdon.stats.intervals",
-    "GateDecision": "evaladdon.stats.gate",
-    "regression_gate": "evaladdon.stats.gate",
+    "GateDecision": "evaladdon.stats.paired.gate",
+    "regression_gate": "evaladdon.stats.paired.gate",
     "CorrectedDifference": "evaladdon.stats.judge",
     "CorrectedRate": "evaladdon.stats.judge",
     "JudgeAgreement": "evaladdon.stats.judge",
@@ -52,30 +52,30 @@ _WHERE: dict[str, str] = {
     "power_curve": "evaladdon.stats.power",
     "power_normal": "evaladdon.stats.power",
     "retrodesign": "evaladdon.stats.power",
-    "Discordance": "evaladdon.stats.mcnemar",
-    "McNemarResult": "evaladdon.stats.mcnemar",
-    "discordance": "evaladdon.stats.mcnemar",
-    "mcnemar": "evaladdon.stats.mcnemar",
+    "Discordance": "evaladdon.stats.paired.mcnemar",
+    "McNemarResult": "evaladdon.stats.paired.mcnemar",
+    "discordance": "evaladdon.stats.paired.mcnemar",
+    "mcnemar": "evaladdon.stats.paired.mcnemar",
     "MEAN_METHODS": "evaladdon.stats.mean",
     "MeanEstimate": "evaladdon.stats.mean",
     "estimate_mean": "evaladdon.stats.mean",
-    "ADJUST_METHODS": "evaladdon.stats.multiple",
-    "CochranQResult": "evaladdon.stats.multiple",
-    "adjust_pvalues": "evaladdon.stats.multiple",
-    "cochrans_q": "evaladdon.stats.multiple",
-    "PAIRED_INTERVALS": "evaladdon.stats.paired",
-    "PAIRED_TESTS": "evaladdon.stats.paired",
-    "PairedComparison": "evaladdon.stats.paired",
-    "compare_paired": "evaladdon.stats.paired",
-    "PAIRED_BINARY_METHODS": "evaladdon.stats.paired_binary",
-    "paired_binary_interval": "evaladdon.stats.paired_binary",
-    "PermutationResult": "evaladdon.stats.permutation",
-    "sign_flip_test": "evaladdon.stats.permutation",
+    "ADJUST_METHODS": "evaladdon.stats.paired.multiple",
+    "CochranQResult": "evaladdon.stats.paired.multiple",
+    "adjust_pvalues": "evaladdon.stats.paired.multiple",
+    "cochrans_q": "evaladdon.stats.paired.multiple",
+    "PAIRED_INTERVALS": "evaladdon.stats.paired.paired",
+    "PAIRED_TESTS": "evaladdon.stats.paired.paired",
+    "PairedComparison": "evaladdon.stats.paired.paired",
+    "compare_paired": "evaladdon.stats.paired.paired",
+    "PAIRED_BINARY_METHODS": "evaladdon.stats.paired.paired_binary",
+    "paired_binary_interval": "evaladdon.stats.paired.paired_binary",
+    "PermutationResult": "evaladdon.stats.paired.permutation",
+    "sign_flip_test": "evaladdon.stats.paired.permutation",
 }
 
 if TYPE_CHECKING:  # pragma: no cover
-    from evaladdon.stats._result import Result  # noqa: F401
-    from evaladdon.stats._result import json_safe  # noqa: F401
+    from evaladdon.stats._base.result import Result  # noqa: F401
+    from evaladdon.stats._base.result import json_safe  # noqa: F401
     from evaladdon.stats.bootstrap import BootstrapResult  # noqa: F401
     from evaladdon.stats.bootstrap import bootstrap_mean  # noqa: F401
     from evaladdon.stats.bootstrap import bootstrap_totals  # noqa: F401
@@ -90,8 +90,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from evaladdon.stats.intervals import ProportionInterval  # noqa: F401
     from evaladdon.stats.intervals import proportion_interval  # noqa: F401
     from evaladdon.stats.intervals import t_interval  # noqa: F401
-    from evaladdon.stats.gate import GateDecision  # noqa: F401
-    from evaladdon.stats.gate import regression_gate  # noqa: F401
+    from evaladdon.stats.paired.gate import GateDecision  # noqa: F401
+    from evaladdon.stats.paired.gate import regression_gate  # noqa: F401
     from evaladdon.stats.judge import CorrectedDifference  # noqa: F401
     from evaladdon.stats.judge import CorrectedRate  # noqa: F401
     from evaladdon.stats.judge import JudgeAgreement  # noqa: F401
@@ -112,25 +112,25 @@ if TYPE_CHECKING:  # pragma: no cover
     from evaladdon.stats.power import power_curve  # noqa: F401
     from evaladdon.stats.power import power_normal  # noqa: F401
     from evaladdon.stats.power import retrodesign  # noqa: F401
-    from evaladdon.stats.mcnemar import Discordance  # noqa: F401
-    from evaladdon.stats.mcnemar import McNemarResult  # noqa: F401
-    from evaladdon.stats.mcnemar import discordance  # noqa: F401
-    from evaladdon.stats.mcnemar import mcnemar  # noqa: F401
+    from evaladdon.stats.paired.mcnemar import Discordance  # noqa: F401
+    from evaladdon.stats.paired.mcnemar import McNemarResult  # noqa: F401
+    from evaladdon.stats.paired.mcnemar import discordance  # noqa: F401
+    from evaladdon.stats.paired.mcnemar import mcnemar  # noqa: F401
     from evaladdon.stats.mean import MEAN_METHODS  # noqa: F401
     from evaladdon.stats.mean import MeanEstimate  # noqa: F401
     from evaladdon.stats.mean import estimate_mean  # noqa: F401
-    from evaladdon.stats.multiple import ADJUST_METHODS  # noqa: F401
-    from evaladdon.stats.multiple import CochranQResult  # noqa: F401
-    from evaladdon.stats.multiple import adjust_pvalues  # noqa: F401
-    from evaladdon.stats.multiple import cochrans_q  # noqa: F401
-    from evaladdon.stats.paired import PAIRED_INTERVALS  # noqa: F401
-    from evaladdon.stats.paired import PAIRED_TESTS  # noqa: F401
-    from evaladdon.stats.paired import PairedComparison  # noqa: F401
-    from evaladdon.stats.paired import compare_paired  # noqa: F401
-    from evaladdon.stats.paired_binary import PAIRED_BINARY_METHODS  # noqa: F401
-    from evaladdon.stats.paired_binary import paired_binary_interval  # noqa: F401
-    from evaladdon.stats.permutation import PermutationResult  # noqa: F401
-    from evaladdon.stats.permutation import sign_flip_test  # noqa: F401
+    from evaladdon.stats.paired.multiple import ADJUST_METHODS  # noqa: F401
+    from evaladdon.stats.paired.multiple import CochranQResult  # noqa: F401
+    from evaladdon.stats.paired.multiple import adjust_pvalues  # noqa: F401
+    from evaladdon.stats.paired.multiple import cochrans_q  # noqa: F401
+    from evaladdon.stats.paired.paired import PAIRED_INTERVALS  # noqa: F401
+    from evaladdon.stats.paired.paired import PAIRED_TESTS  # noqa: F401
+    from evaladdon.stats.paired.paired import PairedComparison  # noqa: F401
+    from evaladdon.stats.paired.paired import compare_paired  # noqa: F401
+    from evaladdon.stats.paired.paired_binary import PAIRED_BINARY_METHODS  # noqa: F401
+    from evaladdon.stats.paired.paired_binary import paired_binary_interval  # noqa: F401
+    from evaladdon.stats.paired.permutation import PermutationResult  # noqa: F401
+    from evaladdon.stats.paired.permutation import sign_flip_test  # noqa: F401
 
 
 def __getattr__(name: str) -> Any:
@@ -152,11 +152,13 @@ class _Package(types.ModuleType):
     Importing a submodule binds it on its package; eagerly, ``from .mcnemar import mcnemar``
     then rebound the name to the function.  Lazily the submodule may be imported later (by
     another stats module), so that binding is declined here and the name resolves through
-    :func:`__getattr__` to the exported object, as before.
+    :func:`__getattr__` to the exported object, as before.  The old path
+    ``evaladdon.stats.mcnemar`` is an alias of ``evaladdon.stats.paired.mcnemar``, so the module
+    bound under an exported name may carry another ``__name__``: any module is declined there.
     """
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if isinstance(value, types.ModuleType) and name in _WHERE and value.__name__ == f"{__name__}.{name}":
+        if isinstance(value, types.ModuleType) and name in _WHERE:
             return
         super().__setattr__(name, value)
 

@@ -20,9 +20,9 @@ from typing import Callable, Literal
 import numpy as np
 import numpy.typing as npt
 
-from evaladdon.stats._checks import as_finite_1d, check_level, codes, whole
-from evaladdon.stats._dist import norm_cdf, norm_ppf
-from evaladdon.stats._result import Result
+from evaladdon.stats._base.checks import as_finite_1d, check_level, codes, whole
+from evaladdon.stats._base.dist import norm_cdf, norm_ppf
+from evaladdon.stats._base.result import Result
 
 TotalsStatistic = Callable[[np.ndarray], np.ndarray]
 """Maps totals of shape ``(..., m)`` to the statistic, shape ``(...)``."""
