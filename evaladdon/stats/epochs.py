@@ -29,6 +29,8 @@ from evaladdon.stats._base.checks import as_finite_1d
 from evaladdon.stats._base.result import Result
 from evaladdon.stats.cluster import codes
 
+__all__ = ["EpochVariance", "epoch_variance", "epoch_variance_from", "item_moments"]
+
 
 @dataclass(frozen=True)
 class EpochVariance(Result):

@@ -19,6 +19,15 @@ from evaladdon.stats._base.checks import check_level
 # Interval is defined beside Result (evaladdon.stats._base.result) and re-exported here
 from evaladdon.stats._base.result import Interval
 
+__all__ = [
+    "PROPORTION_METHODS",
+    "ProportionInterval",
+    "ProportionMethod",
+    "proportion_interval",
+    "t_bounds",
+    "t_interval",
+]
+
 ProportionMethod = Literal["wilson", "clopper-pearson", "jeffreys", "agresti-coull", "wald"]
 PROPORTION_METHODS: tuple[str, ...] = ("wilson", "clopper-pearson", "jeffreys", "agresti-coull", "wald")
 

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+__all__ = ["ItemTable", "item_table"]
+
 
 @dataclass(frozen=True)
 class ItemTable:

@@ -50,6 +50,17 @@ from evaladdon.stats.cluster import ClusteredSE, clustered_se, codes, cr1_note
 from evaladdon.stats.epochs import EpochVariance, epoch_variance
 from evaladdon.stats.intervals import PROPORTION_METHODS, proportion_interval, t_bounds
 
+__all__ = [
+    "MEAN_METHODS",
+    "MeanEstimate",
+    "MeanStats",
+    "check_options",
+    "estimate_mean",
+    "finish",
+    "rescaled",
+    "two_clusters_error",
+]
+
 MEAN_METHODS: tuple[str, ...] = ("auto", "t", "bootstrap", *PROPORTION_METHODS)
 
 NAN = float("nan")

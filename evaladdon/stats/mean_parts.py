@@ -50,6 +50,8 @@ from evaladdon.stats.mean import (
     NAN, MeanEstimate, MeanStats, check_options, estimate_mean, finish, rescaled, two_clusters_error,
 )
 
+__all__ = ["MeanPart", "estimate_mean_parts"]
+
 
 @dataclass(frozen=True)
 class MeanPart:

@@ -40,6 +40,17 @@ from evaladdon.stats.bootstrap import bca_probabilities
 from evaladdon.stats._base.result import Result
 from evaladdon.stats.families.estimates import MetricEstimate
 
+__all__ = [
+    "BOOT_METHODS",
+    "PairedMetric",
+    "TableStatistic",
+    "VectorBootstrap",
+    "bootstrap_metrics",
+    "cluster_weights",
+    "paired_bootstrap_metrics",
+    "replicate_tables",
+]
+
 TableStatistic = Callable[[np.ndarray], np.ndarray]
 """Maps replicate tables ``(b, m)`` to metric values ``(b, q)``."""
 

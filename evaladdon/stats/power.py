@@ -49,6 +49,25 @@ from evaladdon.stats._base.checks import finite, whole
 from evaladdon.stats._base.dist import binom_cdf, binom_pmf, binom_ppf, norm_cdf, norm_pdf, norm_ppf, norm_sf
 from evaladdon.stats._base.result import Result
 
+__all__ = [
+    "EXACT_MAX",
+    "EXACT_SCAN_MAX",
+    "MAX_N",
+    "NOT_DETECTABLE",
+    "PLAN_TESTS",
+    "PlanTest",
+    "PowerCurve",
+    "PowerPlan",
+    "Retrodesign",
+    "binary_unpaired_variance",
+    "epoch_item_variance",
+    "mcnemar_exact_power",
+    "plan",
+    "power_curve",
+    "power_normal",
+    "retrodesign",
+]
+
 PlanTest = Literal["auto", "mcnemar-exact", "mcnemar-connor-approx", "wald", "mcnemar"]
 PLAN_TESTS: tuple[str, ...] = ("auto", "mcnemar-exact", "mcnemar-connor-approx", "wald")
 MAX_N = 10**12

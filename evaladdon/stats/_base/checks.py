@@ -8,6 +8,19 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+__all__ = [
+    "as_finite_1d",
+    "check_level",
+    "codes",
+    "finite",
+    "first_appearance",
+    "first_appearance_top",
+    "is_binary",
+    "pow2_scale",
+    "pow2_scale_of_top",
+    "whole",
+]
+
 
 def as_finite_1d(values: npt.ArrayLike, name: str = "values") -> np.ndarray:
     """Return ``values`` as a 1-d float array; refuse other shapes, empty input and NaN/inf.

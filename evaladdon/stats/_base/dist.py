@@ -34,6 +34,26 @@ try:  # the Boost-based ufuncs scipy.stats.binom / beta call (scipy >= 1.12)
 except ImportError:  # pragma: no cover - older scipy: fall back to scipy.stats itself
     _beta_ppf = _binom_cdf = _binom_pmf = _binom_ppf = _binom_sf = None
 
+__all__ = [
+    "ArrayLike",
+    "beta_ppf",
+    "binom_cdf",
+    "binom_pmf",
+    "binom_ppf",
+    "binom_sf",
+    "chi2_cdf",
+    "chi2_sf",
+    "norm_cdf",
+    "norm_isf",
+    "norm_pdf",
+    "norm_ppf",
+    "norm_sf",
+    "t_cdf",
+    "t_isf",
+    "t_ppf",
+    "t_sf",
+]
+
 ArrayLike = npt.ArrayLike
 _SQRT_2PI = np.sqrt(2 * np.pi)  # as scipy.stats' _norm_pdf_C
 

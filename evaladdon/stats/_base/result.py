@@ -9,6 +9,8 @@ from typing import Any
 
 import numpy as np
 
+__all__ = ["Interval", "Result", "json_safe"]
+
 
 def _plain(value: Any) -> Any:
     """Convert numpy scalars/arrays and nested containers to plain Python objects."""

@@ -14,6 +14,8 @@ from __future__ import annotations
 import math
 from typing import Callable
 
+__all__ = ["brentq"]
+
 _RTOL = 4 * 2.220446049250313e-16
 
 

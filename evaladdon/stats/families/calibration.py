@@ -43,6 +43,18 @@ from evaladdon.stats.metric_bootstrap import PairedMetric, bootstrap_metrics, pa
 from evaladdon.stats.families.estimates import MetricEstimate, MetricLookup
 from evaladdon.stats.families.names import CALIBRATION_NAMES as NAMES
 
+__all__ = [
+    "DEFAULT_BINS",
+    "CalibrationResult",
+    "ReliabilityBin",
+    "calibration_metrics",
+    "calibration_tables",
+    "compare_calibration",
+    "equal_mass_bins",
+    "equal_width_bins",
+    "metrics_from_tables",
+]
+
 DEFAULT_BINS = 15
 _EPS = float(np.finfo(np.float64).eps)
 _PER_BIN = 5  # n, sum f, sum o, sum f^2, sum f o

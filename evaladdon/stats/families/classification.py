@@ -39,6 +39,15 @@ from evaladdon.stats.metric_bootstrap import PairedMetric, bootstrap_metrics, pa
 from evaladdon.stats.families.estimates import MetricEstimate, MetricLookup
 from evaladdon.stats.families.names import SUMMARY_NAMES
 
+__all__ = [
+    "ClassificationResult",
+    "classification_metrics",
+    "compare_classification",
+    "confusion_tables",
+    "metric_names",
+    "metrics_from_confusion",
+]
+
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 
 from evaladdon.stats._base.result import Result
 
+__all__ = ["MetricEstimate", "MetricLookup"]
+
 
 @dataclass(frozen=True)
 class MetricEstimate(Result):

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+__all__ = ["CALIBRATION_NAMES", "PASSK", "ROC_NAMES", "SUMMARY_NAMES", "family_of"]
+
 SUMMARY_NAMES: tuple[str, ...] = (
     "accuracy",
     "balanced_accuracy",

@@ -34,6 +34,8 @@ from evaladdon.stats.mean import estimate_mean
 from evaladdon.stats.metric_bootstrap import PairedMetric
 from evaladdon.stats.paired.paired import compare_paired
 
+__all__ = ["ItemCounts", "compare_pass_at_k", "item_counts", "pass_at_k", "pass_at_k_items", "pass_hat_k_items"]
+
 
 def _ratio(a: np.ndarray, n: np.ndarray, k: int) -> np.ndarray:
     """``C(a, k) / C(n, k)`` for arrays ``a <= n`` with ``n >= k`` (NaN where ``n < k``)."""

@@ -47,6 +47,8 @@ from evaladdon.stats.families.estimates import MetricEstimate
 if TYPE_CHECKING:  # pragma: no cover - scipy.sparse is imported where it is used (slow to import)
     from scipy import sparse
 
+__all__ = ["average_precision", "compare_average_precision", "compare_roc_auc", "roc_auc", "structural_components"]
+
 
 @dataclass(frozen=True)
 class _Components:

@@ -4,7 +4,8 @@ McNemar, sign-flip permutation, multiple-comparison adjustments and the regressi
 This package took the name of the old module :mod:`evaladdon.stats.paired` (issue 24), which now
 lives at :mod:`evaladdon.stats.paired.paired`.  Its names resolve here on first use (PEP 562): a
 name of that module read from this package is the module's own object, and importing a sibling
-(``paired_binary``) does not load it.  Submodule names (``paired, paired_binary, mcnemar, permutation, multiple, gate``) are the submodules.
+(``paired_binary``) does not load it.  Submodule names are the submodules:
+``paired, paired_binary, mcnemar, permutation, multiple, gate``.
 """
 
 from __future__ import annotations

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 from evaladdon.stats._base.result import Result
 
+__all__ = ["INCONCLUSIVE", "NO_REGRESSION", "REGRESSION", "GateDecision", "regression_gate"]
+
 REGRESSION = "regression shown"
 NO_REGRESSION = "no regression shown within m"
 INCONCLUSIVE = "inconclusive"

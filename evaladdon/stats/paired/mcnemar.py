@@ -24,6 +24,8 @@ import numpy as np
 from evaladdon.stats._base.dist import binom_cdf, binom_pmf, chi2_sf
 from evaladdon.stats._base.result import Result
 
+__all__ = ["Discordance", "McNemarResult", "discordance", "mcnemar"]
+
 
 @dataclass(frozen=True)
 class Discordance(Result):

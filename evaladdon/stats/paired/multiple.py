@@ -22,6 +22,8 @@ import numpy.typing as npt
 from evaladdon.stats._base.dist import chi2_sf
 from evaladdon.stats._base.result import Result
 
+__all__ = ["ADJUST_METHODS", "CochranQResult", "adjust_pvalues", "cochrans_q"]
+
 ADJUST_METHODS: tuple[str, ...] = ("holm", "bh", "bonferroni", "none")
 
 

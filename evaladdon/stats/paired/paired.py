@@ -37,6 +37,8 @@ from evaladdon.stats.paired.mcnemar import Discordance, McNemarResult, discordan
 from evaladdon.stats.paired.paired_binary import PAIRED_BINARY_METHODS, paired_binary_interval
 from evaladdon.stats.paired.permutation import sign_flip_test
 
+__all__ = ["PAIRED_INTERVALS", "PAIRED_TESTS", "PairedComparison", "compare_paired"]
+
 PAIRED_TESTS: tuple[str, ...] = (
     "auto",
     "mcnemar",

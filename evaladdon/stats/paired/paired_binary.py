@@ -26,6 +26,8 @@ from evaladdon.stats._base.checks import check_level
 from evaladdon.stats._base.dist import norm_ppf
 from evaladdon.stats.intervals import Interval, proportion_interval
 
+__all__ = ["PAIRED_BINARY_METHODS", "bonett_price", "newcombe", "paired_binary_interval", "tango", "wald_paired"]
+
 PAIRED_BINARY_METHODS: tuple[str, ...] = ("newcombe", "tango", "bonett-price", "wald")
 
 

@@ -20,6 +20,8 @@ import numpy.typing as npt
 from evaladdon.stats._base.checks import as_finite_1d, codes, whole
 from evaladdon.stats._base.result import Result
 
+__all__ = ["PermutationResult", "sign_flip_test"]
+
 
 @dataclass(frozen=True)
 class PermutationResult(Result):

@@ -3,7 +3,8 @@
 This package took the name of the old module :mod:`evaladdon.stats.ranking` (issue 24), which now
 lives at :mod:`evaladdon.stats.ranking.ranking`.  Its names resolve here on first use (PEP 562): a
 name of that module read from this package is the module's own object, and importing a sibling
-(``bradley_terry``) does not load it.  Submodule names (``ranking, bradley_terry``) are the submodules.
+(``bradley_terry``) does not load it.  Submodule names are the submodules:
+``ranking, bradley_terry``.
 """
 
 from __future__ import annotations

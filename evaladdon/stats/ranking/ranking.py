@@ -43,6 +43,8 @@ import numpy.typing as npt
 from evaladdon.stats._base.checks import check_level
 from evaladdon.stats._base.result import Result
 
+__all__ = ["RankingResult", "competition_ranks", "pairwise_tests", "rank_models"]
+
 
 @dataclass(frozen=True)
 class RankingResult(Result):
