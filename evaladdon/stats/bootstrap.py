@@ -25,12 +25,7 @@ from evaladdon.stats._base.dist import norm_cdf, norm_ppf
 from evaladdon.stats._base.result import Result
 
 __all__ = [
-    "BootstrapResult",
-    "TotalsStatistic",
-    "bca_probabilities",
-    "bootstrap_mean",
-    "bootstrap_totals",
-    "ratio_of_totals",
+    "BootstrapResult", "TotalsStatistic", "bca_probabilities", "bootstrap_mean", "bootstrap_totals", "ratio_of_totals",
 ]
 
 TotalsStatistic = Callable[[np.ndarray], np.ndarray]

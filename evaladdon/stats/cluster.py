@@ -32,15 +32,8 @@ from evaladdon.stats._base.checks import codes as _factorize_codes
 from evaladdon.stats._base.result import Result
 
 __all__ = [
-    "ClusteredSE",
-    "cluster_sums",
-    "clustered_from_sums",
-    "clustered_se",
-    "codes",
-    "cr1_note",
-    "satterthwaite_df_from_sums",
-    "satterthwaite_df_intercept",
-    "satterthwaite_sums",
+    "ClusteredSE", "cluster_sums", "clustered_from_sums", "clustered_se", "codes", "cr1_note",
+    "satterthwaite_df_from_sums", "satterthwaite_df_intercept", "satterthwaite_sums",
 ]
 
 NAN = float("nan")

@@ -20,12 +20,7 @@ from evaladdon.stats._base.checks import check_level
 from evaladdon.stats._base.result import Interval
 
 __all__ = [
-    "PROPORTION_METHODS",
-    "ProportionInterval",
-    "ProportionMethod",
-    "proportion_interval",
-    "t_bounds",
-    "t_interval",
+    "PROPORTION_METHODS", "ProportionInterval", "ProportionMethod", "proportion_interval", "t_bounds", "t_interval",
 ]
 
 ProportionMethod = Literal["wilson", "clopper-pearson", "jeffreys", "agresti-coull", "wald"]

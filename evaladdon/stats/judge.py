@@ -37,15 +37,8 @@ from evaladdon.stats._base.result import Result
 from evaladdon.stats.intervals import proportion_interval
 
 __all__ = [
-    "CorrectedDifference",
-    "CorrectedRate",
-    "JudgeAgreement",
-    "PPIResult",
-    "corrected_difference",
-    "judge_agreement",
-    "ppi_mean",
-    "rogan_gladen",
-    "rogan_gladen_bootstrap",
+    "CorrectedDifference", "CorrectedRate", "JudgeAgreement", "PPIResult", "corrected_difference", "judge_agreement",
+    "ppi_mean", "rogan_gladen", "rogan_gladen_bootstrap",
 ]
 
 NAN = float("nan")

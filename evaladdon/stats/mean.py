@@ -51,13 +51,7 @@ from evaladdon.stats.epochs import EpochVariance, epoch_variance
 from evaladdon.stats.intervals import PROPORTION_METHODS, proportion_interval, t_bounds
 
 __all__ = [
-    "MEAN_METHODS",
-    "MeanEstimate",
-    "MeanStats",
-    "check_options",
-    "estimate_mean",
-    "finish",
-    "rescaled",
+    "MEAN_METHODS", "MeanEstimate", "MeanStats", "check_options", "estimate_mean", "finish", "rescaled",
     "two_clusters_error",
 ]
 

@@ -41,14 +41,8 @@ from evaladdon.stats._base.result import Result
 from evaladdon.stats.families.estimates import MetricEstimate
 
 __all__ = [
-    "BOOT_METHODS",
-    "PairedMetric",
-    "TableStatistic",
-    "VectorBootstrap",
-    "bootstrap_metrics",
-    "cluster_weights",
-    "paired_bootstrap_metrics",
-    "replicate_tables",
+    "BOOT_METHODS", "PairedMetric", "TableStatistic", "VectorBootstrap", "bootstrap_metrics", "cluster_weights",
+    "paired_bootstrap_metrics", "replicate_tables",
 ]
 
 TableStatistic = Callable[[np.ndarray], np.ndarray]

@@ -50,22 +50,9 @@ from evaladdon.stats._base.dist import binom_cdf, binom_pmf, binom_ppf, norm_cdf
 from evaladdon.stats._base.result import Result
 
 __all__ = [
-    "EXACT_MAX",
-    "EXACT_SCAN_MAX",
-    "MAX_N",
-    "NOT_DETECTABLE",
-    "PLAN_TESTS",
-    "PlanTest",
-    "PowerCurve",
-    "PowerPlan",
-    "Retrodesign",
-    "binary_unpaired_variance",
-    "epoch_item_variance",
-    "mcnemar_exact_power",
-    "plan",
-    "power_curve",
-    "power_normal",
-    "retrodesign",
+    "EXACT_MAX", "EXACT_SCAN_MAX", "MAX_N", "NOT_DETECTABLE", "PLAN_TESTS", "PlanTest", "PowerCurve", "PowerPlan",
+    "Retrodesign", "binary_unpaired_variance", "epoch_item_variance", "mcnemar_exact_power", "plan", "power_curve",
+    "power_normal", "retrodesign",
 ]
 
 PlanTest = Literal["auto", "mcnemar-exact", "mcnemar-connor-approx", "wald", "mcnemar"]

@@ -9,16 +9,8 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = [
-    "as_finite_1d",
-    "check_level",
-    "codes",
-    "finite",
-    "first_appearance",
-    "first_appearance_top",
-    "is_binary",
-    "pow2_scale",
-    "pow2_scale_of_top",
-    "whole",
+    "as_finite_1d", "check_level", "codes", "finite", "first_appearance", "first_appearance_top", "is_binary",
+    "pow2_scale", "pow2_scale_of_top", "whole",
 ]
 
 

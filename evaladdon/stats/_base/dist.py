@@ -35,23 +35,8 @@ except ImportError:  # pragma: no cover - older scipy: fall back to scipy.stats 
     _beta_ppf = _binom_cdf = _binom_pmf = _binom_ppf = _binom_sf = None
 
 __all__ = [
-    "ArrayLike",
-    "beta_ppf",
-    "binom_cdf",
-    "binom_pmf",
-    "binom_ppf",
-    "binom_sf",
-    "chi2_cdf",
-    "chi2_sf",
-    "norm_cdf",
-    "norm_isf",
-    "norm_pdf",
-    "norm_ppf",
-    "norm_sf",
-    "t_cdf",
-    "t_isf",
-    "t_ppf",
-    "t_sf",
+    "ArrayLike", "beta_ppf", "binom_cdf", "binom_pmf", "binom_ppf", "binom_sf", "chi2_cdf", "chi2_sf", "norm_cdf",
+    "norm_isf", "norm_pdf", "norm_ppf", "norm_sf", "t_cdf", "t_isf", "t_ppf", "t_sf",
 ]
 
 ArrayLike = npt.ArrayLike

@@ -30,14 +30,7 @@ import numpy as np
 from evaladdon.stats._base.dist import binom_cdf, norm_ppf
 
 __all__ = [
-    "RTOL",
-    "bounded_interval",
-    "se_is_zero",
-    "se_is_zero_at",
-    "sign_test",
-    "unit_word",
-    "wilson_bounds",
-    "within",
+    "RTOL", "bounded_interval", "se_is_zero", "se_is_zero_at", "sign_test", "unit_word", "wilson_bounds", "within",
 ]
 
 RTOL = 1e-12

@@ -44,15 +44,8 @@ from evaladdon.stats.families.estimates import MetricEstimate, MetricLookup
 from evaladdon.stats.families.names import CALIBRATION_NAMES as NAMES
 
 __all__ = [
-    "DEFAULT_BINS",
-    "CalibrationResult",
-    "ReliabilityBin",
-    "calibration_metrics",
-    "calibration_tables",
-    "compare_calibration",
-    "equal_mass_bins",
-    "equal_width_bins",
-    "metrics_from_tables",
+    "DEFAULT_BINS", "CalibrationResult", "ReliabilityBin", "calibration_metrics", "calibration_tables",
+    "compare_calibration", "equal_mass_bins", "equal_width_bins", "metrics_from_tables",
 ]
 
 DEFAULT_BINS = 15

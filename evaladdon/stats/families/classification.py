@@ -40,11 +40,7 @@ from evaladdon.stats.families.estimates import MetricEstimate, MetricLookup
 from evaladdon.stats.families.names import SUMMARY_NAMES
 
 __all__ = [
-    "ClassificationResult",
-    "classification_metrics",
-    "compare_classification",
-    "confusion_tables",
-    "metric_names",
+    "ClassificationResult", "classification_metrics", "compare_classification", "confusion_tables", "metric_names",
     "metrics_from_confusion",
 ]
 

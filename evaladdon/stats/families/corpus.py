@@ -43,20 +43,9 @@ from evaladdon.stats.families.estimates import MetricEstimate
 from evaladdon.stats.metric_bootstrap import cluster_weights
 
 __all__ = [
-    "PairedBootstrap",
-    "binary_f1_stats",
-    "bootstrap_corpus",
-    "bootstrap_items",
-    "cluster_totals",
-    "confusion_stats",
-    "f1_from_totals",
-    "macro_f1_from_totals",
-    "mcc_from_totals",
-    "micro_f1_from_totals",
-    "multilabel_stats",
-    "paired_totals_difference",
-    "ratio_stat",
-    "rowwise",
+    "PairedBootstrap", "binary_f1_stats", "bootstrap_corpus", "bootstrap_items", "cluster_totals", "confusion_stats",
+    "f1_from_totals", "macro_f1_from_totals", "mcc_from_totals", "micro_f1_from_totals", "multilabel_stats",
+    "paired_totals_difference", "ratio_stat", "rowwise",
 ]
 
 TotalsStatistic = Callable[[np.ndarray], np.ndarray]

@@ -51,15 +51,8 @@ from evaladdon.stats._base.checks import check_level
 from evaladdon.stats._base.result import Result
 
 __all__ = [
-    "ELO_SCALE",
-    "INTERVALS",
-    "TIES",
-    "BradleyTerryResult",
-    "PairCounts",
-    "PositionBias",
-    "bradley_terry",
-    "pair_counts",
-    "position_bias",
+    "ELO_SCALE", "INTERVALS", "TIES", "BradleyTerryResult", "PairCounts", "PositionBias", "bradley_terry",
+    "pair_counts", "position_bias",
 ]
 
 ELO_SCALE = 400.0 / math.log(10.0)
