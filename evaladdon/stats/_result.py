@@ -1,46 +1,7 @@
-"""Shared base for the frozen result objects of :mod:`evaladdon.stats`."""
+"""The old path of :mod:`evaladdon.stats._base.result` (issue 24): the same module object, so imports
+and patches through this name reach the code that runs."""
 
-from __future__ import annotations
+import importlib
+import sys
 
-import dataclasses
-import math
-from typing import Any
-
-import numpy as np
-
-
-def _plain(value: Any) -> Any:
-    """Convert numpy scalars/arrays and nested containers to plain Python objects."""
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, np.ndarray):
-        return [_plain(v) for v in value.tolist()]
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
-
-
-class Result:
-    """Mixin for frozen dataclasses: ``to_dict()`` gives plain, JSON-ready values.
-
-    Floats that are NaN stay NaN here; :func:`json_safe` turns them into ``None``
-    for writing JSON (NaN is not valid JSON).
-    """
-
-    def to_dict(self) -> dict[str, Any]:
-        return _plain(self)  # type: ignore[no-any-return]
-
-
-def json_safe(value: Any) -> Any:
-    """Recursively replace non-finite floats by ``None`` so ``json.dumps`` is strict-valid."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [json_safe(v) for v in value]
-    return value
+sys.modules[__name__] = importlib.import_module("evaladdon.stats._base.result")

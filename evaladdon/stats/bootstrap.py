@@ -20,9 +20,13 @@ from typing import Callable, Literal
 import numpy as np
 import numpy.typing as npt
 
-from evaladdon.stats._checks import as_finite_1d, check_level, codes, whole
-from evaladdon.stats._dist import norm_cdf, norm_ppf
-from evaladdon.stats._result import Result
+from evaladdon.stats._base.checks import as_finite_1d, check_level, codes, whole
+from evaladdon.stats._base.dist import norm_cdf, norm_ppf
+from evaladdon.stats._base.result import Result
+
+__all__ = [
+    "BootstrapResult", "TotalsStatistic", "bca_probabilities", "bootstrap_mean", "bootstrap_totals", "ratio_of_totals",
+]
 
 TotalsStatistic = Callable[[np.ndarray], np.ndarray]
 """Maps totals of shape ``(..., m)`` to the statistic, shape ``(...)``."""

@@ -27,8 +27,14 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from evaladdon.stats._checks import as_finite_1d, codes as _factorize_codes, pow2_scale
-from evaladdon.stats._result import Result
+from evaladdon.stats._base.checks import as_finite_1d, first_appearance_top, pow2_scale
+from evaladdon.stats._base.checks import codes as _factorize_codes
+from evaladdon.stats._base.result import Result
+
+__all__ = [
+    "ClusteredSE", "cluster_sums", "clustered_from_sums", "clustered_se", "codes", "cr1_note",
+    "satterthwaite_df_from_sums", "satterthwaite_df_intercept", "satterthwaite_sums",
+]
 
 NAN = float("nan")
 
@@ -71,19 +77,9 @@ _BLOCK = 1 << 20
 
 
 def _first_appearance_top(labels: np.ndarray) -> int | None:
-    """The largest label when ``labels`` (non-negative, starting at 0) are first-appearance codes,
-    else ``None``; checked a block at a time, so a 10-million-row check allocates no
-    10-million-element temporaries (the running maximum carries over between blocks)."""
-    carry = -1
-    for at in range(0, labels.shape[0], _BLOCK):
-        block = labels[at:at + _BLOCK]
-        if int(block.min()) < 0:
-            return None
-        top = np.maximum(np.maximum.accumulate(block).astype(np.int64, copy=False), carry)
-        if int(top[0]) > carry + 1 or bool((np.diff(top) > 1).any()):
-            return None
-        carry = int(top[-1])
-    return carry
+    """:func:`evaladdon.stats._base.checks.first_appearance_top` in blocks of :data:`_BLOCK` rows
+    (read at each call, so a test may shrink it); the old private name, kept for its callers."""
+    return first_appearance_top(labels, block=_BLOCK)
 
 
 def cluster_sums(values: np.ndarray, cluster_codes: np.ndarray, n_clusters: int,

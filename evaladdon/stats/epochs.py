@@ -25,9 +25,11 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from evaladdon.stats._checks import as_finite_1d
-from evaladdon.stats._result import Result
+from evaladdon.stats._base.checks import as_finite_1d
+from evaladdon.stats._base.result import Result
 from evaladdon.stats.cluster import codes
+
+__all__ = ["EpochVariance", "epoch_variance", "epoch_variance_from", "item_moments"]
 
 
 @dataclass(frozen=True)

@@ -1,52 +1,7 @@
-"""A regression gate for CI pipelines: non-inferiority logic on the interval of a difference.
+"""The old path of :mod:`evaladdon.stats.paired.gate` (issue 24): the same module object, so imports
+and patches through this name reach the code that runs."""
 
-``delta = candidate - baseline`` (higher is better) with a two-sided interval
-``[low, high]`` at level L, and a margin ``m >= 0`` (the largest drop that does not matter):
+import importlib
+import sys
 
-- ``regression shown``: ``high < -m`` -- the whole interval lies below ``-m``, a drop larger
-  than the margin is supported (a one-sided test at ``(1 - L)/2``);
-- ``no regression shown within m``: ``low >= -m`` -- the interval excludes any drop larger than
-  ``m`` (non-inferiority at margin ``m``);
-- ``inconclusive``: the interval contains ``-m``; the data cannot tell (more items are needed).
-
-With ``m = 0`` this is "significantly worse" / "not worse" / "can't tell".
-Reference: the non-inferiority framework of Wellek (2010), ch. 1; ICH E9 (1998).
-"""
-
-from __future__ import annotations
-
-import math
-from dataclasses import dataclass
-
-from evaladdon.stats._result import Result
-
-REGRESSION = "regression shown"
-NO_REGRESSION = "no regression shown within m"
-INCONCLUSIVE = "inconclusive"
-
-
-@dataclass(frozen=True)
-class GateDecision(Result):
-    decision: str
-    margin: float
-    ci_low: float
-    ci_high: float
-
-    @property
-    def is_regression(self) -> bool:
-        return self.decision == REGRESSION
-
-
-def regression_gate(ci_low: float, ci_high: float, margin: float = 0.0) -> GateDecision:
-    """Decide from the interval of ``delta`` (see module doc).  NaN bounds are inconclusive."""
-    if margin < 0 or math.isnan(margin):
-        raise ValueError(f"the margin must be >= 0, got {margin}")
-    if math.isnan(ci_low) or math.isnan(ci_high):
-        decision = INCONCLUSIVE
-    elif ci_high < -margin:
-        decision = REGRESSION
-    elif ci_low >= -margin:
-        decision = NO_REGRESSION
-    else:
-        decision = INCONCLUSIVE
-    return GateDecision(decision, float(margin), float(ci_low), float(ci_high))
+sys.modules[__name__] = importlib.import_module("evaladdon.stats.paired.gate")

@@ -14,22 +14,17 @@ from typing import Literal
 
 import numpy as np
 
-from evaladdon.stats._checks import check_level
-from evaladdon.stats._result import Result
+from evaladdon.stats._base.checks import check_level
+
+# Interval is defined beside Result (evaladdon.stats._base.result) and re-exported here
+from evaladdon.stats._base.result import Interval
+
+__all__ = [
+    "PROPORTION_METHODS", "ProportionInterval", "ProportionMethod", "proportion_interval", "t_bounds", "t_interval",
+]
 
 ProportionMethod = Literal["wilson", "clopper-pearson", "jeffreys", "agresti-coull", "wald"]
 PROPORTION_METHODS: tuple[str, ...] = ("wilson", "clopper-pearson", "jeffreys", "agresti-coull", "wald")
-
-
-@dataclass(frozen=True)
-class Interval(Result):
-    """A two-sided confidence interval ``[low, high]`` at ``level`` made by ``method``."""
-
-    estimate: float
-    low: float
-    high: float
-    level: float
-    method: str
 
 
 @dataclass(frozen=True)
@@ -89,7 +84,7 @@ def proportion_interval(
             high = 1.0
     elif method in ("clopper-pearson", "jeffreys"):
         # imported here: _dist loads scipy.special, which `evaladdon ci` (Wilson) never needs
-        from evaladdon.stats._dist import beta_ppf
+        from evaladdon.stats._base.dist import beta_ppf
 
         if method == "clopper-pearson":
             low = 0.0 if k == 0 else float(beta_ppf(alpha / 2.0, k, n - k + 1))
@@ -143,7 +138,8 @@ def t_interval(estimate: float, se: float, df: float, level: float = 0.95, metho
         raise ValueError(f"the estimate must be finite, got {estimate}")
     if not (math.isfinite(se) and se >= 0):
         raise ValueError(f"a standard error must be finite and >= 0, got {se}")
-    from evaladdon.stats._dist import norm_ppf, t_ppf  # here: `evaladdon ci` never loads scipy.special
+    # here: `evaladdon ci` never loads scipy.special
+    from evaladdon.stats._base.dist import norm_ppf, t_ppf
 
     q = float(norm_ppf(0.5 + level / 2.0)) if np.isinf(df) else float(t_ppf(0.5 + level / 2.0, df))
     return Interval(

@@ -30,11 +30,16 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from evaladdon.stats import zero_se
-from evaladdon.stats._checks import as_finite_1d, check_level, finite, whole
-from evaladdon.stats._dist import norm_ppf
-from evaladdon.stats._result import Result
+from evaladdon.stats._base import zero_se
+from evaladdon.stats._base.checks import as_finite_1d, check_level, finite, whole
+from evaladdon.stats._base.dist import norm_ppf
+from evaladdon.stats._base.result import Result
 from evaladdon.stats.intervals import proportion_interval
+
+__all__ = [
+    "CorrectedDifference", "CorrectedRate", "JudgeAgreement", "PPIResult", "corrected_difference", "judge_agreement",
+    "ppi_mean", "rogan_gladen", "rogan_gladen_bootstrap",
+]
 
 NAN = float("nan")
 

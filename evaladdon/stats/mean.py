@@ -42,13 +42,18 @@ from typing import Callable
 import numpy as np
 import numpy.typing as npt
 
-from evaladdon.stats import zero_se
-from evaladdon.stats._checks import as_finite_1d, check_level, is_binary, pow2_scale, whole
-from evaladdon.stats._result import Result
+from evaladdon.stats._base import zero_se
+from evaladdon.stats._base.checks import as_finite_1d, check_level, is_binary, pow2_scale, whole
+from evaladdon.stats._base.result import Result
 from evaladdon.stats.bootstrap import bootstrap_mean
 from evaladdon.stats.cluster import ClusteredSE, clustered_se, codes, cr1_note
 from evaladdon.stats.epochs import EpochVariance, epoch_variance
 from evaladdon.stats.intervals import PROPORTION_METHODS, proportion_interval, t_bounds
+
+__all__ = [
+    "MEAN_METHODS", "MeanEstimate", "MeanStats", "check_options", "estimate_mean", "finish", "rescaled",
+    "two_clusters_error",
+]
 
 MEAN_METHODS: tuple[str, ...] = ("auto", "t", "bootstrap", *PROPORTION_METHODS)
 

@@ -40,7 +40,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from evaladdon.stats._checks import as_finite_1d, is_binary, pow2_scale_of_top
+from evaladdon.stats._base.checks import as_finite_1d, is_binary, pow2_scale_of_top
 from evaladdon.stats.cluster import (
     clustered_from_sums, cluster_sums, satterthwaite_df_from_sums, satterthwaite_sums,
 )
@@ -49,6 +49,8 @@ from evaladdon.stats.intervals import PROPORTION_METHODS
 from evaladdon.stats.mean import (
     NAN, MeanEstimate, MeanStats, check_options, estimate_mean, finish, rescaled, two_clusters_error,
 )
+
+__all__ = ["MeanPart", "estimate_mean_parts"]
 
 
 @dataclass(frozen=True)

@@ -35,10 +35,15 @@ from typing import Any, Callable, ContextManager, Literal, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from evaladdon.stats._checks import check_level
+from evaladdon.stats._base.checks import check_level
 from evaladdon.stats.bootstrap import bca_probabilities
-from evaladdon.stats._result import Result
-from evaladdon.stats.metric_estimate import MetricEstimate
+from evaladdon.stats._base.result import Result
+from evaladdon.stats.families.estimates import MetricEstimate
+
+__all__ = [
+    "BOOT_METHODS", "PairedMetric", "TableStatistic", "VectorBootstrap", "bootstrap_metrics", "cluster_weights",
+    "paired_bootstrap_metrics", "replicate_tables",
+]
 
 TableStatistic = Callable[[np.ndarray], np.ndarray]
 """Maps replicate tables ``(b, m)`` to metric values ``(b, q)``."""

@@ -45,9 +45,15 @@ from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
-from evaladdon.stats._checks import finite, whole
-from evaladdon.stats._dist import binom_cdf, binom_pmf, binom_ppf, norm_cdf, norm_pdf, norm_ppf, norm_sf
-from evaladdon.stats._result import Result
+from evaladdon.stats._base.checks import finite, whole
+from evaladdon.stats._base.dist import binom_cdf, binom_pmf, binom_ppf, norm_cdf, norm_pdf, norm_ppf, norm_sf
+from evaladdon.stats._base.result import Result
+
+__all__ = [
+    "EXACT_MAX", "EXACT_SCAN_MAX", "MAX_N", "NOT_DETECTABLE", "PLAN_TESTS", "PlanTest", "PowerCurve", "PowerPlan",
+    "Retrodesign", "binary_unpaired_variance", "epoch_item_variance", "mcnemar_exact_power", "plan", "power_curve",
+    "power_normal", "retrodesign",
+]
 
 PlanTest = Literal["auto", "mcnemar-exact", "mcnemar-connor-approx", "wald", "mcnemar"]
 PLAN_TESTS: tuple[str, ...] = ("auto", "mcnemar-exact", "mcnemar-connor-approx", "wald")
@@ -340,7 +346,7 @@ def plan(
             assert discordance is not None
             f = lambda d: power_at(n, d) - power  # noqa: E731
             top = discordance * (1 - 1e-12) if test == "mcnemar-connor-approx" else discordance
-            from evaladdon.stats._root import brentq  # scipy's brentq, without importing scipy.optimize
+            from evaladdon.stats._base.root import brentq  # scipy's brentq, without importing scipy.optimize
 
             mde = float(brentq(f, 1e-12, top, xtol=1e-10)) if f(top) >= 0 else None
         elif variance is not None:

@@ -40,8 +40,10 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from evaladdon.stats._checks import check_level
-from evaladdon.stats._result import Result
+from evaladdon.stats._base.checks import check_level
+from evaladdon.stats._base.result import Result
+
+__all__ = ["RankingResult", "competition_ranks", "pairwise_tests", "rank_models"]
 
 
 @dataclass(frozen=True)
@@ -119,7 +121,7 @@ def rank_models(
     batch: int = 2000,
 ) -> RankingResult:
     """Rank models from the ``(n_items, K)`` score matrix (see the module doc)."""
-    from evaladdon.stats.multiple import adjust_pvalues
+    from evaladdon.stats.paired.multiple import adjust_pvalues
 
     level = check_level(level)
     x = np.asarray(scores, dtype=float)

@@ -26,16 +26,18 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from evaladdon.stats import zero_se
-from evaladdon.stats._checks import as_finite_1d, check_level, is_binary, pow2_scale, whole
-from evaladdon.stats._dist import t_sf
-from evaladdon.stats._result import Result
+from evaladdon.stats._base import zero_se
+from evaladdon.stats._base.checks import as_finite_1d, check_level, is_binary, pow2_scale, whole
+from evaladdon.stats._base.dist import t_sf
+from evaladdon.stats._base.result import Result
 from evaladdon.stats.bootstrap import bootstrap_totals, ratio_of_totals
 from evaladdon.stats.cluster import clustered_se, codes, cr1_note  # codes: first-appearance ints as they are
 from evaladdon.stats.intervals import t_bounds
-from evaladdon.stats.mcnemar import Discordance, McNemarResult, discordance, mcnemar
-from evaladdon.stats.paired_binary import PAIRED_BINARY_METHODS, paired_binary_interval
-from evaladdon.stats.permutation import sign_flip_test
+from evaladdon.stats.paired.mcnemar import Discordance, McNemarResult, discordance, mcnemar
+from evaladdon.stats.paired.paired_binary import PAIRED_BINARY_METHODS, paired_binary_interval
+from evaladdon.stats.paired.permutation import sign_flip_test
+
+__all__ = ["PAIRED_INTERVALS", "PAIRED_TESTS", "PairedComparison", "compare_paired"]
 
 PAIRED_TESTS: tuple[str, ...] = (
     "auto",
