@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from evaladdon.adapters import inspect_rows, read_runs
-from evaladdon.adapters.guard import read_member
+from evaladdon.adapters.common.guard import read_member
 from evaladdon.adapters.inspect_log import read_inspect_log
 from evaladdon.adapters.inspect_native import read_json_stream
 from evaladdon.errors import InputError

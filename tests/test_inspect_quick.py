@@ -16,7 +16,7 @@ import pytest
 
 import evaladdon.adapters as adapters
 from evaladdon.adapters import inspect_native, sniff
-from evaladdon.adapters.guard import read_member
+from evaladdon.adapters.common.guard import read_member
 from evaladdon.adapters.inspect_log import read_inspect_log
 from evaladdon.errors import InputError
 
@@ -195,7 +195,7 @@ def test_directory_read_in_bulk_equals_entry_by_entry(tmp_path: Path, monkeypatc
     zipfile give; a signature inside a name, an extra field or a non-ASCII name go entry by entry."""
     import numpy as np
 
-    from evaladdon.adapters import zipdir
+    from evaladdon.adapters.common import zipdir
 
     def scan(path: Path, bulk: bool, strict: bool) -> Any:
         with monkeypatch.context() as m:

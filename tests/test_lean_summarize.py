@@ -20,9 +20,9 @@ import pandas as pd
 import pytest
 
 from evaladdon.adapters import sniff
-from evaladdon.adapters.guard import read_member
+from evaladdon.adapters.common.guard import read_member
 from evaladdon.adapters.inspect_log import read_inspect_log
-from evaladdon.adapters.scores import NeedsStringKernels, coerce_scores, coerce_values
+from evaladdon.adapters.common.scores import NeedsStringKernels, coerce_scores, coerce_values
 from evaladdon.cli.main import main
 from evaladdon.lean import summarize as lean
 from evaladdon.table.usable import count_reasons
@@ -235,7 +235,7 @@ def test_count_reasons_equals_value_counts() -> None:
 
 
 def _same_directory(path: Path) -> None:
-    from evaladdon.adapters import zipdir
+    from evaladdon.adapters.common import zipdir
 
     with path.open("rb") as fh, zipfile.ZipFile(path) as zf:
         infos, names = zipdir.scan(fh)
@@ -255,7 +255,7 @@ def _same_directory(path: Path) -> None:
 
 def test_zip_directory_scan_equals_zipfile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from conftest import REAL_LOGS
-    from evaladdon.adapters import zipdir
+    from evaladdon.adapters.common import zipdir
 
     monkeypatch.setattr(zipdir, "_BLOCK", 97)  # entries across the blocks the directory is read in
     for f in sorted(REAL_LOGS.glob("**/*.eval")) + sorted(SAMPLE.glob("*.eval")):

@@ -119,7 +119,7 @@ def test_numeric_scores_equal_coerce_scores() -> None:
     import numpy as np
 
     from evaladdon.adapters.lm_eval_log import _numeric_scores
-    from evaladdon.adapters.scores import coerce_scores
+    from evaladdon.adapters.common.scores import coerce_scores
 
     rng = np.random.default_rng(15)
     special = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, 1.0, 1e308, -5e-324])

@@ -44,7 +44,7 @@ from evaladdon.adapters.promptfoo import (
     looks_like_promptfoo_jsonl,
     read_promptfoo,
 )
-from evaladdon.adapters.table import TABLE_SUFFIXES, read_long_table
+from evaladdon.adapters.long_table import TABLE_SUFFIXES, read_long_table
 from evaladdon.errors import InputError
 from evaladdon.table.names import distinguishing_names
 from evaladdon.table import concat, distinct_tuples, validate

@@ -14,7 +14,7 @@ Two readers give the identical canonical table (tested on every real log in ../s
 ``read_inspect_log(path, cluster, reader="auto")`` uses the native reader and falls back to
 Inspect's for anything it does not recognise; ``reader="native"`` refuses instead,
 ``reader="inspect"`` uses Inspect's reader only.  Both pass the same guards first (nesting
-depth, decompressed size: :mod:`evaladdon.adapters.guard`) and end in the same row
+depth, decompressed size: :mod:`evaladdon.adapters.common.guard`) and end in the same row
 builder (:mod:`evaladdon.adapters.inspect_rows`, which documents values, ``item_hash``,
 ``prediction``/``label``/``confidence``, duplicates and incomplete logs).
 """
@@ -36,7 +36,7 @@ else:
     pd = lazy_module("pandas")  # imported on first use (the lean summarize of Inspect logs needs none)
 
 from evaladdon._util.gc import no_cyclic_gc
-from evaladdon.adapters.guard import BOM, MAX_DEPTH, check_depth, check_file_depth, read_member
+from evaladdon.adapters.common.guard import BOM, MAX_DEPTH, check_depth, check_file_depth, read_member
 from evaladdon.adapters.inspect_native import NotNative, read_eval_table, read_json_stream
 from evaladdon.adapters.inspect_rows import (
     LogData,

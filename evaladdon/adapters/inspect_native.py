@@ -6,7 +6,7 @@ What is read (nothing else is touched):
   ``summaries.json`` (or the journal ``_journal/summaries/1..N.json``), and the names of the
   ``samples/*.json`` members; a member whose (id, epoch) no summary lists is read itself.
   Deflate and zstd (Inspect's default writer) members, each bounded in decompressed size
-  (:mod:`evaladdon.adapters.guard`), parsed by orjson (which stops at 1,024 levels) and
+  (:mod:`evaladdon.adapters.common.guard`), parsed by orjson (which stops at 1,024 levels) and
   depth-scanned only before the stdlib parser reads what orjson refused.
 - JSON logs (any file name): the top-level keys before ``samples`` through ijson's event
   stream, then each ``samples[*]`` built by ijson's C backend and cut to the fields used
@@ -20,7 +20,7 @@ Inspect's own reader.  Records come out in the shape of :mod:`evaladdon.adapters
 
 Given a :class:`~evaladdon.adapters.inspect_rows.Collector` (``records=``, the lean summarize
 of :mod:`evaladdon.lean`), the records go into it as they are read: an ``.eval``'s directory is
-scanned without a ``ZipInfo`` per sample member (:mod:`evaladdon.adapters.zipdir`), a large
+scanned without a ``ZipInfo`` per sample member (:mod:`evaladdon.adapters.common.zipdir`), a large
 ``summaries.json`` is streamed with ijson (zstd decompressed from the file a block at a time),
 and the sample members no summary lists are found by binary search on their names, so
 memory holds the collector's columns, not the log.
@@ -45,7 +45,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 import orjson
 
-from evaladdon.adapters.guard import (
+from evaladdon.adapters.common.guard import (
     BOM,
     MAX_DEPTH,
     MAX_MEMBER_BYTES,
@@ -91,7 +91,7 @@ def _loads(data: bytes, where: str, what: str) -> Any:
 
     Text orjson accepts is at most 1,024 deep (it stops itself there) and nothing downstream
     recurses into values (see :func:`evaladdon.adapters.inspect_rows.build_table`), so the
-    fast path needs no scan (the policy of :mod:`evaladdon.adapters.jsonlines`)."""
+    fast path needs no scan (the policy of :mod:`evaladdon.adapters.common.jsonlines`)."""
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError:
@@ -171,7 +171,7 @@ temporaries several times its size (~10 MB for a megabyte), a quarter of that he
 
 class _MemberStream:
     """A zip member as a binary stream for ijson, decompressed a chunk at a time within the
-    size and ratio bounds of :func:`~evaladdon.adapters.guard.read_member` (its CRC checked
+    size and ratio bounds of :func:`~evaladdon.adapters.common.guard.read_member` (its CRC checked
     at the end; a leading BOM removed)."""
 
     def __init__(self, zf: Any, info: zipfile.ZipInfo, where: str) -> None:
@@ -185,7 +185,7 @@ class _MemberStream:
                 import zstandard
             except ImportError:
                 raise UnsupportedMember(f"{info.filename} is zstd-compressed and zstandard is not installed") from None
-            from evaladdon.adapters.zipdir import Region
+            from evaladdon.adapters.common.zipdir import Region
 
             # the compressed bytes a block at a time (a 200,000-sample summaries.json of real
             # texts is tens of MB compressed)
@@ -503,11 +503,11 @@ def read_eval_table(path: Path, cluster: str | None = None) -> LogData:
 
 def _whole_member(fh: Any, info: zipfile.ZipInfo, where: str) -> bytes:
     """A member's bytes in one read of its declared size (BOM removed), when they are exactly
-    what it declares (size and CRC-32): what :func:`~evaladdon.adapters.guard.read_member`
+    what it declares (size and CRC-32): what :func:`~evaladdon.adapters.common.guard.read_member`
     gives, without its chunked reads; anything else raises (the caller reads the log again
     with ``read_member``, which words it)."""
     _check_growth(where, info.filename, info.file_size, info.compress_size, MAX_MEMBER_BYTES, MAX_RATIO)
-    from evaladdon.adapters.zipdir import data_offset
+    from evaladdon.adapters.common.zipdir import data_offset
 
     fh.seek(data_offset(fh, info))
     raw = fh.read(info.compress_size)
@@ -533,7 +533,7 @@ def _whole_member(fh: Any, info: zipfile.ZipInfo, where: str) -> bytes:
 
 def _read_eval_ordinary(path: Path, cluster: str | None) -> LogData | None:
     """An ordinary ``.eval`` (see :func:`read_eval_table`), or ``None``; raises on anything wrong."""
-    from evaladdon.adapters import zipdir
+    from evaladdon.adapters.common import zipdir
 
     where = str(path)
     with path.open("rb") as fh:
@@ -586,10 +586,10 @@ def _read_eval_into(path: Path, records: Collector) -> LogData:
     """:func:`read_eval_zip` with the records going into ``records`` as they are read: the same
     records in the same order (summaries, then the members no summary lists, by name), the
     archive's directory scanned without a ``ZipInfo`` per sample member
-    (:mod:`evaladdon.adapters.zipdir`), a large ``summaries.json`` streamed.  Errors are not
+    (:mod:`evaladdon.adapters.common.zipdir`), a large ``summaries.json`` streamed.  Errors are not
     worded as :func:`read_eval_zip` words them: the lean summarize, its only caller, reads the
     log again that way when anything goes wrong."""
-    from evaladdon.adapters import zipdir
+    from evaladdon.adapters.common import zipdir
 
     where = str(path)
     try:

@@ -18,7 +18,7 @@ Rules:
   says how many were dropped.
 - Values: Inspect's grade letters (exactly ``C``/``I``/``P``/``N`` -> 1/0/0.5/0) and
   ``yes``/``no`` (any case) are Inspect vocabulary mapped here; everything else goes through
-  the one value converter :func:`evaladdon.adapters.scores.coerce_scores`.  Dict-valued
+  the one value converter :func:`evaladdon.adapters.common.scores.coerce_scores`.  Dict-valued
   scores become one metric per key (``scorer/key``); list values are non-numeric.
 - Texts are taken in the form Inspect keeps in ``summaries.json`` whichever container was
   read, so an ``.eval`` and a ``.json`` of the same run give the same table: top-level
@@ -59,7 +59,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import orjson
 
-from evaladdon.adapters.scores import _finish_arrays, coerce_scores, raw_strings
+from evaladdon.adapters.common.scores import _finish_arrays, coerce_scores, raw_strings
 from evaladdon.errors import InputError
 from evaladdon.table.names import dotted
 
@@ -250,7 +250,7 @@ _BIG_INT = 2**1023  # past ~1.8e308 an int has no float (coerce_scores raises Ov
 
 def score_code(v: Any) -> Any:
     """The value of one score (or of one key of a dict-valued score) as the converter
-    (:func:`~evaladdon.adapters.scores.coerce_scores`) takes it: Inspect's grade letters
+    (:func:`~evaladdon.adapters.common.scores.coerce_scores`) takes it: Inspect's grade letters
     (exactly ``C``/``I``/``P``/``N``) and ``yes``/``no`` (any case) as numbers, any other string
     as it is, a list/tuple/dict as a non-numeric string (lists are not scores), anything else
     as it is.  Raises what making the row would raise later: ``str()`` of a container too deep

@@ -16,7 +16,7 @@ Reading: JSON lines are streamed (one line in memory at a time) and parsed with 
 needs into column lists -- records shaped like the first regular one through one
 ``itemgetter``, the rest (and every error) through the general per-record code, with the
 same result -- and everything after that is vectorised.  Lines orjson refuses (``NaN`` literals) go to ``json`` after a depth check
-(:mod:`evaladdon.adapters.jsonlines`).  ``read_runs`` reads samples files as
+(:mod:`evaladdon.adapters.common.jsonlines`).  ``read_runs`` reads samples files as
 :class:`SamplesPart` and makes one DataFrame of consecutive ones (:func:`frame_parts`).
 
 Rows per (doc_id, filter, metric), the metric named as in the results (``acc,none``).
@@ -83,9 +83,9 @@ except ImportError:  # pragma: no cover
     orjson = None  # type: ignore[assignment]
 
 from evaladdon._util.gc import no_cyclic_gc
-from evaladdon.adapters.guard import MAX_DEPTH
-from evaladdon.adapters.jsonlines import check_depth, iter_json_lines, read_json_array, slow_loads
-from evaladdon.adapters.scores import NON_FINITE, coerce_scores, raw_strings
+from evaladdon.adapters.common.guard import MAX_DEPTH
+from evaladdon.adapters.common.jsonlines import check_depth, iter_json_lines, read_json_array, slow_loads
+from evaladdon.adapters.common.scores import NON_FINITE, coerce_scores, raw_strings
 from evaladdon.errors import InputError
 from evaladdon.table import finalize
 from evaladdon.table.names import dotted_parts
@@ -752,7 +752,7 @@ def _by_record(per_record: np.ndarray, rec: np.ndarray, identity: bool) -> np.nd
 
 def _values_and_text(raw: list[Any], kind: str | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Values, errors and ``raw`` text of logged metric values, by the shared converter
-    (:func:`evaladdon.adapters.scores.coerce_scores`, :func:`~evaladdon.adapters.scores.raw_strings`).
+    (:func:`evaladdon.adapters.common.scores.coerce_scores`, :func:`~evaladdon.adapters.common.scores.raw_strings`).
 
     The common case -- every value a JSON float (or every one an integer) -- goes to the
     converter as a numeric column (the same values and errors as the object path gives
@@ -785,7 +785,7 @@ def _values_and_text(raw: list[Any], kind: str | None = None) -> tuple[np.ndarra
 
 
 def _numeric_scores(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`~evaladdon.adapters.scores.coerce_scores` of a float64 or int64 array (its
+    """:func:`~evaladdon.adapters.common.scores.coerce_scores` of a float64 or int64 array (its
     numeric path: nothing missing, NaN and infinities ``non-finite``), without the pandas
     Series it builds -- a fixed cost that was a fifth of reading a 100-doc file.  Held equal
     to ``coerce_scores`` in ``tests/test_lm_eval_combined.py``."""
