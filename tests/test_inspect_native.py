@@ -422,13 +422,16 @@ def test_thin_text_equals_inspects_on_odd_whitespace() -> None:
 
 def _loaded_both_ways(monkeypatch: pytest.MonkeyPatch, paths: list) -> tuple:
     import evaladdon.adapters as adapters
+    import evaladdon.adapters.read as read_mod
 
     def read(combine: bool) -> object:
-        monkeypatch.setattr(adapters, "COMBINE_INSPECT", combine)
-        try:
-            return adapters.read_runs(paths)
-        except InputError as exc:
-            return str(exc)
+        with monkeypatch.context() as m:
+            if not combine:  # the reference: one table per log, never one frame of several
+                m.setattr(read_mod, "frame", lambda parts: pytest.fail("logs combined"))
+            try:
+                return adapters.read_runs(paths, tuning=adapters.ReadTuning(combine_inspect=combine))
+            except InputError as exc:
+                return str(exc)
 
     return read(True), read(False)
 

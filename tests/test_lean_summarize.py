@@ -187,10 +187,27 @@ def test_journal_incomplete_and_large_eval_logs(tmp_path: Path, monkeypatch: pyt
         for argv in (["summarize", "--json", str(f)], ["summarize", str(f)]):
             assert _same(argv, monkeypatch)[0], argv
     assert "[incomplete]" in _same(["summarize", str(s)], monkeypatch)[1]
-    # a summaries.json past STREAM_BYTES is streamed (ijson), with the same answer
-    monkeypatch.setattr("evaladdon.adapters.inspect_native.STREAM_BYTES", 1000)
+    assert _same(["summarize", "--json", str(src)], monkeypatch)[0]
+    # a summaries.json past ReadTuning.stream_bytes is streamed (ijson), into the same lean part
+    import dataclasses
+
+    from evaladdon.adapters import ReadTuning, inspect_native
+    from evaladdon.adapters.inspect_rows import Collector, build_part
+
+    streamed: list[str] = []
+    real = inspect_native._stream_summaries
+    monkeypatch.setattr(inspect_native, "_stream_summaries", lambda *a: streamed.append(a[2]) or real(*a))
     for f in (src, s):
-        assert _same(["summarize", "--json", str(f)], monkeypatch)[0]
+        parts = []
+        for cluster in (None, "passage.id"):
+            for tuning in (ReadTuning(), ReadTuning(stream_bytes=1000)):
+                log = inspect_native.read_eval_zip(f, Collector(cluster, lean=True), tuning=tuning)
+                parts.append(build_part(log, f, cluster))
+        assert streamed == [str(f)] * 2  # streamed under the low bound only
+        streamed.clear()
+        for plain, stream in (parts[:2], parts[2:]):
+            for fld in dataclasses.fields(plain):
+                np.testing.assert_equal(getattr(stream, fld.name), getattr(plain, fld.name), err_msg=fld.name)
 
 
 def test_lean_summarize_imports_neither_pandas_nor_pyarrow() -> None:

@@ -60,6 +60,7 @@ import numpy as np
 import orjson
 
 from evaladdon.adapters.common.scores import _finish_arrays, coerce_scores, raw_strings
+from evaladdon.adapters.tuning import DEFAULT, ReadTuning
 from evaladdon.errors import InputError
 from evaladdon.table.names import dotted
 
@@ -269,11 +270,6 @@ def score_code(v: Any) -> Any:
         float(v)  # OverflowError, as coerce_scores would raise it
     return v
 
-BATCH_SIZE = 1024
-"""Samples a :class:`Collector` holds as records before it turns them into columns (peak RSS
-of a 60,000-sample JSON log: 188 MB at 512, 192 MB at 2,048, 208 MB at 16,384)."""
-
-
 class _Batch(NamedTuple):
     """Columns of consecutive samples (see :class:`Collector`)."""
 
@@ -324,7 +320,7 @@ class Collector:
     def __init__(self, cluster: str | None = None, batch_size: int | None = None, lean: bool = False) -> None:
         self.cluster = cluster
         self.lean = lean  # numbers only (see evaladdon.adapters.inspect_lean): no pandas, no pyarrow, no texts kept
-        self.batch_size = max(1, int(BATCH_SIZE if batch_size is None else batch_size))
+        self.batch_size = max(1, int(DEFAULT.batch_size if batch_size is None else batch_size))
         self.batches: list[_Batch] = []
         self.names: dict[str, int] = {}  # score names in order of first appearance -> code
         self.key_sets: dict[tuple[str, ...], int] = {}  # tuples of meta.* keys -> code
@@ -745,10 +741,11 @@ def raise_first_failure(bad_cluster: np.ndarray, failed: dict[int, Exception], n
         j = int(bad_value[0])
         raise failed[int(j if kept is None else kept[j])]
 
-def build_part(log: LogData, path: Path, cluster: str | None) -> Part:
+def build_part(log: LogData, path: Path, cluster: str | None, *, tuning: ReadTuning | None = None) -> Part:
     """One Inspect log's rows (see module docstring); :func:`frame` makes the table.
 
-    ``log.records``: a list of records or the :class:`Collector` that gathered them."""
+    ``log.records``: a list of records or the :class:`Collector` that gathered them (a list
+    is collected in batches of ``tuning.batch_size``)."""
     where = str(path)
     header = log.header
     spec = header.get("eval") or {}
@@ -757,7 +754,8 @@ def build_part(log: LogData, path: Path, cluster: str | None) -> Part:
 
     if isinstance(log.records, Pending):
         return _pending_part(log, path, cluster, log.records, spec)
-    col = log.records if isinstance(log.records, Collector) else Collector(cluster).extend(log.records)
+    col = log.records if isinstance(log.records, Collector) else Collector(
+        cluster, batch_size=(tuning or DEFAULT).batch_size).extend(log.records)
     if col.cluster != cluster:
         raise ValueError(f"records were collected for cluster {col.cluster!r}, not {cluster!r}")
     col.flush()
@@ -1045,9 +1043,9 @@ def frame(parts: list[Part]) -> pd.DataFrame:
     return out
 
 
-def build_table(log: LogData, path: Path, cluster: str | None) -> pd.DataFrame:
+def build_table(log: LogData, path: Path, cluster: str | None, *, tuning: ReadTuning | None = None) -> pd.DataFrame:
     """Canonical rows of one Inspect log (see module docstring)."""
-    return table_of(build_part(log, path, cluster))
+    return table_of(build_part(log, path, cluster, tuning=tuning))
 
 
 def table_of(part: Part) -> pd.DataFrame:
