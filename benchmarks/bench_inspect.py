@@ -101,7 +101,7 @@ def grow(base: Path, n: int, dest_eval: Path, dest_json: Path) -> None:
     import zipfile_zstd  # noqa: F401  - Inspect's dependency: zstd members for the stdlib zipfile
 
     sys.path.insert(0, str(REPO))
-    from evaladdon.adapters.guard import read_member
+    from evaladdon.adapters.common.guard import read_member
 
     with zipfile.ZipFile(base) as zin:
         members = {i.filename: orjson.loads(read_member(zin, i, str(base))) for i in zin.infolist()

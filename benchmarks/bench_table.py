@@ -38,7 +38,7 @@ print(json.dumps({'s': time.perf_counter()-t, 'cpu': cpu()-c0, 'rss': hwm(), 'nb
 READ = """
 import time, resource, json, sys
 import pandas  # imported on first use by the reader (evaladdon._util.lazy): outside the clock, as before
-from evaladdon.adapters.table import read_long_table
+from evaladdon.adapters.long_table import read_long_table
 cpu=lambda: sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
 hwm=lambda: int(next(l for l in open('/proc/self/status') if l.startswith('VmHWM')).split()[1])*1024
 t=time.perf_counter(); c0=cpu(); df=read_long_table(sys.argv[1], cluster=sys.argv[2] if len(sys.argv)>2 else None)

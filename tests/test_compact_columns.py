@@ -1,6 +1,6 @@
 """Compact columns of large long tables behave as the plain ones for every consumer.
 
-A long table of 65,536+ rows (``adapters.table.FEW_LABELS_MIN_ROWS``) is read with a cluster
+A long table of 65,536+ rows (``adapters.long_table.FEW_LABELS_MIN_ROWS``) is read with a cluster
 column as a categorical, ``raw`` text of few values as a categorical, ``item_hash``/``error``
 with no value as ``table.no_values`` and epochs as int8.  Here the threshold is lowered so
 small tables take the compact form, and the oracle is the same input read the plain way
@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from evaladdon.adapters import read_runs
-from evaladdon.adapters import table as table_reader
+from evaladdon.adapters import long_table as table_reader
 from evaladdon.cli.main import main
 from evaladdon.table import COLUMNS, concat, no_values, object_values, validate
 

@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evaladdon.adapters import inspect_rows, read_runs
-from evaladdon.adapters.guard import read_member
+from evaladdon.adapters import ReadTuning, inspect_rows, read_runs
+from evaladdon.adapters.common.guard import read_member
 from evaladdon.adapters.inspect_log import read_inspect_log
 from evaladdon.adapters.inspect_native import read_json_stream
 from evaladdon.errors import InputError
@@ -92,10 +92,23 @@ def _edge_samples() -> tuple[dict[str, Any], list[dict[str, Any]]]:
     return header, out
 
 
+@pytest.fixture
+def batch_sizes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The batch size of every Collector made (so a test sees the size it asked for was used)."""
+    sizes: list[int] = []
+    real = inspect_rows.Collector.__init__
+
+    def init(self: Any, *args: Any, **kwargs: Any) -> None:
+        real(self, *args, **kwargs)
+        sizes.append(self.batch_size)
+
+    monkeypatch.setattr(inspect_rows.Collector, "__init__", init)
+    return sizes
+
+
 def _read(path: Path, cluster: str | None, batch: int, monkeypatch: pytest.MonkeyPatch) -> Any:
-    monkeypatch.setattr(inspect_rows, "BATCH_SIZE", batch)
     try:
-        df = read_inspect_log(path, cluster, "native")
+        df = read_inspect_log(path, cluster, "native", tuning=ReadTuning(batch_size=batch))
     except (InputError, OverflowError) as exc:
         return f"{type(exc).__name__}: {exc}"
     return df, df.attrs["notes"]
@@ -113,20 +126,23 @@ def _same(a: Any, b: Any) -> None:
 
 @pytest.mark.parametrize("batch", [1, 16])
 def test_any_batch_size_gives_the_table_of_one_batch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                     batch: int) -> None:
+                                                     batch: int, batch_sizes: list[int]) -> None:
     path = _write(tmp_path / "edge.json", *_edge_samples())
     for cluster in (None, "grp", "nest.a.b"):
+        batch_sizes.clear()
         _same(_read(path, cluster, batch, monkeypatch), _read(path, cluster, 10**6, monkeypatch))
+        assert batch_sizes == [batch, 10**6]
     one = _read(path, None, 10**6, monkeypatch)
     assert not isinstance(one, str) and any("duplicate (id, epoch)" in n for n in one[1])
     assert {"prediction", "label", "confidence", "meta.k", "meta.mix"} <= set(one[0].columns)
     assert "meta.zz" not in one[0].columns and "only_dropped" not in set(one[0]["metric"])  # dropped records' own
     # many logs in one frame (read_runs) with small batches: the same table
     other = _write(tmp_path / "plain.json", *_base())
-    monkeypatch.setattr(inspect_rows, "BATCH_SIZE", batch)
-    small = read_runs([path, other]).table
-    monkeypatch.setattr(inspect_rows, "BATCH_SIZE", 10**6)
-    pd.testing.assert_frame_equal(small, read_runs([path, other]).table, check_exact=True)
+    batch_sizes.clear()
+    small = read_runs([path, other], tuning=ReadTuning(batch_size=batch)).table
+    assert batch_sizes == [batch, batch]
+    pd.testing.assert_frame_equal(small, read_runs([path, other], tuning=ReadTuning(batch_size=10**6)).table,
+                                  check_exact=True)
 
 
 def _read_records(samples: list[dict[str, Any]], header: dict[str, Any], cluster: str | None, batch: int) -> Any:
@@ -186,8 +202,7 @@ def test_duplicates_across_batches_keep_the_last_record_at_the_place_of_the_firs
         expected[(str(r["id"]), r["epoch"])] = r["scores"]["match"]["value"]
     path = _write(tmp_path / "dups.json", header, records)
     for batch in (1, 5, 64, 10**6):
-        monkeypatch.setattr(inspect_rows, "BATCH_SIZE", batch)
-        df = read_inspect_log(path, reader="native")
+        df = read_inspect_log(path, reader="native", tuning=ReadTuning(batch_size=batch))
         assert list(zip(df["item"], df["epoch"])) == list(expected)
         assert list(df["raw"]) == list(expected.values())
         n_dup = len(records) - len(expected)
@@ -213,8 +228,7 @@ def test_metadata_columns_are_inferred_as_from_records() -> None:
 def test_a_streamed_log_keeps_columns_not_records(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     header, samples = _base()
     path = _write(tmp_path / "plain.json", header, samples)
-    monkeypatch.setattr(inspect_rows, "BATCH_SIZE", 16)
-    log = read_json_stream(path)
+    log = read_json_stream(path, tuning=ReadTuning(batch_size=16))
     collector = log.records
     assert isinstance(collector, inspect_rows.Collector)
     assert collector.n == 16 * (len(samples) // 16) and len(collector._pending) == len(samples) % 16
@@ -226,6 +240,6 @@ def test_a_streamed_log_keeps_columns_not_records(tmp_path: Path, monkeypatch: p
             assert all(isinstance(c, pa.Array) for c in (b.items, b.hashes, b.labels, b.answers))
     part = inspect_rows.build_part(log, path, None)
     assert part.n_samples == len(samples) and math.isclose(part.n, sum(len(s["scores"]) for s in samples))
-    monkeypatch.setattr(inspect_rows, "BATCH_SIZE", 10**6)
-    pd.testing.assert_frame_equal(inspect_rows.table_of(part), read_inspect_log(path, reader="native"),
+    pd.testing.assert_frame_equal(inspect_rows.table_of(part),
+                                  read_inspect_log(path, reader="native", tuning=ReadTuning(batch_size=10**6)),
                                   check_exact=True)

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from evaladdon.adapters import sniff
-from evaladdon.adapters.guard import MAX_DEPTH, read_member
+from evaladdon.adapters.common.guard import MAX_DEPTH, read_member
 from evaladdon.adapters.inspect_log import is_inspect_json, read_inspect_log
 from evaladdon.adapters.inspect_rows import item_hash
 from evaladdon.errors import InputError
@@ -313,7 +313,7 @@ def _naive_depth(text: str) -> int:
 def test_depth_scanner_matches_a_naive_scan_across_chunk_boundaries() -> None:
     import random
 
-    from evaladdon.adapters.guard import DepthScanner
+    from evaladdon.adapters.common.guard import DepthScanner
 
     rng = random.Random(7)
     leaves = ['a"[[{\\', "\\\\", '\\"[', 1, None, "[[[", 'x\\\\"{', '\\\\\\\\\\"]]']
@@ -422,13 +422,16 @@ def test_thin_text_equals_inspects_on_odd_whitespace() -> None:
 
 def _loaded_both_ways(monkeypatch: pytest.MonkeyPatch, paths: list) -> tuple:
     import evaladdon.adapters as adapters
+    import evaladdon.adapters.read as read_mod
 
     def read(combine: bool) -> object:
-        monkeypatch.setattr(adapters, "COMBINE_INSPECT", combine)
-        try:
-            return adapters.read_runs(paths)
-        except InputError as exc:
-            return str(exc)
+        with monkeypatch.context() as m:
+            if not combine:  # the reference: one table per log, never one frame of several
+                m.setattr(read_mod, "frame", lambda parts: pytest.fail("logs combined"))
+            try:
+                return adapters.read_runs(paths, tuning=adapters.ReadTuning(combine_inspect=combine))
+            except InputError as exc:
+                return str(exc)
 
     return read(True), read(False)
 
@@ -489,7 +492,7 @@ def test_numeric_scores_take_the_numeric_path_with_the_same_result() -> None:
     and reasons as the object path it replaces."""
     import numpy as np
 
-    from evaladdon.adapters.scores import coerce_scores
+    from evaladdon.adapters.common.scores import coerce_scores
 
     vals = [1, 0, 0.5, -0.0, float("nan"), float("inf"), -float("inf"), 2**60 + 1, 10**300, 1e-300, 3]
     a_values, a_error = coerce_scores(pd.Series(vals, dtype=object))

@@ -1,7 +1,7 @@
 """Small Inspect logs read quickly: an ordinary ``.eval``'s summaries go straight into row
 lists (``inspect_native.quick_rows``), and ``frame`` converts the lists of every such log of a
-read at once.  The reference is the records path (``QUICK = False``) with one table per log
-(``COMBINE_INSPECT = False``): the identical table (dtypes included), notes, skips and
+read at once.  The reference is the records path (``ReadTuning(quick=False)``) with one table per
+log (``combine_inspect=False``): the identical table (dtypes included), notes, skips and
 one-line errors, on every Inspect log in ../shared and sample_logs/ and on crafted sets."""
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ import pandas as pd
 import pytest
 
 import evaladdon.adapters as adapters
-from evaladdon.adapters import inspect_native, sniff
-from evaladdon.adapters.guard import read_member
+import evaladdon.adapters.read as read_mod
+from evaladdon.adapters import ReadTuning, inspect_native, sniff
+from evaladdon.adapters.common.guard import read_member
 from evaladdon.adapters.inspect_log import read_inspect_log
 from evaladdon.errors import InputError
 
@@ -25,13 +26,23 @@ from conftest import REPO
 SAMPLE = REPO / "sample_logs" / "inspect"
 
 
-def _load(monkeypatch: pytest.MonkeyPatch, paths: list, quick: bool, cluster: str | None = None) -> Any:
-    monkeypatch.setattr(inspect_native, "QUICK", quick)
-    monkeypatch.setattr(adapters, "COMBINE_INSPECT", quick)
-    try:
-        return adapters.read_runs(paths, cluster=cluster)
-    except InputError as exc:
-        return str(exc)
+def _not_used(name: str) -> Callable[..., Any]:
+    def fail(*args: Any) -> Any:
+        pytest.fail(f"{name} used by the reference path")
+    return fail
+
+
+def _load(monkeypatch: pytest.MonkeyPatch, paths: list, quick: bool, cluster: str | None = None,
+          pending_rows: int = ReadTuning().pending_rows) -> Any:
+    tuning = ReadTuning(quick=quick, combine_inspect=quick, pending_rows=pending_rows)
+    with monkeypatch.context() as m:
+        if not quick:  # the reference: neither the quick rows nor one frame of many logs ran
+            m.setattr(inspect_native, "quick_rows", _not_used("quick_rows"))
+            m.setattr(read_mod, "frame", _not_used("frame"))
+        try:
+            return adapters.read_runs(paths, cluster=cluster, tuning=tuning)
+        except InputError as exc:
+            return str(exc)
 
 
 def _assert_same(ours: Any, reference: Any) -> None:
@@ -44,9 +55,10 @@ def _assert_same(ours: Any, reference: Any) -> None:
         assert getattr(ours, field) == getattr(reference, field), field
 
 
-def _both(monkeypatch: pytest.MonkeyPatch, paths: list, cluster: str | None = None) -> Any:
-    ours = _load(monkeypatch, paths, True, cluster)
-    _assert_same(ours, _load(monkeypatch, paths, False, cluster))
+def _both(monkeypatch: pytest.MonkeyPatch, paths: list, cluster: str | None = None,
+          pending_rows: int = ReadTuning().pending_rows) -> Any:
+    ours = _load(monkeypatch, paths, True, cluster, pending_rows)
+    _assert_same(ours, _load(monkeypatch, paths, False, cluster, pending_rows))
     return ours
 
 
@@ -74,12 +86,14 @@ def test_every_real_and_sample_log_alone_and_all_together(real_logs: Path, monke
     for f in logs:  # alone (errors and refusals: the same one line), and as one table per log
         _both(monkeypatch, [f])
         for quick in (True, False):
-            monkeypatch.setattr(inspect_native, "QUICK", quick)
-            try:
-                got: Any = read_inspect_log(f, reader="native")
-                got = (got, got.attrs)
-            except InputError as exc:
-                got = str(exc)
+            with monkeypatch.context() as m:
+                if not quick:
+                    m.setattr(inspect_native, "quick_rows", _not_used("quick_rows"))
+                try:
+                    got: Any = read_inspect_log(f, reader="native", tuning=ReadTuning(quick=quick))
+                    got = (got, got.attrs)
+                except InputError as exc:
+                    got = str(exc)
             if quick:
                 first = got
         if isinstance(got, str):
@@ -183,9 +197,12 @@ def test_crafted_sets_of_logs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, q
                         f"mine={logs / 'g_other.eval'}", str(logs / "b_copy.eval")])
     for one in every:
         _both(monkeypatch, [one], cluster="passage.id")
-    monkeypatch.setattr(adapters, "PENDING_ROWS", 150)  # converted a few logs at a time as they are read
-    _both(monkeypatch, [logs])
-    _both(monkeypatch, [logs], cluster="passage.id")
+    converted: list[int] = []
+    real = read_mod._convert_pending
+    monkeypatch.setattr(read_mod, "_convert_pending", lambda tables: converted.append(len(tables)) or real(tables))
+    _both(monkeypatch, [logs], pending_rows=150)  # converted a few logs at a time as they are read
+    _both(monkeypatch, [logs], cluster="passage.id", pending_rows=150)
+    assert converted  # (the default converts once, at the end, in frame)
     quick = quick_count[0]
     assert quick >= 14  # a, b, c, d, g, j, k (several reads); e, f, h took the records path
 
@@ -195,7 +212,7 @@ def test_directory_read_in_bulk_equals_entry_by_entry(tmp_path: Path, monkeypatc
     zipfile give; a signature inside a name, an extra field or a non-ASCII name go entry by entry."""
     import numpy as np
 
-    from evaladdon.adapters import zipdir
+    from evaladdon.adapters.common import zipdir
 
     def scan(path: Path, bulk: bool, strict: bool) -> Any:
         with monkeypatch.context() as m:

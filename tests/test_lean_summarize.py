@@ -20,9 +20,9 @@ import pandas as pd
 import pytest
 
 from evaladdon.adapters import sniff
-from evaladdon.adapters.guard import read_member
+from evaladdon.adapters.common.guard import read_member
 from evaladdon.adapters.inspect_log import read_inspect_log
-from evaladdon.adapters.scores import NeedsStringKernels, coerce_scores, coerce_values
+from evaladdon.adapters.common.scores import NeedsStringKernels, coerce_scores, coerce_values
 from evaladdon.analysis.options import RoutePolicy
 from evaladdon.cli.main import main
 from evaladdon.table.usable import count_reasons
@@ -194,10 +194,27 @@ def test_journal_incomplete_and_large_eval_logs(tmp_path: Path, monkeypatch: pyt
         for argv in (["summarize", "--json", str(f)], ["summarize", str(f)]):
             assert _same(argv, monkeypatch)[0], argv
     assert "[incomplete]" in _same(["summarize", str(s)], monkeypatch)[1]
-    # a summaries.json past STREAM_BYTES is streamed (ijson), with the same answer
-    monkeypatch.setattr("evaladdon.adapters.inspect_native.STREAM_BYTES", 1000)
+    assert _same(["summarize", "--json", str(src)], monkeypatch)[0]
+    # a summaries.json past ReadTuning.stream_bytes is streamed (ijson), into the same lean part
+    import dataclasses
+
+    from evaladdon.adapters import ReadTuning, inspect_native
+    from evaladdon.adapters.inspect_rows import Collector, build_part
+
+    streamed: list[str] = []
+    real = inspect_native._stream_summaries
+    monkeypatch.setattr(inspect_native, "_stream_summaries", lambda *a: streamed.append(a[2]) or real(*a))
     for f in (src, s):
-        assert _same(["summarize", "--json", str(f)], monkeypatch)[0]
+        parts = []
+        for cluster in (None, "passage.id"):
+            for tuning in (ReadTuning(), ReadTuning(stream_bytes=1000)):
+                log = inspect_native.read_eval_zip(f, Collector(cluster, lean=True), tuning=tuning)
+                parts.append(build_part(log, f, cluster))
+        assert streamed == [str(f)] * 2  # streamed under the low bound only
+        streamed.clear()
+        for plain, stream in (parts[:2], parts[2:]):
+            for fld in dataclasses.fields(plain):
+                np.testing.assert_equal(getattr(stream, fld.name), getattr(plain, fld.name), err_msg=fld.name)
 
 
 def test_lean_summarize_imports_neither_pandas_nor_pyarrow() -> None:
@@ -242,7 +259,7 @@ def test_count_reasons_equals_value_counts() -> None:
 
 
 def _same_directory(path: Path) -> None:
-    from evaladdon.adapters import zipdir
+    from evaladdon.adapters.common import zipdir
 
     with path.open("rb") as fh, zipfile.ZipFile(path) as zf:
         infos, names = zipdir.scan(fh)
@@ -262,7 +279,7 @@ def _same_directory(path: Path) -> None:
 
 def test_zip_directory_scan_equals_zipfile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from conftest import REAL_LOGS
-    from evaladdon.adapters import zipdir
+    from evaladdon.adapters.common import zipdir
 
     monkeypatch.setattr(zipdir, "_BLOCK", 97)  # entries across the blocks the directory is read in
     for f in sorted(REAL_LOGS.glob("**/*.eval")) + sorted(SAMPLE.glob("*.eval")):

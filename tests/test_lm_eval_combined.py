@@ -1,6 +1,6 @@
 """read_runs makes one DataFrame of consecutive lm-eval samples files (issue 15, per-file
 overhead): the same table (values and dtypes), notes, skips, names and incomplete counts as
-one table per file concatenated (``COMBINE_LM_EVAL = False``, the reference)."""
+one table per file concatenated (``ReadTuning(combine_lm_eval=False)``, the reference)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from conftest import REPO  # noqa: E402
 from test_lm_eval_reference import write_edge_cases  # noqa: E402
 
 import evaladdon.adapters as adapters  # noqa: E402
+import evaladdon.adapters.read as read_mod  # noqa: E402
 from evaladdon.adapters.lm_eval_log import SamplesPart, frame_parts, read_samples, read_samples_part  # noqa: E402
 from evaladdon.errors import InputError  # noqa: E402
 from evaladdon.table import concat  # noqa: E402
@@ -49,11 +50,14 @@ def _samples(folder: Path, ts: str, task: str, n: int, *, mc: bool = True, hashe
 
 def _both(monkeypatch: pytest.MonkeyPatch, paths: list, cluster: str | None = None) -> tuple:
     def read(combine: bool) -> object:
-        monkeypatch.setattr(adapters, "COMBINE_LM_EVAL", combine)
-        try:
-            return adapters.read_runs(paths, cluster=cluster, results_only=True)
-        except InputError as exc:
-            return str(exc)
+        with monkeypatch.context() as m:
+            if not combine:  # the reference: one table per file, never one frame of several
+                m.setattr(read_mod, "frame_parts", lambda parts: pytest.fail("samples files combined"))
+            try:
+                return adapters.read_runs(paths, cluster=cluster, results_only=True,
+                                          tuning=adapters.ReadTuning(combine_lm_eval=combine))
+            except InputError as exc:
+                return str(exc)
 
     return read(True), read(False)
 
@@ -119,7 +123,7 @@ def test_numeric_scores_equal_coerce_scores() -> None:
     import numpy as np
 
     from evaladdon.adapters.lm_eval_log import _numeric_scores
-    from evaladdon.adapters.scores import coerce_scores
+    from evaladdon.adapters.common.scores import coerce_scores
 
     rng = np.random.default_rng(15)
     special = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, 1.0, 1e308, -5e-324])

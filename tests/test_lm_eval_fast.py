@@ -3,7 +3,7 @@
 The fast path: records shaped like the first regular one read through one itemgetter, and
 their multiple-choice log-likelihoods converted ~1,000 records at a time
 (``lm_eval_log._lls_or_none``).
-The reference is the general per-record loop (``FAST_RECORDS = False``), itself held to the
+The reference is the general per-record loop (``ReadTuning(fast_records=False)``), itself held to the
 digests of the reader before the speed work by ``test_lm_eval_reference.py``.  Seeded random
 files mix regular records with every irregular kind (ragged and odd ``filtered_resps``, text /
 list / out-of-range targets, non-numeric and corpus-level values, NaN literals, other filters
@@ -22,7 +22,7 @@ import pandas as pd
 import pytest
 
 import evaladdon.adapters.lm_eval_log as L
-from evaladdon.adapters import read_runs
+from evaladdon.adapters import ReadTuning, read_runs
 from evaladdon.cli.main import main
 from evaladdon.errors import InputError
 
@@ -119,14 +119,15 @@ def _file(tmp: Path, seed: int, n: int = 60) -> Path:
 
 
 def _read(monkeypatch: pytest.MonkeyPatch, path: Path, cluster: str | None, fast: bool,
-          flush: int | None = None, tries: int | None = None) -> pd.DataFrame | str:
-    monkeypatch.setattr(L, "FAST_RECORDS", fast)
-    monkeypatch.setattr(L, "_FLUSH", flush or 1024)
-    monkeypatch.setattr(L, "_BATCH", tries or 1024)
-    try:
-        return L.read_samples(path, cluster)
-    except InputError as exc:
-        return str(exc)
+          flush: int | None = None, tries: int | None = None, **more: int) -> pd.DataFrame | str:
+    tuning = ReadTuning(fast_records=fast, lm_flush=flush or 1024, lm_batch=tries or 1024, **more)
+    with monkeypatch.context() as m:
+        if not fast:  # the reference: the general loop alone
+            m.setattr(L, "_fast_schema", lambda *a: pytest.fail("fast path used"))
+        try:
+            return L.read_samples(path, cluster, tuning=tuning)
+        except InputError as exc:
+            return str(exc)
 
 
 def _same(got: pd.DataFrame | str, want: pd.DataFrame | str) -> None:
@@ -156,8 +157,7 @@ def test_regular_files_take_the_fast_path(tmp_path: Path, monkeypatch: pytest.Mo
     real = L._lls_or_none
     monkeypatch.setattr(L, "_lls_or_none", lambda frs: seen.append(len(frs)) or real(frs))
     monkeypatch.setattr(L, "_mc_extra", lambda *a: pytest.fail("general loop used"))
-    monkeypatch.setattr(L, "_FLUSH", 20)
-    df = L.read_samples(path, "passage_id")
+    df = L.read_samples(path, "passage_id", tuning=ReadTuning(lm_flush=20))
     assert seen == [20, 20, 10] and df["prediction"].notna().all() and df["label"].notna().all()
     lls = [[x for x, _ in r["filtered_resps"]] for r in map(json.loads, path.read_text().splitlines())]
     assert df["prediction"].astype(int).tolist() == [max(range(4), key=ll.__getitem__) for ll in lls]
@@ -170,12 +170,16 @@ def test_fast_path_with_a_late_regular_record_and_two_folders(tmp_path: Path, mo
     del first["filter"]
     paths = [_write(tmp_path / "a", [first] + [_regular(rng, i) for i in range(1, 40)]),
              _write(tmp_path / "b", [_regular(rng, i, k=2 + i % 3) for i in range(30)], task="u")]
+    tried: list[int] = []
+    real = L._fast_schema
+    monkeypatch.setattr(L, "_fast_schema", lambda *a: tried.append(1) or real(*a))
     for cluster in (None, "passage_id"):
-        monkeypatch.setattr(L, "FAST_RECORDS", False)
-        want = read_runs(paths, cluster=cluster)
-        monkeypatch.setattr(L, "_BATCH", 1)  # a regular record looked for at every record
-        monkeypatch.setattr(L, "FAST_RECORDS", True)
-        got = read_runs(paths, cluster=cluster)
+        tried.clear()
+        want = read_runs(paths, cluster=cluster, tuning=ReadTuning(fast_records=False))
+        assert not tried  # the reference: the general loop alone
+        # a regular record looked for at every record
+        got = read_runs(paths, cluster=cluster, tuning=ReadTuning(fast_records=True, lm_batch=1))
+        assert len(tried) == 3  # the first record of a, then the second (regular); the first of b
         _same(got.table, want.table)
         assert got.notes == want.notes
 
@@ -194,7 +198,6 @@ def test_bad_lines_give_the_same_one_line_error(tmp_path: Path, monkeypatch: pyt
         got = _read(monkeypatch, path, None, True, flush)
         assert got == _read(monkeypatch, path, None, False, flush)
         assert isinstance(got, str) and str(path) in got and message in got and "\n" not in got
-    monkeypatch.setattr(L, "FAST_RECORDS", True)
     assert main(["summarize", str(path)]) == 2
     err = capsys.readouterr().err.strip()
     assert str(path) in err and message in err and len(err.splitlines()) == 1

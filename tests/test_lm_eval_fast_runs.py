@@ -2,7 +2,7 @@
 
 - Runs: consecutive fast records of one metric and filter are kept as runs (first record,
   count, metric) instead of one list entry per row (``lm_eval_log._row_arrays``); at any
-  shortest-run length the table equals the general per-record loop's (``FAST_RECORDS = False``)
+  shortest-run length the table equals the general per-record loop's (``ReadTuning(fast_records=False)``)
   on seeded random files (the irregular records of ``test_lm_eval_fast``) and on every lm-eval
   samples file in ../shared/real_logs.
 - String columns: from a few thousand rows each object column goes to pandas' pyarrow ``str``
@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 
 import evaladdon.adapters.lm_eval_log as L
-from evaladdon.adapters import sniff
+from evaladdon.adapters import ReadTuning, sniff
 from tests.test_lm_eval_adapter import lm_files
 from tests.test_lm_eval_fast import _odd, _read, _regular, _same, _write
 
@@ -39,11 +39,16 @@ def _alternating(tmp: Path, seed: int, n: int) -> Path:
 @pytest.mark.parametrize("seed", range(12))
 def test_runs_equal_the_general_loop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
     path = _alternating(tmp_path, seed, 150)
+    kept: list[int] = []  # runs per read
+    real = L._row_arrays
+    monkeypatch.setattr(L, "_row_arrays", lambda recs, m, e, runs: kept.append(len(runs)) or real(recs, m, e, runs))
     for cluster in (None, "passage_id"):
         want = _read(monkeypatch, path, cluster, fast=False)
         for shortest in (1, 2, 5, 10**9):
-            monkeypatch.setattr(L, "_RUN", shortest)
-            _same(_read(monkeypatch, path, cluster, True, 7), want)
+            kept.clear()
+            _same(_read(monkeypatch, path, cluster, True, 7, lm_run=shortest), want)
+            if shortest in (1, 10**9):  # runs kept for the shortest bound, none for the longest
+                assert (kept[-1] > 0) == (shortest == 1), (shortest, kept)
 
 
 def test_runs_on_real_logs(real_logs: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -53,8 +58,7 @@ def test_runs_on_real_logs(real_logs: Path, monkeypatch: pytest.MonkeyPatch) -> 
     for path in files:
         want = _read(monkeypatch, path, None, fast=False)
         for shortest in (1, 32):
-            monkeypatch.setattr(L, "_RUN", shortest)
-            _same(_read(monkeypatch, path, None, True), want)
+            _same(_read(monkeypatch, path, None, True, lm_run=shortest), want)
 
 
 def test_row_arrays_put_runs_back_in_place() -> None:
@@ -92,8 +96,13 @@ def test_large_tables_convert_strings_as_pandas_does(tmp_path: Path, monkeypatch
 def test_metric_codes_either_way(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The multiple-choice columns with metric names coded by pandas or by a dict: the same table."""
     path = _alternating(tmp_path, 99, 300)
+    factorized: list[int] = []
+    real = pd.factorize
+    monkeypatch.setattr(pd, "factorize", lambda values, *a, **k: factorized.append(len(values)) or real(values, *a, **k))
     for cluster in (None, "passage_id"):
-        monkeypatch.setattr(L, "_FACTORIZE_FROM", 10**9)
-        want = L.read_samples(path, cluster)
-        monkeypatch.setattr(L, "_FACTORIZE_FROM", 0)
-        _same(L.read_samples(path, cluster), want)
+        factorized.clear()
+        want = L.read_samples(path, cluster, tuning=ReadTuning(lm_factorize_from=10**9))
+        assert not factorized  # metric names coded by a dict
+        got = L.read_samples(path, cluster, tuning=ReadTuning(lm_factorize_from=0))
+        assert factorized  # by pandas
+        _same(got, want)

@@ -12,9 +12,9 @@ import pytest
 from scipy.special import softmax
 
 from evaladdon.adapters import sniff
-from evaladdon.adapters.jsonlines import MAX_DEPTH, json_depth, read_json_records
+from evaladdon.adapters.common.jsonlines import MAX_DEPTH, json_depth, read_json_records
 from evaladdon.adapters.lm_eval_log import MISSING_FROM_LOG, read_results_file, read_samples
-from evaladdon.adapters.scores import NON_FINITE
+from evaladdon.adapters.common.scores import NON_FINITE
 from evaladdon.errors import InputError
 from evaladdon.analysis.summarize import summarize_table
 
@@ -317,7 +317,7 @@ def test_numeric_fast_path_equals_the_shared_converter() -> None:
     import pandas as pd
 
     from evaladdon.adapters.lm_eval_log import _values_and_text
-    from evaladdon.adapters.scores import coerce_scores, raw_strings
+    from evaladdon.adapters.common.scores import coerce_scores, raw_strings
 
     rng = random.Random(15)
     floats = [0.0, -0.0, 1.0, float("nan"), float("inf"), -float("inf"), 1e16, 1e-7, 0.1, 2.5e-300,

@@ -12,7 +12,7 @@ import pytest
 from evaladdon.adapters import expand_paths, read_runs, sniff
 from evaladdon.adapters.deepeval import read_deepeval
 from evaladdon.adapters.helm import read_helm_run
-from evaladdon.adapters.jsondoc import stable_hash
+from evaladdon.adapters.common.jsondoc import stable_hash
 from evaladdon.adapters.promptfoo import read_promptfoo
 from evaladdon.errors import InputError
 from evaladdon.table import validate

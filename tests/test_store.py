@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 
 from evaladdon.adapters import read_runs
-from evaladdon.adapters.scores import MISSING, NON_FINITE, NON_NUMERIC, coerce_scores
-from evaladdon.adapters.table import read_long_table
+from evaladdon.adapters.common.scores import MISSING, NON_FINITE, NON_NUMERIC, coerce_scores
+from evaladdon.adapters.long_table import read_long_table
 from evaladdon.cli.main import main
 from evaladdon.analysis.summarize import summarize_table
 from evaladdon.table import finalize, validate
@@ -95,7 +95,7 @@ def test_finalize_is_a_no_op_on_a_conforming_table(tmp_path: Path, monkeypatch: 
 
 
 def test_memory_exhaustion_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
-    import evaladdon.adapters.table as table_mod
+    import evaladdon.adapters.long_table as table_mod
 
     def boom(path: Path) -> None:
         raise MemoryError

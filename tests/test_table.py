@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from evaladdon.adapters import load
-from evaladdon.adapters.table import read_long_table
+from evaladdon.adapters.long_table import read_long_table
 from evaladdon.errors import InputError, TableError
 from evaladdon.table import COLUMNS, finalize, validate
 
@@ -180,7 +180,7 @@ def test_one_value_columns_are_str_categoricals_that_validate(tmp_path: Path) ->
 def test_digit_only_scores_take_the_cast_path_with_the_same_result() -> None:
     import pyarrow as pa
 
-    from evaladdon.adapters.scores import _convert_strings_pandas, convert_strings
+    from evaladdon.adapters.common.scores import _convert_strings_pandas, convert_strings
 
     cases = [["0", "1", "1", None, "007", "123456789012345678901234567890"], ["1", "0"], [None, None], ["", "1"],
              ["1", " 1", "1.5", "yes", "nan", "C"]]

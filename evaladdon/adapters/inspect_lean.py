@@ -33,7 +33,7 @@ import numpy as np
 from evaladdon.adapters.inspect_rows import (_CANONICAL, Part, _notes, _run_of, incomplete_of,
                                              known_score_names, label_bytes, no_scores, raise_first_failure,
                                              score_code)
-from evaladdon.adapters.scores import coerce_values
+from evaladdon.adapters.common.scores import coerce_values
 from evaladdon.table.names import dotted
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -14,7 +14,7 @@ Two readers give the identical canonical table (tested on every real log in ../s
 ``read_inspect_log(path, cluster, reader="auto")`` uses the native reader and falls back to
 Inspect's for anything it does not recognise; ``reader="native"`` refuses instead,
 ``reader="inspect"`` uses Inspect's reader only.  Both pass the same guards first (nesting
-depth, decompressed size: :mod:`evaladdon.adapters.guard`) and end in the same row
+depth, decompressed size: :mod:`evaladdon.adapters.common.guard`) and end in the same row
 builder (:mod:`evaladdon.adapters.inspect_rows`, which documents values, ``item_hash``,
 ``prediction``/``label``/``confidence``, duplicates and incomplete logs).
 """
@@ -36,7 +36,7 @@ else:
     pd = lazy_module("pandas")  # imported on first use (the lean summarize of Inspect logs needs none)
 
 from evaladdon._util.gc import no_cyclic_gc
-from evaladdon.adapters.guard import BOM, MAX_DEPTH, check_depth, check_file_depth, read_member
+from evaladdon.adapters.common.guard import BOM, MAX_DEPTH, check_depth, check_file_depth, read_member
 from evaladdon.adapters.inspect_native import NotNative, read_eval_table, read_json_stream
 from evaladdon.adapters.inspect_rows import (
     LogData,
@@ -47,6 +47,7 @@ from evaladdon.adapters.inspect_rows import (
     score_fields,
     table_of,
 )
+from evaladdon.adapters.tuning import ReadTuning
 from evaladdon.errors import InputError
 from evaladdon.table.names import dotted
 
@@ -57,28 +58,31 @@ _INSPECT_HINT = "pip install 'evaladdon[inspect-native]' (or 'evaladdon[inspect]
 _VERSION_RE = re.compile(r"version (\d+) of log format")
 
 
-def read_inspect_log(path: str | Path, cluster: str | None = None, reader: str = "auto") -> pd.DataFrame:
+def read_inspect_log(path: str | Path, cluster: str | None = None, reader: str = "auto", *,
+                     tuning: ReadTuning | None = None) -> pd.DataFrame:
     """Canonical rows of one Inspect log (see module docstring)."""
-    return table_of(read_inspect_part(path, cluster, reader))
+    return table_of(read_inspect_part(path, cluster, reader, tuning=tuning))
 
 
-def read_inspect_part(path: str | Path, cluster: str | None = None, reader: str = "auto") -> Part:
+def read_inspect_part(path: str | Path, cluster: str | None = None, reader: str = "auto", *,
+                      tuning: ReadTuning | None = None) -> Part:
     """One Inspect log's rows before the column operations (:func:`read_inspect_log` makes
     them a table; ``read_runs`` makes one table of many logs with
-    :func:`evaladdon.adapters.inspect_rows.frame`)."""
+    :func:`evaladdon.adapters.inspect_rows.frame`).  ``tuning``: the native reader's
+    :class:`~evaladdon.adapters.tuning.ReadTuning` (``quick``, ``batch_size``)."""
     p = Path(path)
     if reader not in READERS:
         raise InputError(f"unknown Inspect reader {reader!r}; expected one of {', '.join(READERS)}")
     with no_cyclic_gc():
-        return _read_part(p, cluster, reader)
+        return _read_part(p, cluster, reader, tuning)
 
 
-def _read_part(p: Path, cluster: str | None, reader: str) -> Part:
+def _read_part(p: Path, cluster: str | None, reader: str, tuning: ReadTuning | None = None) -> Part:
     if reader == "inspect":
-        return build_part(_read_with_inspect(p), p, cluster)
+        return build_part(_read_with_inspect(p), p, cluster, tuning=tuning)
     try:
         try:
-            log = _read_native(p, cluster)
+            log = _read_native(p, cluster, tuning)
         except NotNative as exc:
             if reader == "native":
                 raise InputError(f"the native reader does not read this log ({exc}); use the inspect reader",
@@ -86,19 +90,19 @@ def _read_part(p: Path, cluster: str | None, reader: str) -> Part:
             if not _has_inspect():
                 raise InputError(f"this log needs inspect-ai to read ({exc}): {_INSPECT_HINT}", str(p)) from None
             log = _read_with_inspect(p)
-        return build_part(log, p, cluster)
+        return build_part(log, p, cluster, tuning=tuning)
     except RecursionError:
         # orjson accepts up to 1,024 levels unscanned (inspect_native._loads); a value deep
         # enough to exhaust Python's stack when shown as text (str/repr) is refused here
         raise InputError(f"a value is nested more than {MAX_DEPTH} levels deep; refusing to read it", str(p)) from None
 
 
-def _read_native(p: Path, cluster: str | None) -> LogData:
+def _read_native(p: Path, cluster: str | None, tuning: ReadTuning | None = None) -> LogData:
     with p.open("rb") as fh:
         head = fh.read(4)
     if head.startswith(b"PK"):
-        return read_eval_table(p, cluster)
-    return read_json_stream(p, cluster)
+        return read_eval_table(p, cluster, tuning=tuning)
+    return read_json_stream(p, cluster, tuning=tuning)
 
 
 # ---------------------------------------------------------------------------- Inspect's reader

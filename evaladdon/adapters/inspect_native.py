@@ -6,7 +6,7 @@ What is read (nothing else is touched):
   ``summaries.json`` (or the journal ``_journal/summaries/1..N.json``), and the names of the
   ``samples/*.json`` members; a member whose (id, epoch) no summary lists is read itself.
   Deflate and zstd (Inspect's default writer) members, each bounded in decompressed size
-  (:mod:`evaladdon.adapters.guard`), parsed by orjson (which stops at 1,024 levels) and
+  (:mod:`evaladdon.adapters.common.guard`), parsed by orjson (which stops at 1,024 levels) and
   depth-scanned only before the stdlib parser reads what orjson refused.
 - JSON logs (any file name): the top-level keys before ``samples`` through ijson's event
   stream, then each ``samples[*]`` built by ijson's C backend and cut to the fields used
@@ -20,7 +20,7 @@ Inspect's own reader.  Records come out in the shape of :mod:`evaladdon.adapters
 
 Given a :class:`~evaladdon.adapters.inspect_rows.Collector` (``records=``, the lean summarize
 of :mod:`evaladdon.routes`), the records go into it as they are read: an ``.eval``'s directory is
-scanned without a ``ZipInfo`` per sample member (:mod:`evaladdon.adapters.zipdir`), a large
+scanned without a ``ZipInfo`` per sample member (:mod:`evaladdon.adapters.common.zipdir`), a large
 ``summaries.json`` is streamed with ijson (zstd decompressed from the file a block at a time),
 and the sample members no summary lists are found by binary search on their names, so
 memory holds the collector's columns, not the log.
@@ -45,7 +45,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 import orjson
 
-from evaladdon.adapters.guard import (
+from evaladdon.adapters.common.guard import (
     BOM,
     MAX_DEPTH,
     MAX_MEMBER_BYTES,
@@ -73,6 +73,7 @@ from evaladdon.adapters.inspect_rows import (
     thin_metadata,
     truncate_text,
 )
+from evaladdon.adapters.tuning import DEFAULT, ReadTuning
 from evaladdon.errors import InputError
 from evaladdon.table.names import dotted
 
@@ -91,7 +92,7 @@ def _loads(data: bytes, where: str, what: str) -> Any:
 
     Text orjson accepts is at most 1,024 deep (it stops itself there) and nothing downstream
     recurses into values (see :func:`evaladdon.adapters.inspect_rows.build_table`), so the
-    fast path needs no scan (the policy of :mod:`evaladdon.adapters.jsonlines`)."""
+    fast path needs no scan (the policy of :mod:`evaladdon.adapters.common.jsonlines`)."""
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError:
@@ -158,12 +159,6 @@ def _member_key(name: str) -> tuple[str, int] | None:
     return sid, int(epoch)
 
 
-STREAM_BYTES = 8 * 2**20
-"""A ``summaries.json`` larger than this (decompressed) is streamed with ijson when the records
-go straight into a :class:`Collector` (``read_eval_zip(records=...)``): a 20,000-sample one is
-~50 MB of JSON, ~3-4x that as parsed objects."""
-
-
 LEAN_BUFFER = 1 << 18
 """Bytes ijson reads at a time for a lean :class:`Collector`: the depth scan of a chunk makes
 temporaries several times its size (~10 MB for a megabyte), a quarter of that here."""
@@ -171,7 +166,7 @@ temporaries several times its size (~10 MB for a megabyte), a quarter of that he
 
 class _MemberStream:
     """A zip member as a binary stream for ijson, decompressed a chunk at a time within the
-    size and ratio bounds of :func:`~evaladdon.adapters.guard.read_member` (its CRC checked
+    size and ratio bounds of :func:`~evaladdon.adapters.common.guard.read_member` (its CRC checked
     at the end; a leading BOM removed)."""
 
     def __init__(self, zf: Any, info: zipfile.ZipInfo, where: str) -> None:
@@ -185,7 +180,7 @@ class _MemberStream:
                 import zstandard
             except ImportError:
                 raise UnsupportedMember(f"{info.filename} is zstd-compressed and zstandard is not installed") from None
-            from evaladdon.adapters.zipdir import Region
+            from evaladdon.adapters.common.zipdir import Region
 
             # the compressed bytes a block at a time (a 200,000-sample summaries.json of real
             # texts is tens of MB compressed)
@@ -267,12 +262,13 @@ def _raw_header(infos: Any, member: Callable[[str], Any]) -> Any:
     raise NotNative("no header.json or _journal/start.json")
 
 
-def read_eval_zip(path: Path, records: Collector | None = None) -> LogData:
+def read_eval_zip(path: Path, records: Collector | None = None, *, tuning: ReadTuning | None = None) -> LogData:
     """An ``.eval`` log (see module docstring).  ``records``: a :class:`Collector` that takes the
-    records as they are read (a large ``summaries.json`` then streamed), instead of a list."""
+    records as they are read (a ``summaries.json`` larger than ``tuning.stream_bytes`` then
+    streamed), instead of a list."""
     where = str(path)
     if records is not None:
-        return _read_eval_into(path, records)
+        return _read_eval_into(path, records, (tuning or DEFAULT).stream_bytes)
     try:
         zf = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError, NotImplementedError, ValueError, EOFError) as exc:
@@ -325,11 +321,6 @@ def read_eval_zip(path: Path, records: Collector | None = None) -> LogData:
         raise
     return LogData(header=header, records=records, n_members=n_members, unlisted=len(unlisted),
                    summary_source=source)
-
-
-QUICK = True
-"""Read ordinary ``.eval`` summaries straight into row lists (:func:`quick_rows`; False: as
-records through the :class:`Collector`, the reference the tests compare with)."""
 
 
 class _Unordinary(Exception):
@@ -487,15 +478,16 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
                    row_sample=row_sample, metas=metas, columns=columns, one_row=one_row)
 
 
-def read_eval_table(path: Path, cluster: str | None = None) -> LogData:
+def read_eval_table(path: Path, cluster: str | None = None, *, tuning: ReadTuning | None = None) -> LogData:
     """:func:`read_eval_zip` for the table path, cheaper on many small logs: the archive's
     directory scanned without a ``ZipInfo`` per sample member (:func:`zipdir.scan`, strict),
     when the log is ordinary (a header, summaries naming every sample member, nothing
     ``zipfile`` would word differently).  Anything else -- an error, an unusual archive,
     sample members no summary lists -- is read again by :func:`read_eval_zip`, so every
-    result and every message is that function's."""
+    result and every message is that function's.  ``tuning.quick``: the summaries of an ordinary
+    log straight into row lists (:func:`quick_rows`; False: as records)."""
     try:
-        log = _read_eval_ordinary(path, cluster)
+        log = _read_eval_ordinary(path, cluster, (tuning or DEFAULT).quick)
     except Exception:  # noqa: BLE001 - read_eval_zip reads it again and words what is wrong
         log = None
     return log if log is not None else read_eval_zip(path)
@@ -503,11 +495,11 @@ def read_eval_table(path: Path, cluster: str | None = None) -> LogData:
 
 def _whole_member(fh: Any, info: zipfile.ZipInfo, where: str) -> bytes:
     """A member's bytes in one read of its declared size (BOM removed), when they are exactly
-    what it declares (size and CRC-32): what :func:`~evaladdon.adapters.guard.read_member`
+    what it declares (size and CRC-32): what :func:`~evaladdon.adapters.common.guard.read_member`
     gives, without its chunked reads; anything else raises (the caller reads the log again
     with ``read_member``, which words it)."""
     _check_growth(where, info.filename, info.file_size, info.compress_size, MAX_MEMBER_BYTES, MAX_RATIO)
-    from evaladdon.adapters.zipdir import data_offset
+    from evaladdon.adapters.common.zipdir import data_offset
 
     fh.seek(data_offset(fh, info))
     raw = fh.read(info.compress_size)
@@ -531,9 +523,9 @@ def _whole_member(fh: Any, info: zipfile.ZipInfo, where: str) -> bytes:
     return data[len(BOM):] if data.startswith(BOM) else data
 
 
-def _read_eval_ordinary(path: Path, cluster: str | None) -> LogData | None:
+def _read_eval_ordinary(path: Path, cluster: str | None, quick: bool = True) -> LogData | None:
     """An ordinary ``.eval`` (see :func:`read_eval_table`), or ``None``; raises on anything wrong."""
-    from evaladdon.adapters import zipdir
+    from evaladdon.adapters.common import zipdir
 
     where = str(path)
     with path.open("rb") as fh:
@@ -561,7 +553,7 @@ def _read_eval_ordinary(path: Path, cluster: str | None) -> LogData | None:
         return None
     names = {b.decode("utf-8") for b in sample_names.tolist()}
     rows: Any = None
-    if QUICK:
+    if quick:
         try:
             rows = quick_rows(summaries, cluster)
         except _Unordinary:
@@ -582,14 +574,14 @@ def _journal(infos: dict[str, zipfile.ZipInfo]) -> list[str]:
         if n.startswith("_journal/summaries/") and n.endswith(".json") and n.rsplit("/", 1)[1][:-5].isdigit())]
 
 
-def _read_eval_into(path: Path, records: Collector) -> LogData:
+def _read_eval_into(path: Path, records: Collector, stream_bytes: int = DEFAULT.stream_bytes) -> LogData:
     """:func:`read_eval_zip` with the records going into ``records`` as they are read: the same
     records in the same order (summaries, then the members no summary lists, by name), the
     archive's directory scanned without a ``ZipInfo`` per sample member
-    (:mod:`evaladdon.adapters.zipdir`), a large ``summaries.json`` streamed.  Errors are not
+    (:mod:`evaladdon.adapters.common.zipdir`), a large ``summaries.json`` streamed.  Errors are not
     worded as :func:`read_eval_zip` words them: the lean summarize, its only caller, reads the
     log again that way when anything goes wrong."""
-    from evaladdon.adapters import zipdir
+    from evaladdon.adapters.common import zipdir
 
     where = str(path)
     try:
@@ -608,7 +600,8 @@ def _read_eval_into(path: Path, records: Collector) -> LogData:
             def rescan(names: list[str]) -> None:  # the ZipInfo of sample members read themselves
                 infos.update(zipdir.scan(fh, {n.encode("utf-8") for n in names})[0])
 
-            return _eval_into(archive, infos, sample_names, _header_of(header, where), records, member, where, rescan)
+            return _eval_into(archive, infos, sample_names, _header_of(header, where), records, member, where, rescan,
+                              stream_bytes)
     except (InputError, NotNative, RecursionError):
         raise
     except UnsupportedMember as exc:
@@ -619,9 +612,10 @@ def _read_eval_into(path: Path, records: Collector) -> LogData:
 
 def _eval_into(zf: Any, infos: dict[str, zipfile.ZipInfo], names: Any, header: dict[str, Any],
                records: Collector, member: Callable[[str], Any], where: str,
-               rescan: Callable[[list[str]], None]) -> LogData:
+               rescan: Callable[[list[str]], None], stream_bytes: int = DEFAULT.stream_bytes) -> LogData:
     """The records of an ``.eval`` into ``records`` (see :func:`_read_eval_into`); ``names``: the
-    ``samples/*.json`` members' names as a bytes array."""
+    ``samples/*.json`` members' names as a bytes array; a ``summaries.json`` larger than
+    ``stream_bytes`` (decompressed) is streamed with ijson."""
     import numpy as np
 
     chunk: list[bytes] = []  # the member names of the last records (bytes)
@@ -646,7 +640,7 @@ def _eval_into(zf: Any, infos: dict[str, zipfile.ZipInfo], names: Any, header: d
     if "summaries.json" in infos:
         source = "summaries.json"
         info = infos["summaries.json"]
-        if info.file_size > STREAM_BYTES:
+        if info.file_size > stream_bytes:
             _stream_summaries(zf, info, where, add)
         else:
             summaries = member("summaries.json")
@@ -751,10 +745,11 @@ class _DepthCheckedFile:
         return data
 
 
-def read_json_stream(path: Path, cluster: str | None = None, records: Collector | None = None) -> LogData:
+def read_json_stream(path: Path, cluster: str | None = None, records: Collector | None = None, *,
+                     tuning: ReadTuning | None = None) -> LogData:
     """A JSON log streamed with ijson's C backend (see module docstring); its records go
-    into a :class:`~evaladdon.adapters.inspect_rows.Collector` (for ``cluster``) as they are
-    read, so memory does not grow by a record per sample."""
+    into a :class:`~evaladdon.adapters.inspect_rows.Collector` (for ``cluster``, batches of
+    ``tuning.batch_size``) as they are read, so memory does not grow by a record per sample."""
     try:
         import ijson
 
@@ -769,7 +764,7 @@ def read_json_stream(path: Path, cluster: str | None = None, records: Collector 
             header, has_samples = _header_events(iter(backend.parse(_DepthCheckedFile(fh, where), use_float=True)))
             header = _header_of(header, where)
             if records is None:
-                records = Collector(cluster)
+                records = Collector(cluster, batch_size=(tuning or DEFAULT).batch_size)
             if has_samples:
                 fh.seek(skip)
                 checked = _DepthCheckedFile(fh, where)

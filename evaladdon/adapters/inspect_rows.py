@@ -18,7 +18,7 @@ Rules:
   says how many were dropped.
 - Values: Inspect's grade letters (exactly ``C``/``I``/``P``/``N`` -> 1/0/0.5/0) and
   ``yes``/``no`` (any case) are Inspect vocabulary mapped here; everything else goes through
-  the one value converter :func:`evaladdon.adapters.scores.coerce_scores`.  Dict-valued
+  the one value converter :func:`evaladdon.adapters.common.scores.coerce_scores`.  Dict-valued
   scores become one metric per key (``scorer/key``); list values are non-numeric.
 - Texts are taken in the form Inspect keeps in ``summaries.json`` whichever container was
   read, so an ``.eval`` and a ``.json`` of the same run give the same table: top-level
@@ -59,7 +59,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import orjson
 
-from evaladdon.adapters.scores import _finish_arrays, coerce_scores, raw_strings
+from evaladdon.adapters.common.scores import _finish_arrays, coerce_scores, raw_strings
+from evaladdon.adapters.tuning import DEFAULT, ReadTuning
 from evaladdon.errors import InputError
 from evaladdon.table.names import dotted
 
@@ -250,7 +251,7 @@ _BIG_INT = 2**1023  # past ~1.8e308 an int has no float (coerce_scores raises Ov
 
 def score_code(v: Any) -> Any:
     """The value of one score (or of one key of a dict-valued score) as the converter
-    (:func:`~evaladdon.adapters.scores.coerce_scores`) takes it: Inspect's grade letters
+    (:func:`~evaladdon.adapters.common.scores.coerce_scores`) takes it: Inspect's grade letters
     (exactly ``C``/``I``/``P``/``N``) and ``yes``/``no`` (any case) as numbers, any other string
     as it is, a list/tuple/dict as a non-numeric string (lists are not scores), anything else
     as it is.  Raises what making the row would raise later: ``str()`` of a container too deep
@@ -268,11 +269,6 @@ def score_code(v: Any) -> Any:
     if type(v) is int and not -_BIG_INT < v < _BIG_INT:
         float(v)  # OverflowError, as coerce_scores would raise it
     return v
-
-BATCH_SIZE = 1024
-"""Samples a :class:`Collector` holds as records before it turns them into columns (peak RSS
-of a 60,000-sample JSON log: 188 MB at 512, 192 MB at 2,048, 208 MB at 16,384)."""
-
 
 class _Batch(NamedTuple):
     """Columns of consecutive samples (see :class:`Collector`)."""
@@ -324,7 +320,7 @@ class Collector:
     def __init__(self, cluster: str | None = None, batch_size: int | None = None, lean: bool = False) -> None:
         self.cluster = cluster
         self.lean = lean  # numbers only (see evaladdon.adapters.inspect_lean): no pandas, no pyarrow, no texts kept
-        self.batch_size = max(1, int(BATCH_SIZE if batch_size is None else batch_size))
+        self.batch_size = max(1, int(DEFAULT.batch_size if batch_size is None else batch_size))
         self.batches: list[_Batch] = []
         self.names: dict[str, int] = {}  # score names in order of first appearance -> code
         self.key_sets: dict[tuple[str, ...], int] = {}  # tuples of meta.* keys -> code
@@ -745,10 +741,11 @@ def raise_first_failure(bad_cluster: np.ndarray, failed: dict[int, Exception], n
         j = int(bad_value[0])
         raise failed[int(j if kept is None else kept[j])]
 
-def build_part(log: LogData, path: Path, cluster: str | None) -> Part:
+def build_part(log: LogData, path: Path, cluster: str | None, *, tuning: ReadTuning | None = None) -> Part:
     """One Inspect log's rows (see module docstring); :func:`frame` makes the table.
 
-    ``log.records``: a list of records or the :class:`Collector` that gathered them."""
+    ``log.records``: a list of records or the :class:`Collector` that gathered them (a list
+    is collected in batches of ``tuning.batch_size``)."""
     where = str(path)
     header = log.header
     spec = header.get("eval") or {}
@@ -757,7 +754,8 @@ def build_part(log: LogData, path: Path, cluster: str | None) -> Part:
 
     if isinstance(log.records, Pending):
         return _pending_part(log, path, cluster, log.records, spec)
-    col = log.records if isinstance(log.records, Collector) else Collector(cluster).extend(log.records)
+    col = log.records if isinstance(log.records, Collector) else Collector(
+        cluster, batch_size=(tuning or DEFAULT).batch_size).extend(log.records)
     if col.cluster != cluster:
         raise ValueError(f"records were collected for cluster {col.cluster!r}, not {cluster!r}")
     col.flush()
@@ -1045,9 +1043,9 @@ def frame(parts: list[Part]) -> pd.DataFrame:
     return out
 
 
-def build_table(log: LogData, path: Path, cluster: str | None) -> pd.DataFrame:
+def build_table(log: LogData, path: Path, cluster: str | None, *, tuning: ReadTuning | None = None) -> pd.DataFrame:
     """Canonical rows of one Inspect log (see module docstring)."""
-    return table_of(build_part(log, path, cluster))
+    return table_of(build_part(log, path, cluster, tuning=tuning))
 
 
 def table_of(part: Part) -> pd.DataFrame:

@@ -16,7 +16,7 @@ Reading: JSON lines are streamed (one line in memory at a time) and parsed with 
 needs into column lists -- records shaped like the first regular one through one
 ``itemgetter``, the rest (and every error) through the general per-record code, with the
 same result -- and everything after that is vectorised.  Lines orjson refuses (``NaN`` literals) go to ``json`` after a depth check
-(:mod:`evaladdon.adapters.jsonlines`).  ``read_runs`` reads samples files as
+(:mod:`evaladdon.adapters.common.jsonlines`).  ``read_runs`` reads samples files as
 :class:`SamplesPart` and makes one DataFrame of consecutive ones (:func:`frame_parts`).
 
 Rows per (doc_id, filter, metric), the metric named as in the results (``acc,none``).
@@ -83,9 +83,10 @@ except ImportError:  # pragma: no cover
     orjson = None  # type: ignore[assignment]
 
 from evaladdon._util.gc import no_cyclic_gc
-from evaladdon.adapters.guard import MAX_DEPTH
-from evaladdon.adapters.jsonlines import check_depth, iter_json_lines, read_json_array, slow_loads
-from evaladdon.adapters.scores import NON_FINITE, coerce_scores, raw_strings
+from evaladdon.adapters.common.guard import MAX_DEPTH
+from evaladdon.adapters.common.jsonlines import check_depth, iter_json_lines, read_json_array, slow_loads
+from evaladdon.adapters.common.scores import NON_FINITE, coerce_scores, raw_strings
+from evaladdon.adapters.tuning import DEFAULT, ReadTuning
 from evaladdon.errors import InputError
 from evaladdon.table import finalize
 from evaladdon.table.names import dotted_parts
@@ -383,22 +384,9 @@ def _gold_index(target: Any, choices: list[str] | None, n: int) -> int | None:
     return by_index if by_index is not None and 0 <= by_index < n else None
 
 
-_BATCH = 1024
-"""Records between two tries of :func:`_fast_schema` while no regular record was seen."""
-
 _FIRST = itemgetter(0)
 _SCALARS = frozenset((str, int, float, bool))
 """Types of a usable cluster value among those JSON parsers give (not None, dict or list)."""
-
-
-FAST_RECORDS = True
-"""Read regular records through :func:`_fast_schema`'s itemgetter (False: every record through
-the general loop of :func:`_extract`, the reference ``tests/test_lm_eval_fast.py`` compares with)."""
-
-_FLUSH = 256
-"""Multiple-choice records of the fast path whose log-likelihoods are converted together.  Small
-enough that the records' ``filtered_resps`` held until then stay in the CPU caches: 1,024 cost
-~40% more last-level cache misses in the whole read (cachegrind, 5,000 docs)."""
 
 
 def _metric_of(name: Any, filt: str, metric_key: dict[str, dict[str, str]]) -> str:
@@ -453,7 +441,7 @@ def _lls_or_none(frs: list[list[Any]]) -> np.ndarray | None:
 
 def _extract(pairs: Iterable[tuple[int, Any]], *, filters: list[str], cluster: str | None,
              delim: str, source: str, metric_names: list[str] | None = None,
-             place_word: str = "line") -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+             place_word: str = "line", tuning: ReadTuning = DEFAULT) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """The one pass over sample records (dicts) -> canonical columns (arrays) without
     run/task/model/source/harness.
 
@@ -462,8 +450,10 @@ def _extract(pairs: Iterable[tuple[int, Any]], *, filters: list[str], cluster: s
     multiple-choice log-likelihoods converted ~1,000 records at a time (:func:`_lls_or_none`);
     any other record goes through the general loop, which also raises the one-line errors.
     Both give the same rows (``tests/test_lm_eval_fast.py``); memory holds the columns, not
-    the records.
+    the records.  ``tuning``: :attr:`~ReadTuning.fast_records`, ``lm_batch``, ``lm_flush``,
+    ``lm_run``, ``lm_factorize_from``.
     """
+    fast_records, try_every, min_run = tuning.fast_records, tuning.lm_batch, tuning.lm_run
     doc_ids: list[Any] = []
     hashes: list[Any] = []
     clusters: list[Any] = []
@@ -496,7 +486,7 @@ def _extract(pairs: Iterable[tuple[int, Any]], *, filters: list[str], cluster: s
     def close_run(end: int) -> None:
         nonlocal run_start, run_filt
         n = end - run_start
-        if n >= _RUN:
+        if n >= min_run:
             runs.append((run_start, n, run_metric, len(recs)))
         elif n > 0:  # short runs (alternating filters) as plain rows: a bounded number of runs
             recs.extend(range(run_start, end))
@@ -524,7 +514,7 @@ def _extract(pairs: Iterable[tuple[int, Any]], *, filters: list[str], cluster: s
             x.clear()
 
     for place, r in pairs:
-        if schema is None and FAST_RECORDS and len(doc_ids) % _BATCH == 0:  # the first record, then now and then
+        if schema is None and fast_records and len(doc_ids) % try_every == 0:  # the first record, then now and then
             schema = _fast_schema(r, cluster is not None)
             if schema is not None:
                 getter, f_names, acc = schema
@@ -532,7 +522,7 @@ def _extract(pairs: Iterable[tuple[int, Any]], *, filters: list[str], cluster: s
                 at_doc = 6 if acc else 4
                 one_name = n_names == 1
                 pend_i, pend_fr, pend_gold = (x.append for x in pending)
-                pend_idx, flush_at = pending[0], _FLUSH
+                pend_idx, flush_at = pending[0], tuning.lm_flush
         if schema is not None:
             # the fast path: a record shaped like the first regular one, read through one
             # itemgetter; anything else (and every error) goes to the general loop below
@@ -709,13 +699,10 @@ def _extract(pairs: Iterable[tuple[int, Any]], *, filters: list[str], cluster: s
         "error": error,
     }
     if mc[0] or blocks:
-        info["mc"], info["mc_no_label"] = _fill_multiple_choice(out, rec, len(doc_ids), mc, blocks)
+        info["mc"], info["mc_no_label"] = _fill_multiple_choice(out, rec, len(doc_ids), mc, blocks,
+                                                                      tuning.lm_factorize_from)
     info["doc_ids"] = ids
     return out, info
-
-
-_RUN = 32
-"""Shortest run of fast rows kept as a run (see ``close_run`` in :func:`_extract`)."""
 
 
 def _row_arrays(recs: list[int], metrics_l: list[str], epochs: list[int], runs: list[tuple[int, int, str, int]]
@@ -752,7 +739,7 @@ def _by_record(per_record: np.ndarray, rec: np.ndarray, identity: bool) -> np.nd
 
 def _values_and_text(raw: list[Any], kind: str | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Values, errors and ``raw`` text of logged metric values, by the shared converter
-    (:func:`evaladdon.adapters.scores.coerce_scores`, :func:`~evaladdon.adapters.scores.raw_strings`).
+    (:func:`evaladdon.adapters.common.scores.coerce_scores`, :func:`~evaladdon.adapters.common.scores.raw_strings`).
 
     The common case -- every value a JSON float (or every one an integer) -- goes to the
     converter as a numeric column (the same values and errors as the object path gives
@@ -785,7 +772,7 @@ def _values_and_text(raw: list[Any], kind: str | None = None) -> tuple[np.ndarra
 
 
 def _numeric_scores(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`~evaladdon.adapters.scores.coerce_scores` of a float64 or int64 array (its
+    """:func:`~evaladdon.adapters.common.scores.coerce_scores` of a float64 or int64 array (its
     numeric path: nothing missing, NaN and infinities ``non-finite``), without the pandas
     Series it builds -- a fixed cost that was a fifth of reading a 100-doc file.  Held equal
     to ``coerce_scores`` in ``tests/test_lm_eval_combined.py``."""
@@ -854,16 +841,16 @@ def _softmax_pick(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _fill_multiple_choice(out: dict[str, np.ndarray], rec: np.ndarray, n_records: int,
                           mc: tuple[list[int], list[list[Any]], list[list[int] | None], list[int]],
-                          blocks: list[tuple[np.ndarray, np.ndarray, list[Any] | None, np.ndarray]]
-                          ) -> tuple[int, int]:
+                          blocks: list[tuple[np.ndarray, np.ndarray, list[Any] | None, np.ndarray]],
+                          factorize_from: int = DEFAULT.lm_factorize_from) -> tuple[int, int]:
     """prediction/label/confidence on the acc and acc_norm rows, vectorised per choice count.
 
     ``mc``: parallel lists (record index, filtered_resps, choice lengths or None, gold or -1)
     of records whose log-likelihoods are converted here (:func:`_block_lls`, one block per
     number of choices); ``blocks``: (record indices, log-likelihoods (R, k), choice lengths
     or None, gold) already converted by :func:`_lls_or_none`.  Every step is row by row, so
-    the grouping into blocks changes no value.  Returns (multiple-choice docs, those
-    without a gold index)."""
+    the grouping into blocks changes no value.  Metric names are coded with ``pd.factorize``
+    from ``factorize_from`` rows.  Returns (multiple-choice docs, those without a gold index)."""
     mc_rec, mc_fr, mc_len, mc_gold = mc
     blocks = list(blocks)
     if mc_rec:
@@ -917,7 +904,7 @@ def _fill_multiple_choice(out: dict[str, np.ndarray], rec: np.ndarray, n_records
             rows = idx[sel[has_len][good]]
             pn, cn = _softmax_pick(ll[has_len][good] / lengths[good])
             pred_n[rows], conf_n[rows] = pn, cn
-    if len(out["metric"]) > _FACTORIZE_FROM:  # a few metric names: hashed, not sorted
+    if len(out["metric"]) > factorize_from:  # a few metric names: hashed, not sorted
         codes, names = pd.factorize(out["metric"])
     else:  # a small file: less fixed cost
         metric = out["metric"].tolist()
@@ -932,10 +919,6 @@ def _fill_multiple_choice(out: dict[str, np.ndarray], rec: np.ndarray, n_records
     out["label"] = _as_str_or_none(l_row)
     out["confidence"] = np.asarray(c_row, dtype=np.float64)
     return n_mc, no_label
-
-
-_FACTORIZE_FROM = 2000
-"""Rows from which :func:`_fill_multiple_choice` codes metric names with ``pd.factorize``."""
 
 
 def _as_str_or_none(codes: np.ndarray) -> np.ndarray:
@@ -973,18 +956,20 @@ def rows_from_records(
     metric_names: list[str] | None = None,
     delim: str = " ",
     results: dict[str, Any] | None = None,
+    tuning: ReadTuning | None = None,
 ) -> tuple[pd.DataFrame, list[str]]:
     """Canonical rows for one task's sample records (a list of dicts or ``(place, dict)`` pairs)."""
     known: dict[str, bool] = {}
     cols, notes = _cols_from_records(records, task=task, source=source, filters=filters, cluster=cluster,
-                                     metric_names=metric_names, delim=delim, results=results, known=known)
+                                     metric_names=metric_names, delim=delim, results=results, known=known,
+                                     tuning=tuning)
     return _frame(cols, run=run, task=task, model=model, source=source, str_hashes=known["str_hashes"]), notes
 
 
 def _cols_from_records(records: Any, *, task: str, source: str, filters: list[str], cluster: str | None,
                        metric_names: list[str] | None = None, delim: str = " ",
-                       results: dict[str, Any] | None = None, known: dict[str, bool] | None = None
-                       ) -> tuple[dict[str, np.ndarray], list[str]]:
+                       results: dict[str, Any] | None = None, known: dict[str, bool] | None = None,
+                       tuning: ReadTuning | None = None) -> tuple[dict[str, np.ndarray], list[str]]:
     """The columns (without the constant ones) and notes of :func:`rows_from_records`.
     ``known``, when given, gets ``str_hashes``: whether every row's ``item_hash`` is known to
     be a string (or missing), so that no pass over the column need check it."""
@@ -995,7 +980,7 @@ def _cols_from_records(records: Any, *, task: str, source: str, filters: list[st
         records, place_word = records
     with no_cyclic_gc():  # many small containers, no cycles: the collector would rescan the growing lists
         cols, info = _extract(records, filters=filters, cluster=cluster, delim=delim, source=source,
-                              metric_names=metric_names, place_word=place_word)
+                              metric_names=metric_names, place_word=place_word, tuning=tuning or DEFAULT)
     notes: list[str] = []
     if info["extra_filters"]:
         notes.append(f"{source}: docs repeat more often than the results list filters; extra copies named filterN")
@@ -1264,12 +1249,13 @@ def frame_parts(parts: list[SamplesPart]) -> pd.DataFrame:
     return df
 
 
-def read_samples(path: str | Path, cluster: str | None = None) -> pd.DataFrame:
+def read_samples(path: str | Path, cluster: str | None = None, *, tuning: ReadTuning | None = None) -> pd.DataFrame:
     """A samples file (JSON lines, or a JSON array in a .jsonl) of one task."""
-    return frame_parts([read_samples_part(path, cluster)])  # conforming by construction (see _frame)
+    return frame_parts([read_samples_part(path, cluster, tuning=tuning)])  # conforming by construction (see _frame)
 
 
-def read_samples_part(path: str | Path, cluster: str | None = None) -> SamplesPart:
+def read_samples_part(path: str | Path, cluster: str | None = None, *, tuning: ReadTuning | None = None
+                      ) -> SamplesPart:
     """:func:`read_samples` before its DataFrame is built (see :class:`SamplesPart`)."""
     p = Path(path)
     results_path, task = pair_results(p)
@@ -1284,7 +1270,7 @@ def read_samples_part(path: str | Path, cluster: str | None = None) -> SamplesPa
     try:
         cols, more = _cols_from_records(_records_of(p), task=task, source=str(p), filters=filters_of(results, task),
                                         cluster=cluster, delim=target_delimiter(results, task), results=results,
-                                        known=known)
+                                        known=known, tuning=tuning)
     except InputError as exc:
         if exc.where == "results" and results_path is not None:  # a count checked lazily
             raise InputError(exc.message, str(results_path)) from None

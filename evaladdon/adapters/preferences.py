@@ -98,7 +98,7 @@ def refuse_preferences(path: Path, cluster: str | None = None) -> pd.DataFrame:
 
 
 def _records(path: Path) -> pd.DataFrame:
-    from evaladdon.adapters.jsonlines import read_json_records
+    from evaladdon.adapters.common.jsonlines import read_json_records
 
     records = read_json_records(path)
     bad = [i for i, r in enumerate(records[:1000]) if not isinstance(r, dict)]

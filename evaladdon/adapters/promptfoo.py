@@ -42,9 +42,9 @@ else:
 
     pd = lazy_module("pandas")  # imported on first use (the lean summarize of Inspect logs needs none)
 
-from evaladdon.adapters.jsondoc import load_json, stable_hash, type_name
-from evaladdon.adapters.jsonlines import read_json_records
-from evaladdon.adapters.scores import coerce_scores, raw_strings
+from evaladdon.adapters.common.jsondoc import load_json, stable_hash, type_name
+from evaladdon.adapters.common.jsonlines import read_json_records
+from evaladdon.adapters.common.scores import coerce_scores, raw_strings
 from evaladdon.errors import InputError
 from evaladdon.table import finalize
 

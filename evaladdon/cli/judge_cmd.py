@@ -37,8 +37,8 @@ def read_labels(path: str, human_col: str | None) -> "pd.Series":
     import numpy as np
     import pandas as pd
 
-    from evaladdon.adapters.scores import coerce_scores
-    from evaladdon.adapters.table import ALIASES, read_raw_table
+    from evaladdon.adapters.common.scores import coerce_scores
+    from evaladdon.adapters.long_table import ALIASES, read_raw_table
 
     raw = read_raw_table(Path(path))
     item_col = next((c for c in ALIASES["item"] if c in raw.columns), None)

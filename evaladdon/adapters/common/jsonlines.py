@@ -29,12 +29,12 @@ except ImportError:  # pragma: no cover
     _fast_loads = json.loads  # type: ignore[assignment]
     _FastError = json.JSONDecodeError
 
-from evaladdon.adapters.guard import MAX_DEPTH, DepthScanner  # the one depth scan of all readers
+from evaladdon.adapters.common.guard import MAX_DEPTH, DepthScanner  # the one depth scan of all readers
 
 
 def json_depth(data: bytes) -> int:
     """The deepest nesting of ``[``/``{`` in JSON text, ignoring brackets inside strings
-    (:class:`evaladdon.adapters.guard.DepthScanner`, a vectorised scan that never recurses)."""
+    (:class:`evaladdon.adapters.common.guard.DepthScanner`, a vectorised scan that never recurses)."""
     return DepthScanner().feed(data)
 
 

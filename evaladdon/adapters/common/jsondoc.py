@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from evaladdon.adapters.jsonlines import slow_loads
+from evaladdon.adapters.common.jsonlines import slow_loads
 from evaladdon.errors import InputError
 
 

@@ -6,7 +6,7 @@ Columns: ``item`` and ``value`` required (aliases below), optionally ``run``, ``
 too when ``value`` is given separately).  Several models in one file become several runs
 (``run`` defaults to ``model``, else the file's stem).  Every other column is kept as
 ``meta.<name>`` so ``--cluster`` can name it.  Values that are not numbers are kept with
-their reason in ``error`` (the one rule of :mod:`evaladdon.adapters.scores`), never dropped.
+their reason in ``error`` (the one rule of :mod:`evaladdon.adapters.common.scores`), never dropped.
 
 A table written by ``evaladdon export`` (it has every canonical column) reads back as it
 was: ``raw``, ``error``, ``source``, ``harness`` and ``meta.*`` columns are taken as they are.
@@ -36,8 +36,8 @@ else:
 
     pd = lazy_module("pandas")  # imported on first use (the lean summarize of Inspect logs needs none)
 
-from evaladdon.adapters.jsonlines import read_json_records
-from evaladdon.adapters.scores import MISSING, NON_FINITE, NON_NUMERIC, coerce_scores, convert_strings
+from evaladdon.adapters.common.jsonlines import read_json_records
+from evaladdon.adapters.common.scores import MISSING, NON_FINITE, NON_NUMERIC, coerce_scores, convert_strings
 from evaladdon.errors import InputError
 from evaladdon.table import COLUMNS, HARNESSES, OPTIONAL_COLUMNS, finalize, no_values
 

@@ -7,7 +7,7 @@ only ``header.json``, ``summaries.json`` and the journal, and needs of the sampl
 only their names; :func:`scan` walks the central directory once and keeps a ``ZipInfo`` for the other members and the sample members'
 names as one fixed-width bytes array; the directory is read a megabyte at a time.  :class:`Archive` opens the kept members the way
 ``zipfile`` does (local header, stored or deflate, CRC checked at the end) and offers
-``fp``, so :func:`evaladdon.adapters.guard.read_member` reads them (zstd included).
+``fp``, so :func:`evaladdon.adapters.common.guard.read_member` reads them (zstd included).
 
 Written here because the standard library has no way to list an archive lazily; the
 end-of-directory records (zip64 included) are found by ``zipfile._EndRecData``, the layout

@@ -1,0 +1,336 @@
+"""Which reader reads a file: an ordered registry of formats, each a :class:`Reader`.
+
+:func:`sniff` asks the registered formats in order whether they handle a path (by its name
+and first bytes, :class:`Head`); the first that does names the reader, or -- for a file that
+is recognised but not read (a directory, part of a HELM run, unrecognised JSON) -- says why
+not.  :func:`expand_paths` and :func:`inputs` turn the paths a user gave (files, folders,
+``NAME=PATH``) into the files to read, with notes on what was skipped.
+
+Nothing heavy is imported here (no pandas, no pyarrow): the lean summarize of Inspect logs
+sniffs its inputs with this module.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Protocol
+
+from evaladdon.adapters import helm
+from evaladdon.adapters.deepeval import looks_like_deepeval, read_deepeval
+from evaladdon.adapters.inspect_log import is_inspect_json, read_inspect_log, read_inspect_part
+from evaladdon.adapters.lm_eval_log import (
+    looks_like_results_json,
+    looks_like_samples_jsonl,
+    looks_like_write_out,
+    read_results_file,
+    read_samples,
+    read_samples_part,
+    read_write_out,
+)
+from evaladdon.adapters.long_table import TABLE_SUFFIXES, read_long_table
+from evaladdon.adapters.promptfoo import (
+    looks_like_promptfoo_csv,
+    looks_like_promptfoo_json,
+    looks_like_promptfoo_jsonl,
+    read_promptfoo,
+)
+from evaladdon.adapters.tuning import ReadOptions
+from evaladdon.errors import InputError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+ReadFn = Callable[[Path, "str | None"], "pd.DataFrame"]
+"""A reader function: ``(path, cluster) -> canonical table`` (what :func:`sniff` returns)."""
+
+SNIFF_BYTES = 4096
+
+
+def _head(path: Path, raw: bytes | None = None) -> bytes:
+    """The first bytes of ``path`` (or ``raw``, already read), without a UTF-8 byte-order mark."""
+    if raw is None:
+        with path.open("rb") as fh:
+            raw = fh.read(SNIFF_BYTES)
+    return raw[len(codecs.BOM_UTF8):] if raw.startswith(codecs.BOM_UTF8) else raw
+
+
+class Head:
+    """What the formats look at: a path's lower-case suffix and its first :data:`SNIFF_BYTES`
+    bytes, read once, when a format first asks for them."""
+
+    __slots__ = ("path", "suffix", "_raw", "_bytes")
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.suffix = path.suffix.lower()
+        self._raw: bytes | None = None
+        self._bytes: bytes | None = None
+
+    @property
+    def raw(self) -> bytes:
+        """The first bytes as they are (a byte-order mark included)."""
+        if self._raw is None:
+            with self.path.open("rb") as fh:
+                self._raw = fh.read(SNIFF_BYTES)
+        return self._raw
+
+    @property
+    def bytes(self) -> bytes:
+        """The first bytes without a UTF-8 byte-order mark."""
+        if self._bytes is None:
+            self._bytes = _head(self.path, self.raw)
+        return self._bytes
+
+    @property
+    def text(self) -> bytes:
+        """The first bytes without a byte-order mark and leading white space (JSON documents)."""
+        return self.bytes.lstrip()
+
+
+class Reader(Protocol):
+    """A file format: whether it handles a path, and how to read it."""
+
+    def handles(self, path: Path, head: Head) -> bool:
+        """Whether ``path`` (its name, and the first bytes in ``head``) is of this format."""
+
+    def read(self, path: Path, options: ReadOptions) -> Any:
+        """The canonical table of ``path`` (or a part of one, for :func:`~evaladdon.adapters.read_runs`)."""
+
+
+@dataclass(frozen=True)
+class Format:
+    """A registered format (a :class:`Reader`).
+
+    ``what``: what a file of it is (or, with no ``fn``, why it is not read; a function of the
+    :class:`Head` for the messages that name the file's suffix).  ``test(path, head)``: whether
+    the format handles the path.  ``fn``: the reader function, ``(path, cluster) -> table``;
+    ``tuned``: it takes ``tuning=``.  ``part`` (with ``combine``, the name of a
+    :class:`~evaladdon.adapters.tuning.ReadTuning` switch): the function that reads the file
+    as a part of a larger table, when that switch is on."""
+
+    what: str | Callable[[Head], str]
+    test: Callable[[Path, Head], bool]
+    fn: ReadFn | None = None
+    tuned: bool = False
+    part: Callable[..., Any] | None = None
+    combine: str = ""
+
+    def handles(self, path: Path, head: Head) -> bool:
+        return self.test(path, head)
+
+    def describe(self, head: Head) -> str:
+        return self.what if isinstance(self.what, str) else self.what(head)
+
+    def read(self, path: Path, options: ReadOptions) -> Any:
+        if self.fn is None:
+            raise InputError(self.what if isinstance(self.what, str) else self.what(Head(path)), str(path))
+        if self.part is not None and getattr(options.tuning, self.combine):
+            return self.part(path, options.cluster, tuning=options.tuning)
+        if self.tuned:
+            return self.fn(path, options.cluster, tuning=options.tuning)  # type: ignore[call-arg]
+        return self.fn(path, options.cluster)
+
+
+def _preferences(path: Path, head: Head) -> bool:
+    from evaladdon.adapters.preferences import PREFERENCE_SUFFIXES, sniff_preferences
+
+    # pairwise battles, not per-item scores: `evaladdon rank` reads them (first bytes as they are)
+    return head.suffix in PREFERENCE_SUFFIXES and path.is_file() and sniff_preferences(head.raw) is not None
+
+
+def _refuse_preferences(path: Path, cluster: str | None = None) -> pd.DataFrame:
+    from evaladdon.adapters.preferences import refuse_preferences
+
+    return refuse_preferences(path, cluster)
+
+
+def _json(test: Callable[[bytes], bool]) -> Callable[[Path, Head], bool]:
+    """A test of a ``.json`` file's first bytes (byte-order mark and leading space removed)."""
+    return lambda path, head: head.suffix == ".json" and test(head.text)
+
+
+def _json_at(test: Callable[[Path, bytes], bool]) -> Callable[[Path, Head], bool]:
+    """A test of a ``.json`` file's path and first bytes (as :func:`_json`)."""
+    return lambda path, head: head.suffix == ".json" and test(path, head.text)
+
+
+def _lines(test: Callable[[bytes], bool]) -> Callable[[Path, Head], bool]:
+    """A test of a ``.jsonl``/``.ndjson`` file's first bytes (byte-order mark removed)."""
+    return lambda path, head: head.suffix in (".jsonl", ".ndjson") and test(head.bytes)
+
+
+INSPECT = Format("inspect log", lambda path, head: head.suffix == ".eval", read_inspect_log, tuned=True,
+                 part=read_inspect_part, combine="combine_inspect")
+LM_EVAL_SAMPLES = Format("lm-eval samples", _json(looks_like_samples_jsonl), read_samples, tuned=True,
+                         part=read_samples_part, combine="combine_lm_eval")
+
+REGISTRY: tuple[Format, ...] = (
+    Format("pairwise preferences: use evaladdon rank", _preferences, _refuse_preferences),
+    Format("HELM run", lambda path, head: path.is_dir() and helm.is_run_dir(path), helm.read_helm_run),
+    Format("a directory", lambda path, head: path.is_dir()),
+    Format(helm.RUN_PART, lambda path, head: helm.is_run_part(path)),
+    INSPECT,
+    Format("inspect log", lambda path, head: head.suffix in (".json", ".txt") and head.text[:1] == b"{"
+           and is_inspect_json(head.text), read_inspect_log, tuned=True, part=read_inspect_part,
+           combine="combine_inspect"),
+    Format("HELM run", _json(helm.looks_like_per_instance_stats), helm.read_helm_run),
+    Format("HELM run-level stats", _json(helm.looks_like_run_stats), helm.refuse_run_stats),
+    Format("DeepEval test run", _json_at(looks_like_deepeval), read_deepeval),
+    Format("promptfoo output", _json(looks_like_promptfoo_json), read_promptfoo),
+    Format("lm-eval 0.3 write-out", _json_at(looks_like_write_out), read_write_out),
+    Format("lm-eval results", _json(looks_like_results_json), read_results_file),
+    LM_EVAL_SAMPLES,
+    Format(lambda head: "not a log or a table (unrecognised JSON)" if head.text[:1] in (b"{", b"[") else "not a log",
+           lambda path, head: head.suffix in (".json", ".txt")),
+    Format("lm-eval samples", _lines(looks_like_samples_jsonl), read_samples, tuned=True, part=read_samples_part,
+           combine="combine_lm_eval"),
+    Format("promptfoo output", _lines(looks_like_promptfoo_jsonl), read_promptfoo),
+    Format("table", lambda path, head: head.suffix in (".jsonl", ".ndjson"), read_long_table),
+    Format("promptfoo CSV export", lambda path, head: head.suffix in (".csv", ".tsv")
+           and looks_like_promptfoo_csv(head.bytes), read_promptfoo),
+    Format("table", lambda path, head: head.suffix in TABLE_SUFFIXES, read_long_table),
+    Format(lambda head: f"unsupported file type {head.suffix or '(none)'!r}", lambda path, head: True),
+)
+"""The formats in the order they are asked (the first that handles a path wins)."""
+
+_BY_FN: dict[Any, Format] = {}
+for _f in REGISTRY:
+    if _f.fn is not None:
+        _BY_FN.setdefault(_f.fn, _f)
+del _f
+
+
+def format_of(path: Path) -> Format:
+    """The first registered format that handles ``path`` (the last one handles every path)."""
+    head = Head(path)
+    return next(f for f in REGISTRY if f.handles(path, head))
+
+
+def sniff(path: Path) -> tuple[ReadFn | None, str]:
+    """The reader for ``path`` and what it is, or ``None`` and why not."""
+    head = Head(path)
+    for f in REGISTRY:
+        if f.handles(path, head):
+            return f.fn, f.describe(head)
+    raise AssertionError("the last format handles every path")  # pragma: no cover
+
+
+def reader_of(fn: ReadFn) -> Reader:
+    """The registered :class:`Reader` of a reader function (as :func:`sniff` and
+    :func:`expand_paths` give them); a function not registered reads as ``fn(path, cluster)``."""
+    return _BY_FN.get(fn) or Format("", lambda path, head: False, fn)
+
+
+def walk_files(root: Path, notes: list[str]) -> list[Path]:
+    """Every file below ``root``, following symbolic links to folders once (cycles noted).
+
+    ``Path.rglob`` does not follow linked folders, which silently skipped them; a link that
+    leads back into a folder already walked is noted and not walked twice.
+    """
+    out: list[Path] = []
+    seen: set[str] = set()
+    for folder, dirs, names in os.walk(root, followlinks=True):
+        real = os.path.realpath(folder)
+        if real in seen:
+            notes.append(f"skipped {folder}: a symbolic link to a folder already read ({real})")
+            dirs[:] = []
+            continue
+        seen.add(real)
+        for d in dirs:
+            full = Path(folder) / d
+            if full.is_symlink() and not full.exists():
+                notes.append(f"skipped {full}: a broken symbolic link")
+        for name in names:
+            f = Path(folder) / name
+            if f.is_file():
+                out.append(f)
+            elif f.is_symlink():
+                notes.append(f"skipped {f}: a broken symbolic link")
+    return sorted(out)
+
+
+def split_name(raw: str | Path) -> tuple[str | None, Path]:
+    """``NAME=PATH`` as (NAME, PATH); a plain path (even one holding ``=``) as (None, PATH)."""
+    text = str(raw)
+    if "=" in text and not Path(text).exists():
+        name, _, rest = text.partition("=")
+        if name.strip() and rest:
+            return name.strip(), Path(rest)
+    return None, Path(text)
+
+
+BOOKKEEPING = ("eval-set.json", "logs.json")
+"""Files Inspect writes beside the logs of an eval set: listed as ignored, never as skipped runs."""
+
+
+def is_bookkeeping(path: Path) -> bool:
+    """Inspect's eval-set files and this tool's own ``*.evaladdon.json`` outputs: not runs."""
+    return path.name in BOOKKEEPING or path.name.endswith(".evaladdon.json")
+
+
+def expand_paths(paths: Iterable[str | Path]) -> tuple[list[tuple[Path, ReadFn, bool]], list[str]]:
+    """Readable files (as given, and found recursively in directories) and skip notes.
+
+    Each file comes with whether it was named explicitly (True) or found in a directory.
+    """
+    files: list[tuple[Path, ReadFn, bool]] = []
+    notes: list[str] = []
+    for raw in paths:
+        p = Path(raw)
+        if not p.exists():
+            raise InputError("no such file or directory", str(p))
+        if p.is_dir() and helm.is_run_dir(p):  # a HELM run is a directory: one input, read through
+            files.append((p / helm.PER_INSTANCE, helm.read_helm_run, True))  # its per-instance stats
+            continue
+        if p.is_dir():
+            found = 0
+            sniffed = [(f, *sniff(f)) for f in walk_files(p, notes)]
+            # lm-eval results next to samples only name runs and filters: read via pairing
+            sample_dirs = {f.parent for f, reader, _ in sniffed if reader is read_samples}
+            for f, reader, what in sniffed:
+                if reader is None:
+                    if what == helm.RUN_PART:  # read through the run's per_instance_stats.json
+                        continue
+                    if is_bookkeeping(f):
+                        notes.append(f"ignored {f}: eval-set bookkeeping or an evaladdon output, not a run")
+                    elif f.suffix.lower() in (".json", ".jsonl", ".eval", ".csv", ".txt"):
+                        notes.append(f"skipped {f}: {what}")
+                    continue
+                if reader is read_results_file and f.parent in sample_dirs:
+                    continue
+                files.append((f, reader, False))
+                found += 1
+            if not found:
+                raise InputError("no readable logs or tables in this directory", str(p))
+        else:
+            reader, what = sniff(p)
+            if reader is None:
+                raise InputError(f"{what}; expected an Inspect log, lm-eval output, HELM run, promptfoo or DeepEval output, or a table ({', '.join(TABLE_SUFFIXES)})",
+                                 str(p))
+            files.append((p, reader, True))
+    return files, notes
+
+
+def inputs(paths: Iterable[str | Path]) -> tuple[list[tuple[Path, ReadFn, bool]], list[str], dict[Path, str],
+                                                 list[dict[str, str]]]:
+    """The files of ``paths`` (``NAME=PATH`` allowed; :func:`expand_paths`), the notes on what
+    was skipped, the name the user gave each file's runs, and the skipped files as records."""
+    named = [split_name(p) for p in paths]
+    given = [n for n, _ in named if n is not None]
+    if len(set(given)) < len(given):
+        dupe = next(n for n in given if given.count(n) > 1)
+        raise InputError(f"the name {dupe!r} is given to two inputs (NAME=PATH)")
+    files, notes = [], []
+    name_of: dict[Path, str] = {}
+    for name, path in named:
+        got, more = expand_paths([path])
+        files.extend(got)
+        notes.extend(more)
+        if name is not None:
+            name_of.update({f: name for f, _, _ in got})
+    skipped = [{"path": n[len("skipped "):].partition(": ")[0], "reason": n.partition(": ")[2]}
+               for n in notes if n.startswith("skipped ")]
+    return files, notes, name_of, skipped
