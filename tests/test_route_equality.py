@@ -36,7 +36,7 @@ GROUPS = RouteLimits(store_group_rows=100)  # one or two stored logs a group
 def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """A crafted ``.json`` Inspect log (edge cases, two epochs, a cluster field) and a store of
     the sample logs and five synthetic long tables."""
-    from evaladdon.store import ingest
+    from evaladdon.routes.ingest import ingest
 
     root = tmp_path_factory.mktemp("routes")
     (root / "logs").mkdir()

@@ -173,7 +173,7 @@ def test_ingest_is_idempotent_and_replaces_changed_logs(tmp_path: Path, capsys) 
 def test_store_rows_equal_reading_the_files(tmp_path: Path) -> None:
     """load_store gives the table read_runs gives: same rows, dtypes and run names, also when
     two logs name the same run (prefixed with their file names) and under a per-row filter."""
-    from evaladdon.store import ingest
+    from evaladdon.routes.ingest import ingest
     from evaladdon.store.query import load_store
 
     logs = tmp_path / "logs"
@@ -238,7 +238,7 @@ def test_dask_two_workers_equal_the_single_machine_path(tmp_path: Path) -> None:
     pytest.importorskip("distributed")
     from evaladdon.analysis.compare_table import choose_pairs, compare_table
     from evaladdon.routes.dask import dask_client, reduce_store, submitter
-    from evaladdon.store import ingest
+    from evaladdon.routes.ingest import ingest
     from evaladdon.store.query import load_store
 
     logs = tmp_path / "logs"
@@ -308,7 +308,8 @@ def test_whole_files_read_from_parquet_equal_the_query(tmp_path: Path, monkeypat
     query is used."""
     import pyarrow as pa
 
-    from evaladdon.store import Manifest, ingest
+    from evaladdon.routes.ingest import ingest
+    from evaladdon.store import Manifest
     from evaladdon.store import query as q
 
     logs = tmp_path / "logs"
@@ -348,7 +349,7 @@ def test_summarize_a_large_selection_group_by_group(tmp_path: Path, monkeypatch:
     --metric, --cluster, a run-level --where, labels over all runs and the store's notes; a
     per-row --where, or one run in two logs, is read at once."""
     from evaladdon.analysis.options import RouteLimits, RoutePolicy
-    from evaladdon.store import ingest
+    from evaladdon.routes.ingest import ingest
 
     logs = tmp_path / "logs"
     logs.mkdir()

@@ -27,7 +27,7 @@ def _log(path: Path, model: str, seed: int, task: str = "t", n_items: int = 40, 
 
 @pytest.fixture()
 def store(tmp_path: Path) -> Path:
-    from evaladdon.store import ingest
+    from evaladdon.routes.ingest import ingest
 
     logs = tmp_path / "logs"
     logs.mkdir()
@@ -127,7 +127,7 @@ def test_a_selection_is_reused_only_while_the_manifest_is_unchanged(store: Path,
     once; after an ingest changes the manifest, it is read again; a data file deleted since is
     still one line."""
     from evaladdon.errors import InputError
-    from evaladdon.store import ingest
+    from evaladdon.routes.ingest import ingest
     from evaladdon.store.query import select
 
     first = select(store, "model LIKE 'model-%'")

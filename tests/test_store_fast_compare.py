@@ -37,7 +37,7 @@ def _log(path: Path, model: str, seed: int, task: str = "t", n_items: int = 50, 
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from evaladdon.store import ingest
+    from evaladdon.routes.ingest import ingest
 
     root = tmp_path_factory.mktemp("fast")
     logs = root / "logs"
@@ -116,7 +116,7 @@ def test_fast_store_compare_equals_the_table_path(store: Path, monkeypatch: pyte
 def test_fast_store_compare_on_real_logs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                          capsys: pytest.CaptureFixture[str], real_logs: Path) -> None:
     """Two real runs of each task (lm-eval samples, Inspect logs): the same JSON both ways."""
-    from evaladdon.store import ingest
+    from evaladdon.routes.ingest import ingest
 
     store = tmp_path / "store"
     ingest([str(p) for p in (real_logs / "lmeh_bigrefactor_2023_output", real_logs / "inspect_ai_logsets",

@@ -24,7 +24,7 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from evaladdon.errors import EvalAddonError
     from evaladdon.report.escape import clean
-    from evaladdon.store import ingest
+    from evaladdon.routes.ingest import ingest
 
     if args.workers is not None and args.workers < 1:
         raise EvalAddonError("--workers must be at least 1")

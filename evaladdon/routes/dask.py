@@ -80,7 +80,7 @@ def load_reduced(paths: Sequence[str], store: str | None, where: str | None, clu
         if not store:
             if scheduler:
                 raise EvalAddonError("with --scheduler, give --store DIR on a disk every worker sees")
-            from evaladdon.store import ingest
+            from evaladdon.routes.ingest import ingest
 
             store = stack.enter_context(tempfile.TemporaryDirectory(prefix="evaladdon-store-"))
             report = ingest(paths, store, cluster=cluster, submit=submitter(client))

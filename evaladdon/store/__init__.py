@@ -11,7 +11,9 @@ replaces its rows.  Every file is written atomically (temporary file + rename, t
 :mod:`evaladdon._util.safe_write`); the manifest is rewritten last, so an interrupted ingest
 leaves at worst an unreferenced data file, never a half-written one.
 
-Queries (:func:`evaladdon.store.query.load_store`) run in DuckDB inside the process.
+Queries (:func:`evaladdon.store.query.load_store`) run in DuckDB inside the process.  Reading
+logs into the store is the ``ingest`` route's (:mod:`evaladdon.routes.ingest`): the store only
+writes tables and keeps the manifest, and imports no reader.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 from evaladdon.errors import EvalAddonError, InputError
 
@@ -161,39 +163,22 @@ def manifest_summary(df: Any) -> dict[str, Any]:
     }
 
 
-def ingest_one(path: str, cluster: str | None, known: dict[str, str], root: str) -> dict[str, Any]:
-    """Read one log and store its rows (run in a worker process or on a Dask worker).
-
-    ``known`` maps existing keys to their data file names, so an unchanged log costs one
-    hash.  Returns the manifest entry, with ``status`` ``stored``/``unchanged`` or
-    ``error`` (one line).
-    """
-    try:
-        key = content_key(path, cluster)
-    except OSError as exc:
-        return {"status": "error", "message": f"{path}: cannot read: {exc.strerror or exc}"}
-    if key in known:
-        return {"status": "unchanged", "key": key, "file": known[key]}
-    from evaladdon.adapters import read_runs
-
-    try:
-        loaded = read_runs([path], cluster=cluster)
-    except MemoryError:
-        return {"status": "error", "message": f"{path}: not enough memory to read this log"}
-    except (EvalAddonError, ValueError, OSError) as exc:
-        return {"status": "error", "message": " ".join(str(exc).split())}
-    df = loaded.table
+def store_table(df: Any, key: str, root: str, notes: list[str]) -> dict[str, Any]:
+    """Write the rows of one log (its content ``key``) into the store at ``root``: the manifest
+    entry with ``status`` ``stored``, or ``error`` (one line)."""
     name = f"{key}.parquet"
     try:
         _table_to_parquet(df, Path(root) / DATA / name)
     except (EvalAddonError, OSError) as exc:
         return {"status": "error", "message": " ".join(str(exc).split())}
-    return {"status": "stored", "key": key, "file": name, **manifest_summary(df), "notes": list(loaded.notes),
+    return {"status": "stored", "key": key, "file": name, **manifest_summary(df), "notes": list(notes),
             "ingested_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
 
 
 @dataclass
 class IngestReport:
+    """What an ingest did: logs stored, unchanged, replaced; errors (files named) and notes."""
+
     stored: int = 0
     unchanged: int = 0
     replaced: int = 0
@@ -201,39 +186,11 @@ class IngestReport:
     notes: list[str] = field(default_factory=list)
 
 
-def ingest(
-    paths: Iterable[str | os.PathLike[str]],
-    root: str | os.PathLike[str],
-    cluster: str | None = None,
-    workers: int | None = None,
-    progress: bool = False,
-    submit: Callable[..., Any] | None = None,
-) -> IngestReport:
-    """Ingest logs (files or directories) into the store at ``root``, in parallel over files.
-
-    ``submit``: a callable ``(fn, list_of_arg_tuples) -> iterator of results`` to run the
-    per-file work elsewhere (the Dask engine); by default a ``ProcessPoolExecutor``.
-    """
-    from evaladdon.adapters import expand_paths
-
-    manifest = Manifest.load(root, create=True)
-    (manifest.root / DATA).mkdir(exist_ok=True)
-    files, notes = expand_paths(paths)
-    own = manifest.root.resolve()
-    files = [f for f in files if own not in Path(f[0]).resolve().parents]  # never the store's own files
-    notes = [n for n in notes if str(own) not in n]
-    report = IngestReport(notes=list(notes))
-    sources = [str(Path(f).resolve()) for f, _, _ in files]
-    explicit = [e for _, _, e in files]
-    known = {e["key"]: e["file"] for e in manifest.entries.values()}
-    jobs = [(s, cluster, known, str(manifest.root)) for s in sources]
-    if submit is not None:
-        results: Iterable[Any] = submit(ingest_one, jobs)
-    elif len(jobs) <= 1 or workers == 1:
-        results = (ingest_one(*j) for j in jobs)
-    else:
-        results = _pool(jobs, workers)
-    results = _with_progress(results, len(jobs), progress)
+def record_results(manifest: Manifest, sources: list[str], explicit: list[bool], results: Iterable[dict[str, Any]],
+                   report: IngestReport) -> IngestReport:
+    """Enter each log's result (``stored``, ``unchanged`` or ``error``) in the manifest, save it
+    last, and let the data files of replaced logs go.  A file named on the command line
+    (``explicit``) that could not be read is an error; one found in a directory is skipped."""
     for source, named, res in zip(sources, explicit, results):
         if res["status"] == "error":  # a file named on the command line is an error, one found is skipped
             (report.errors if named else report.notes).append(res["message"] if named else f"skipped {res['message']}")
@@ -260,26 +217,3 @@ def ingest(
         if f.name not in live:
             f.unlink(missing_ok=True)
     return report
-
-
-def _pool(jobs: list[tuple[Any, ...]], workers: int | None) -> Iterable[dict[str, Any]]:
-    from concurrent.futures import ProcessPoolExecutor
-
-    n = workers or min(len(jobs), os.cpu_count() or 1)
-    with ProcessPoolExecutor(max_workers=n) as pool:
-        yield from pool.map(ingest_one, *zip(*jobs), chunksize=max(1, len(jobs) // (8 * n)))
-
-
-def _with_progress(results: Iterable[Any], total: int, show: bool) -> Iterable[Any]:
-    if not show or total < 2:
-        yield from results
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn
-
-    with Progress(TextColumn("ingesting"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                  console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task("ingest", total=total)
-        for r in results:
-            yield r
-            bar.advance(task)
