@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from evaladdon.cli.common import add_reporting, load, skip_lines, other_notes
+from evaladdon.cli.common import add_reporting, other_notes, skip_lines
 from evaladdon.cli.options import add_inputs
 from evaladdon.errors import EvalAddonError
 
@@ -44,9 +44,11 @@ def run(args: argparse.Namespace) -> int:
         raise EvalAddonError(f"the report is HTML; give a .html file (a PDF: open the HTML in a browser and "
                              f"print it) instead of {out.suffix or 'no suffix'!r}", str(out))
     from evaladdon.adapters import split_name
-    from evaladdon.cli.options import input_paths
+    from evaladdon.cli.options import input_options, input_paths
+    from evaladdon.routes.table import load
 
     inputs = [split_name(p)[1] for p in input_paths(args)]
+    reading = input_options(args)
     check_destination(out, inputs)  # before the work: never overwrite an input
     # pairwise-preference files named on the command line: a Bradley–Terry leaderboard section
     from evaladdon.adapters.preferences import looks_like_preferences
@@ -60,15 +62,15 @@ def run(args: argparse.Namespace) -> int:
         pr = preference_ranking(pref_paths, level=args.level)
         rank_sections.append(render_rank_section(bt=pr.result, position=pr.position, dropped=pr.dropped,
                                                  notes=pr.notes))
-        args.paths = [p for p in args.paths if p not in pref_paths]
-        if not args.paths and not getattr(args, "store", None):  # a leaderboard-only report
+        reading = dataclasses.replace(reading, paths=tuple(p for p in reading.paths if p not in pref_paths))
+        if not reading.paths and not reading.store:  # a leaderboard-only report
             from evaladdon.report.html import render_rank_page
 
             atomic_write_text(out, render_rank_page(rank_sections[0], args.title), inputs)
             if not args.quiet:
                 sys.stderr.write(f"wrote {out} (Bradley–Terry leaderboard of {len(pref_paths)} preference file(s))\n")
             return 0
-    loaded = load(args)
+    loaded = load(reading)
     df = loaded.table
     if args.baseline is not None:
         resolve_run_in(df, args.baseline)  # a wrong name is an error here too, never ignored
