@@ -9,17 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from evaladdon.cli.main import main
 
-from conftest import REPO
+from conftest import REPO, run_cli
 
 SAMPLE = REPO / "sample_logs" / "table" / "checkpoints.csv"
-
-
-def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_ci_json(capsys: pytest.CaptureFixture[str]) -> None:

@@ -9,18 +9,15 @@ import pytest
 
 from evaladdon.cli.main import main
 
-from conftest import REPO
+from conftest import REPO, run_cli
 
 SAMPLE = REPO / "sample_logs" / "table" / "checkpoints.csv"
 INSPECT = REPO / "sample_logs" / "inspect"
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
-    try:
-        code = main(list(args))
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    return code, capsys.readouterr().err
+    code, _, err = run_cli(capsys, *args)
+    return code, err
 
 
 @pytest.fixture

@@ -14,22 +14,15 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from evaladdon.cli.main import main
 
-from conftest import REPO
+from conftest import REPO, run_cli
 
 SAMPLE = REPO / "sample_logs" / "table" / "checkpoints.csv"
 LM_EVAL = REPO / "sample_logs" / "lm_eval" / "dummy-seed1"
 ESC = "\x1b]0;owned\x07\x1b[2J+12.0 points, p = 0.001\r"
 
 
-def run(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
-    try:
-        code = main([str(a) for a in args])
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
+run = run_cli
 
 
 def hostile_runs(tmp_path: Path) -> tuple[Path, Path]:

@@ -10,20 +10,10 @@ import pandas as pd
 import pytest
 from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 
-from evaladdon.cli.main import main
 
-from conftest import REPO
+from conftest import REPO, run_cli
 
 SAMPLE = REPO / "sample_logs" / "table" / "checkpoints.csv"
-
-
-def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(args))
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def binary_runs(tmp_path: Path, hashes_differ: bool = False) -> tuple[Path, Path]:

@@ -15,20 +15,14 @@ import pytest
 
 from evaladdon.cli.main import main
 
-from conftest import REPO
+from conftest import REPO, run_cli
 
 SAMPLE = REPO / "sample_logs" / "table" / "checkpoints.csv"
 INSPECT = REPO / "sample_logs" / "inspect"
 LM_EVAL = REPO / "sample_logs" / "lm_eval"
 
 
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    try:
-        code = main([str(a) for a in args])
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
+run = run_cli
 
 
 def regression_runs(tmp_path: Path) -> tuple[Path, Path]:

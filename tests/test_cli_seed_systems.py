@@ -12,21 +12,14 @@ from pathlib import Path
 import pytest
 from scipy.stats import binomtest
 
-from evaladdon.cli.main import main
 
-from conftest import REPO
+from conftest import REPO, run_cli
 
 HELM_RUNS = "helm_bbq_official/benchmark_output_bbq/runs/v1"
 TDS = "promptfoo_tds_project/tds-project-1/promptfoo_results.json"
 
 
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(args))
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
+run = run_cli
 
 
 def records(out: str) -> list[dict]:

@@ -12,16 +12,11 @@ import numpy as np
 import pytest
 
 from evaladdon.adapters.preferences import read_preference_file, read_preferences
-from evaladdon.cli.main import main
 from evaladdon.errors import InputError
 
+from conftest import run_cli
+
 SAMPLE_TABLE = Path(__file__).resolve().parent.parent / "sample_logs" / "table" / "checkpoints.csv"
-
-
-def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def arena_file(real_logs: Path) -> Path:
