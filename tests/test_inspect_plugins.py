@@ -22,7 +22,7 @@ from evaladdon.adapters import load  # noqa: E402
 from evaladdon.analysis.compare_table import compare_table  # noqa: E402
 from evaladdon.analysis.summarize import summarize_table  # noqa: E402
 
-from conftest import REPO, load_script  # noqa: E402
+from conftest import load_script  # noqa: E402
 
 make_inspect_logs = load_script("make_inspect_logs")
 

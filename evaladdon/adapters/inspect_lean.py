@@ -184,6 +184,7 @@ class Grown:
         return Columns(**out)
 
 
+# long: the per-record loop of the pandas-free reader, kept inline: no call per record (benchmarks/bench_inspect.py)
 def flush_lean(col: Collector, recs: list[SampleRecord]) -> None:
     """Records -> the lean columns of ``col`` (one pass over the samples, then arrays)."""
     m = len(recs)
@@ -294,6 +295,7 @@ def _label_text(b: bytes) -> str:
     return "<" + b[1:].hex() + ">" if b[:1] == b"\xff" else b[:-1].decode("utf-8", "surrogatepass")
 
 
+# long: the rules of build_part on columns, in its order; step 4d of the redesign merges the two
 def build_lean_part(col: Collector, log: LogData, path: Path, cluster: str | None, result_names: list[str]) -> Any:
     """:func:`~evaladdon.adapters.inspect_rows.build_part` of a lean collector: a
     :class:`LeanPart` (the same rows as the table path's part, as numbers and codes)."""

@@ -327,6 +327,7 @@ class _Unordinary(Exception):
     """A log :func:`quick_rows` leaves to the records path."""
 
 
+# long: the summaries.json fast path, one loop per sample with no call per score (benchmarks/bench_inspect.py)
 def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
     """The rows of an ordinary log's summaries (see :class:`~evaladdon.adapters.inspect_rows.Pending`)
     in one pass: what :func:`record` and ``Collector.flush`` do to each sample, without the
@@ -623,7 +624,7 @@ def _eval_into(zf: Any, infos: dict[str, zipfile.ZipInfo], names: Any, header: d
     names.sort()  # in place: membership by binary search, a bool a member
     found = np.zeros(len(names), dtype=bool)
 
-    def mark() -> None:
+    def mark(found: np.ndarray = found) -> None:  # (bound here: the name is deleted after the scan)
         if chunk and len(names):
             named = np.array(chunk, dtype=np.bytes_)
             at = np.minimum(np.searchsorted(names, named), len(names) - 1)

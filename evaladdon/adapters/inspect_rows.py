@@ -346,6 +346,7 @@ class Collector:
             self.add(r)
         return self
 
+    # long: the per-record loop of the table reader, kept inline: no call per record (benchmarks/bench_inspect.py)
     def flush(self) -> None:
         """The pending records -> one :class:`_Batch` (one pass over samples, then columns)."""
         recs, self._pending = self._pending, []
@@ -741,6 +742,7 @@ def raise_first_failure(bad_cluster: np.ndarray, failed: dict[int, Exception], n
         j = int(bad_value[0])
         raise failed[int(j if kept is None else kept[j])]
 
+# long: the record rules in the order they apply; step 4d of the redesign shares them with the columns sink
 def build_part(log: LogData, path: Path, cluster: str | None, *, tuning: ReadTuning | None = None) -> Part:
     """One Inspect log's rows (see module docstring); :func:`frame` makes the table.
 

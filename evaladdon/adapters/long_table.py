@@ -366,6 +366,7 @@ def read_long_table(path: str | Path, cluster: str | None = None) -> pd.DataFram
         raise InputError("not enough memory to read this table", str(p)) from None
 
 
+# long: one column at a time in the order the checks depend on; each step frees what it read
 def _read_long_table(p: Path, cluster: str | None) -> pd.DataFrame:
     cols = _Columns(read_arrow_table(p))
     where = str(p)
@@ -428,10 +429,10 @@ def _read_long_table(p: Path, cluster: str | None) -> pd.DataFrame:
     else:  # 1 byte a row in a large table (10M rows: 76 -> 10 MB; table.finalize keeps int8 epochs)
         out["epoch"] = np.ones(cols.n, dtype=np.int8 if cols.n >= FEW_LABELS_MIN_ROWS else np.int64)
 
-    def constant(value: str) -> pd.Categorical:
+    def constant(value: str, n: int = cols.n) -> pd.Categorical:  # (n bound here: cols is deleted below)
         # one byte a row (an object column of one shared str takes 8 and must be allocated,
         # scanned by every check and hashed by every groupby); the codes are calloc'ed zeros
-        return pd.Categorical.from_codes(np.zeros(cols.n, dtype=np.int8), categories=pd.Index([value]), validate=False)
+        return pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), categories=pd.Index([value]), validate=False)
 
     model_col, run_col = _pick(names, "model"), _pick(names, "run")
     for name, col in (("model", model_col), ("run", run_col)):

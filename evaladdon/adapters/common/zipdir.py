@@ -54,6 +54,7 @@ def _zip64(extra: bytes, usize: int, csize: int, offset: int) -> tuple[int, int,
     raise Unusual("a zip64 size without its extra field")
 
 
+# long: one pass over the zip's central directory, its per-entry work inline (no call per member)
 def scan(fh: BinaryIO, keep: set[bytes] = frozenset(), strict: bool = False  # type: ignore[assignment]
          ) -> tuple[dict[str, zipfile.ZipInfo], np.ndarray]:
     """``ZipInfo`` of every member not under ``samples/`` and of the sample members named in
