@@ -7,10 +7,11 @@ import math
 from typing import Any
 
 from evaladdon.adapters import load
-from evaladdon.cli.units import Effect, describe, parse_effect
+from evaladdon.cli.units import Effect, parse_effect
 from evaladdon.errors import EvalAddonError
 from evaladdon.analysis.power import measure_pilot
-from evaladdon.report.text import console, fmt, table, write_json
+from evaladdon.report.power import write_power
+from evaladdon.report.text import write_json
 from evaladdon.stats import PLAN_TESTS, binary_unpaired_variance, epoch_item_variance, plan, retrodesign
 
 
@@ -164,28 +165,5 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         write_json(result)
         return 0
-    con = console()
-    shown = dict(result, mde=describe(result["mde"], bounded) if result["mde"] is not None else None,
-                 delta=describe(delta, bounded) if delta is not None else None)
-    rows = [[k, fmt(shown[k]) if not isinstance(shown[k], str) else shown[k]] for k in
-            ("design", "test", "n", "mde", "mde_at_n", "delta", "power", "power_at_n", "variance", "deff", "type_s",
-             "type_m") if k in shown and shown[k] is not None]
-    con.print(table(None, ["quantity", "value"], rows, n_left=1))
-    side_word = "one" if sides == 1 else "two"
-    if at_n is not None and at_n.mde is not None:
-        con.print(f"With {n} items this design detects {describe(at_n.mde, bounded)} at {args.power:.0%} power "
-                  f"(alpha {args.alpha}, {side_word}-sided, {main_plan.test}).")
-    elif at_n is not None:
-        con.print(f"With {n} items {'and discordance ' + format(discordance, 'g') + ' ' if discordance else ''}"
-                  f"no effect of this design is detectable at {args.power:.0%} power "
-                  f"(alpha {args.alpha}, {side_word}-sided, {main_plan.test}).")
-    if needed is not None and delta is not None:
-        con.print(f"Detecting {describe(abs(delta), bounded)} at {args.power:.0%} power needs {needed.n} items "
-                  f"({needed.test}).")
-    if result.get("type_m") is not None and delta is not None:
-        con.print(f"At n = {n}, a significant estimate of a true {describe(abs(delta), bounded)} effect exaggerates "
-                  f"it {result['type_m']:.2f}x on average and has the wrong sign {100 * result['type_s']:.2f}% of "
-                  "the time.")
-    for note in notes:
-        con.print(f"note: {note}")
+    write_power(result, bounded, at_n, needed)
     return 0

@@ -57,7 +57,21 @@ def render_report(
     and row left out (with reasons) and every note."""
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
              f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>"]
-    parts.append("<h2>Scores with the right error bars</h2>")
+    parts += _scores_section(summaries)
+    if comparisons:
+        parts += _comparisons_section(comparisons, power)
+    parts.extend(sections)  # extra sections (e.g. metrics_section), already HTML
+    if not comparisons and len({s.run for s in summaries}) > 1:
+        parts.append("<p class='warn'>0 comparisons: see what was left out below.</p>")
+    parts += _left_out_section(summaries, comparisons, skipped)
+    parts += _notes_section(summaries, comparisons, notes)
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def _scores_section(summaries: Sequence[GroupSummary]) -> list[str]:
+    """The table of estimates, and the epoch-variance plot of the runs with epochs."""
+    parts = ["<h2>Scores with the right error bars</h2>"]
     rows = []
     for s in summaries:
         e = s.estimate
@@ -73,40 +87,47 @@ def render_report(
             [s.estimate.epoch_variance.within_var for s in epochs],  # type: ignore[union-attr]
             [s.estimate.epoch_variance.between_var for s in epochs],  # type: ignore[union-attr]
         ), "epoch variance"))
-    if comparisons:
-        parts.append("<h2>Paired comparisons</h2>")
-        crow = []
-        for r in comparisons:
-            c = r.comparison
-            crow.append([f"{r.label_b or r.run_b} vs {r.label_a or r.run_a}", f"{r.task}/{r.metric}", c.mean_a,
-                         c.mean_b, signed_points(c.delta), f"{signed_points(c.ci_low)} to {signed_points(c.ci_high)}",
-                         c.p_value, r.p_adjusted, c.se_paired, c.se_unpaired, c.n,
-                         f"{c.discordance.n10}/{c.discordance.n01}" if c.discordance else "-",
-                         None if r.mde is None else 100 * r.mde])
-        parts.append(_table(["B vs A", "task/metric", "A", "B", "delta (pts)", "CI (pts)", "p", "p adjusted",
-                             "se paired", "se unpaired", "n", "n10/n01", "MDE (pts)"], crow))
-        labels = [f"{r.label_b or r.run_b} vs {r.label_a or r.run_a}: {r.task}/{r.metric}" for r in comparisons]
-        parts.append(_img(forest_plot([plot_label(x) for x in labels], [r.comparison.delta for r in comparisons],
-                                      [r.comparison.ci_low for r in comparisons],
-                                      [r.comparison.ci_high for r in comparisons]), "forest plot"))
-        curves = []
-        for label, r in zip(labels, comparisons):
-            c = r.comparison
-            if c.se > 0:
-                pc = power_curve(c.n, c.se * c.se * c.n, alpha=1 - c.level)
-                curves.append((plot_label(label), pc.delta, pc.power))
-        if curves:
-            parts.append(_img(power_curve_plot(curves, power), "power curve"))
-        for r in comparisons:
-            c = r.comparison
-            mde = f"; this set can detect {100 * r.mde:.1f} points at {power:.0%} power" if r.mde else ""
-            parts.append(f"<p class='verdict'>{html.escape(r.label_b or r.run_b)} vs "
-                         f"{html.escape(r.label_a or r.run_a)} on {html.escape(r.task)}/{html.escape(r.metric)}: "
-                         f"{signed_points(c.delta)} points, {c.level:.0%} CI {signed_points(c.ci_low)} to "
-                         f"{signed_points(c.ci_high)}; p = {c.p_value:.3g} ({html.escape(c.test)}){mde}</p>")
-    parts.extend(sections)  # extra sections (e.g. metrics_section), already HTML
-    if not comparisons and len({s.run for s in summaries}) > 1:
-        parts.append("<p class='warn'>0 comparisons: see what was left out below.</p>")
+    return parts
+
+
+def _comparisons_section(comparisons: Sequence[RunComparison], power: float) -> list[str]:
+    """The table of paired comparisons, the forest plot, the power curves and the verdicts."""
+    parts = ["<h2>Paired comparisons</h2>"]
+    crow = []
+    for r in comparisons:
+        c = r.comparison
+        crow.append([f"{r.label_b or r.run_b} vs {r.label_a or r.run_a}", f"{r.task}/{r.metric}", c.mean_a,
+                     c.mean_b, signed_points(c.delta), f"{signed_points(c.ci_low)} to {signed_points(c.ci_high)}",
+                     c.p_value, r.p_adjusted, c.se_paired, c.se_unpaired, c.n,
+                     f"{c.discordance.n10}/{c.discordance.n01}" if c.discordance else "-",
+                     None if r.mde is None else 100 * r.mde])
+    parts.append(_table(["B vs A", "task/metric", "A", "B", "delta (pts)", "CI (pts)", "p", "p adjusted",
+                         "se paired", "se unpaired", "n", "n10/n01", "MDE (pts)"], crow))
+    labels = [f"{r.label_b or r.run_b} vs {r.label_a or r.run_a}: {r.task}/{r.metric}" for r in comparisons]
+    parts.append(_img(forest_plot([plot_label(x) for x in labels], [r.comparison.delta for r in comparisons],
+                                  [r.comparison.ci_low for r in comparisons],
+                                  [r.comparison.ci_high for r in comparisons]), "forest plot"))
+    curves = []
+    for label, r in zip(labels, comparisons):
+        c = r.comparison
+        if c.se > 0:
+            pc = power_curve(c.n, c.se * c.se * c.n, alpha=1 - c.level)
+            curves.append((plot_label(label), pc.delta, pc.power))
+    if curves:
+        parts.append(_img(power_curve_plot(curves, power), "power curve"))
+    for r in comparisons:
+        c = r.comparison
+        mde = f"; this set can detect {100 * r.mde:.1f} points at {power:.0%} power" if r.mde else ""
+        parts.append(f"<p class='verdict'>{html.escape(r.label_b or r.run_b)} vs "
+                     f"{html.escape(r.label_a or r.run_a)} on {html.escape(r.task)}/{html.escape(r.metric)}: "
+                     f"{signed_points(c.delta)} points, {c.level:.0%} CI {signed_points(c.ci_low)} to "
+                     f"{signed_points(c.ci_high)}; p = {c.p_value:.3g} ({html.escape(c.test)}){mde}</p>")
+    return parts
+
+
+def _left_out_section(summaries: Sequence[GroupSummary], comparisons: Sequence[RunComparison],
+                      skipped: Sequence[str]) -> list[str]:
+    """Every input, comparison and row left out, with its reason (escaped)."""
     left_out = [f"{s.label or s.run} / {s.task} / {s.metric}: {s.n_dropped} row(s) left out ("
                 + ", ".join(f"{v} {k}" for k, v in s.dropped.items()) + ")" for s in summaries if s.n_dropped]
     for r in comparisons:
@@ -115,10 +136,16 @@ def render_report(
             left_out.append(f"{label}: {al.only_a} item(s) only in A, {al.only_b} only in B (not paired)")
         if al.hash_mismatch:
             left_out.append(f"{label}: {al.hash_mismatch} paired item(s) have different content hashes")
-    if skipped or left_out:
-        parts.append("<h2>Left out</h2><ul>")
-        parts.extend(f"<li class='warn'>{html.escape(clean(n))}</li>" for n in [*skipped, *left_out])
-        parts.append("</ul>")
+    if not (skipped or left_out):
+        return []
+    return ["<h2>Left out</h2><ul>", *(f"<li class='warn'>{html.escape(clean(n))}</li>" for n in [*skipped, *left_out]),
+            "</ul>"]
+
+
+def _notes_section(summaries: Sequence[GroupSummary], comparisons: Sequence[RunComparison],
+                   notes: Sequence[str]) -> list[str]:
+    """Every warning and note: the command's, then each estimate's and each comparison's (escaped)."""
+    parts = []
     if notes:
         parts.append("<h2>Warnings and notes</h2>")
         parts.extend(f"<p class='warn'>{html.escape(clean(n))}</p>" for n in notes)
@@ -129,8 +156,7 @@ def render_report(
         for n in r.comparison.notes:
             label = f"{r.label_b or r.run_b} vs {r.label_a or r.run_a} / {r.task} / {r.metric}"
             parts.append(f"<p class='note'>{html.escape(clean(f'{label}: {n}'))}</p>")
-    parts.append("</body></html>")
-    return "\n".join(parts)
+    return parts
 
 
 def render_rank_section(
