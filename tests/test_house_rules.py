@@ -23,8 +23,7 @@ TO_SPLIT = {
     # functions (module:function)
     "adapters/deepeval.py:read_deepeval", "adapters/helm.py:read_helm_run", "adapters/promptfoo.py:read_promptfoo",
     "adapters/lm_eval_log.py:_extract",
-    "routes/inspect_columns.py:_group_arrays", "routes/inspect_columns.py:_summarize",
-    "routes/inspect_spill.py:_build", "stats/mean.py:finish", "stats/mean_parts.py:estimate_mean_parts",
+    "stats/mean.py:finish", "stats/mean_parts.py:estimate_mean_parts",
     "stats/paired/paired.py:_compare", "stats/power.py:plan", "stats/ranking/bradley_terry.py:bradley_terry",
     "stats/ranking/ranking.py:rank_models",
 }

@@ -146,6 +146,8 @@ def _first_appearance_codes(codes: np.ndarray, good: np.ndarray | None, k: int |
     return rank[codes]
 
 
+# long: the order of its drops and dels is what keeps the peak at the statistics' own arrays
+# (test_lean_spill's peak-RSS test); split, each helper would hold its inputs until it returns
 def _group_arrays(run: str, task: str, m: str, pieces: list[tuple[Any, np.ndarray | None]],
                   cluster: str | None, done: list[Any]) -> Any:
     """One group's :class:`~evaladdon.analysis.summarize.GroupArrays` from the rows of its logs: item and
@@ -247,6 +249,8 @@ def _spilled(opts: SummarizeOptions, f: Path, notes: list[str], name_of: dict[Pa
         return None
 
 
+# long: the declines (NotLean) and the release of each log's parts are in the order the table
+# route would report errors; every exit is a Decline or the answer
 def _summarize(opts: SummarizeOptions, limits: RouteLimits) -> Summaries:
     from evaladdon.routes.plan import Summaries
     from evaladdon.table.loaded import Loaded

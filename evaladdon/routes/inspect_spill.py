@@ -159,6 +159,8 @@ def _global_clusters(part: Any, rows: np.ndarray | None, good: np.ndarray, items
     return codes
 
 
+# long: one batch's collector, part and group files at a time, each released before the next
+# (the spilled route's memory bound); split, the helpers would keep a batch alive across calls
 def _build(router: Router, scan: _Scan, log: Any, f: Path, cluster: str | None, metric: str | None,
            root: Path, labels: dict[str, int] | None = None,
            limits: RouteLimits = RouteLimits()) -> tuple[dict[str, _Group], Any]:
