@@ -1,6 +1,8 @@
 """The house rules of DESIGN.md that a machine can check, on the package's own source (``ast``):
-no module over 600 lines, and no function over 80 lines unless a ``# long: <why>`` comment (just
-above it or its decorators, or first in its body) says why it is better whole.
+no import cycle (imports inside functions count: they close cycles Python tolerates), no module
+over 600 lines, and no function over 80 lines unless a ``# long: <why>`` comment (just above it
+or its decorators, or first in its body) says why it is better whole.  The floors themselves
+are import-linter's contracts in ``pyproject.toml`` (run by ``.ci/run``).
 
 ``TO_SPLIT`` lists what was over when the rules became executable (issue 24); it may only
 shrink: an entry that is no longer over fails too, so that it is taken off the list."""
@@ -67,3 +69,84 @@ def test_the_check_sees_a_long_function_and_its_reason(tmp_path: Path) -> None:
         node = tree.body[0]
         assert isinstance(node, ast.FunctionDef)
         assert _says_why(source.split("\n"), node) is ok, source[:60]
+
+
+def _module_of(path: Path) -> str:
+    parts = list(path.relative_to(REPO).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports() -> dict[str, set[str]]:
+    """Each module of the package -> the package's modules it imports (anywhere in its body)."""
+    modules = {_module_of(p): p for p in PACKAGE.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join(up + ([base] if base else []))
+                # `from pkg import sub`: the submodule (as grimp counts it), else the package
+                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
+            else:
+                continue
+            for t in targets:
+                while t and t not in modules:  # `from pkg import name`: the module, else its package
+                    t = t.rpartition(".")[0]
+                if t and t != name:
+                    found.add(t)
+        graph[name] = found
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan; written here because grimp,
+    import-linter's engine, is a CI tool and not a test dependency)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_import_cycles() -> None:
+    graph = _imports()
+    assert "evaladdon.routes.plan" in graph and "evaladdon.table.codes" in graph["evaladdon.table.names"]
+    assert not _cycles(graph), _cycles(graph)
+
+
+def test_the_cycle_check_finds_a_cycle_through_a_function_level_import() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _cycles(graph) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []

@@ -200,6 +200,7 @@ def test_journal_incomplete_and_large_eval_logs(tmp_path: Path, monkeypatch: pyt
 
     from evaladdon.adapters import ReadTuning, inspect_native
     from evaladdon.adapters.inspect_rows import Collector, build_part
+    from evaladdon.adapters.inspect_lean import COLUMNS
 
     streamed: list[str] = []
     real = inspect_native._stream_summaries
@@ -208,7 +209,7 @@ def test_journal_incomplete_and_large_eval_logs(tmp_path: Path, monkeypatch: pyt
         parts = []
         for cluster in (None, "passage.id"):
             for tuning in (ReadTuning(), ReadTuning(stream_bytes=1000)):
-                log = inspect_native.read_eval_zip(f, Collector(cluster, lean=True), tuning=tuning)
+                log = inspect_native.read_eval_zip(f, Collector(cluster, lean=COLUMNS), tuning=tuning)
                 parts.append(build_part(log, f, cluster))
         assert streamed == [str(f)] * 2  # streamed under the low bound only
         streamed.clear()

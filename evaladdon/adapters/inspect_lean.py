@@ -1,4 +1,4 @@
-"""The numbers of an Inspect log for the pandas-free summarize (``Collector(lean=True)``).
+"""The numbers of an Inspect log for the pandas-free summarize (``Collector(lean=COLUMNS)``).
 
 :class:`~evaladdon.adapters.inspect_rows.Collector` hands a lean collector's records to
 :func:`flush_lean`, and :func:`~evaladdon.adapters.inspect_rows.build_part` hands its
@@ -472,3 +472,25 @@ class LeanPart(Part):
     error_texts: tuple[str, ...] = ()
     cluster_names: tuple[str, ...] = ()
     item_codes: np.ndarray | None = None
+
+
+class ColumnsSink:
+    """What a :class:`~evaladdon.adapters.inspect_rows.Collector` does with its records when it
+    collects numbers only (``Collector(cluster, lean=COLUMNS)``): grown columns instead of row
+    batches.  The collector calls it, so the rows module never imports this one."""
+
+    def start(self, col: Collector) -> None:
+        """The columns so far (none), and the codes of metric names, reasons, clusters."""
+        col.lean_columns = None  # type: ignore[attr-defined]
+        col.lean_metric_codes = {}  # type: ignore[attr-defined]
+        col.lean_metrics, col.lean_texts, col.lean_clusters = Texts(), Texts(), Texts()  # type: ignore[attr-defined]
+
+    def flush(self, col: Collector, recs: list[SampleRecord]) -> None:
+        flush_lean(col, recs)
+
+    def build(self, col: Collector, log: LogData, path: Path, cluster: str | None, result_names: list[str]) -> Any:
+        return build_lean_part(col, log, path, cluster, result_names)
+
+
+COLUMNS = ColumnsSink()
+"""The columns sink: ``Collector(cluster, lean=COLUMNS)``."""

@@ -307,7 +307,8 @@ class Collector:
     unscored rows, the order of score names and metadata columns), giving the table the
     one-pass row builder gave, whatever the batch size (``tests/test_inspect_native.py``).
 
-    ``lean=True`` (the pandas-free summarize, :mod:`evaladdon.routes.inspect_columns`): numbers and
+    ``lean=COLUMNS`` (:data:`evaladdon.adapters.inspect_lean.COLUMNS`, the sink of the pandas-free
+    summarize, :mod:`evaladdon.routes.inspect_columns`): numbers and
     codes only, grown into one set of columns (:mod:`evaladdon.adapters.inspect_lean`: ids as
     :func:`label_bytes`, small integers at their narrowest width, repeated texts as codes),
     and :func:`build_part` applies the same rules to them, giving a ``LeanPart``.
@@ -317,9 +318,11 @@ class Collector:
     (too deep, an int past float range) only when its sample is kept (not replaced by a
     later record of the same key)."""
 
-    def __init__(self, cluster: str | None = None, batch_size: int | None = None, lean: bool = False) -> None:
+    def __init__(self, cluster: str | None = None, batch_size: int | None = None, lean: Any = None) -> None:
         self.cluster = cluster
-        self.lean = lean  # numbers only (see evaladdon.adapters.inspect_lean): no pandas, no pyarrow, no texts kept
+        # a columns sink (evaladdon.adapters.inspect_lean.COLUMNS): numbers only, no pandas, no
+        # pyarrow, no texts kept; None: the rows of the table (this module)
+        self.lean = lean
         self.batch_size = max(1, int(DEFAULT.batch_size if batch_size is None else batch_size))
         self.batches: list[_Batch] = []
         self.names: dict[str, int] = {}  # score names in order of first appearance -> code
@@ -329,12 +332,8 @@ class Collector:
         self.n = 0  # samples in batches
         self._pending: list[SampleRecord] = []
         self._metrics: dict[tuple[str, Any], str] = {}
-        if lean:  # the columns so far (inspect_lean.Grown), and the codes of metric names, reasons, clusters
-            from evaladdon.adapters.inspect_lean import Texts
-
-            self.lean_columns: Any = None
-            self.lean_metric_codes: dict[tuple[str, Any], int] = {}
-            self.lean_metrics, self.lean_texts, self.lean_clusters = Texts(), Texts(), Texts()
+        if lean:  # the columns so far, and the codes of metric names, reasons, clusters
+            lean.start(self)
 
     def add(self, r: SampleRecord) -> None:
         self._pending.append(r)
@@ -353,9 +352,7 @@ class Collector:
         if not recs or self.bad is not None:
             return
         if self.lean:
-            from evaladdon.adapters.inspect_lean import flush_lean
-
-            flush_lean(self, recs)
+            self.lean.flush(self, recs)
             return
         m = len(recs)
         base = self.n
@@ -655,7 +652,7 @@ class Part:
     columns: list[str]  # this log's table's columns, in order
     notes: list[str]
     incomplete: dict[str, Any] | None
-    lean: bool = False  # numbers only (Collector(lean=True)): items and clusters as label_bytes, no text columns
+    lean: bool = False  # numbers only (Collector(lean=COLUMNS)): items and clusters as label_bytes, no text columns
     pending: Pending | None = None  # an ordinary log's rows as lists: :func:`frame` converts them (None above)
 
 
@@ -765,9 +762,7 @@ def build_part(log: LogData, path: Path, cluster: str | None, *, tuning: ReadTun
         raise InputError(f"cannot read as an Inspect log (sample {str(col.bad[0])[:40]!r} has no id or integer epoch)",
                          where)
     if col.lean:
-        from evaladdon.adapters.inspect_lean import build_lean_part
-
-        return build_lean_part(col, log, path, cluster, result_names)
+        return col.lean.build(col, log, path, cluster, result_names)  # type: ignore[no-any-return]
     batches = col.batches
     items = _cat_strings([b.items for b in batches])
     epochs = _cat(batches, "epochs", np.int64)

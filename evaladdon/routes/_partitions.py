@@ -16,7 +16,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from evaladdon.analysis.options import RouteLimits
-from evaladdon.routes.inspect_columns import NotLean
+from evaladdon.routes._columns import NotLean
 
 __all__ = ["FLUSH", "MAX_PARTS", "Lopsided", "Router", "batches", "lopsided", "merge_files", "n_parts", "reroute"]
 

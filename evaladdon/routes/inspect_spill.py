@@ -28,7 +28,7 @@ instead, in four passes:
    note) -- are made from them.
 3. **build** (:func:`_build`): per batch of consecutive partitions (:func:`batches`: up to
    ``RouteLimits.batch_records`` records and ``RouteLimits.merge_files`` files; a union of partitions keeps
-   items and clusters whole) a fresh ``Collector(cluster, lean=True)`` gets the batch's
+   items and clusters whole) a fresh ``Collector(cluster, lean=COLUMNS)`` gets the batch's
    records in their original order (a merge of its files by sequence number) and :func:`build_part` (the same code,
    the same rules: last record of a key wins, unscored rows, errors and limits, value and
    cluster-field failures) makes its ``LeanPart``, with the log's score-name order handed
@@ -74,7 +74,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 import numpy as np
 
-from evaladdon.routes.inspect_columns import NotLean
+from evaladdon.routes._columns import NotLean
 from evaladdon.analysis.options import RouteLimits
 from evaladdon.routes._partitions import (FLUSH, MAX_PARTS, Lopsided, Router, _merged, _records,  # noqa: F401
                                           _Scan, _scan, batches, lopsided, merge_files, n_parts, reroute)
@@ -168,8 +168,9 @@ def _build(router: Router, scan: _Scan, log: Any, f: Path, cluster: str | None, 
     columns let go) to name the run by.  With ``labels`` (id-keyed batches, clusters spanning
     them) each part's global cluster codes go to a ``g.npy`` file as well."""
     from evaladdon._util.gc import no_cyclic_gc
+    from evaladdon.adapters.inspect_lean import COLUMNS
     from evaladdon.adapters.inspect_rows import Collector, LogData, SampleRecord, Score, build_part
-    from evaladdon.routes.inspect_columns import _group_arrays, _metric_rows
+    from evaladdon.routes._columns import _group_arrays, _metric_rows
     from evaladdon.table.usable import unusable_reasons
 
     header = dict(log.header)
@@ -195,7 +196,7 @@ def _build(router: Router, scan: _Scan, log: Any, f: Path, cluster: str | None, 
         first_seq = seqs[0] if len(seqs) == 1 else np.sort(np.concatenate(seqs))
         del seqs
         with no_cyclic_gc():
-            col = Collector(cluster, lean=True)
+            col = Collector(cluster, lean=COLUMNS)
             for t in _merged(router.files, batch):
                 sc = t[3]
                 col.add(SampleRecord(t[1], t[2], None if sc is None else {k: Score(v, None, None) for k, v in sc.items()},
@@ -260,7 +261,7 @@ def summarize_spilled(opts: SummarizeOptions, f: Path, notes: list[str], name_of
     from evaladdon.adapters.inspect_native import NotNative, read_json_stream
     from evaladdon.adapters.inspect_rows import _notes, incomplete_of
     from evaladdon.analysis.summarize import marks_from
-    from evaladdon.routes.plan import Summaries
+    from evaladdon.routes.results import Summaries
     from evaladdon.table.names import labels_of
     from evaladdon.stats.mean_parts import MeanPart, estimate_mean_parts
     from evaladdon.analysis.summarize import finish_summaries, summarize_group

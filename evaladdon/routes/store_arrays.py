@@ -37,7 +37,7 @@ from evaladdon.table.usable import unusable
 if TYPE_CHECKING:  # pragma: no cover
     from evaladdon.analysis.options import CompareOptions
     from evaladdon.analysis.options import RouteLimits
-    from evaladdon.routes.plan import Comparisons
+    from evaladdon.routes.results import Comparisons
 
 COLUMNS = ("run", "model", "task", "metric", "source", "item", "epoch", "value", "error", "cluster", "item_hash")
 
@@ -259,7 +259,7 @@ def fast_store(root: str, where: str | None, metric: str | None,
 def compare(opts: CompareOptions, limits: RouteLimits) -> Comparisons:
     """``compare --store`` from DuckDB's arrays; declines (then the store is read as a table) on
     a large selection, a query DuckDB refuses, or rows that are not a canonical store's."""
-    from evaladdon.routes.plan import Comparisons, Decline
+    from evaladdon.routes.results import Comparisons, Decline
     from evaladdon.table.checks import check_metric_name
     from evaladdon.table.loaded import Loaded
 

@@ -37,7 +37,7 @@ from evaladdon.store.query import Selection, load_selection, select
 if TYPE_CHECKING:  # pragma: no cover
     from evaladdon.analysis.options import CompareOptions, SummarizeOptions
     from evaladdon.analysis.options import RouteLimits
-    from evaladdon.routes.plan import Comparisons, Summaries
+    from evaladdon.routes.results import Comparisons, Summaries
 
 
 class ManifestMismatch(Exception):
@@ -202,7 +202,7 @@ def summarize_store(
 
 def summarize(opts: SummarizeOptions, limits: RouteLimits) -> Summaries:
     """``summarize --store`` a group of logs at a time; declines when the selection is read at once."""
-    from evaladdon.routes.plan import Decline, Summaries
+    from evaladdon.routes.results import Decline, Summaries
     from evaladdon.table import empty_table
     from evaladdon.table.checks import check_metric
     from evaladdon.table.loaded import Loaded
@@ -220,7 +220,7 @@ def summarize(opts: SummarizeOptions, limits: RouteLimits) -> Summaries:
 def compare(opts: CompareOptions, limits: RouteLimits) -> Comparisons:
     """``compare --store --baseline RUN`` a group of logs at a time; declines when the selection
     is read at once, or when a group's rows differ from the manifest."""
-    from evaladdon.routes.plan import Comparisons, Decline
+    from evaladdon.routes.results import Comparisons, Decline
     from evaladdon.table import empty_table
     from evaladdon.table.checks import check_metric
     from evaladdon.table.loaded import Loaded

@@ -14,7 +14,7 @@ from evaladdon.errors import EvalAddonError
 
 if TYPE_CHECKING:  # pragma: no cover
     from evaladdon.analysis.options import CompareOptions, InputOptions, SummarizeOptions
-    from evaladdon.routes.plan import Comparisons, MetricComparisons, Summaries
+    from evaladdon.routes.results import Comparisons, MetricComparisons, Summaries
     from evaladdon.table.loaded import Loaded
 
 __all__ = ["compare", "compare_metric_family", "load", "load_runs", "summarize"]
@@ -72,7 +72,7 @@ def summarize(opts: SummarizeOptions) -> Summaries:
     the marks of incomplete logs."""
     from evaladdon.analysis.reported import reported_summaries
     from evaladdon.analysis.summarize import incomplete_marks, summarize_table
-    from evaladdon.routes.plan import Summaries
+    from evaladdon.routes.results import Summaries
 
     loaded = load(opts.inputs)
     notes = list(loaded.notes)
@@ -97,7 +97,7 @@ def _loaded_and_bounded(opts: CompareOptions) -> tuple[Loaded, bool]:
 def compare(opts: CompareOptions) -> Comparisons:
     """Paired comparisons of the table's runs (:func:`~evaladdon.analysis.compare_table.compare_table`)."""
     from evaladdon.analysis.compare_table import compare_table
-    from evaladdon.routes.plan import Comparisons
+    from evaladdon.routes.results import Comparisons
     from evaladdon.table.names import choose_pairs_in
 
     loaded, bounded = _loaded_and_bounded(opts)
@@ -121,7 +121,7 @@ def compare_metric_family(opts: CompareOptions) -> MetricComparisons:
     """``compare --metric NAME`` of a metric family (f1_macro, roc_auc, ece, pass@k ...): the
     paired comparisons of :func:`~evaladdon.analysis.metrics.compare_metric` and their gates."""
     from evaladdon.analysis.metrics import compare_metric, metric_gates
-    from evaladdon.routes.plan import MetricComparisons
+    from evaladdon.routes.results import MetricComparisons
     from evaladdon.table import run_labels
     from evaladdon.table.names import choose_pairs_in
 
