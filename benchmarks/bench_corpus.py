@@ -31,7 +31,7 @@ def corpus(n: int, seed: int = 0) -> tuple[list[tuple[int, int]], list[tuple[str
     refs = [" ".join(rng.choice(words, 12)) for _ in range(n)]
     hyps = [" ".join(w if rng.random() < 0.7 else "x" for w in r.split()) for r in refs]
     clusters = np.arange(n) // 10
-    return list(zip(gold.tolist(), pred.tolist())), list(zip(refs, hyps)), clusters
+    return list(zip(gold.tolist(), pred.tolist(), strict=True)), list(zip(refs, hyps, strict=True)), clusters
 
 
 def lm_eval_time(agg_name: str, items: list, iters: int) -> float:

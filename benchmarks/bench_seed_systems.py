@@ -52,7 +52,7 @@ def write_promptfoo(root: Path, rng: np.random.Generator) -> Path:
 def write_deepeval(root: Path, rng: np.random.Generator) -> Path:
     cases = [{"name": f"test_case_{i}", "input": f"question {i}", "success": True,
               "metricsData": [{"name": m, "score": float(s), "threshold": 0.5, "success": bool(s >= 0.5)}
-                              for m, s in zip(("Faithfulness", "Answer Relevancy", "Correctness [GEval]"), rng.random(3))]}
+                              for m, s in zip(("Faithfulness", "Answer Relevancy", "Correctness [GEval]"), rng.random(3), strict=True)]}
              for i in range(10_000)]
     d = root / "proj" / ".deepeval"
     d.mkdir(parents=True)

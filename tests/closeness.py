@@ -26,7 +26,7 @@ def mismatches(a: Any, b: Any, path: str = "", *, rel: float = 1e-12, atol: floa
     if isinstance(a, list) and isinstance(b, list):
         if len(a) != len(b):
             return [(f"{path} (length)", len(a), len(b))]
-        return [m for i, (x, y) in enumerate(zip(a, b)) for m in again(x, y, f"{path}[{i}]")]
+        return [m for i, (x, y) in enumerate(zip(a, b, strict=True)) for m in again(x, y, f"{path}[{i}]")]
     if isinstance(a, float) and isinstance(b, float):
         r = rel_at(path) if rel_at is not None else rel
         same = a == b or (math.isnan(a) and math.isnan(b)) or (

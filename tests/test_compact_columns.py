@@ -64,7 +64,7 @@ def same_column(a: pd.Series, b: pd.Series) -> None:
     assert np.array_equal(a.isna().to_numpy(), b.isna().to_numpy())
     assert np.array_equal(a.notna().to_numpy(), b.notna().to_numpy())
     def values(s: pd.Series) -> list[object]:
-        return [None if m else v for v, m in zip(object_values(s).tolist(), s.isna().tolist())]
+        return [None if m else v for v, m in zip(object_values(s).tolist(), s.isna().tolist(), strict=True)]
 
     assert values(a) == values(b)
 

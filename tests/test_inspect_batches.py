@@ -203,7 +203,7 @@ def test_duplicates_across_batches_keep_the_last_record_at_the_place_of_the_firs
     path = _write(tmp_path / "dups.json", header, records)
     for batch in (1, 5, 64, 10**6):
         df = read_inspect_log(path, reader="native", tuning=ReadTuning(batch_size=batch))
-        assert list(zip(df["item"], df["epoch"])) == list(expected)
+        assert list(zip(df["item"], df["epoch"], strict=True)) == list(expected)
         assert list(df["raw"]) == list(expected.values())
         n_dup = len(records) - len(expected)
         assert any(f"{n_dup} duplicate (id, epoch) sample record(s)" in n for n in df.attrs["notes"])

@@ -91,7 +91,7 @@ def _same_spilled(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> bool:
     for k, budget in CONFIGS:
         before = SPILLS[0]
         made: list[list[list[int]]] = []
-        monkeypatch.setattr(spill, "batches", lambda *a: made.append(real(*a)) or made[-1])
+        monkeypatch.setattr(spill, "batches", lambda *a, made=made: made.append(real(*a)) or made[-1])
         got = _run(argv, monkeypatch, k, budget)
         if made and made[0]:  # the batches: a partition each, or all partitions with records in one
             parts = [i for batch in made[0] for i in batch]
@@ -336,7 +336,7 @@ def test_partitions_keep_items_and_clusters_whole(tmp_path: Path) -> None:
         assert [i for b in got for i in b] == [i for i, n in enumerate(counts) if n]
         assert all(len(b) == 1 or sum(counts[i] for i in b) <= budget for b in got)
         # each batch as large as it may be: the next partition would not have fitted
-        assert all(sum(counts[i] for i in b) + counts[nxt[0]] > budget for b, nxt in zip(got, got[1:]))
+        assert all(sum(counts[i] for i in b) + counts[nxt[0]] > budget for b, nxt in zip(got, got[1:], strict=False))
     assert spill.batches(counts, 8) == [[0, 2], [3], [4, 5, 7, 8], [9]]
     assert spill.batches(counts, 8, 2) == [[0, 2], [3], [4, 5], [7, 8], [9]]
     assert spill.batches(counts, 100, 3) == [[0, 2, 3], [4, 5, 7], [8, 9]]

@@ -115,7 +115,7 @@ def test_frame_parts_equals_concatenated_tables(tmp_path: Path) -> None:
     want = concat([read_samples(p, "passage_id") for p in paths])
     pd.testing.assert_frame_equal(concat([one]), want, check_exact=True)
     assert list(one.dtypes.astype(str)) == list(want.dtypes.astype(str))
-    assert one["source"].tolist() == [str(p) for p, part in zip(paths, parts) for _ in range(part.n)]
+    assert one["source"].tolist() == [str(p) for p, part in zip(paths, parts, strict=True) for _ in range(part.n)]
 
 
 def test_numeric_scores_equal_coerce_scores() -> None:

@@ -39,7 +39,7 @@ def _series(vals: list[str], cuts: int, rng: np.random.Generator, large: bool) -
     n = len(vals)
     at = sorted(rng.integers(0, n + 1, size=cuts).tolist())
     typ = pa.large_string() if large else pa.string()
-    chunked = pa.chunked_array([pa.array(vals[a:b], typ) for a, b in zip([0] + at, at + [n])], type=typ)
+    chunked = pa.chunked_array([pa.array(vals[a:b], typ) for a, b in zip([0] + at, at + [n], strict=True)], type=typ)
     return pd.Series(pd.arrays.ArrowStringArray(chunked))
 
 
@@ -51,7 +51,7 @@ def test_string_hashes_equal_for_equal_strings_on_any_buffer_layout() -> None:
     arr = pa.array(vals, pa.string())
     whole = table_mod._string_hashes(arr)
     seen: dict[str, int] = {}
-    for v, h in zip(vals, whole.tolist()):
+    for v, h in zip(vals, whole.tolist(), strict=True):
         assert seen.setdefault(v, h) == h
     assert len(set(whole.tolist())) == len(set(vals))  # and no collision among these
     assert np.array_equal(table_mod._string_hashes(arr.cast(pa.large_string())), whole)

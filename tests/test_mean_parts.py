@@ -128,7 +128,7 @@ def test_clusters_spanning_parts_equal_the_concatenation(k: int) -> None:
     for n_parts in (2, 3, int(rng.integers(4, 9))):
         parts, order, n_clusters = split_spanning(case, n_parts, rng)
         try:
-            got: Any = estimate_mean_parts(lambda: iter(parts), clustered=True, level=case["level"],
+            got: Any = estimate_mean_parts(lambda parts=parts: iter(parts), clustered=True, level=case["level"],
                                            method=case["method"], cluster_method=case["cluster_method"],
                                            n_clusters=n_clusters)
         except ValueError as e:
@@ -233,8 +233,8 @@ def test_refusals_are_estimate_means() -> None:
     # options, checked as estimate_mean checks them
     two = [good, MeanPart(np.array([0.0]), np.array([0]), np.array([0]))]
     for kwargs in ({"method": "nope"}, {"cluster_method": "cr3"}, {"level": 1.5}):
-        want = message(lambda: estimate_mean([1.0, 0.0], **kwargs))
-        assert message(lambda: estimate_mean_parts(lambda: iter(two), clustered=True, **kwargs)) == want
+        want = message(lambda kwargs=kwargs: estimate_mean([1.0, 0.0], **kwargs))
+        assert message(lambda kwargs=kwargs: estimate_mean_parts(lambda: iter(two), clustered=True, **kwargs)) == want
     # the bootstrap needs every item mean at once
     assert "bootstrap interval needs all item means" in message(
         lambda: estimate_mean_parts(lambda: iter(two), clustered=True, method="bootstrap"))
@@ -299,7 +299,7 @@ def test_coverage_of_the_default_interval() -> None:
         part_of_row = part_of_cluster[cluster_of_item[item_of_row]]
         parts = [MeanPart(values[part_of_row == j], item_of_row[part_of_row == j],
                           cluster_of_item[item_of_row][part_of_row == j]) for j in range(4)]
-        est = estimate_mean_parts(lambda: iter(parts), clustered=True)
+        est = estimate_mean_parts(lambda parts=parts: iter(parts), clustered=True)
         covered += est.ci_low <= 0.3 <= est.ci_high
         if r < 20:
             order = np.concatenate([np.flatnonzero(part_of_row == j) for j in range(4)])
@@ -307,7 +307,7 @@ def test_coverage_of_the_default_interval() -> None:
             assert mismatches(want.to_dict(), est.to_dict()) == []
             want = estimate_mean(values[order], item_of_row[order], cluster_of_item[item_of_row][order],
                                  cluster_method="cr1", level=0.9)
-            got = estimate_mean_parts(lambda: iter(parts), clustered=True, cluster_method="cr1", level=0.9)
+            got = estimate_mean_parts(lambda parts=parts: iter(parts), clustered=True, cluster_method="cr1", level=0.9)
             assert mismatches(want.to_dict(), got.to_dict()) == []
     sd = math.sqrt(0.95 * 0.05 / reps)
     print(f"coverage {covered / reps:.3f}")

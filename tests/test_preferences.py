@@ -127,7 +127,7 @@ def test_rank_escapes_names(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     names = ["evil|<img src=x>\x1b[31m", "ok"]
     recs = [{"question_id": int(q), "model_a": names[0], "model_b": names[1],
              "winner": ["model_a", "model_b", "tie"][int(w)]}
-            for q, w in zip(rng.integers(0, 30, 200), rng.integers(0, 3, 200))]
+            for q, w in zip(rng.integers(0, 30, 200), rng.integers(0, 3, 200), strict=True)]
     f = tmp_path / "battles.jsonl"
     f.write_text("\n".join(json.dumps(r) for r in recs))
     code, out, _ = run_cli(capsys, "rank", str(f), "--n-boot", "100")
@@ -163,7 +163,7 @@ def test_rank_html_page(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     recs = [{"question_id": int(q), "model_a": names[i], "model_b": names[(i + 1 + j) % 3],
              "winner": ["model_a", "model_b", "tie"][int(w)]}
             for q, i, j, w in zip(rng.integers(0, 30, 300), rng.integers(0, 3, 300), rng.integers(0, 2, 300),
-                                  rng.integers(0, 3, 300))]
+                                  rng.integers(0, 3, 300), strict=True)]
     f = tmp_path / "battles.jsonl"
     f.write_text("\n".join(json.dumps(r) for r in recs))
     out = tmp_path / "rank.html"

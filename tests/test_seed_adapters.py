@@ -210,7 +210,7 @@ def test_promptfoo_arms_items_and_pairs(real_logs: Path, tmp_path: Path) -> None
     assert sorted(tds["metric"].unique()) == ["pass", "score"]
     rows, _ = _raw_rows(real_logs / "promptfoo_tds_project/tds-project-1/promptfoo_results.json")
     by_idx = {str(r["testIdx"]): stable_hash(r["vars"]) for r in rows}
-    for run, g in tds[tds["metric"] == "pass"].groupby("run"):
+    for _run, g in tds[tds["metric"] == "pass"].groupby("run"):
         assert sorted(g["item"]) == ["0", "1", "2", "3", "4"]
         assert g.set_index("item")["item_hash"].to_dict() == by_idx
     # v3's per-arm counts (prompts[].metrics) are checked too: a wrong one is reported

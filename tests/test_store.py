@@ -161,7 +161,7 @@ def test_ingest_is_idempotent_and_replaces_changed_logs(tmp_path: Path, capsys) 
     assert cli("summarize", logs / "ckpt-a.csv", logs / "ckpt-b.csv", "--json") == 0
     direct = json.loads(capsys.readouterr().out)["results"]
     key = lambda r: r["run"]  # noqa: E731
-    for x, y in zip(sorted(stored, key=key), sorted(direct, key=key)):
+    for x, y in zip(sorted(stored, key=key), sorted(direct, key=key), strict=True):
         assert {k: v for k, v in x.items()} == {k: v for k, v in y.items()}
     assert cli("compare", "--store", store, "--where", "model IN ('ckpt-1', 'ckpt-2')", "--json") == 0
     assert json.loads(capsys.readouterr().out)["results"][0]["n"] > 0

@@ -187,7 +187,7 @@ def test_digit_only_scores_take_the_cast_path_with_the_same_result() -> None:
     for values in cases:
         got = convert_strings(pa.chunked_array([pa.array(values[:2], pa.string()), pa.array(values[2:], pa.string())]))
         ref = _convert_strings_pandas(pd.Series(values, dtype=object), False)  # the independent pandas path
-        for g, r in zip(got, ref):
+        for g, r in zip(got, ref, strict=True):
             np.testing.assert_array_equal(g, r)
 
 
@@ -207,7 +207,7 @@ def test_summary_equals_the_per_group_estimate_on_string_labels(tmp_path: Path) 
     text = "model,metric,id,epoch,score,cluster\n" + "".join(",".join(map(str, rows[k])) + "\n" for k in order)
     df = load([make(tmp_path, "t.csv", text)])
     got = {(s.run, s.metric): s for s in summarize_table(df)}
-    assert list(got) == list(dict.fromkeys(zip(df["run"], df["metric"])))  # groups in order of appearance
+    assert list(got) == list(dict.fromkeys(zip(df["run"], df["metric"], strict=True)))  # groups in order of appearance
     for (run, metric), group in df.groupby(["run", "metric"], sort=False):  # oracle: one frame per group
         good = group[group["error"].isna()]
         ref = estimate_mean(good["value"].to_numpy(), items=good["item"].to_numpy(dtype=object),
@@ -231,7 +231,7 @@ def test_label_codes_on_chunked_arrow_strings_equal_pandas_factorize() -> None:
         n = int(rng.integers(0, 40))
         vals = [None if rng.random() < 0.2 else f"x{rng.integers(0, 8)}" for _ in range(n)]
         cuts = sorted(rng.integers(0, n + 1, size=int(rng.integers(0, 4))).tolist())
-        parts = [vals[a:b] for a, b in zip([0] + cuts, cuts + [n])]
+        parts = [vals[a:b] for a, b in zip([0] + cuts, cuts + [n], strict=True)]
         chunked = pa.chunked_array([pa.array(p, pa.string()) for p in parts], type=pa.string())
         s = pd.Series(pd.arrays.ArrowStringArray(chunked))
         codes, k = label_codes(s)

@@ -153,7 +153,7 @@ class Grown:
     def batches(self) -> list[Any]:
         """The ids and epochs so far, a chunk at a time (views: drop them before :meth:`columns`)."""
         return [Columns(i, e, *(None,) * (len(Columns._fields) - 2))
-                for i, e in zip(self._parts("items"), self._parts("epochs"))]
+                for i, e in zip(self._parts("items"), self._parts("epochs"), strict=True)]
 
     def columns(self, clustered: bool) -> Columns:
         """The columns as one array each; the chunks are let go (call once, at the end)."""

@@ -239,7 +239,7 @@ def _read_with_inspect(p: Path) -> LogData:
         seen = {(str(r.id), r.epoch) for r in records}
         unlisted = [k for k in members if k not in seen]
         for sid, epoch in sorted(unlisted):
-            records.append(_record(_call(p, lambda: inspect_log.read_eval_log_sample(str(p), id=sid, epoch=epoch))))
+            records.append(_record(_call(p, lambda sid=sid, epoch=epoch: inspect_log.read_eval_log_sample(str(p), id=sid, epoch=epoch))))
         return LogData(_header_dict(header, _raw_eval_id(p, True)), records, len(members), len(unlisted),
                        "summaries.json" if _has_member(p, "summaries.json") else "the journal summaries")
     check_file_depth(p)

@@ -560,7 +560,7 @@ def _read_eval_ordinary(path: Path, cluster: str | None, quick: bool = True) -> 
         except _Unordinary:
             pass
     if rows is not None:
-        listed = {f"samples/{item}_epoch_{epoch}.json" for item, epoch in zip(rows.items, rows.epochs)}  # per sample
+        listed = {f"samples/{item}_epoch_{epoch}.json" for item, epoch in zip(rows.items, rows.epochs, strict=True)}  # per sample
     else:
         rows = [record(s) for s in summaries]
         listed = {f"samples/{r.id}_epoch_{r.epoch}.json" for r in rows}
@@ -687,7 +687,7 @@ def _collected_keys(records: Collector) -> set[tuple[bytes, int]]:
     if not records.lean:
         raise ValueError("only a lean Collector keeps ids as label bytes")
     records.flush()
-    return {(bytes(i), int(e)) for b in records.batches for i, e in zip(b.items.tolist(), b.epochs.tolist())}
+    return {(bytes(i), int(e)) for b in records.batches for i, e in zip(b.items.tolist(), b.epochs.tolist(), strict=True)}
 
 
 # ---------------------------------------------------------------------------- JSON logs
@@ -703,7 +703,7 @@ def _header_events(events: Iterator[tuple[str, str, Any]]) -> tuple[dict[str, An
     first = next(events, None)
     if first is None or first[1] != "start_map":
         raise NotNative("not a JSON object")
-    for prefix, event, value in events:
+    for _prefix, event, value in events:
         if builder is None:
             if event == "map_key":
                 key = value

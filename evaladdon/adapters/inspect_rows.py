@@ -934,10 +934,10 @@ def convert_pending(parts: list[Part]) -> list[Part]:
     clusters = _objects(cat_rows("clusters")) if rows[0].cluster is not None else None
     done: dict[int, Part] = {}
     at = 0
-    for p, r in zip(todo, rows):
+    for p, r in zip(todo, rows, strict=True):
         end = at + p.n
 
-        def cut(a: Any) -> Any:
+        def cut(a: Any, p: Any = p, at: int = at, end: int = end) -> Any:  # (bound: called in this pass)
             return a if len(rows) == 1 else a.slice(at, p.n) if _is_arrow(a) else a[at:end]
 
         done[id(p)] = dataclasses.replace(
@@ -953,7 +953,7 @@ def convert_pending(parts: list[Part]) -> list[Part]:
 def _names_in_kept_order(batches: list[_Batch], position: np.ndarray) -> list[int]:
     """Codes of the score names in the order they first appear in the kept samples (table order)."""
     starts = np.cumsum([0] + [len(b.items) for b in batches[:-1]])
-    sample = np.concatenate([b.score_sample + s for b, s in zip(batches, starts)]) if batches else np.empty(0, np.int64)
+    sample = np.concatenate([b.score_sample + s for b, s in zip(batches, starts, strict=True)]) if batches else np.empty(0, np.int64)
     name = _cat(batches, "score_name", np.int64)
     pos = position[sample]
     keep = pos >= 0
@@ -1025,7 +1025,7 @@ def frame(parts: list[Part]) -> pd.DataFrame:
             take = parts[0].row_sample
         else:
             offsets = np.cumsum([0] + [p.n_samples for p in parts[:-1]])
-            take = np.concatenate([p.row_sample + off for p, off in zip(parts, offsets)])
+            take = np.concatenate([p.row_sample + off for p, off in zip(parts, offsets, strict=True)])
         for key in keys:
             values = [p.metas[key] if key in p.metas else np.full(p.n_samples, np.nan, dtype=object) for p in parts]
             cols.setdefault(key, _records_column(values[0] if len(values) == 1 else np.concatenate(values))[take])

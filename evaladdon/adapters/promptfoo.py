@@ -285,7 +285,7 @@ def read_promptfoo(path: str | Path, cluster: str | None = None) -> pd.DataFrame
     arm_of = np.fromiter((arm_index[a] for a in arm_key), dtype=np.int64, count=n)
     first_row = {arm_index[a]: i for i, a in reversed(list(enumerate(arm_key)))}
     names = []
-    for j, a in enumerate(arms):
+    for j, _arm in enumerate(arms):
         i = first_row[j]
         if not prov_name[i]:
             label = _short(prompt_label[i]) or "promptfoo"
@@ -306,7 +306,7 @@ def read_promptfoo(path: str | Path, cluster: str | None = None) -> pd.DataFrame
     # items: testIdx, else the vars hash (else the row's position)
     item = pd.Series(
         [str(t) if t is not None else (f"vars:{h}" if h is not None else f"row{i}")
-         for i, (t, h) in enumerate(zip(test_idx, var_hash))], dtype=object)
+         for i, (t, h) in enumerate(zip(test_idx, var_hash, strict=True))], dtype=object)
     if any(t is None for t in test_idx) and any(h is None for h in var_hash):
         notes.append(f"{where}: some promptfoo rows have neither testIdx nor vars; their position names the item")
     epoch = pd.DataFrame({"run": run, "item": item}).groupby(["run", "item"], sort=False).cumcount().to_numpy() + 1
@@ -468,7 +468,7 @@ def read_promptfoo_csv(path: Path, cluster: str | None = None) -> pd.DataFrame:
         raise InputError(f"no var column {cluster!r} to cluster on; vars are {', '.join(map(str, var_cols)) or 'none'}",
                          where)
     if var_cols:
-        hashes = pd.Series([stable_hash(dict(zip(var_cols, vals))) for vals in
+        hashes = pd.Series([stable_hash(dict(zip(var_cols, vals, strict=True))) for vals in
                             table[var_cols].itertuples(index=False, name=None)], dtype=object)
         item = "vars:" + hashes
     else:
@@ -482,7 +482,7 @@ def read_promptfoo_csv(path: Path, cluster: str | None = None) -> pd.DataFrame:
         names.append(name if name not in names else f"{name} #{names.count(name) + 1}")
     parts = []
     notes: list[str] = []
-    for (col, (prov, label)), name in zip(outputs.items(), names):
+    for (col, (prov, label)), name in zip(outputs.items(), names, strict=True):
         cells = table[col]
         m = cells.str.extract(_CELL)
         verdict = m[0]

@@ -76,7 +76,7 @@ def _frames(tables: list[pd.DataFrame | Part | SamplesPart]) -> list[pd.DataFram
 def _convert_pending(tables: list) -> None:
     """The Inspect parts of ``tables`` still held as lists, converted together (in place)."""
     at = [i for i, t in enumerate(tables) if isinstance(t, Part) and t.pending is not None]
-    for i, part in zip(at, convert_pending([tables[i] for i in at])):
+    for i, part in zip(at, convert_pending([tables[i] for i in at]), strict=True):
         tables[i] = part
 
 

@@ -53,7 +53,7 @@ def why_unpaired_text(exc: EvalAddonError, sides: Sequence[tuple[int, dict[str, 
     if "no items in common" not in exc.message:
         return exc.message.split(": ", 1)[-1] if exc.message.startswith("task ") else exc.message
     empty = []
-    for side, (n_good, dropped) in zip(("A", "B"), sides):
+    for side, (n_good, dropped) in zip(("A", "B"), sides, strict=True):
         if n_good == 0:
             empty.append((side, ", ".join(f"{v} {k}" for k, v in dropped.items()) or "no rows"))
     if len(empty) == 2:
@@ -155,5 +155,5 @@ def finish_comparisons(results: list[RunComparison], missed: list[Skipped], skip
         raise EvalAddonError(f"nothing could be compared: {first.line()[len('not compared: '):]}{more}")
     if len(results) > 1 and adjust != "none":
         adjusted = adjust_pvalues(np.array([r.comparison.p_value for r in results]), adjust)
-        results = [replace(r, p_adjusted=float(p), adjust_method=adjust) for r, p in zip(results, adjusted)]
+        results = [replace(r, p_adjusted=float(p), adjust_method=adjust) for r, p in zip(results, adjusted, strict=True)]
     return results

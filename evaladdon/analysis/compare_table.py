@@ -154,8 +154,8 @@ class GroupRows(_Pairs):
             return
         positions = group_positions(df)[1]  # slices or row positions, as the summary groups
         first = np.array([p.start if isinstance(p, slice) else int(p[0]) for p in positions])
-        keys = zip(*(df[c].array.take(first).tolist() for c in GROUP))
-        for (run, task, metric), pos, at in zip(keys, positions, first):
+        keys = zip(*(df[c].array.take(first).tolist() for c in GROUP), strict=True)
+        for (run, task, metric), pos, at in zip(keys, positions, first, strict=True):
             self._rows[(run, task, metric)] = pos
             self._keys.setdefault(run, []).append((task, metric))
             self._first.setdefault(run, int(at))  # groups come in order of first appearance

@@ -86,7 +86,7 @@ def _sacreformat(refs: list[Any], preds: list[Any]) -> tuple[list[Any], list[str
     except ImportError:  # same rules, for an install without lm-eval
         if not isinstance(refs[0], (list, tuple)):
             refs = [[r] for r in refs]
-        streams = list(zip(*refs))
+        streams = list(zip(*refs, strict=True))
         preds = [p[0] if isinstance(p, (list, tuple)) else p for p in preds]
         return streams, preds
 
@@ -137,7 +137,7 @@ def prepare(aggregation: str, metric: str, items: list[Any]) -> Prepared | str:
         return Prepared(aggregation, stats, C.ratio_stat(tf), how=f"{aggregation} from (log-likelihood, weight) sums")
     if aggregation == "brier_score" and pairs:
         probs = [np.asarray(x[1], dtype=float) for x in items]
-        sq = [float(((p - np.eye(len(p))[int(x[0])]) ** 2).sum()) for p, x in zip(probs, items)]
+        sq = [float(((p - np.eye(len(p))[int(x[0])]) ** 2).sum()) for p, x in zip(probs, items, strict=True)]
         stats = np.column_stack([sq, np.ones(len(sq))])
         return Prepared(aggregation, stats, C.ratio_stat(lambda r: r), how="Brier score from per-cluster sums")
     fn = _registry_aggregation(aggregation)

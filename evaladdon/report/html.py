@@ -108,7 +108,7 @@ def _comparisons_section(comparisons: Sequence[RunComparison], power: float) -> 
                                   [r.comparison.ci_low for r in comparisons],
                                   [r.comparison.ci_high for r in comparisons]), "forest plot"))
     curves = []
-    for label, r in zip(labels, comparisons):
+    for label, r in zip(labels, comparisons, strict=True):
         c = r.comparison
         if c.se > 0:
             pc = power_curve(c.n, c.se * c.se * c.n, alpha=1 - c.level)

@@ -23,7 +23,7 @@ def write_metric_comparison(results: list[Any], gates: list[Any], labels: dict[s
     result, or none), ``labels`` (run -> shown name); ``regression`` adds the gate's line."""
     if json:
         records = [dict(r.flat(), **({"decision": g.decision, "margin": g.margin} if g else {}))
-                   for r, g in zip(results, gates or [None] * len(results))]
+                   for r, g in zip(results, gates or [None] * len(results), strict=True)]
         write_json({"results": records, "skipped": [], "notes": list(notes)}, stream)
         return
     rows = []
@@ -49,7 +49,7 @@ def write_metric_comparison(results: list[Any], gates: list[Any], labels: dict[s
                       f"{r.n_left_out} row(s) not shared by both runs (left out)")
         for n in r.comparison.notes:
             con.print(f"note: {clean(n)}")
-    for r, g in zip(results, gates):
+    for r, g in zip(results, gates, strict=False):  # (no gate asked: no gates, no lines)
         better = "lower is better" if metric in LOWER_IS_BETTER else "higher is better"
         con.print(f"gate: {clean(r.task)}/{clean(r.metric)}: {g.decision} (m = {g.margin:g}, {better})")
     if not quiet:

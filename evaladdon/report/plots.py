@@ -33,8 +33,8 @@ def forest_plot(labels: Sequence[str], delta: Sequence[float], low: Sequence[flo
     fig, ax = plt.subplots(figsize=(7.5, 0.5 * n + 1.4))
     ys = list(range(n))[::-1]
     d = [100 * x for x in delta]
-    err_lo = [100 * (x - lo) for x, lo in zip(delta, low)]
-    err_hi = [100 * (hi - x) for x, hi in zip(delta, high)]
+    err_lo = [100 * (x - lo) for x, lo in zip(delta, low, strict=True)]
+    err_hi = [100 * (hi - x) for x, hi in zip(delta, high, strict=True)]
     ax.errorbar(d, ys, xerr=[err_lo, err_hi], fmt="o", color="#1f4e79", ecolor="#6b8fb5", capsize=4)
     ax.axvline(0, color="#999999", lw=1, ls="--")
     ax.set_yticks(ys)
@@ -133,7 +133,7 @@ def reliability_diagram(curves: Sequence[tuple[str, Sequence[float], Sequence[fl
     fig, ax = plt.subplots(figsize=(5.6, 5.2))
     ax.plot([0, 1], [0, 1], color="#999999", lw=1, ls="--", label="perfectly calibrated")
     for label, forecast, outcome, count in curves:
-        pts = [(f, o, c) for f, o, c in zip(forecast, outcome, count) if c > 0]
+        pts = [(f, o, c) for f, o, c in zip(forecast, outcome, count, strict=True) if c > 0]
         if not pts:
             continue
         total = sum(c for _, _, c in pts)

@@ -120,7 +120,7 @@ class Router:
 
 
 def _flush(files: list[Path], bufs: list[list[tuple[Any, ...]]]) -> None:
-    for path, b in zip(files, bufs):
+    for path, b in zip(files, bufs, strict=True):
         if b:
             with path.open("ab") as fh:
                 marshal.dump(b, fh)
@@ -190,7 +190,7 @@ def _scan(files: list[Path], root: Path) -> _Scan:
     """Step 2 of the module docstring."""
     out = _Scan(root)
     with (root / "seq.bin").open("wb") as seq_file:  # (one file: each file created costs ~1 ms here)
-        for i, path in enumerate(files):
+        for path in files:
             keys: dict[tuple[str, int], list[Any]] = {}
             n = 0
             for t in _records(path):

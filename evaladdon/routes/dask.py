@@ -45,7 +45,7 @@ def submitter(client: Any) -> Callable[[Callable[..., Any], Sequence[tuple[Any, 
     def submit(fn: Callable[..., Any], jobs: Sequence[tuple[Any, ...]]) -> Iterator[Any]:
         if not jobs:
             return iter(())
-        futures = client.map(fn, *zip(*jobs), pure=False)
+        futures = client.map(fn, *zip(*jobs, strict=True), pure=False)
         return iter(client.gather(futures))
 
     return submit

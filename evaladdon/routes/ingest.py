@@ -82,7 +82,7 @@ def _pool(jobs: list[tuple[Any, ...]], workers: int | None) -> Iterable[dict[str
 
     n = workers or min(len(jobs), os.cpu_count() or 1)
     with ProcessPoolExecutor(max_workers=n) as pool:
-        yield from pool.map(ingest_one, *zip(*jobs), chunksize=max(1, len(jobs) // (8 * n)))
+        yield from pool.map(ingest_one, *zip(*jobs, strict=True), chunksize=max(1, len(jobs) // (8 * n)))
 
 
 def _with_progress(results: Iterable[Any], total: int, show: bool) -> Iterable[Any]:

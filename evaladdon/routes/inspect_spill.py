@@ -222,7 +222,7 @@ def _build(router: Router, scan: _Scan, log: Any, f: Path, cluster: str | None, 
             if reasons is not None:
                 uniq, first, counts = np.unique(reasons, return_index=True, return_counts=True)
                 bad_at = at[bad]
-                for u, j, c in zip(uniq, first, counts):
+                for u, j, c in zip(uniq, first, counts, strict=True):
                     r = g.reasons.setdefault(str(u), [0, int(bad_at[j])])
                     r[0] += int(c)
                     r[1] = min(r[1], int(bad_at[j]))

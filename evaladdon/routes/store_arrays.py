@@ -94,7 +94,7 @@ class FastGroups:
         self._rows: dict[tuple[str, str, str], np.ndarray] = {}
         self._keys: dict[str, list[tuple[str, str]]] = {}
         self._first: dict[str, int] = {}
-        for at, rows in zip(firsts.tolist(), np.split(order, bounds)):
+        for at, rows in zip(firsts.tolist(), np.split(order, bounds), strict=True):
             run, task, name = (str(cols[c][at]) for c in ("run", "task", "metric"))
             if metric is not None and name != metric:
                 continue
@@ -186,7 +186,7 @@ class FastGroups:
         """The runs, their labels, first models and sources (table order)."""
         _, firsts = _combined(self.cols, ("run", "model", "task", "source"))
         columns = ("run", "model", "task", "source")
-        return run_info(list(zip(*(self.cols[c][firsts].tolist() for c in columns))))
+        return run_info(list(zip(*(self.cols[c][firsts].tolist() for c in columns), strict=True)))
 
 
 def _combined(cols: dict[str, np.ndarray], names: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:

@@ -191,7 +191,7 @@ def record_results(manifest: Manifest, sources: list[str], explicit: list[bool],
     """Enter each log's result (``stored``, ``unchanged`` or ``error``) in the manifest, save it
     last, and let the data files of replaced logs go.  A file named on the command line
     (``explicit``) that could not be read is an error; one found in a directory is skipped."""
-    for source, named, res in zip(sources, explicit, results):
+    for source, named, res in zip(sources, explicit, results, strict=True):
         if res["status"] == "error":  # a file named on the command line is an error, one found is skipped
             (report.errors if named else report.notes).append(res["message"] if named else f"skipped {res['message']}")
             continue

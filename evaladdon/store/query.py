@@ -93,9 +93,9 @@ def _runs_table(manifest: Manifest) -> dict[str, Any]:
     for e in manifest.entries.values():
         source, file = str(e["source"]), str(e["file"])
         for combo in e.get("combos", []):
-            for col, value in zip(cols, (*combo, source, file)):
+            for col, value in zip(cols, (*combo, source, file), strict=True):
                 col.append(str(value))
-    return {name: np.array(col, dtype=object) for name, col in zip((*RUN_COLUMNS, "file"), cols)}
+    return {name: np.array(col, dtype=object) for name, col in zip((*RUN_COLUMNS, "file"), cols, strict=True)}
 
 
 VOLATILE = frozenset({"random", "uuid", "gen_random_uuid", "uuidv4", "uuidv7", "nextval", "currval", "setseed"})
@@ -211,7 +211,7 @@ def _arrow(rel: Any, dictionary: Sequence[str] = RUN_COLUMNS) -> Any:
         batches.append(pa.RecordBatch.from_arrays(
             [pc.dictionary_encode(col) if name in dictionary and pa.types.is_large_string(col.type)
              or name in dictionary and pa.types.is_string(col.type) else col
-             for name, col in zip(names, batch.columns)], names=names))
+             for name, col in zip(names, batch.columns, strict=True)], names=names))
     if not batches:
         return (getattr(rel, "to_arrow_table", None) or rel.fetch_arrow_table)()
     return pa.Table.from_batches(batches)

@@ -165,7 +165,7 @@ def label_codes(s: pd.Series) -> tuple[np.ndarray, int]:
         codes = codes.astype(np.int64, copy=False)
     if arrow is not None:
         try:
-            ref = weakref.ref(arrow, lambda r, key=id(arrow): _forget(r, key))
+            ref = weakref.ref(arrow, lambda r, key=id(arrow): _forget(r, key))  # noqa: B008 - the id now, by design
         except TypeError:  # not weak-referenceable: no cache
             return codes, n_labels
         codes.flags.writeable = False  # shared between callers
@@ -294,9 +294,9 @@ def distinct_tuples(df: pd.DataFrame, columns: tuple[str, ...]) -> list[tuple[An
     """The rows of :func:`distinct_rows` as tuples of Python values, without building a frame
     (a few per file: this is on the per-file path of ``read_runs``)."""
     if len(df) <= _SMALL:  # a small file: hashing the tuples directly beats factorizing 4 columns
-        return list(dict.fromkeys(zip(*(df[c].tolist() for c in columns))))
+        return list(dict.fromkeys(zip(*(df[c].tolist() for c in columns), strict=True)))
     first = _first_rows(df, columns)
-    return list(zip(*(df[c].array.take(first).tolist() for c in columns)))
+    return list(zip(*(df[c].array.take(first).tolist() for c in columns), strict=True))
 
 
 _SMALL = 2048

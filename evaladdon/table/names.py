@@ -101,7 +101,7 @@ def labels_of(rows: Iterable[tuple[Any, Any, Any, Any]], user: dict[str, str] | 
         if not todo:
             break
         if level is None:
-            cands = dict(zip(todo, (f"{models[r]}:{task_text(r)}:{s}" for r, s in zip(todo, _short_ids(todo)))))
+            cands = dict(zip(todo, (f"{models[r]}:{task_text(r)}:{s}" for r, s in zip(todo, _short_ids(todo), strict=True)), strict=True))
         else:
             cands = {r: level(r) for r in todo}
         taken = Counter(list(label.values()) + [c for c in cands.values() if c])  # linear, not count() per run

@@ -23,7 +23,7 @@ from evaladdon.table.columns import (COLUMNS, HARNESSES, KEY, NULLABLE_STRING_CO
 def _describe_rows(df: pd.DataFrame, mask: np.ndarray, limit: int = 3) -> str:
     rows = df.loc[mask, list(KEY)].head(limit)
     parts = [", ".join(f"{k}={r[k]!r}" for k in KEY) for _, r in rows.iterrows()]
-    return "; ".join(f"row {i} ({p})" for i, p in zip(rows.index.tolist(), parts))
+    return "; ".join(f"row {i} ({p})" for i, p in zip(rows.index.tolist(), parts, strict=True))
 
 
 def _not_in(s: pd.Series, allowed: tuple[str, ...]) -> np.ndarray:

@@ -164,13 +164,13 @@ def _plain_directory(data: bytes, keep: set[bytes], strict: bool, concat: int
     if (u16(8) & 0x1).any() or (strict and (n_extra.any() or (raw[starts + 6] > _MAX_EXTRACT_VERSION).any())):
         return None
     first = starts + zipfile.sizeCentralDir
-    names = [data[a:b] for a, b in zip(first.tolist(), (first + n_name).tolist())]
+    names = [data[a:b] for a, b in zip(first.tolist(), (first + n_name).tolist(), strict=True)]
     joined = b"".join(names)
     if not joined.isascii() or b"\x00" in joined:
         return None
     is_sample = [n.startswith(_SAMPLES) and n.endswith(b".json") and n not in keep for n in names]
     infos: dict[str, zipfile.ZipInfo] = {}
-    for at, name, sample in zip(starts.tolist(), names, is_sample):
+    for at, name, sample in zip(starts.tolist(), names, is_sample, strict=True):
         if sample:
             continue
         d = _ENTRY.unpack_from(data, at)
@@ -182,7 +182,7 @@ def _plain_directory(data: bytes, keep: set[bytes], strict: bool, concat: int
         info.flag_bits, info.compress_type, info.CRC = flags, method, crc
         info.compress_size, info.file_size, info.header_offset = csize, usize, offset + concat
         infos[info.filename] = info
-    samples = [n for n, sample in zip(names, is_sample) if sample]
+    samples = [n for n, sample in zip(names, is_sample, strict=True) if sample]
     return infos, (np.array(samples, dtype=np.bytes_) if samples else np.empty(0, dtype="S1"))
 
 
