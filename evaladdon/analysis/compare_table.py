@@ -17,7 +17,7 @@ import pandas as pd
 from evaladdon.errors import EvalAddonError
 from evaladdon.analysis.results import Alignment, RunComparison, Skipped  # noqa: F401 - re-exported
 from evaladdon.analysis.compare import Paired, compare_groups, finish_comparisons, why_unpaired_text  # noqa: F401
-from evaladdon.stats.item_table import item_table as per_item
+from evaladdon.stats.item_means import item_table as per_item
 from evaladdon.table.codes import first_present  # noqa: F401 - its old place
 from evaladdon.table.codes import group_positions
 from evaladdon.table.usable import usable_rows

@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from evaladdon.stats import corpus as C
-from evaladdon.stats.metric_estimate import MetricEstimate
+from evaladdon.stats.families.estimates import MetricEstimate
 
 CORPUS_ERROR_PREFIX = "corpus-level metric"
 _BY_NAME = {"f1": "f1", "mcc": "matthews_corrcoef", "matthews_corrcoef": "matthews_corrcoef", "bleu": "bleu",

@@ -26,16 +26,16 @@ import numpy as np
 import pandas as pd
 
 from evaladdon.errors import EvalAddonError
-from evaladdon.stats.calibration import CalibrationResult, calibration_metrics, compare_calibration
-from evaladdon.stats.classification import classification_metrics, compare_classification
+from evaladdon.stats.families.calibration import CalibrationResult, calibration_metrics, compare_calibration
+from evaladdon.stats.families.classification import classification_metrics, compare_classification
 from evaladdon.stats.metric_bootstrap import PairedMetric
-from evaladdon.stats.metric_estimate import MetricEstimate
-from evaladdon.stats.passk import compare_pass_at_k, pass_at_k
-from evaladdon.stats.roc import average_precision, compare_average_precision, compare_roc_auc, roc_auc
+from evaladdon.stats.families.estimates import MetricEstimate
+from evaladdon.stats.families.passk import compare_pass_at_k, pass_at_k
+from evaladdon.stats.families.roc import average_precision, compare_average_precision, compare_roc_auc, roc_auc
 from evaladdon.table.usable import usable_rows
-from evaladdon.stats.metric_names import CALIBRATION_NAMES
-from evaladdon.stats.metric_names import PASSK as _PASSK
-from evaladdon.stats.metric_names import family_of  # noqa: F401 - re-exported (tests, older callers)
+from evaladdon.stats.families.names import CALIBRATION_NAMES
+from evaladdon.stats.families.names import PASSK as _PASSK
+from evaladdon.stats.families.names import family_of  # noqa: F401 - re-exported (tests, older callers)
 from evaladdon.table import GROUP, run_labels
 
 _BINARY = {"0": 0.0, "1": 1.0, "0.0": 0.0, "1.0": 1.0, "false": 0.0, "true": 1.0}
@@ -157,7 +157,7 @@ def group_metrics(
     if rows is None:
         out.missing["classification"] = str(why)
     else:
-        def classify() -> None:
+        def classify(rows: pd.DataFrame = rows) -> None:
             units, kind = _units(rows)
             r = classification_metrics(rows["label"].astype(str).to_numpy(), rows["prediction"].astype(str).to_numpy(),
                                        units, **kw)
@@ -232,7 +232,9 @@ def _calibration(g: pd.DataFrame, out: GroupMetrics, kw: dict[str, Any]) -> None
         if have_conf:
             assert conf_rows is not None
             units, kind = _units(conf_rows)
-            r = calibration_metrics(conf_rows["confidence"].to_numpy(dtype=float), _correct(conf_rows), units, **kw)
+            correct = _correct(conf_rows)
+            assert correct is not None  # (have_conf)
+            r = calibration_metrics(conf_rows["confidence"].to_numpy(dtype=float), correct, units, **kw)
             out.reliability = r
             note = "forecast: confidence of the prediction; outcome: prediction correct; " + "; ".join(r.notes)
             for e in _item_level(r.metrics, kind):

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from evaladdon.analysis.results import RunComparison
 from evaladdon.errors import EvalAddonError
 from evaladdon.stats import compare_paired, plan
-from evaladdon.stats._result import Result
+from evaladdon.stats._base.result import Result
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd

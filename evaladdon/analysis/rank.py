@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-    from evaladdon.stats.bradley_terry import BradleyTerryResult, PositionBias
-    from evaladdon.stats.ranking import RankingResult
+    from evaladdon.stats.ranking.bradley_terry import BradleyTerryResult, PositionBias
+    from evaladdon.stats.ranking.ranking import RankingResult
 
 __all__ = ["PreferenceRanking", "ScoreRanking", "preference_ranking", "score_rankings"]
 
@@ -43,7 +43,7 @@ def preference_ranking(paths: list[str], ties: str = "half", anchor: str | None 
                        unit: str = "cluster") -> PreferenceRanking:
     """Read preference files and fit Bradley–Terry (clusters are kept apart per source file)."""
     from evaladdon.adapters.preferences import read_preferences
-    from evaladdon.stats.bradley_terry import bradley_terry, position_bias
+    from evaladdon.stats.ranking.bradley_terry import bradley_terry, position_bias
 
     prefs = read_preferences(paths)
     bt = prefs.battles
@@ -79,7 +79,7 @@ def score_rankings(table: "pd.DataFrame", metric: str | None = None, level: floa
                    seed: int | None = 0, notes: list[str] | None = None) -> list[ScoreRanking]:
     """One ranking per (task, metric) with at least two runs, from the canonical table."""
     from evaladdon.errors import EvalAddonError
-    from evaladdon.stats.ranking import rank_models
+    from evaladdon.stats.ranking.ranking import rank_models
     from evaladdon.table.usable import usable_rows
     from evaladdon.table import run_labels
 

@@ -24,7 +24,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from evaladdon.stats._result import Result
+from evaladdon.stats._base.result import Result
 
 MARK = "harness-reported (unclustered, unpaired)"
 

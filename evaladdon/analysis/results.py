@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evaladdon.stats import GateDecision, PairedComparison
-from evaladdon.stats._result import Result
+from evaladdon.stats._base.result import Result
 
 
 @dataclass(frozen=True)

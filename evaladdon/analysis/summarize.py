@@ -17,7 +17,7 @@ import numpy as np
 
 from evaladdon.errors import EvalAddonError
 from evaladdon.stats import MeanEstimate, estimate_mean
-from evaladdon.stats._result import Result
+from evaladdon.stats._base.result import Result
 from evaladdon.table.codes import group_positions, label_rows
 from evaladdon.table.usable import (NONFINITE, count_nonfinite, count_reasons, unusable,  # noqa: F401 - old names
                                     unusable_reasons, usable_rows)

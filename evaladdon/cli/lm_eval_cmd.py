@@ -28,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     from evaladdon._util.safe_write import atomic_write_text, check_destination
     from evaladdon.integrations.lm_eval_posthoc import posthoc
     from evaladdon.report.escape import clean
-    from evaladdon.stats._result import json_safe
+    from evaladdon.stats._base.result import json_safe
 
     files: list[Path] = []
     for raw in args.paths:

@@ -21,7 +21,7 @@ import pandas as pd
 from evaladdon.adapters.lm_eval_log import read_results, read_samples
 from evaladdon.errors import InputError
 from evaladdon.stats import estimate_mean
-from evaladdon.stats._result import json_safe
+from evaladdon.stats._base.result import json_safe
 from evaladdon.table.usable import usable_rows
 
 

@@ -166,7 +166,7 @@ def table(
 
 
 def write_json(obj: Any, stream: Any = None) -> None:
-    from evaladdon.stats._result import json_safe
+    from evaladdon.stats._base.result import json_safe
 
     out = stream if stream is not None else sys.stdout
     out.write(json.dumps(json_safe(obj), indent=2, allow_nan=False) + "\n")

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from evaladdon.stats._checks import first_appearance
+from evaladdon.stats._base.checks import first_appearance
 
 __all__ = ["NotLean"]
 

@@ -83,7 +83,7 @@ def plan_summarize(opts: SummarizeOptions) -> list[Route]:
 def plan_compare(opts: CompareOptions) -> list[Route]:
     """The routes that may serve ``compare`` with ``opts``, in the order to try them."""
     from evaladdon.routes import table
-    from evaladdon.stats.metric_names import family_of
+    from evaladdon.stats.families.names import family_of
 
     i, policy = opts.inputs, opts.inputs.routes
     limits = policy.limits or RouteLimits()

@@ -30,8 +30,8 @@ from evaladdon.analysis.compare import Paired, compare_groups, finish_comparison
 from evaladdon.table.codes import first_present
 from evaladdon.table.scale import unit_interval
 from evaladdon.table.names import RunInfo, choose_pairs, run_info
-from evaladdon.stats._checks import first_appearance
-from evaladdon.stats.item_table import item_table
+from evaladdon.stats._base.checks import first_appearance
+from evaladdon.stats.item_means import item_table
 from evaladdon.table.usable import unusable
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -32,7 +32,7 @@ def check_metric_name(metric: str | None, metrics: Any) -> None:
     """:func:`check_metric` given ``metrics()``, the metric names that exist."""
     if metric is None:
         return
-    from evaladdon.stats.metric_names import family_of
+    from evaladdon.stats.families.names import family_of
 
     if family_of(metric):  # a metric family computed from the rows (f1_macro, roc_auc, ece, pass@k)
         return

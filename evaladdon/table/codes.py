@@ -58,6 +58,7 @@ def _string_hashes(chunk: Any) -> np.ndarray | None:
     """
     import pyarrow as pa
 
+    off_type: np.dtype[Any]
     if pa.types.is_string(chunk.type):
         off_type = np.dtype(np.int32)
     elif pa.types.is_large_string(chunk.type):
@@ -165,7 +166,7 @@ def label_codes(s: pd.Series) -> tuple[np.ndarray, int]:
         codes = codes.astype(np.int64, copy=False)
     if arrow is not None:
         try:
-            ref = weakref.ref(arrow, lambda r, key=id(arrow): _forget(r, key))  # noqa: B008 - the id now, by design
+            ref = weakref.ref(arrow, lambda r, key=id(arrow): _forget(r, key))  # type: ignore[misc]  # noqa: B008 - the id now
         except TypeError:  # not weak-referenceable: no cache
             return codes, n_labels
         codes.flags.writeable = False  # shared between callers
@@ -250,9 +251,10 @@ def _key_codes(df: pd.DataFrame, columns: tuple[str, ...]) -> tuple[np.ndarray, 
             codes, width = label_codes(s)
             if width == n:  # n labels among n rows, none missing: every row differs, and the
                 return codes, True  # first-appearance codes are 0..n-1 (read-only: shared)
-        codes, width = _column_codes(s)
-        if codes is None:
+        got, width = _column_codes(s)
+        if got is None:
             continue
+        codes = got
         if width == n and n > 1 and bool(np.all(codes == np.arange(n))):
             return np.arange(n, dtype=np.int64), True  # one column all distinct: so is every combination
         if combined is None:
@@ -322,7 +324,7 @@ def _first_rows(df: pd.DataFrame, columns: tuple[str, ...]) -> np.ndarray:
 def first_present(codes: np.ndarray, n_codes: int, column: np.ndarray) -> np.ndarray:
     """Per code, the first value of ``column`` (object) that is not missing (None/NaN), None
     where a code has none (as pandas' group-by ``first``)."""
-    present = np.not_equal(column, None) & np.equal(column, column)  # NaN != NaN
+    present = np.not_equal(column, None) & np.equal(column, column)  # type: ignore[call-overload]  # NaN != NaN
     first = np.full(n_codes, len(column), dtype=np.int64)
     np.minimum.at(first, codes[present], np.flatnonzero(present))
     out = np.full(n_codes, None, dtype=object)
@@ -346,7 +348,8 @@ def group_positions(df: pd.DataFrame) -> tuple[np.ndarray, list[np.ndarray | sli
         return np.zeros(1, dtype=np.int64), [slice(0, len(df))]
     order = np.argsort(gcodes, kind="stable")
     bounds = np.cumsum(np.bincount(gcodes, minlength=len(uniques)))[:-1]
-    return np.arange(len(uniques)), np.split(order, bounds)
+    rows: list[np.ndarray | slice] = list(np.split(order, bounds))
+    return np.arange(len(uniques)), rows
 
 
 def one_value(s: pd.Series) -> bool:

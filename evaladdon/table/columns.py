@@ -94,7 +94,8 @@ def _is_none(arr: np.ndarray) -> np.ndarray:
     import ctypes
 
     raw = (ctypes.c_char * arr.nbytes).from_address(arr.ctypes.data)  # arr stays alive meanwhile
-    return np.frombuffer(raw, dtype=np.uintp, count=arr.size).reshape(arr.shape) == id(None)
+    words: np.ndarray = np.frombuffer(raw, dtype=np.uintp, count=arr.size)  # type: ignore[call-overload]
+    return words.reshape(arr.shape) == id(None)  # type: ignore[no-any-return]
 
 
 def _nullable_strings(s: pd.Series) -> pd.Series:

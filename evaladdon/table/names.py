@@ -100,8 +100,10 @@ def labels_of(rows: Iterable[tuple[Any, Any, Any, Any]], user: dict[str, str] | 
     for level in levels:
         if not todo:
             break
+        cands: dict[str, str | None]
         if level is None:
-            cands = dict(zip(todo, (f"{models[r]}:{task_text(r)}:{s}" for r, s in zip(todo, _short_ids(todo), strict=True)), strict=True))
+            short = _short_ids(todo)
+            cands = {r: f"{models[r]}:{task_text(r)}:{s}" for r, s in zip(todo, short, strict=True)}
         else:
             cands = {r: level(r) for r in todo}
         taken = Counter(list(label.values()) + [c for c in cands.values() if c])  # linear, not count() per run
