@@ -14,15 +14,15 @@ clusters, and a seeded Monte-Carlo coverage check.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable, Literal
+from dataclasses import InitVar, dataclass, field
+from typing import Callable, ClassVar, Literal, TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
 from evaladdon.stats._base.checks import as_finite_1d, check_level, codes, whole
 from evaladdon.stats._base.dist import norm_cdf, norm_ppf
-from evaladdon.stats._base.result import Result
+from evaladdon.stats._base.result import Interval, IntervalResult, ci_bounds, holds_interval
 
 __all__ = [
     "BootstrapResult", "TotalsStatistic", "bca_probabilities", "bootstrap_mean", "bootstrap_totals", "ratio_of_totals",
@@ -32,11 +32,18 @@ TotalsStatistic = Callable[[np.ndarray], np.ndarray]
 """Maps totals of shape ``(..., m)`` to the statistic, shape ``(...)``."""
 
 
+@holds_interval
 @dataclass(frozen=True)
-class BootstrapResult(Result):
+class BootstrapResult(IntervalResult):
+    _ci_of: ClassVar[tuple[str, str]] = ("estimate", "method")
     estimate: float
-    low: float
-    high: float
+    if TYPE_CHECKING:  # to a type checker the bounds read like fields (they are properties of ``ci``)
+        low: float
+        high: float
+    else:
+        low: InitVar[float]
+        high: InitVar[float]
+    ci: Interval = field(init=False, metadata=ci_bounds("low", "high"))
     se: float
     level: float
     method: str

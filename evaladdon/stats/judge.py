@@ -25,7 +25,8 @@ coverage.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import InitVar, dataclass, field
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -33,7 +34,7 @@ import numpy.typing as npt
 from evaladdon.stats._base import zero_se
 from evaladdon.stats._base.checks import as_finite_1d, check_level, finite, whole
 from evaladdon.stats._base.dist import norm_ppf
-from evaladdon.stats._base.result import Result
+from evaladdon.stats._base.result import Interval, IntervalResult, Result, ci_bounds, holds_interval
 from evaladdon.stats.intervals import proportion_interval
 
 __all__ = [
@@ -100,18 +101,25 @@ def judge_agreement(judge: npt.ArrayLike, human: npt.ArrayLike, level: float = 0
     )
 
 
+@holds_interval
 @dataclass(frozen=True)
-class CorrectedRate(Result):
+class CorrectedRate(IntervalResult):
     """A judge-corrected pass rate; ``estimate`` is clipped to [0, 1] (``clipped`` says so)."""
 
+    _ci_of: ClassVar[tuple[str, str]] = ("estimate", "method")
     estimate: float
     unclipped: float
     observed: float
     sensitivity: float
     specificity: float
     se: float
-    ci_low: float
-    ci_high: float
+    if TYPE_CHECKING:  # to a type checker the bounds read like fields (they are properties of ``ci``)
+        ci_low: float
+        ci_high: float
+    else:
+        ci_low: InitVar[float]
+        ci_high: InitVar[float]
+    ci: Interval = field(init=False, metadata=ci_bounds())
     level: float
     method: str
     clipped: bool
@@ -231,12 +239,19 @@ def rogan_gladen_bootstrap(
                          point.clipped, tuple(notes))
 
 
+@holds_interval
 @dataclass(frozen=True)
-class PPIResult(Result):
+class PPIResult(IntervalResult):
+    _ci_of: ClassVar[tuple[str, str]] = ("estimate", "method")
     estimate: float
     se: float
-    ci_low: float
-    ci_high: float
+    if TYPE_CHECKING:  # to a type checker the bounds read like fields (they are properties of ``ci``)
+        ci_low: float
+        ci_high: float
+    else:
+        ci_low: InitVar[float]
+        ci_high: InitVar[float]
+    ci: Interval = field(init=False, metadata=ci_bounds())
     level: float
     method: str
     lam: float
@@ -293,13 +308,21 @@ def ppi_mean(
                      float(y.mean()), float(y.std(ddof=1) / math.sqrt(n)), tuple(notes))
 
 
+@holds_interval
 @dataclass(frozen=True)
-class CorrectedDifference(Result):
+class CorrectedDifference(IntervalResult):
+    _ci_of: ClassVar[tuple[str, str]] = ("delta", "interval_method")
+    interval_method: ClassVar[str] = "normal"
     delta: float
     observed_delta: float
     se: float
-    ci_low: float
-    ci_high: float
+    if TYPE_CHECKING:  # to a type checker the bounds read like fields (they are properties of ``ci``)
+        ci_low: float
+        ci_high: float
+    else:
+        ci_low: InitVar[float]
+        ci_high: InitVar[float]
+    ci: Interval = field(init=False, metadata=ci_bounds())
     level: float
 
 

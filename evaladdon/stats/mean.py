@@ -36,15 +36,15 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
-from typing import Callable
+from dataclasses import InitVar, dataclass, field
+from typing import Callable, ClassVar, TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
 from evaladdon.stats._base import zero_se
 from evaladdon.stats._base.checks import as_finite_1d, check_level, is_binary, pow2_scale, whole
-from evaladdon.stats._base.result import Result
+from evaladdon.stats._base.result import Interval, IntervalResult, ci_bounds, holds_interval
 from evaladdon.stats.bootstrap import bootstrap_mean
 from evaladdon.stats.cluster import ClusteredSE, clustered_se, codes, cr1_note
 from evaladdon.stats.epochs import EpochVariance, epoch_variance
@@ -60,8 +60,9 @@ MEAN_METHODS: tuple[str, ...] = ("auto", "t", "bootstrap", *PROPORTION_METHODS)
 NAN = float("nan")
 
 
+@holds_interval
 @dataclass(frozen=True)
-class MeanEstimate(Result):
+class MeanEstimate(IntervalResult):
     """One run's mean with every standard error worth showing; see the module doc.
 
     ``se`` is the one the interval uses: ``se_cluster`` (or ``se_cluster_cr2`` when
@@ -69,10 +70,16 @@ class MeanEstimate(Result):
     field is NaN (one item, one cluster, zero variance).
     """
 
+    _ci_of: ClassVar[tuple[str, str]] = ("mean", "method")
     mean: float
     se: float
-    ci_low: float
-    ci_high: float
+    if TYPE_CHECKING:  # to a type checker the bounds read like fields (they are properties of ``ci``)
+        ci_low: float
+        ci_high: float
+    else:
+        ci_low: InitVar[float]
+        ci_high: InitVar[float]
+    ci: Interval = field(init=False, metadata=ci_bounds())
     level: float
     method: str
     df: float

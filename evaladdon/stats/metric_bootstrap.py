@@ -29,15 +29,15 @@ coverage checks of every metric module.
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass, field
-from typing import Any, Callable, ContextManager, Literal, Sequence
+from dataclasses import InitVar, dataclass, field
+from typing import Any, Callable, ClassVar, ContextManager, Literal, Sequence, TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
 from evaladdon.stats._base.checks import check_level
 from evaladdon.stats.bootstrap import bca_probabilities
-from evaladdon.stats._base.result import Result
+from evaladdon.stats._base.result import Interval, IntervalResult, ci_bounds, holds_interval
 from evaladdon.stats.families.estimates import MetricEstimate
 
 __all__ = [
@@ -51,16 +51,23 @@ TableStatistic = Callable[[np.ndarray], np.ndarray]
 BOOT_METHODS: tuple[str, ...] = ("percentile", "bca")
 
 
+@holds_interval
 @dataclass(frozen=True)
-class PairedMetric(Result):
+class PairedMetric(IntervalResult):
     """``metric(B) - metric(A)`` on shared items with a paired interval and p-value."""
 
+    _ci_of: ClassVar[tuple[str, str]] = ("delta", "method")
     name: str
     estimate_a: float
     estimate_b: float
     delta: float
-    ci_low: float
-    ci_high: float
+    if TYPE_CHECKING:  # to a type checker the bounds read like fields (they are properties of ``ci``)
+        ci_low: float
+        ci_high: float
+    else:
+        ci_low: InitVar[float]
+        ci_high: InitVar[float]
+    ci: Interval = field(init=False, metadata=ci_bounds())
     level: float
     method: str
     p_value: float

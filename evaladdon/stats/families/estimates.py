@@ -2,27 +2,34 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
+from typing import TYPE_CHECKING
 
-from evaladdon.stats._base.result import Result
+from evaladdon.stats._base.result import Interval, IntervalResult, ci_bounds, holds_interval
 
 __all__ = ["MetricEstimate", "MetricLookup"]
 
 
+@holds_interval
 @dataclass(frozen=True)
-class MetricEstimate(Result):
+class MetricEstimate(IntervalResult):
     """One metric's point estimate with its interval.
 
     ``name`` is the key users see in JSON (``f1_macro``, ``roc_auc``, ``pass@2``, ``bleu,none``);
     ``method`` says how the interval was made (``cluster bootstrap percentile``, ``DeLong``,
     ``t cr2`` ...); ``n_items``/``n_clusters`` the units resampled or averaged; ``notes`` what a
-    reader must know (fallbacks, degenerate cases).
+    reader must know (fallbacks, degenerate cases).  ``ci`` is the interval (``ci_low``/``ci_high`` its ends).
     """
 
     name: str
     estimate: float
-    ci_low: float
-    ci_high: float
+    if TYPE_CHECKING:  # to a type checker the bounds read like fields (they are properties of ``ci``)
+        ci_low: float
+        ci_high: float
+    else:
+        ci_low: InitVar[float]
+        ci_high: InitVar[float]
+    ci: Interval = field(init=False, metadata=ci_bounds())
     level: float
     method: str
     n_items: int

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
+from dataclasses import InitVar, dataclass, field
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -29,7 +30,7 @@ import numpy.typing as npt
 from evaladdon.stats._base import zero_se
 from evaladdon.stats._base.checks import as_finite_1d, check_level, is_binary, pow2_scale, whole
 from evaladdon.stats._base.dist import t_sf
-from evaladdon.stats._base.result import Result
+from evaladdon.stats._base.result import Interval, IntervalResult, ci_bounds, holds_interval
 from evaladdon.stats.bootstrap import bootstrap_totals, ratio_of_totals
 from evaladdon.stats.cluster import clustered_se, codes, cr1_note  # codes: first-appearance ints as they are
 from evaladdon.stats.intervals import t_bounds
@@ -53,14 +54,16 @@ PAIRED_INTERVALS: tuple[str, ...] = ("auto", "t", "bootstrap", *PAIRED_BINARY_ME
 NAN = float("nan")
 
 
+@holds_interval
 @dataclass(frozen=True)
-class PairedComparison(Result):
+class PairedComparison(IntervalResult):
     """Everything about ``mean_B - mean_A`` on shared items; see the module doc.
 
     ``p_value`` is from ``test``; ``ci_low``/``ci_high`` from ``ci_method``.  ``se`` is the
     SE the t test and interval use (clustered when clusters are given).
     """
 
+    _ci_of: ClassVar[tuple[str, str]] = ("delta", "ci_method")
     n: int
     mean_a: float
     mean_b: float
@@ -71,8 +74,13 @@ class PairedComparison(Result):
     se_unpaired: float
     correlation: float
     variance_removed: float
-    ci_low: float
-    ci_high: float
+    if TYPE_CHECKING:  # to a type checker the bounds read like fields (they are properties of ``ci``)
+        ci_low: float
+        ci_high: float
+    else:
+        ci_low: InitVar[float]
+        ci_high: InitVar[float]
+    ci: Interval = field(init=False, metadata=ci_bounds())
     ci_method: str
     level: float
     test: str
