@@ -30,10 +30,6 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
     "evaladdon.stats._base.result": (
         "Interval", "IntervalResult", "Result", "ci_bounds", "holds_interval", "json_safe",
     ),
-    "evaladdon.stats.bootstrap": (
-        "BootstrapResult", "TotalsStatistic", "bca_probabilities", "bootstrap_mean", "bootstrap_totals",
-        "ratio_of_totals",
-    ),
     "evaladdon.stats.cluster": (
         "ClusteredSE", "cluster_sums", "clustered_from_sums", "clustered_se", "codes", "cr1_note",
         "satterthwaite_df_from_sums", "satterthwaite_df_intercept", "satterthwaite_sums",
@@ -53,14 +49,17 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "two_clusters_error",
     ),
     "evaladdon.stats.mean_parts": ("MeanPart", "estimate_mean_parts"),
-    "evaladdon.stats.metric_bootstrap": (
-        "BOOT_METHODS", "PairedMetric", "TableStatistic", "VectorBootstrap", "bootstrap_metrics", "cluster_weights",
-        "paired_bootstrap_metrics", "replicate_tables",
-    ),
     "evaladdon.stats.power": (
         "EXACT_MAX", "EXACT_SCAN_MAX", "MAX_N", "NOT_DETECTABLE", "PLAN_TESTS", "PlanTest", "PowerCurve",
         "PowerPlan", "Retrodesign", "binary_unpaired_variance", "epoch_item_variance", "mcnemar_exact_power", "plan",
         "power_curve", "power_normal", "retrodesign",
+    ),
+    "evaladdon.stats.resampling": (
+        "BOOT_METHODS", "BootstrapResult", "PairedBootstrap", "TableStatistic", "TotalsStatistic", "VectorBootstrap",
+        "bca_probabilities", "bootstrap_corpus", "bootstrap_items", "bootstrap_mean", "bootstrap_metrics",
+        "bootstrap_totals", "centred_p", "cluster_totals", "cluster_weights", "interval_ends",
+        "paired_bootstrap_metrics", "paired_totals_difference", "percentile_p", "ratio_of_totals",
+        "replicate_tables", "weight_replicates",
     ),
     "evaladdon.stats.families.calibration": (
         "DEFAULT_BINS", "CalibrationResult", "ReliabilityBin", "calibration_metrics", "calibration_tables",
@@ -71,11 +70,10 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "metric_names", "metrics_from_confusion",
     ),
     "evaladdon.stats.families.corpus": (
-        "PairedBootstrap", "binary_f1_stats", "bootstrap_corpus", "bootstrap_items", "cluster_totals",
-        "confusion_stats", "f1_from_totals", "macro_f1_from_totals", "mcc_from_totals", "micro_f1_from_totals",
-        "multilabel_stats", "paired_totals_difference", "ratio_stat", "rowwise",
+        "binary_f1_stats", "confusion_stats", "f1_from_totals", "macro_f1_from_totals", "mcc_from_totals",
+        "micro_f1_from_totals", "multilabel_stats", "ratio_stat", "rowwise",
     ),
-    "evaladdon.stats.families.estimates": ("MetricEstimate", "MetricLookup"),
+    "evaladdon.stats.families.estimates": ("MetricEstimate", "MetricLookup", "PairedMetric"),
     "evaladdon.stats.families.names": ("CALIBRATION_NAMES", "PASSK", "ROC_NAMES", "SUMMARY_NAMES", "family_of"),
     "evaladdon.stats.families.passk": (
         "ItemCounts", "compare_pass_at_k", "item_counts", "pass_at_k", "pass_at_k_items", "pass_hat_k_items",
@@ -101,8 +99,6 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
 if TYPE_CHECKING:  # pragma: no cover
     from evaladdon.stats._base.result import Interval, IntervalResult, Result, ci_bounds, holds_interval  # noqa: F401
     from evaladdon.stats._base.result import json_safe  # noqa: F401
-    from evaladdon.stats.bootstrap import BootstrapResult, TotalsStatistic, bca_probabilities  # noqa: F401
-    from evaladdon.stats.bootstrap import bootstrap_mean, bootstrap_totals, ratio_of_totals  # noqa: F401
     from evaladdon.stats.cluster import ClusteredSE, cluster_sums, clustered_from_sums, clustered_se  # noqa: F401
     from evaladdon.stats.cluster import codes, cr1_note, satterthwaite_df_from_sums  # noqa: F401
     from evaladdon.stats.cluster import satterthwaite_df_intercept, satterthwaite_sums  # noqa: F401
@@ -116,13 +112,17 @@ if TYPE_CHECKING:  # pragma: no cover
     from evaladdon.stats.mean import MEAN_METHODS, MeanEstimate, MeanStats, check_options, estimate_mean  # noqa: F401
     from evaladdon.stats.mean import finish, rescaled, two_clusters_error  # noqa: F401
     from evaladdon.stats.mean_parts import MeanPart, estimate_mean_parts  # noqa: F401
-    from evaladdon.stats.metric_bootstrap import BOOT_METHODS, PairedMetric, TableStatistic  # noqa: F401
-    from evaladdon.stats.metric_bootstrap import VectorBootstrap, bootstrap_metrics, cluster_weights  # noqa: F401
-    from evaladdon.stats.metric_bootstrap import paired_bootstrap_metrics, replicate_tables  # noqa: F401
     from evaladdon.stats.power import EXACT_MAX, EXACT_SCAN_MAX, MAX_N, NOT_DETECTABLE, PLAN_TESTS  # noqa: F401
     from evaladdon.stats.power import PlanTest, PowerCurve, PowerPlan, Retrodesign  # noqa: F401
     from evaladdon.stats.power import binary_unpaired_variance, epoch_item_variance, mcnemar_exact_power  # noqa: F401
     from evaladdon.stats.power import plan, power_curve, power_normal, retrodesign  # noqa: F401
+    from evaladdon.stats.resampling import BOOT_METHODS, BootstrapResult, PairedBootstrap, TableStatistic  # noqa: F401
+    from evaladdon.stats.resampling import TotalsStatistic, VectorBootstrap, bca_probabilities  # noqa: F401
+    from evaladdon.stats.resampling import bootstrap_corpus, bootstrap_items, bootstrap_mean  # noqa: F401
+    from evaladdon.stats.resampling import bootstrap_metrics, bootstrap_totals, centred_p, cluster_totals  # noqa: F401
+    from evaladdon.stats.resampling import cluster_weights, interval_ends, paired_bootstrap_metrics  # noqa: F401
+    from evaladdon.stats.resampling import paired_totals_difference, percentile_p, ratio_of_totals  # noqa: F401
+    from evaladdon.stats.resampling import replicate_tables, weight_replicates  # noqa: F401
     from evaladdon.stats.families.calibration import DEFAULT_BINS, CalibrationResult, ReliabilityBin  # noqa: F401
     from evaladdon.stats.families.calibration import calibration_metrics, calibration_tables  # noqa: F401
     from evaladdon.stats.families.calibration import compare_calibration, equal_mass_bins  # noqa: F401
@@ -130,12 +130,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from evaladdon.stats.families.classification import ClassificationResult, classification_metrics  # noqa: F401
     from evaladdon.stats.families.classification import compare_classification, confusion_tables  # noqa: F401
     from evaladdon.stats.families.classification import metrics_from_confusion  # noqa: F401
-    from evaladdon.stats.families.corpus import PairedBootstrap, binary_f1_stats, bootstrap_corpus  # noqa: F401
-    from evaladdon.stats.families.corpus import bootstrap_items, cluster_totals, confusion_stats  # noqa: F401
-    from evaladdon.stats.families.corpus import f1_from_totals, macro_f1_from_totals, mcc_from_totals  # noqa: F401
-    from evaladdon.stats.families.corpus import micro_f1_from_totals, multilabel_stats  # noqa: F401
-    from evaladdon.stats.families.corpus import paired_totals_difference, ratio_stat, rowwise  # noqa: F401
-    from evaladdon.stats.families.estimates import MetricEstimate, MetricLookup  # noqa: F401
+    from evaladdon.stats.families.corpus import binary_f1_stats, confusion_stats, f1_from_totals  # noqa: F401
+    from evaladdon.stats.families.corpus import macro_f1_from_totals, mcc_from_totals  # noqa: F401
+    from evaladdon.stats.families.corpus import micro_f1_from_totals, multilabel_stats, ratio_stat  # noqa: F401
+    from evaladdon.stats.families.corpus import rowwise  # noqa: F401
+    from evaladdon.stats.families.estimates import MetricEstimate, MetricLookup, PairedMetric  # noqa: F401
     from evaladdon.stats.families.names import CALIBRATION_NAMES, PASSK, ROC_NAMES, SUMMARY_NAMES  # noqa: F401
     from evaladdon.stats.families.names import family_of  # noqa: F401
     from evaladdon.stats.families.passk import ItemCounts, compare_pass_at_k, item_counts, pass_at_k  # noqa: F401

@@ -45,7 +45,7 @@ import numpy.typing as npt
 from evaladdon.stats._base import zero_se
 from evaladdon.stats._base.checks import as_finite_1d, check_level, is_binary, pow2_scale, whole
 from evaladdon.stats._base.result import Interval, IntervalResult, ci_bounds, holds_interval
-from evaladdon.stats.bootstrap import bootstrap_mean
+from evaladdon.stats.resampling import bootstrap_mean
 from evaladdon.stats.cluster import ClusteredSE, clustered_se, codes, cr1_note
 from evaladdon.stats.epochs import EpochVariance, epoch_variance
 from evaladdon.stats.intervals import PROPORTION_METHODS, proportion_interval, t_bounds

@@ -1,13 +1,14 @@
-"""The common result of a metric that is not a mean of item scores (F1, AUC, ECE, pass@k, BLEU ...)."""
+"""The common results of a metric that is not a mean of item scores (F1, AUC, ECE, pass@k, BLEU ...): one
+run's estimate, and the paired difference of two runs."""
 
 from __future__ import annotations
 
 from dataclasses import InitVar, dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from evaladdon.stats._base.result import Interval, IntervalResult, ci_bounds, holds_interval
 
-__all__ = ["MetricEstimate", "MetricLookup"]
+__all__ = ["MetricEstimate", "MetricLookup", "PairedMetric"]
 
 
 @holds_interval
@@ -48,3 +49,29 @@ class MetricLookup:
             if m.name == name:
                 return m
         raise KeyError(name)
+
+
+@holds_interval
+@dataclass(frozen=True)
+class PairedMetric(IntervalResult):
+    """``metric(B) - metric(A)`` on shared items with a paired interval and p-value."""
+
+    _ci_of: ClassVar[tuple[str, str]] = ("delta", "method")
+    name: str
+    estimate_a: float
+    estimate_b: float
+    delta: float
+    if TYPE_CHECKING:  # to a type checker the bounds read like fields (they are properties of ``ci``)
+        ci_low: float
+        ci_high: float
+    else:
+        ci_low: InitVar[float]
+        ci_high: InitVar[float]
+    ci: Interval = field(init=False, metadata=ci_bounds())
+    level: float
+    method: str
+    p_value: float
+    n_items: int
+    n_clusters: int | None = None
+    se: float | None = None
+    notes: tuple[str, ...] = field(default_factory=tuple)

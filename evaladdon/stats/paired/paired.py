@@ -31,7 +31,7 @@ from evaladdon.stats._base import zero_se
 from evaladdon.stats._base.checks import as_finite_1d, check_level, is_binary, pow2_scale, whole
 from evaladdon.stats._base.dist import t_sf
 from evaladdon.stats._base.result import Interval, IntervalResult, ci_bounds, holds_interval
-from evaladdon.stats.bootstrap import bootstrap_totals, ratio_of_totals
+from evaladdon.stats.resampling import bootstrap_totals, ratio_of_totals
 from evaladdon.stats.cluster import clustered_se, codes, cr1_note  # codes: first-appearance ints as they are
 from evaladdon.stats.intervals import t_bounds
 from evaladdon.stats.paired.mcnemar import Discordance, McNemarResult, discordance, mcnemar
