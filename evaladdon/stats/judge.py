@@ -25,8 +25,8 @@ coverage.
 from __future__ import annotations
 
 import math
-from dataclasses import InitVar, dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -102,23 +102,18 @@ def judge_agreement(judge: npt.ArrayLike, human: npt.ArrayLike, level: float = 0
 
 
 @holds_interval
-@dataclass(frozen=True)
 class CorrectedRate(IntervalResult):
     """A judge-corrected pass rate; ``estimate`` is clipped to [0, 1] (``clipped`` says so)."""
 
-    _ci_of: ClassVar[tuple[str, str]] = ("estimate", "method")
+    _ci_of = ("estimate", "method")
     estimate: float
     unclipped: float
     observed: float
     sensitivity: float
     specificity: float
     se: float
-    if TYPE_CHECKING:  # to a type checker the bounds read like fields (they are properties of ``ci``)
-        ci_low: float
-        ci_high: float
-    else:
-        ci_low: InitVar[float]
-        ci_high: InitVar[float]
+    ci_low: float
+    ci_high: float
     ci: Interval = field(init=False, metadata=ci_bounds())
     level: float
     method: str
@@ -240,17 +235,12 @@ def rogan_gladen_bootstrap(
 
 
 @holds_interval
-@dataclass(frozen=True)
 class PPIResult(IntervalResult):
-    _ci_of: ClassVar[tuple[str, str]] = ("estimate", "method")
+    _ci_of = ("estimate", "method")
     estimate: float
     se: float
-    if TYPE_CHECKING:  # to a type checker the bounds read like fields (they are properties of ``ci``)
-        ci_low: float
-        ci_high: float
-    else:
-        ci_low: InitVar[float]
-        ci_high: InitVar[float]
+    ci_low: float
+    ci_high: float
     ci: Interval = field(init=False, metadata=ci_bounds())
     level: float
     method: str
@@ -309,19 +299,14 @@ def ppi_mean(
 
 
 @holds_interval
-@dataclass(frozen=True)
 class CorrectedDifference(IntervalResult):
-    _ci_of: ClassVar[tuple[str, str]] = ("delta", "interval_method")
+    _ci_of = ("delta", "interval_method")
     interval_method: ClassVar[str] = "normal"
     delta: float
     observed_delta: float
     se: float
-    if TYPE_CHECKING:  # to a type checker the bounds read like fields (they are properties of ``ci``)
-        ci_low: float
-        ci_high: float
-    else:
-        ci_low: InitVar[float]
-        ci_high: InitVar[float]
+    ci_low: float
+    ci_high: float
     ci: Interval = field(init=False, metadata=ci_bounds())
     level: float
 

@@ -36,8 +36,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import InitVar, dataclass, field
-from typing import Callable, ClassVar, TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 import numpy.typing as npt
@@ -61,7 +61,6 @@ NAN = float("nan")
 
 
 @holds_interval
-@dataclass(frozen=True)
 class MeanEstimate(IntervalResult):
     """One run's mean with every standard error worth showing; see the module doc.
 
@@ -70,15 +69,11 @@ class MeanEstimate(IntervalResult):
     field is NaN (one item, one cluster, zero variance).
     """
 
-    _ci_of: ClassVar[tuple[str, str]] = ("mean", "method")
+    _ci_of = ("mean", "method")
     mean: float
     se: float
-    if TYPE_CHECKING:  # to a type checker the bounds read like fields (they are properties of ``ci``)
-        ci_low: float
-        ci_high: float
-    else:
-        ci_low: InitVar[float]
-        ci_high: InitVar[float]
+    ci_low: float
+    ci_high: float
     ci: Interval = field(init=False, metadata=ci_bounds())
     level: float
     method: str

@@ -36,8 +36,8 @@ own aggregation functions reproduce the point values from the totals.
 from __future__ import annotations
 
 import contextlib
-from dataclasses import InitVar, dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, ContextManager, Literal, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, ContextManager, Literal, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -83,16 +83,11 @@ def __getattr__(name: str) -> Any:
 # ---------------------------------------------------------------- results
 
 @holds_interval
-@dataclass(frozen=True)
 class BootstrapResult(IntervalResult):
-    _ci_of: ClassVar[tuple[str, str]] = ("estimate", "method")
+    _ci_of = ("estimate", "method")
     estimate: float
-    if TYPE_CHECKING:  # to a type checker the bounds read like fields (they are properties of ``ci``)
-        low: float
-        high: float
-    else:
-        low: InitVar[float]
-        high: InitVar[float]
+    low: float
+    high: float
     ci: Interval = field(init=False, metadata=ci_bounds("low", "high"))
     se: float
     level: float

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar, dataclass_transform
 
 import numpy as np
 
@@ -77,30 +77,15 @@ R = TypeVar("R", bound="IntervalResult")
 class IntervalResult(Result):
     """Mixin for a frozen result that holds its confidence interval as the field ``ci``, an :class:`Interval`.
 
-    The class declares, where the two bounds used to be fields, two init-only bounds and the field
-    ``ci`` (with :func:`ci_bounds`), and is decorated with :func:`holds_interval`::
+    Declared with :func:`holds_interval` instead of ``@dataclass(frozen=True)``; in the place of the
+    bounds it has them and ``ci``: ``ci_low: float``, ``ci_high: float``, ``ci: Interval =
+    field(init=False, metadata=ci_bounds())`` (see :class:`~evaladdon.stats.families.estimates.MetricEstimate`),
+    and ``_ci_of = ("estimate", "method")`` names the attributes ``ci`` takes its estimate and method from.
 
-        @holds_interval
-        @dataclass(frozen=True)
-        class MetricEstimate(IntervalResult):
-            _ci_of: ClassVar[tuple[str, str]] = ("estimate", "method")
-            name: str
-            estimate: float
-            if TYPE_CHECKING:  # to a type checker the bounds read like fields (they are properties of ``ci``)
-                ci_low: float
-                ci_high: float
-            else:
-                ci_low: InitVar[float]
-                ci_high: InitVar[float]
-            ci: Interval = field(init=False, metadata=ci_bounds())
-            level: float
-            method: str
-
-    So the constructor takes the bounds by position and by name as before, ``ci_low``/``ci_high``
-    read ``ci.low``/``ci.high``, ``dataclasses.replace`` carries them over (or takes new ones),
-    and ``to_dict()`` shows ``ci_low``/``ci_high`` where ``ci`` is: the JSON of before, key order
-    included.  ``ci`` is ``Interval(estimate, low, high, level, method)`` with the estimate and
-    method read from the attributes named by ``_ci_of``.
+    The bounds become init-only (``InitVar``): the constructor takes them by position and by name as
+    before, ``__post_init__`` makes ``ci = Interval(estimate, low, high, level, method)``, and they
+    read ``ci.low``/``ci.high`` as properties.  ``dataclasses.replace`` carries them over (or takes new
+    ones), and ``to_dict()`` shows the bounds where ``ci`` is: the JSON of before, key order included.
     """
 
     _ci_of: ClassVar[tuple[str, str]] = ("estimate", "method")
@@ -114,9 +99,7 @@ class IntervalResult(Result):
 
 
 def ci_bounds(low: str = "ci_low", high: str = "ci_high") -> dict[str, tuple[str, str]]:
-    """Metadata of the field ``ci`` of an :class:`IntervalResult`, made from the init-only bounds ``low``
-    and ``high``: ``ci: Interval = field(init=False, metadata=ci_bounds())`` (spelled out so that type
-    checkers see ``init=False``)."""
+    """Metadata of the field ``ci`` of an :class:`IntervalResult`: the names of its two bounds."""
     return {_BOUNDS: (low, high)}
 
 
@@ -128,14 +111,20 @@ def _bound(end: str) -> property:
     return property(get)
 
 
+@dataclass_transform(frozen_default=True, field_specifiers=(dataclasses.field,))
 def holds_interval(cls: type[R]) -> type[R]:
-    """Finish an :class:`IntervalResult` dataclass: its two init-only bounds become properties reading
-    ``ci``, and ``dataclasses.replace`` reads them there when not given (it insists on a value for an
-    init-only field without a default; the default set here is seen by ``replace`` alone, the
-    generated ``__init__`` still requires the bounds)."""
-    fields = cls.__dataclass_fields__  # type: ignore[attr-defined]
-    (ci,) = [f for f in fields.values() if _BOUNDS in f.metadata]
-    for name, end in zip(ci.metadata[_BOUNDS], ("low", "high"), strict=True):
-        fields[name].default = None  # an InitVar: replace() now takes getattr(obj, name), the property
-        setattr(cls, name, _bound(end))
-    return cls
+    """``@dataclass(frozen=True)`` for an :class:`IntervalResult`: the two bounds named by the metadata of
+    ``ci`` become init-only, then properties reading ``ci``.  To a type checker they stay fields (so
+    construction, reading and ``replace`` check as before).  ``dataclasses.replace`` insists on a value
+    for an init-only field without a default: the default set here after the class is made is seen by
+    ``replace`` alone (it then reads the property); the generated ``__init__`` still requires the bounds."""
+    annotations = cls.__dict__["__annotations__"]
+    bounds = cls.__dict__["ci"].metadata[_BOUNDS]
+    for name in bounds:
+        annotations[name] = dataclasses.InitVar(annotations[name])  # type: ignore[call-arg]
+    made = dataclass(frozen=True)(cls)
+    fields = made.__dataclass_fields__  # type: ignore[attr-defined]
+    for name, end in zip(bounds, ("low", "high"), strict=True):
+        fields[name].default = None
+        setattr(made, name, _bound(end))
+    return made

@@ -3,8 +3,7 @@ run's estimate, and the paired difference of two runs."""
 
 from __future__ import annotations
 
-from dataclasses import InitVar, dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from dataclasses import field
 
 from evaladdon.stats._base.result import Interval, IntervalResult, ci_bounds, holds_interval
 
@@ -12,7 +11,6 @@ __all__ = ["MetricEstimate", "MetricLookup", "PairedMetric"]
 
 
 @holds_interval
-@dataclass(frozen=True)
 class MetricEstimate(IntervalResult):
     """One metric's point estimate with its interval.
 
@@ -24,12 +22,8 @@ class MetricEstimate(IntervalResult):
 
     name: str
     estimate: float
-    if TYPE_CHECKING:  # to a type checker the bounds read like fields (they are properties of ``ci``)
-        ci_low: float
-        ci_high: float
-    else:
-        ci_low: InitVar[float]
-        ci_high: InitVar[float]
+    ci_low: float
+    ci_high: float
     ci: Interval = field(init=False, metadata=ci_bounds())
     level: float
     method: str
@@ -52,21 +46,16 @@ class MetricLookup:
 
 
 @holds_interval
-@dataclass(frozen=True)
 class PairedMetric(IntervalResult):
     """``metric(B) - metric(A)`` on shared items with a paired interval and p-value."""
 
-    _ci_of: ClassVar[tuple[str, str]] = ("delta", "method")
+    _ci_of = ("delta", "method")
     name: str
     estimate_a: float
     estimate_b: float
     delta: float
-    if TYPE_CHECKING:  # to a type checker the bounds read like fields (they are properties of ``ci``)
-        ci_low: float
-        ci_high: float
-    else:
-        ci_low: InitVar[float]
-        ci_high: InitVar[float]
+    ci_low: float
+    ci_high: float
     ci: Interval = field(init=False, metadata=ci_bounds())
     level: float
     method: str

@@ -21,8 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import InitVar, dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from dataclasses import field
 
 import numpy as np
 import numpy.typing as npt
@@ -55,7 +54,6 @@ NAN = float("nan")
 
 
 @holds_interval
-@dataclass(frozen=True)
 class PairedComparison(IntervalResult):
     """Everything about ``mean_B - mean_A`` on shared items; see the module doc.
 
@@ -63,7 +61,7 @@ class PairedComparison(IntervalResult):
     SE the t test and interval use (clustered when clusters are given).
     """
 
-    _ci_of: ClassVar[tuple[str, str]] = ("delta", "ci_method")
+    _ci_of = ("delta", "ci_method")
     n: int
     mean_a: float
     mean_b: float
@@ -74,12 +72,8 @@ class PairedComparison(IntervalResult):
     se_unpaired: float
     correlation: float
     variance_removed: float
-    if TYPE_CHECKING:  # to a type checker the bounds read like fields (they are properties of ``ci``)
-        ci_low: float
-        ci_high: float
-    else:
-        ci_low: InitVar[float]
-        ci_high: InitVar[float]
+    ci_low: float
+    ci_high: float
     ci: Interval = field(init=False, metadata=ci_bounds())
     ci_method: str
     level: float

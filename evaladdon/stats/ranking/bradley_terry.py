@@ -41,8 +41,8 @@ tournaments with a known truth.
 from __future__ import annotations
 
 import math
-from dataclasses import InitVar, dataclass, field
-from typing import ClassVar, Literal, TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -227,20 +227,15 @@ def _strongly_connected(pi: np.ndarray, pj: np.ndarray, w1: np.ndarray, w2: np.n
 
 
 @holds_interval
-@dataclass(frozen=True)
 class BradleyTerryResult(IntervalResult):
     """Ratings (Elo scale), intervals, ranks, and win-probability matrices for K models."""
 
-    _ci_of: ClassVar[tuple[str, str]] = ("rating", "interval")
+    _ci_of = ("rating", "interval")
     models: tuple[str, ...]
     theta: np.ndarray
     rating: np.ndarray
-    if TYPE_CHECKING:  # to a type checker the bounds read like fields (they are properties of ``ci``)
-        ci_low: np.ndarray
-        ci_high: np.ndarray
-    else:
-        ci_low: InitVar[np.ndarray]
-        ci_high: InitVar[np.ndarray]
+    ci_low: np.ndarray
+    ci_high: np.ndarray
     ci: Interval = field(init=False, metadata=ci_bounds())
     se: np.ndarray
     rank: np.ndarray

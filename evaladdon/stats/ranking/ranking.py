@@ -35,8 +35,7 @@ the time.
 from __future__ import annotations
 
 import math
-from dataclasses import InitVar, dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from dataclasses import field
 
 import numpy as np
 import numpy.typing as npt
@@ -48,18 +47,13 @@ __all__ = ["RankingResult", "competition_ranks", "pairwise_tests", "rank_models"
 
 
 @holds_interval
-@dataclass(frozen=True)
 class RankingResult(IntervalResult):
-    _ci_of: ClassVar[tuple[str, str]] = ("mean", "method")
+    _ci_of = ("mean", "method")
     models: tuple[str, ...]
     mean: np.ndarray
     se: np.ndarray
-    if TYPE_CHECKING:  # to a type checker the bounds read like fields (they are properties of ``ci``)
-        ci_low: np.ndarray
-        ci_high: np.ndarray
-    else:
-        ci_low: InitVar[np.ndarray]
-        ci_high: InitVar[np.ndarray]
+    ci_low: np.ndarray
+    ci_high: np.ndarray
     ci: Interval = field(init=False, metadata=ci_bounds())
     rank: np.ndarray
     rank_low: np.ndarray
