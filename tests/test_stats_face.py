@@ -40,14 +40,16 @@ MOVED = {
     "classification": "families.classification", "calibration": "families.calibration", "roc": "families.roc",
     "passk": "families.passk", "corpus": "families.corpus", "metric_estimate": "families.estimates",
     "metric_names": "families.names", "bradley_terry": "ranking.bradley_terry", "item_table": "item_means",
+    "bootstrap": "resampling", "metric_bootstrap": "resampling",
 }
 
 
 def test_the_table_in_init_is_generated_from_the_modules_all() -> None:
     assert _face.current() == _face.source(), "run `python -m evaladdon.stats._face`"
     assert set(_face.table()) == set(stats._PUBLIC)
-    # the 30 modules of before, less _checks, _dist, _result, _root and zero_se (now in _base), plus _base.result
-    assert len(stats._PUBLIC) == 26
+    # the 30 modules of before, less _checks, _dist, _result, _root and zero_se (now in _base), plus _base.result;
+    # bootstrap and metric_bootstrap are one module, resampling (step 3c)
+    assert len(stats._PUBLIC) == 25
 
 
 def test_every_public_name_of_every_public_module_is_reachable_from_the_package() -> None:
@@ -92,6 +94,24 @@ def test_an_old_module_path_is_the_moved_module(old: str) -> None:
     moved = importlib.import_module(f"evaladdon.stats.{MOVED[old]}")
     assert importlib.import_module(f"evaladdon.stats.{old}") is moved
     assert sys.modules[f"evaladdon.stats.{old}"] is moved
+
+
+def test_the_three_bootstraps_keep_their_old_names_in_the_one_resampling_module() -> None:
+    from evaladdon.stats import resampling
+    from evaladdon.stats.families import corpus, estimates
+
+    old = {
+        "bootstrap": "BootstrapResult TotalsStatistic bca_probabilities bootstrap_mean bootstrap_totals ratio_of_totals",
+        "metric_bootstrap": ("BOOT_METHODS PairedMetric TableStatistic VectorBootstrap bootstrap_metrics cluster_weights "
+                             "paired_bootstrap_metrics replicate_tables"),
+        "corpus": "PairedBootstrap bootstrap_corpus bootstrap_items cluster_totals paired_totals_difference",
+    }
+    for module, names in old.items():
+        for name in names.split():
+            value = getattr(importlib.import_module(f"evaladdon.stats.{module}"), name)
+            assert value is getattr(resampling, name) and value is getattr(stats, name), (module, name)
+    assert resampling.PairedMetric is estimates.PairedMetric
+    assert corpus.bootstrap_corpus is resampling.bootstrap_corpus
 
 
 def test_a_patch_through_an_old_path_reaches_the_code(monkeypatch: pytest.MonkeyPatch) -> None:

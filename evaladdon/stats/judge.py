@@ -25,7 +25,8 @@ coverage.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -33,7 +34,7 @@ import numpy.typing as npt
 from evaladdon.stats._base import zero_se
 from evaladdon.stats._base.checks import as_finite_1d, check_level, finite, whole
 from evaladdon.stats._base.dist import norm_ppf
-from evaladdon.stats._base.result import Result
+from evaladdon.stats._base.result import Interval, IntervalResult, Result, ci_bounds, holds_interval
 from evaladdon.stats.intervals import proportion_interval
 
 __all__ = [
@@ -100,10 +101,11 @@ def judge_agreement(judge: npt.ArrayLike, human: npt.ArrayLike, level: float = 0
     )
 
 
-@dataclass(frozen=True)
-class CorrectedRate(Result):
+@holds_interval
+class CorrectedRate(IntervalResult):
     """A judge-corrected pass rate; ``estimate`` is clipped to [0, 1] (``clipped`` says so)."""
 
+    _ci_of = ("estimate", "method")
     estimate: float
     unclipped: float
     observed: float
@@ -112,6 +114,7 @@ class CorrectedRate(Result):
     se: float
     ci_low: float
     ci_high: float
+    ci: Interval = field(init=False, metadata=ci_bounds())
     level: float
     method: str
     clipped: bool
@@ -231,12 +234,14 @@ def rogan_gladen_bootstrap(
                          point.clipped, tuple(notes))
 
 
-@dataclass(frozen=True)
-class PPIResult(Result):
+@holds_interval
+class PPIResult(IntervalResult):
+    _ci_of = ("estimate", "method")
     estimate: float
     se: float
     ci_low: float
     ci_high: float
+    ci: Interval = field(init=False, metadata=ci_bounds())
     level: float
     method: str
     lam: float
@@ -293,13 +298,16 @@ def ppi_mean(
                      float(y.mean()), float(y.std(ddof=1) / math.sqrt(n)), tuple(notes))
 
 
-@dataclass(frozen=True)
-class CorrectedDifference(Result):
+@holds_interval
+class CorrectedDifference(IntervalResult):
+    _ci_of = ("delta", "interval_method")
+    interval_method: ClassVar[str] = "normal"
     delta: float
     observed_delta: float
     se: float
     ci_low: float
     ci_high: float
+    ci: Interval = field(init=False, metadata=ci_bounds())
     level: float
 
 

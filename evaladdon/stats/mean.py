@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
@@ -44,8 +44,8 @@ import numpy.typing as npt
 
 from evaladdon.stats._base import zero_se
 from evaladdon.stats._base.checks import as_finite_1d, check_level, is_binary, pow2_scale, whole
-from evaladdon.stats._base.result import Result
-from evaladdon.stats.bootstrap import bootstrap_mean
+from evaladdon.stats._base.result import Interval, IntervalResult, ci_bounds, holds_interval
+from evaladdon.stats.resampling import bootstrap_mean
 from evaladdon.stats.cluster import ClusteredSE, clustered_se, codes, cr1_note
 from evaladdon.stats.epochs import EpochVariance, epoch_variance
 from evaladdon.stats.intervals import PROPORTION_METHODS, proportion_interval, t_bounds
@@ -60,8 +60,8 @@ MEAN_METHODS: tuple[str, ...] = ("auto", "t", "bootstrap", *PROPORTION_METHODS)
 NAN = float("nan")
 
 
-@dataclass(frozen=True)
-class MeanEstimate(Result):
+@holds_interval
+class MeanEstimate(IntervalResult):
     """One run's mean with every standard error worth showing; see the module doc.
 
     ``se`` is the one the interval uses: ``se_cluster`` (or ``se_cluster_cr2`` when
@@ -69,10 +69,12 @@ class MeanEstimate(Result):
     field is NaN (one item, one cluster, zero variance).
     """
 
+    _ci_of = ("mean", "method")
     mean: float
     se: float
     ci_low: float
     ci_high: float
+    ci: Interval = field(init=False, metadata=ci_bounds())
     level: float
     method: str
     df: float

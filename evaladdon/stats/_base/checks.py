@@ -1,4 +1,5 @@
-"""Input checks shared by the estimators (one-line ``ValueError`` messages)."""
+"""Input checks shared by the estimators (one-line ``ValueError`` messages), and the codes of labels
+and of rows they need."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = [
-    "as_finite_1d", "check_level", "codes", "finite", "first_appearance", "first_appearance_top", "is_binary",
-    "pow2_scale", "pow2_scale_of_top", "whole",
+    "as_finite_1d", "check_level", "codes", "distinct_rows", "finite", "first_appearance", "first_appearance_top",
+    "is_binary", "pow2_scale", "pow2_scale_of_top", "whole",
 ]
 
 
@@ -139,3 +140,34 @@ def pow2_scale_of_top(top: float) -> float:
     if top < 2.0**500:
         return 1.0
     return math.ldexp(1.0, math.frexp(top)[1] - 1)  # top / scale in [1, 2)
+
+
+def distinct_rows(t: np.ndarray, max_distinct: int = 512) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """The distinct rows of ``t``, each row's index among them and their multiplicities, when
+    there are at most ``max_distinct`` of them and at most a quarter of the rows; else ``t``.
+
+    Rows of small non-negative integers are keyed exactly by a mixed-radix integer and
+    hashed (``pandas.factorize``), which is much faster than ``np.unique(axis=0)``'s sort.
+    """
+    if not np.all(t == np.floor(t)) or t.min() < 0:
+        return t, None, None
+    radix = t.max(axis=0).astype(np.int64) + 1
+    if np.sum(np.log2(radix.astype(float))) >= 62:
+        return t, None, None
+    place = np.concatenate([[1], np.cumprod(radix[:-1])]).astype(np.int64)
+    key = t.astype(np.int64) @ place
+    inverse, first = _factorize(key)
+    if first.size > min(max_distinct, t.shape[0] // 4):
+        return t, None, None
+    mult = np.bincount(inverse, minlength=first.size).astype(float)
+    return t[first], inverse, mult
+
+
+def _factorize(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Codes of ``key`` and the index of each code's first row."""
+    import pandas as pd
+
+    codes_, uniq = pd.factorize(key)
+    first = np.zeros(len(uniq), dtype=np.int64)
+    first[codes_[::-1]] = np.arange(key.size)[::-1]
+    return codes_.astype(np.int64), first

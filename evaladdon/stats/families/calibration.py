@@ -23,7 +23,7 @@ score, ``o`` is the label).
 
 Every metric is a function of per-bin sums ``(n_b, sum f, sum o, sum f^2, sum f o)`` and the
 NLL sum, so intervals come from the cluster bootstrap over per-cluster per-bin sums
-(:mod:`evaladdon.stats.metric_bootstrap`); paired comparisons use the same cluster weights for
+(:mod:`evaladdon.stats.resampling`); paired comparisons use the same cluster weights for
 both runs (each run keeps its own bins).  Oracles in the tests: scikit-learn's
 ``brier_score_loss`` / ``log_loss``, direct per-bin loops for ECE, the decomposition identity, and
 Monte-Carlo coverage against values integrated from a known forecast/outcome law.
@@ -39,7 +39,8 @@ import numpy.typing as npt
 
 from evaladdon.stats._base.checks import as_finite_1d, check_level, codes
 from evaladdon.stats._base.result import Result
-from evaladdon.stats.metric_bootstrap import PairedMetric, bootstrap_metrics, paired_bootstrap_metrics
+from evaladdon.stats.families.estimates import PairedMetric
+from evaladdon.stats.resampling import bootstrap_metrics, paired_bootstrap_metrics
 from evaladdon.stats.families.estimates import MetricEstimate, MetricLookup
 from evaladdon.stats.families.names import CALIBRATION_NAMES as NAMES
 

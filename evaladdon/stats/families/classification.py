@@ -17,7 +17,7 @@ class; ``M[i, j]`` counts items of class ``i`` predicted as ``j``), one per clus
   ``p_e = sum_k t_k p_k / n^2`` (NaN when ``p_e = 1``).
 
 Every metric is a ratio of sums of ``M`` (scale free), so a bootstrap replicate is the
-weighted sum of per-cluster matrices (:mod:`evaladdon.stats.metric_bootstrap`) and all
+weighted sum of per-cluster matrices (:mod:`evaladdon.stats.resampling`) and all
 metrics are computed for all replicates at once.  Intervals: cluster bootstrap percentile
 (default) or BCa with the cluster jackknife.  Paired comparison: the same cluster weights for
 both runs.  Oracle in the tests: scikit-learn's metrics on the items, and a Monte-Carlo
@@ -35,7 +35,8 @@ import pandas as pd
 
 from evaladdon.stats._base.checks import check_level, codes
 from evaladdon.stats._base.result import Result
-from evaladdon.stats.metric_bootstrap import PairedMetric, bootstrap_metrics, paired_bootstrap_metrics
+from evaladdon.stats.families.estimates import PairedMetric
+from evaladdon.stats.resampling import bootstrap_metrics, paired_bootstrap_metrics
 from evaladdon.stats.families.estimates import MetricEstimate, MetricLookup
 from evaladdon.stats.families.names import SUMMARY_NAMES
 

@@ -1,4 +1,8 @@
-"""Cluster bootstrap of corpus-level metrics (F1, MCC, BLEU, chrF, TER, perplexity ...).
+"""Corpus-level metrics (F1, MCC, BLEU, chrF, TER, perplexity ...) for the cluster bootstrap.
+
+The per-item statistics and the metrics of their totals are here; the bootstraps
+(:func:`bootstrap_corpus`, :func:`bootstrap_items`, :func:`paired_totals_difference`) are in
+:mod:`evaladdon.stats.resampling` and keep their old names here.
 
 A corpus-level metric is a function of the whole corpus, not a mean of item scores, so its
 uncertainty comes from resampling the independent units -- clusters, else items with all
@@ -10,7 +14,7 @@ clustered data Davison & Hinkley 1997, sec. 3.8).  Two routes:
    micro/macro multilabel F1 of per-label (tp, fp, fn), BLEU of n-gram match/total counts
    and lengths, chrF of character n-gram counts, TER of (edits, reference length),
    perplexity of (sum log-likelihood, count).  Per-cluster totals are computed once; a
-   replicate sums ``C`` cluster rows (:func:`evaladdon.stats.bootstrap.bootstrap_totals`,
+   replicate sums ``C`` cluster rows (:func:`evaladdon.stats.resampling.bootstrap_totals`,
    vectorised over batches of replicates), then the statistic maps totals to the metric
    (vectorised for F1/MCC/multilabel/ratios; one call of the scorer's own formula per
    replicate for BLEU/chrF/TER).
@@ -30,26 +34,24 @@ clustered corpus with a known population F1.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 import numpy as np
 import numpy.typing as npt
 
-from evaladdon.stats._base.checks import check_level, codes
-from evaladdon.stats._base.result import Result
-from evaladdon.stats.bootstrap import bootstrap_totals
-from evaladdon.stats.families.estimates import MetricEstimate
-from evaladdon.stats.metric_bootstrap import cluster_weights
+# the bootstraps of corpus metrics live in the one resampling module; their old names stay here
+from evaladdon.stats.resampling import PairedBootstrap as PairedBootstrap
+from evaladdon.stats.resampling import TotalsStatistic
+from evaladdon.stats.resampling import bootstrap_corpus as bootstrap_corpus
+from evaladdon.stats.resampling import bootstrap_items as bootstrap_items
+from evaladdon.stats.resampling import cluster_totals as cluster_totals
+from evaladdon.stats.resampling import paired_totals_difference as paired_totals_difference
 
 __all__ = [
-    "PairedBootstrap", "binary_f1_stats", "bootstrap_corpus", "bootstrap_items", "cluster_totals", "confusion_stats",
-    "f1_from_totals", "macro_f1_from_totals", "mcc_from_totals", "micro_f1_from_totals", "multilabel_stats",
-    "paired_totals_difference", "ratio_stat", "rowwise",
+    "binary_f1_stats", "confusion_stats", "f1_from_totals", "macro_f1_from_totals", "mcc_from_totals",
+    "micro_f1_from_totals", "multilabel_stats", "ratio_stat", "rowwise",
 ]
 
-TotalsStatistic = Callable[[np.ndarray], np.ndarray]
-"""Maps totals of shape ``(..., m)`` to the metric, shape ``(...)``."""
 
 
 # ---------------------------------------------------------------- per-item sufficient statistics
@@ -149,155 +151,3 @@ def rowwise(score: Callable[[list[float]], float]) -> TotalsStatistic:
         flat = t.reshape(-1, t.shape[-1])
         return np.array([score(list(row)) for row in flat]).reshape(t.shape[:-1])
     return stat
-
-
-# ---------------------------------------------------------------- bootstrap
-
-
-@dataclass(frozen=True)
-class PairedBootstrap(Result):
-    """metric(B) − metric(A) with its paired cluster-bootstrap interval and p-value."""
-
-    estimate: MetricEstimate
-    estimate_a: float
-    estimate_b: float
-    p_value: float
-
-
-def cluster_totals(per_item: npt.ArrayLike, clusters: npt.ArrayLike | None = None) -> np.ndarray:
-    """Per-cluster sums of per-item statistics, shape (C, m) (no cluster: one row per item)."""
-    x = np.asarray(per_item, dtype=float)
-    if x.ndim == 1:
-        x = x[:, None]
-    c, n_c = codes(clusters, x.shape[0], "clusters")
-    order = np.argsort(c, kind="stable")
-    starts = np.searchsorted(c[order], np.arange(n_c))  # every code occurs (factorized labels)
-    return np.add.reduceat(x[order], starts, axis=0)
-
-
-def bootstrap_corpus(
-    per_item: npt.ArrayLike,
-    statistic: TotalsStatistic,
-    clusters: npt.ArrayLike | None = None,
-    *,
-    name: str = "corpus metric",
-    n_resamples: int = 2_000,
-    level: float = 0.95,
-    method: str = "percentile",
-    seed: int | None = 0,
-) -> MetricEstimate:
-    """Cluster bootstrap interval of a metric of summed per-item statistics.
-
-    ``per_item`` has shape (n, m); ``statistic`` maps totals (..., m) to the metric.
-    """
-    level = check_level(level)
-    x = np.asarray(per_item, dtype=float)
-    totals = cluster_totals(x, clusters)
-    n_units = totals.shape[0]
-    unit = "cluster" if clusters is not None else "item"
-    if n_units < 2:
-        est = float(statistic(totals.sum(axis=0)[None, :])[0])
-        return MetricEstimate(name, est, float("nan"), float("nan"), level, f"{unit} bootstrap {method}",
-                              x.shape[0], n_units if clusters is not None else None, None,
-                              ("fewer than two independent units: no interval",))
-    b = bootstrap_totals(totals, statistic, n_resamples=n_resamples, level=level, method=method, seed=seed)
-    return MetricEstimate(name, b.estimate, b.low, b.high, level, f"{unit} bootstrap {method}", x.shape[0],
-                          n_units if clusters is not None else None, b.se,
-                          (f"{n_resamples} resamples of {n_units} {unit}s, seed {seed}",))
-
-
-def paired_totals_difference(
-    per_item_a: npt.ArrayLike,
-    per_item_b: npt.ArrayLike,
-    statistic: TotalsStatistic,
-    clusters: npt.ArrayLike | None = None,
-    *,
-    name: str = "difference",
-    n_resamples: int = 2_000,
-    level: float = 0.95,
-    method: str = "percentile",
-    seed: int | None = 0,
-) -> PairedBootstrap:
-    """Paired cluster bootstrap of metric(B) − metric(A) on the same items (rows aligned)."""
-    a = np.asarray(per_item_a, dtype=float)
-    b = np.asarray(per_item_b, dtype=float)
-    a = a[:, None] if a.ndim == 1 else a
-    b = b[:, None] if b.ndim == 1 else b
-    if a.shape[0] != b.shape[0]:
-        raise ValueError(f"paired inputs need the same items: {a.shape[0]} vs {b.shape[0]} rows")
-    ma, mb = a.shape[1], b.shape[1]
-
-    def diff(t: np.ndarray) -> np.ndarray:
-        return statistic(t[..., ma:]) - statistic(t[..., :ma])
-
-    both = np.concatenate([a, b], axis=1)
-    est = bootstrap_corpus(both, diff, clusters, name=name, n_resamples=n_resamples, level=level, method=method,
-                           seed=seed)
-    totals = cluster_totals(both, clusters)
-    full = totals.sum(axis=0)
-    ea, eb = float(statistic(full[None, :ma])[0]), float(statistic(full[None, ma:])[0])
-    p = _paired_p(totals, diff, est.estimate, n_resamples, seed)
-    del mb
-    return PairedBootstrap(est, ea, eb, p)
-
-
-def _paired_p(totals: np.ndarray, diff: TotalsStatistic, observed: float, n_resamples: int,
-              seed: int | None) -> float:
-    """Two-sided bootstrap p: share of replicates with |d* − d̂| ≥ |d̂| (the centred null), +1 smoothed."""
-    if totals.shape[0] < 2 or not np.isfinite(observed):
-        return float("nan")
-    rng = np.random.default_rng(None if seed is None else seed + 1)
-    reps = np.empty(n_resamples)
-    n = totals.shape[0]
-    batch = max(1, min(n_resamples, 2_000_000 // max(n * totals.shape[1], 1)))
-    for start in range(0, n_resamples, batch):  # batches of replicates, not a loop per replicate
-        k = min(batch, n_resamples - start)
-        reps[start:start + k] = diff(cluster_weights(rng, k, n) @ totals)  # cluster draw counts @ totals
-    reps = reps[np.isfinite(reps)]
-    extreme = np.sum(np.abs(reps - observed) >= abs(observed) - 1e-12 * max(1.0, abs(observed)))
-    return float((extreme + 1) / (reps.size + 1))
-
-
-def bootstrap_items(
-    items: Sequence[Any],
-    aggregate: Callable[[list[Any]], float],
-    clusters: npt.ArrayLike | None = None,
-    *,
-    name: str = "corpus metric",
-    n_resamples: int = 1_000,
-    level: float = 0.95,
-    seed: int | None = 0,
-) -> MetricEstimate:
-    """Generic cluster bootstrap: ``aggregate`` (any Python callable over a list of items,
-    e.g. the harness's own aggregation) called once per replicate on the resampled items.
-
-    Item indices of a replicate are gathered for all drawn clusters at once (CSR layout).
-    Percentile interval.
-    """
-    level = check_level(level)
-    obj = np.empty(len(items), dtype=object)
-    obj[:] = list(items)
-    c, n_c = codes(clusters, len(obj), "clusters")
-    order = np.argsort(c, kind="stable")
-    sizes = np.bincount(c, minlength=n_c)
-    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    estimate = float(aggregate(list(obj)))
-    unit = "cluster" if clusters is not None else "item"
-    if n_c < 2:
-        return MetricEstimate(name, estimate, float("nan"), float("nan"), level, f"{unit} bootstrap percentile",
-                              len(obj), n_c if clusters is not None else None, None,
-                              ("fewer than two independent units: no interval",))
-    rng = np.random.default_rng(seed)
-    reps = np.empty(n_resamples)
-    for r in range(n_resamples):  # the aggregator is Python: one call per replicate
-        drawn = rng.integers(0, n_c, size=n_c)
-        lens = sizes[drawn]
-        offs = np.repeat(starts[drawn] - np.concatenate([[0], np.cumsum(lens)[:-1]]), lens)
-        idx = order[offs + np.arange(lens.sum())]
-        reps[r] = aggregate(list(obj[idx]))
-    reps = reps[np.isfinite(reps)]
-    alpha = 1.0 - level
-    lo, hi = np.quantile(reps, [alpha / 2, 1 - alpha / 2])
-    return MetricEstimate(name, estimate, float(lo), float(hi), level, f"{unit} bootstrap percentile", len(obj),
-                          n_c if clusters is not None else None, float(reps.std(ddof=1)),
-                          (f"{n_resamples} resamples of {n_c} {unit}s, seed {seed}; aggregation called per replicate",))

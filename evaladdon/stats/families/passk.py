@@ -31,7 +31,7 @@ import pandas as pd
 from evaladdon.stats._base.checks import as_finite_1d, check_level
 from evaladdon.stats.families.estimates import MetricEstimate
 from evaladdon.stats.mean import estimate_mean
-from evaladdon.stats.metric_bootstrap import PairedMetric
+from evaladdon.stats.families.estimates import PairedMetric
 from evaladdon.stats.paired.paired import compare_paired
 
 __all__ = ["ItemCounts", "compare_pass_at_k", "item_counts", "pass_at_k", "pass_at_k_items", "pass_hat_k_items"]

@@ -41,8 +41,8 @@ import numpy.typing as npt
 
 from evaladdon.stats._base.checks import as_finite_1d, check_level, codes
 from evaladdon.stats._base.dist import norm_ppf, norm_sf
-from evaladdon.stats.metric_bootstrap import BOOT_METHODS, PairedMetric, _boot_p, _quantiles, cluster_weights
-from evaladdon.stats.families.estimates import MetricEstimate
+from evaladdon.stats.families.estimates import MetricEstimate, PairedMetric
+from evaladdon.stats.resampling import BOOT_METHODS, interval_ends, percentile_p, weight_replicates
 
 if TYPE_CHECKING:  # pragma: no cover - scipy.sparse is imported where it is used (slow to import)
     from scipy import sparse
@@ -216,12 +216,9 @@ def _ap_replicates(tables: list[tuple[sparse.csr_matrix, sparse.csr_matrix]], n_
     batch = max(1, batch_cells // width)
     full = np.ones((1, n_c))
     est = np.array([_ap_from_weights(full, p, q)[0] for p, q in tables])
-    reps = np.empty((n_boot, len(tables)))
-    for start in range(0, n_boot, batch):  # batches of replicates; each a sparse-dense product
-        b = min(batch, n_boot - start)
-        w = cluster_weights(rng, b, n_c)
-        for j, (p, q) in enumerate(tables):
-            reps[start:start + b, j] = _ap_from_weights(w, p, q)
+    reps = weight_replicates(np.empty((n_boot, len(tables))),  # each batch: sparse-dense products
+                             lambda w: np.column_stack([_ap_from_weights(w, p, q) for p, q in tables]),
+                             n_c, rng, batch)
     jack = np.full((n_c, len(tables)), np.nan)
     if jackknife:
         for start in range(0, n_c, batch):
@@ -257,7 +254,7 @@ def average_precision(
     if n_c < 2:
         raise ValueError("the cluster bootstrap needs at least two independent units (clusters or items)")
     est, reps, jack = _ap_replicates([_threshold_tables(s, y, cc, n_c)], n_c, n_boot, seed, method == "bca")
-    q = _quantiles(reps, est, jack, level, method)
+    q = interval_ends(reps, est, jack, level, method)
     r = reps[np.isfinite(reps[:, 0]), 0]
     unit = "cluster" if clusters is not None else "item"
     notes = (f"{n_boot - r.size} of {n_boot} replicates had no positive (left out)",) if r.size < n_boot else ()
@@ -297,9 +294,9 @@ def compare_average_precision(
                                      n_boot, seed, method == "bca")
     d = reps[:, 1] - reps[:, 0]
     delta = float(est[1] - est[0])
-    q = _quantiles(d[:, None], np.array([delta]), (jack[:, 1] - jack[:, 0])[:, None], level, method)
+    q = interval_ends(d[:, None], np.array([delta]), (jack[:, 1] - jack[:, 0])[:, None], level, method)
     r = d[np.isfinite(d)]
-    p = _boot_p(r)
+    p = percentile_p(r)
     unit = "cluster" if clusters is not None else "item"
     return PairedMetric(name="average_precision", estimate_a=float(est[0]), estimate_b=float(est[1]), delta=delta,
                         ci_low=float(q[0, 0]), ci_high=float(q[1, 0]), level=level,

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
+from dataclasses import field
 
 import numpy as np
 import numpy.typing as npt
@@ -29,8 +29,8 @@ import numpy.typing as npt
 from evaladdon.stats._base import zero_se
 from evaladdon.stats._base.checks import as_finite_1d, check_level, is_binary, pow2_scale, whole
 from evaladdon.stats._base.dist import t_sf
-from evaladdon.stats._base.result import Result
-from evaladdon.stats.bootstrap import bootstrap_totals, ratio_of_totals
+from evaladdon.stats._base.result import Interval, IntervalResult, ci_bounds, holds_interval
+from evaladdon.stats.resampling import bootstrap_totals, ratio_of_totals
 from evaladdon.stats.cluster import clustered_se, codes, cr1_note  # codes: first-appearance ints as they are
 from evaladdon.stats.intervals import t_bounds
 from evaladdon.stats.paired.mcnemar import Discordance, McNemarResult, discordance, mcnemar
@@ -53,14 +53,15 @@ PAIRED_INTERVALS: tuple[str, ...] = ("auto", "t", "bootstrap", *PAIRED_BINARY_ME
 NAN = float("nan")
 
 
-@dataclass(frozen=True)
-class PairedComparison(Result):
+@holds_interval
+class PairedComparison(IntervalResult):
     """Everything about ``mean_B - mean_A`` on shared items; see the module doc.
 
     ``p_value`` is from ``test``; ``ci_low``/``ci_high`` from ``ci_method``.  ``se`` is the
     SE the t test and interval use (clustered when clusters are given).
     """
 
+    _ci_of = ("delta", "ci_method")
     n: int
     mean_a: float
     mean_b: float
@@ -73,6 +74,7 @@ class PairedComparison(Result):
     variance_removed: float
     ci_low: float
     ci_high: float
+    ci: Interval = field(init=False, metadata=ci_bounds())
     ci_method: str
     level: float
     test: str

@@ -41,14 +41,14 @@ tournaments with a known truth.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 
 from evaladdon.stats._base.checks import check_level
-from evaladdon.stats._base.result import Result
+from evaladdon.stats._base.result import Interval, IntervalResult, Result, ci_bounds, holds_interval
 
 __all__ = [
     "ELO_SCALE", "INTERVALS", "TIES", "BradleyTerryResult", "PairCounts", "PositionBias", "bradley_terry",
@@ -226,15 +226,17 @@ def _strongly_connected(pi: np.ndarray, pj: np.ndarray, w1: np.ndarray, w2: np.n
     return n == 1, labels
 
 
-@dataclass(frozen=True)
-class BradleyTerryResult(Result):
+@holds_interval
+class BradleyTerryResult(IntervalResult):
     """Ratings (Elo scale), intervals, ranks, and win-probability matrices for K models."""
 
+    _ci_of = ("rating", "interval")
     models: tuple[str, ...]
     theta: np.ndarray
     rating: np.ndarray
     ci_low: np.ndarray
     ci_high: np.ndarray
+    ci: Interval = field(init=False, metadata=ci_bounds())
     se: np.ndarray
     rank: np.ndarray
     rank_low: np.ndarray

@@ -35,24 +35,26 @@ the time.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import field
 
 import numpy as np
 import numpy.typing as npt
 
 from evaladdon.stats._base.checks import check_level
-from evaladdon.stats._base.result import Result
+from evaladdon.stats._base.result import Interval, IntervalResult, ci_bounds, holds_interval
 
 __all__ = ["RankingResult", "competition_ranks", "pairwise_tests", "rank_models"]
 
 
-@dataclass(frozen=True)
-class RankingResult(Result):
+@holds_interval
+class RankingResult(IntervalResult):
+    _ci_of = ("mean", "method")
     models: tuple[str, ...]
     mean: np.ndarray
     se: np.ndarray
     ci_low: np.ndarray
     ci_high: np.ndarray
+    ci: Interval = field(init=False, metadata=ci_bounds())
     rank: np.ndarray
     rank_low: np.ndarray
     rank_high: np.ndarray
