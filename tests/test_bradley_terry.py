@@ -41,7 +41,7 @@ def test_mle_matches_choix_without_ties() -> None:
     theta = rng.normal(0, 1, 7)
     a, b, y, cl = tournament(rng, theta, 4000, 300)
     res = bradley_terry(a, b, y, cl, n_boot=0)
-    data = [(int(i), int(j)) if w == 1 else (int(j), int(i)) for i, j, w in zip(a, b, y)]
+    data = [(int(i), int(j)) if w == 1 else (int(j), int(i)) for i, j, w in zip(a, b, y, strict=True)]
     ref = choix.opt_pairwise(7, data, alpha=0.0)
     ours = res.theta  # model labels '0'..'6' sort in code order
     np.testing.assert_allclose(ours, ref - ref.mean(), atol=1e-6)
@@ -105,8 +105,8 @@ def test_replicate_tables_equal_explicit_cluster_resampling() -> None:
     idx = np.concatenate([np.flatnonzero(cl == c) for c in draw])
     explicit = pair_counts(a[idx], b[idx], y[idx], np.zeros(idx.size, int), 4, 1)
     e1, e2, _ = explicit.totals()
-    lookup = {(i, j): n for n, (i, j) in enumerate(zip(pc.pair_i, pc.pair_j))}
-    for n, (i, j) in enumerate(zip(explicit.pair_i, explicit.pair_j)):
+    lookup = {(i, j): n for n, (i, j) in enumerate(zip(pc.pair_i, pc.pair_j, strict=True))}
+    for n, (i, j) in enumerate(zip(explicit.pair_i, explicit.pair_j, strict=True)):
         assert r1[0, lookup[(i, j)]] == pytest.approx(e1[n])
         assert r2[0, lookup[(i, j)]] == pytest.approx(e2[n])
 

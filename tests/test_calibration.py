@@ -53,7 +53,7 @@ def test_forecasts_constant_within_bins_give_classic_murphy() -> None:
 def _truth() -> dict[str, float]:
     """f ~ U(0,1), P(o=1 | f) = f^2 (over-confident); 15 equal-width bins."""
     edges = np.linspace(0, 1, 16)
-    ece = sum(abs((h**3 - lo**3) / 3 - (h**2 - lo**2) / 2) for lo, h in zip(edges[:-1], edges[1:]))
+    ece = sum(abs((h**3 - lo**3) / 3 - (h**2 - lo**2) / 2) for lo, h in zip(edges[:-1], edges[1:], strict=True))
     nll = integrate.quad(lambda x: -(x * x * np.log(x) + (1 - x * x) * np.log1p(-x)), 0, 1)[0]
     return {"ece": ece, "ece_equal_mass": ece, "brier": 1 / 6, "nll": nll}
 

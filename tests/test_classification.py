@@ -94,7 +94,7 @@ def test_cluster_bootstrap_coverage() -> None:
             e = res.get(c)
             hits[j] += e.ci_low <= truth[cols[j]] <= e.ci_high
     cover = hits / reps
-    assert np.all(cover >= 0.88) and np.all(cover <= 0.99), dict(zip(check, cover))
+    assert np.all(cover >= 0.88) and np.all(cover <= 0.99), dict(zip(check, cover, strict=True))
 
 
 def test_paired_comparison_coverage_and_sharing() -> None:

@@ -51,7 +51,7 @@ def test_sacrebleu_statistics_sum_to_the_corpus_scores() -> None:
     refs = [" ".join(rng.choice(words, rng.integers(3, 12))) for _ in range(60)]
     preds = [" ".join(w for w in r.split() if rng.random() < 0.8) + (" now" if rng.random() < 0.3 else "")
              for r in refs]
-    items = [[r, p] for r, p in zip(refs, preds)]
+    items = [[r, p] for r, p in zip(refs, preds, strict=True)]
     for agg, want in [("bleu", sacrebleu.corpus_bleu(preds, [refs]).score),
                       ("chrf", sacrebleu.corpus_chrf(preds, [refs]).score),
                       ("chrf++", sacrebleu.corpus_chrf(preds, [refs], word_order=2).score),
@@ -66,7 +66,7 @@ def test_real_corpus_metrics_reproduce_the_results_files(real_logs: Path) -> Non
     skipped: list[str] = []
     got = corpus_level_estimates(df, n_boot=500, skipped=skipped)
     assert not skipped and len(got) == 8  # micro_f1 and macro_f1 of 4 runs
-    for run, task, est in got:
+    for _run, task, est in got:
         assert task == "negotiationtom_intention" and est.name in ("micro_f1,none", "macro_f1,none")
         assert any(n.startswith("reproduces the results file's value") for n in est.notes), est.notes
         assert est.ci_low <= est.estimate <= est.ci_high and est.method == "item bootstrap percentile"
@@ -172,7 +172,7 @@ def test_generic_route_matches_the_totals_route() -> None:
         wrong = sum(1 for a, b in items if a != b)
         return 2 * tp / (2 * tp + wrong) if tp + wrong else 0.0
 
-    assert f1(list(zip(g, p))) == pytest.approx(f1_score(g, p))
-    slow = C.bootstrap_items(list(zip(g.tolist(), p.tolist())), f1, cl, n_resamples=400)
+    assert f1(list(zip(g, p, strict=True))) == pytest.approx(f1_score(g, p))
+    slow = C.bootstrap_items(list(zip(g.tolist(), p.tolist(), strict=True)), f1, cl, n_resamples=400)
     assert slow.estimate == fast.estimate
     assert slow.se == pytest.approx(fast.se, rel=0.2)

@@ -42,7 +42,7 @@ def hand(values: list[list[float]]) -> dict[str, float]:
 
 def test_matches_hand_computation_unequal_epochs() -> None:
     rng = np.random.default_rng(5)
-    values = [list(rng.binomial(1, p, size=k).astype(float)) for p, k in zip(rng.uniform(0, 1, 40), rng.integers(1, 6, 40))]
+    values = [list(rng.binomial(1, p, size=k).astype(float)) for p, k in zip(rng.uniform(0, 1, 40), rng.integers(1, 6, 40), strict=True)]
     values[0] = [1.0, 0.0, 1.0]  # make sure some item is repeated
     expected = hand(values)
     flat = np.concatenate(values)

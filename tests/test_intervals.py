@@ -85,7 +85,7 @@ def test_wilson_coverage_monte_carlo() -> None:
     ps = rng.uniform(0.05, 0.95, reps)
     ks = rng.binomial(n, ps)
     covered = 0
-    for k, p in zip(ks, ps):
+    for k, p in zip(ks, ps, strict=True):
         ci = proportion_interval(int(k), n)
         covered += ci.low <= p <= ci.high
     coverage = covered / reps

@@ -123,4 +123,4 @@ def test_retrodesign_against_simulation() -> None:
 def test_power_curve_monotone() -> None:
     c = power_curve(200, 0.5)
     assert c.power[0] == pytest.approx(0.05)
-    assert all(b >= a for a, b in zip(c.power, c.power[1:]))
+    assert all(b >= a for a, b in zip(c.power, c.power[1:], strict=False))

@@ -20,7 +20,7 @@ def test_pairwise_tests_match_paired_t_and_holm_matches_statsmodels() -> None:
     x = rng.normal([0.0, 0.1, 0.3, 0.35], 1.0, size=(80, 4))
     r = rank_models(x, ["a", "b", "c", "d"], n_boot=0)
     iu = np.triu_indices(4, 1)
-    raw = [sps.ttest_rel(x[:, i], x[:, j]).pvalue for i, j in zip(*iu)]
+    raw = [sps.ttest_rel(x[:, i], x[:, j]).pvalue for i, j in zip(*iu, strict=True)]
     np.testing.assert_allclose(r.p_values[iu], raw, rtol=1e-10)
     np.testing.assert_allclose(r.p_adjusted[iu], multipletests(raw, method="holm")[1], rtol=1e-10)
     np.testing.assert_allclose(r.mean, x.mean(axis=0))

@@ -274,13 +274,13 @@ def estimate_mean_parts(
             assert p.item_cluster is not None
             sizes = np.bincount(p.item_cluster, minlength=p.n_clusters).astype(float)
             sizes_sq.add(np.sum(sizes * sizes))
-            for acc, v in zip(satt, satterthwaite_sums(sizes, float(n_items))):
+            for acc, v in zip(satt, satterthwaite_sums(sizes, float(n_items)), strict=True):
                 acc.add(v)
 
     each(pass2, scale)
     if many_clusters and g_sizes is not None:
         sizes_sq.add(np.sum(g_sizes * g_sizes))
-        for acc, v in zip(satt, satterthwaite_sums(g_sizes, float(n_items))):
+        for acc, v in zip(satt, satterthwaite_sums(g_sizes, float(n_items)), strict=True):
             acc.add(v)
     xbar_min, xbar_max = xbar_range
     m = sum_x.value / n_rows
@@ -309,6 +309,7 @@ def estimate_mean_parts(
 
     each(pass3, scale)
     if g_sums is not None and g_sizes is not None:
+        assert c.sizes is not None  # (clusters spanning parts: their sizes were counted)
         s_c = g_sums[c.sizes > 0]
         ss_cl.add(np.sum(s_c * s_c))
         ss_cr2.add(np.sum(s_c * s_c / (1.0 - g_sizes / n_items)))
@@ -324,7 +325,8 @@ def estimate_mean_parts(
             inv_k=ep_inv_k.value / n_items)
     cl = None
     if clustered:
-        df_cr2 = satterthwaite_df_from_sums(tuple(a.value for a in satt), float(n_items)) if many_clusters else NAN
+        s1, s2, s3, s4 = (a.value for a in satt)
+        df_cr2 = satterthwaite_df_from_sums((s1, s2, s3, s4), float(n_items)) if many_clusters else NAN
         cl = clustered_from_sums(mean, n_items, n_clusters, ss_cl.value, ss_cr2.value, df_cr2)
     successes = None
     binary = c.binary

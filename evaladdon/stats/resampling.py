@@ -35,13 +35,13 @@ own aggregation functions reproduce the point values from the totals.
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, ContextManager, Literal, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Literal, Sequence
 
 import numpy as np
 import numpy.typing as npt
 
+from evaladdon.stats._base.threads import one_blas_thread
 from evaladdon.stats._base.checks import as_finite_1d, check_level, codes, whole
 from evaladdon.stats._base.checks import distinct_rows as _distinct_rows  # patched by a test through this name
 from evaladdon.stats._base.dist import norm_cdf, norm_ppf
@@ -177,28 +177,6 @@ def centred_p(reps: np.ndarray, observed: float) -> float:
 # ---------------------------------------------------------------- draws
 
 
-_CONTROLLER: Any = None
-
-
-def _one_blas_thread() -> ContextManager[Any]:
-    """Limit BLAS to one thread around the replicate products when ``threadpoolctl`` is there.
-
-    The products are small (``b x C`` by ``C x m``); BLAS threads only add synchronisation,
-    and on shared cores they make them 10-50x slower.  Without threadpoolctl nothing changes.
-    """
-    global _CONTROLLER
-    if _CONTROLLER is None:
-        try:
-            from threadpoolctl import ThreadpoolController
-
-            _CONTROLLER = ThreadpoolController()
-        except ImportError:  # optional: only speed depends on it
-            _CONTROLLER = False
-    if _CONTROLLER is False:
-        return contextlib.nullcontext()
-    return _CONTROLLER.limit(limits=1, user_api="blas")  # type: ignore[no-any-return]
-
-
 def cluster_weights(rng: np.random.Generator, n_replicates: int, n_units: int) -> np.ndarray:
     """``(b, C)`` multinomial counts: how often each unit is drawn in each replicate.
 
@@ -214,9 +192,9 @@ def weight_replicates(out: np.ndarray, of_weights: Callable[[np.ndarray], np.nda
                       rng: np.random.Generator, batch: int) -> np.ndarray:
     """The weight-table form: fill ``out`` (first axis: the replicates) with ``of_weights(W)`` for
     batches ``W`` of ``batch`` rows of :func:`cluster_weights` (one BLAS thread; see
-    :func:`_one_blas_thread`).  ``of_weights`` is typically ``lambda w: statistic(w @ tables)``."""
+    :func:`~evaladdon.stats._base.threads.one_blas_thread`).  ``of_weights`` is typically ``lambda w: statistic(w @ tables)``."""
     n_boot = out.shape[0]
-    with _one_blas_thread():
+    with one_blas_thread():
         for start in range(0, n_boot, batch):  # batches of replicates, each one matrix product
             b = min(batch, n_boot - start)
             out[start : start + b] = of_weights(cluster_weights(rng, b, n_units))
@@ -374,7 +352,7 @@ def replicate_tables(
         # mult/C, so a replicate's table is Multinomial(C, mult/C) @ distinct rows -- the same
         # distribution in O(U) per replicate instead of O(C).
         counts = rng.multinomial(n_units, mult / n_units, size=n_boot).astype(float)
-        with _one_blas_thread():
+        with one_blas_thread():
             reps[:] = statistic(counts @ uniq)
         jack = np.asarray(statistic(full[None, :] - uniq), dtype=float)[inverse]
         return VectorBootstrap(estimate, reps, jack)

@@ -115,7 +115,7 @@ def multilabel_stats(gold_sets: Sequence[Sequence[Any]], pred_sets: Sequence[Seq
     n, k = len(gold_sets), len(labels)
     g = np.zeros((n, k), dtype=bool)
     p = np.zeros((n, k), dtype=bool)
-    for i, (gs, ps) in enumerate(zip(gold_sets, pred_sets)):  # sets of a few labels per item
+    for i, (gs, ps) in enumerate(zip(gold_sets, pred_sets, strict=True)):  # sets of a few labels per item
         g[i, [index[str(x)] for x in gs]] = True
         p[i, [index[str(x)] for x in ps]] = True
     out = np.stack([g & p, ~g & p, g & ~p], axis=-1).reshape(n, 3 * k).astype(float)

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -125,8 +125,9 @@ def pair_counts(a: np.ndarray, b: np.ndarray, outcome: np.ndarray, cluster: np.n
 
 
 def _pair_terms(d: np.ndarray, kappa: np.ndarray | None, w1: np.ndarray, w2: np.ndarray, t: np.ndarray,
-                loglik: bool = False) -> tuple[np.ndarray, ...]:
-    """Per-pair score and information in (d, kappa): g_d, g_k, i_dd, i_dk, i_kk, log-lik."""
+                loglik: bool = False) -> tuple[Any, ...]:
+    """Per-pair score and information in (d, kappa): g_d, g_k, i_dd, i_dk, i_kk, log-lik (arrays;
+    the kappa terms None without kappa, the log-likelihood None unless ``loglik``)."""
     if kappa is None:  # half/half: w1 log sigma(d) + w2 log sigma(-d)
         p = 0.5 * (1.0 + np.tanh(0.5 * d))  # sigma(d), stable
         n = w1 + w2
