@@ -191,7 +191,8 @@ def _extract(pairs: Iterable[tuple[int, Any]], *, filters: list[str], cluster: s
 def _general_reader(sink: _Sink, *, filters: list[str], cluster: str | None, delim: str, source: str,
                     metric_names: list[str] | None, place_word: str) -> Callable[[Any, Any], None]:
     """The general path of :func:`_extract`: a function that reads one record of any shape into
-    ``sink`` (``place``: its line or sample number, for the one-line errors it raises)."""
+    ``sink`` (``place``: its line or sample number, for the one-line errors it raises).  A closure,
+    so the per-record function finds its lists' ``append`` as cell variables, not attributes."""
     doc_ids, info, metric_key = sink.doc_ids, sink.info, sink.metric_key
     ids_append, hashes_append, clusters_append = doc_ids.append, sink.hashes.append, sink.clusters.append
     rec_append, metric_append = sink.recs.append, sink.metrics_l.append
