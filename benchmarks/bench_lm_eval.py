@@ -103,7 +103,7 @@ result = float(acc.mean()) + int(pred.sum())
 # "imports excluded" holds for both sides (the reader builds its table with pandas)
 EVAL_IMPORTS = "import pandas; from evaladdon.adapters import load; from evaladdon.analysis.summarize import summarize_table"
 
-READER_IMPORTS = "import pandas; from evaladdon.adapters.lm_eval_log import read_samples"
+READER_IMPORTS = "import pandas; from evaladdon.adapters.lm_eval import read_samples"
 
 EVAL_READER = """
 tables = [read_samples(p, "passage_id") for p in PATHS]

@@ -13,7 +13,7 @@ from sklearn.metrics import f1_score, matthews_corrcoef
 from sklearn.preprocessing import MultiLabelBinarizer
 
 from evaladdon.adapters import read_runs
-from evaladdon.adapters.lm_eval_log import CORPUS_LEVEL, read_samples
+from evaladdon.adapters.lm_eval import CORPUS_LEVEL, read_samples
 from evaladdon.analysis.corpus import compare_corpus_level, corpus_level_estimates
 from evaladdon.stats import corpus as C
 

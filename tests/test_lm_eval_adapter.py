@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from evaladdon.adapters import read_runs, sniff
-from evaladdon.adapters.lm_eval_log import (
+from evaladdon.adapters.lm_eval import (
     CORPUS_LEVEL,
     pair_results,
     read_results,

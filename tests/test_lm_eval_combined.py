@@ -19,7 +19,7 @@ from test_lm_eval_reference import write_edge_cases  # noqa: E402
 
 import evaladdon.adapters as adapters  # noqa: E402
 import evaladdon.adapters.read as read_mod  # noqa: E402
-from evaladdon.adapters.lm_eval_log import SamplesPart, frame_parts, read_samples, read_samples_part  # noqa: E402
+from evaladdon.adapters.lm_eval import SamplesPart, frame_parts, read_samples, read_samples_part  # noqa: E402
 from evaladdon.errors import InputError  # noqa: E402
 from evaladdon.table import concat  # noqa: E402
 
@@ -122,7 +122,7 @@ def test_numeric_scores_equal_coerce_scores() -> None:
     """The reader's numeric shortcut gives coerce_scores' values and errors exactly."""
     import numpy as np
 
-    from evaladdon.adapters.lm_eval_log import _numeric_scores
+    from evaladdon.adapters.lm_eval.samples import _numeric_scores
     from evaladdon.adapters.common.scores import coerce_scores
 
     rng = np.random.default_rng(15)

@@ -2,7 +2,7 @@
 
 The fast path: records shaped like the first regular one read through one itemgetter, and
 their multiple-choice log-likelihoods converted ~1,000 records at a time
-(``lm_eval_log._lls_or_none``).
+(``lm_eval.samples._lls_or_none``).
 The reference is the general per-record loop (``ReadTuning(fast_records=False)``), itself held to the
 digests of the reader before the speed work by ``test_lm_eval_reference.py``.  Seeded random
 files mix regular records with every irregular kind (ragged and odd ``filtered_resps``, text /
@@ -21,7 +21,9 @@ from typing import Any
 import pandas as pd
 import pytest
 
-import evaladdon.adapters.lm_eval_log as L
+import evaladdon.adapters.lm_eval as L
+import evaladdon.adapters.lm_eval.frame as F
+import evaladdon.adapters.lm_eval.samples as S
 from evaladdon.adapters import ReadTuning, read_runs
 from evaladdon.cli.main import main
 from evaladdon.errors import InputError
@@ -123,7 +125,7 @@ def _read(monkeypatch: pytest.MonkeyPatch, path: Path, cluster: str | None, fast
     tuning = ReadTuning(fast_records=fast, lm_flush=flush or 1024, lm_batch=tries or 1024, **more)
     with monkeypatch.context() as m:
         if not fast:  # the reference: the general loop alone
-            m.setattr(L, "_fast_schema", lambda *a: pytest.fail("fast path used"))
+            m.setattr(S, "_fast_schema", lambda *a: pytest.fail("fast path used"))
         try:
             return L.read_samples(path, cluster, tuning=tuning)
         except InputError as exc:
@@ -154,9 +156,9 @@ def test_regular_files_take_the_fast_path(tmp_path: Path, monkeypatch: pytest.Mo
     rng = random.Random(1)
     path = _write(tmp_path, [_regular(rng, i) for i in range(50)])
     seen: list[int] = []
-    real = L._lls_or_none
-    monkeypatch.setattr(L, "_lls_or_none", lambda frs: seen.append(len(frs)) or real(frs))
-    monkeypatch.setattr(L, "_mc_extra", lambda *a: pytest.fail("general loop used"))
+    real = S._lls_or_none
+    monkeypatch.setattr(S, "_lls_or_none", lambda frs: seen.append(len(frs)) or real(frs))
+    monkeypatch.setattr(S, "_mc_extra", lambda *a: pytest.fail("general loop used"))
     df = L.read_samples(path, "passage_id", tuning=ReadTuning(lm_flush=20))
     assert seen == [20, 20, 10] and df["prediction"].notna().all() and df["label"].notna().all()
     lls = [[x for x, _ in r["filtered_resps"]] for r in map(json.loads, path.read_text().splitlines())]
@@ -171,8 +173,8 @@ def test_fast_path_with_a_late_regular_record_and_two_folders(tmp_path: Path, mo
     paths = [_write(tmp_path / "a", [first] + [_regular(rng, i) for i in range(1, 40)]),
              _write(tmp_path / "b", [_regular(rng, i, k=2 + i % 3) for i in range(30)], task="u")]
     tried: list[int] = []
-    real = L._fast_schema
-    monkeypatch.setattr(L, "_fast_schema", lambda *a: tried.append(1) or real(*a))
+    real = S._fast_schema
+    monkeypatch.setattr(S, "_fast_schema", lambda *a: tried.append(1) or real(*a))
     for cluster in (None, "passage_id"):
         tried.clear()
         want = read_runs(paths, cluster=cluster, tuning=ReadTuning(fast_records=False))
@@ -219,6 +221,6 @@ def test_constant_columns_equal_a_column_of_equal_strings(value: str) -> None:
     import numpy as np
 
     for n in (3, 1000, 5001):
-        got, want = pd.Series(L._constant(value, n)), pd.Series(np.full(n, value, dtype=object))
+        got, want = pd.Series(F._constant(value, n)), pd.Series(np.full(n, value, dtype=object))
         assert got.dtype == want.dtype
         pd.testing.assert_series_equal(got, want, check_exact=True)

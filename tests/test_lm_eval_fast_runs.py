@@ -1,12 +1,12 @@
 """The lm-eval reader's runs of rows and large-table string columns give what the plain way gives (issue 15).
 
 - Runs: consecutive fast records of one metric and filter are kept as runs (first record,
-  count, metric) instead of one list entry per row (``lm_eval_log._row_arrays``); at any
+  count, metric) instead of one list entry per row (``lm_eval.samples._row_arrays``); at any
   shortest-run length the table equals the general per-record loop's (``ReadTuning(fast_records=False)``)
   on seeded random files (the irregular records of ``test_lm_eval_fast``) and on every lm-eval
   samples file in ../shared/real_logs.
 - String columns: from a few thousand rows each object column goes to pandas' pyarrow ``str``
-  by one pyarrow call (``lm_eval_log._arrow_strings``); equal, dtypes included, to pandas'
+  by one pyarrow call (``lm_eval.frame._arrow_strings``); equal, dtypes included, to pandas'
   own conversion of the same columns.
 """
 
@@ -19,7 +19,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import evaladdon.adapters.lm_eval_log as L
+import evaladdon.adapters.lm_eval as L
+import evaladdon.adapters.lm_eval.frame as F
+import evaladdon.adapters.lm_eval.samples as S
 from evaladdon.adapters import ReadTuning, sniff
 from tests.test_lm_eval_adapter import lm_files
 from tests.test_lm_eval_fast import _odd, _read, _regular, _same, _write
@@ -40,8 +42,8 @@ def _alternating(tmp: Path, seed: int, n: int) -> Path:
 def test_runs_equal_the_general_loop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
     path = _alternating(tmp_path, seed, 150)
     kept: list[int] = []  # runs per read
-    real = L._row_arrays
-    monkeypatch.setattr(L, "_row_arrays", lambda recs, m, e, runs: kept.append(len(runs)) or real(recs, m, e, runs))
+    real = S._row_arrays
+    monkeypatch.setattr(S, "_row_arrays", lambda recs, m, e, runs: kept.append(len(runs)) or real(recs, m, e, runs))
     for cluster in (None, "passage_id"):
         want = _read(monkeypatch, path, cluster, fast=False)
         for shortest in (1, 2, 5, 10**9):
@@ -62,11 +64,11 @@ def test_runs_on_real_logs(real_logs: Path, monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_row_arrays_put_runs_back_in_place() -> None:
-    rec, metric, epoch = L._row_arrays([5, 5, 9], ["a", "b", "c"], [1, 2, 1], [(0, 3, "m", 0), (6, 2, "n", 2)])
+    rec, metric, epoch = S._row_arrays([5, 5, 9], ["a", "b", "c"], [1, 2, 1], [(0, 3, "m", 0), (6, 2, "n", 2)])
     assert rec.tolist() == [0, 1, 2, 5, 5, 6, 7, 9]
     assert metric.tolist() == ["m", "m", "m", "a", "b", "n", "n", "c"]
     assert epoch.tolist() == [1, 1, 1, 1, 2, 1, 1, 1]
-    empty = L._row_arrays([], [], [], [])
+    empty = S._row_arrays([], [], [], [])
     assert [len(a) for a in empty] == [0, 0, 0] and empty[1].dtype == object
 
 
@@ -81,7 +83,7 @@ def test_large_tables_convert_strings_as_pandas_does(tmp_path: Path, monkeypatch
     part.cols["label"] = part.cols["label"].copy()
     part.cols["label"][:7] = None  # strings and None together
     got = L.frame_parts([part])
-    monkeypatch.setattr(L, "_arrow_strings", lambda data, n: None)  # pandas converts every column
+    monkeypatch.setattr(F, "_arrow_strings", lambda data, n: None)  # pandas converts every column
     want = L.frame_parts([part])
     _same(got, want)
     assert str(got["item"].dtype) == str(want["item"].dtype) and got["error"].dtype == object
@@ -89,7 +91,7 @@ def test_large_tables_convert_strings_as_pandas_does(tmp_path: Path, monkeypatch
     cols = {"s": np.array(["a", None] * 3000, dtype=object), "none": np.full(6000, None, dtype=object),
             "nan": np.full(6000, np.nan, dtype=object), "mixed": np.array(["a", 1] * 3000, dtype=object)}
     data = dict(cols)
-    L._arrow_strings(data, 6000)
+    F._arrow_strings(data, 6000)
     pd.testing.assert_frame_equal(pd.DataFrame(data), pd.DataFrame(cols), check_exact=True)
 
 

@@ -13,7 +13,7 @@ from scipy.special import softmax
 
 from evaladdon.adapters import sniff
 from evaladdon.adapters.common.jsonlines import MAX_DEPTH, json_depth, read_json_records
-from evaladdon.adapters.lm_eval_log import MISSING_FROM_LOG, read_results_file, read_samples
+from evaladdon.adapters.lm_eval import MISSING_FROM_LOG, read_results_file, read_samples
 from evaladdon.adapters.common.scores import NON_FINITE
 from evaladdon.errors import InputError
 from evaladdon.analysis.summarize import summarize_table
@@ -316,7 +316,7 @@ def test_numeric_fast_path_equals_the_shared_converter() -> None:
 
     import pandas as pd
 
-    from evaladdon.adapters.lm_eval_log import _values_and_text
+    from evaladdon.adapters.lm_eval.samples import _values_and_text
     from evaladdon.adapters.common.scores import coerce_scores, raw_strings
 
     rng = random.Random(15)
@@ -340,7 +340,7 @@ def test_numeric_fast_path_equals_the_shared_converter() -> None:
 def test_loglikelihood_blocks_equal_numpy_conversion() -> None:
     """The fromiter path of _block_lls gives what np.array(block, float) gives (numbers, bools,
     numeric strings, None -> NaN), and odd shapes fall back to per-sample conversion."""
-    from evaladdon.adapters.lm_eval_log import _block_lls
+    from evaladdon.adapters.lm_eval.choices import _block_lls
 
     def reference(block: list, k: int) -> np.ndarray:
         try:

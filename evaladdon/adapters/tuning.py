@@ -21,7 +21,7 @@ class ReadTuning:
     consecutive ones (False: one table per log, the reference the tests compare with)."""
 
     combine_lm_eval: bool = True
-    """Read lm-eval samples files as :class:`~evaladdon.adapters.lm_eval_log.SamplesPart` and make one
+    """Read lm-eval samples files as :class:`~evaladdon.adapters.lm_eval.SamplesPart` and make one
     DataFrame of consecutive ones, as for Inspect logs (False: one table per file, the reference
     the tests compare with)."""
 
@@ -48,7 +48,7 @@ class ReadTuning:
 
     fast_records: bool = True
     """Read regular lm-eval records through one ``itemgetter`` (the fast path of
-    :func:`~evaladdon.adapters.lm_eval_log._extract`; False: every record through the general
+    :func:`~evaladdon.adapters.lm_eval.samples._extract`; False: every record through the general
     loop, the reference ``tests/test_lm_eval_fast.py`` compares with)."""
 
     lm_flush: int = 256

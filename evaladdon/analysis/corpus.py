@@ -165,7 +165,7 @@ def _close(a: float, b: float) -> bool:
 
 
 def _context(source: str, task: str) -> dict[str, Any]:
-    from evaladdon.adapters.lm_eval_log import harness_context
+    from evaladdon.adapters.lm_eval import harness_context
 
     try:
         return harness_context(source, task)

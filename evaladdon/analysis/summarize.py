@@ -19,6 +19,7 @@ from evaladdon.errors import EvalAddonError
 from evaladdon.stats import MeanEstimate, estimate_mean
 from evaladdon.stats._base.result import Result
 from evaladdon.table.codes import group_positions, label_rows
+from evaladdon.table.usable import MISSING_FROM_LOG
 from evaladdon.table.usable import (NONFINITE, count_nonfinite, count_reasons, unusable,  # noqa: F401 - old names
                                     unusable_reasons, usable_rows)
 
@@ -235,9 +236,6 @@ def summarize_table(
 
     return summarize_groups(groups(), labels, level=level, method=method, cluster_method=cluster_method,
                             notes=notes)
-
-
-MISSING_FROM_LOG = "missing from log"  # the error of rows a log declares but does not hold (lm-eval reader)
 
 
 def incomplete_marks(summaries: list[Any], loaded: Any) -> dict[tuple[str, str, str], dict[str, Any]]:

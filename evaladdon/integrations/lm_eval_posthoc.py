@@ -18,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from evaladdon.adapters.lm_eval_log import read_results, read_samples
+from evaladdon.adapters.lm_eval import read_results, read_samples
 from evaladdon.errors import InputError
 from evaladdon.stats import estimate_mean
 from evaladdon.stats._base.result import json_safe

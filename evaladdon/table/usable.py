@@ -17,9 +17,12 @@ import numpy as np
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["NONFINITE", "count_nonfinite", "count_reasons", "unusable", "unusable_reasons", "usable_rows"]
+__all__ = [
+    "MISSING_FROM_LOG", "NONFINITE", "count_nonfinite", "count_reasons", "unusable", "unusable_reasons", "usable_rows",
+]
 
 NONFINITE = "non-finite value"
+MISSING_FROM_LOG = "missing from log"  # the error of rows a log declares but does not hold
 
 
 def unusable(values: np.ndarray, error: np.ndarray,
