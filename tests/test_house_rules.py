@@ -20,11 +20,10 @@ FUNCTION_LINES = 80
 
 TO_SPLIT = {
     # modules
-    "adapters/inspect_native.py", "adapters/inspect_rows.py", "adapters/lm_eval_log.py",
+    "adapters/inspect_native.py", "adapters/inspect_rows.py",
     "stats/ranking/bradley_terry.py",
     # functions (module:function)
     "adapters/deepeval.py:read_deepeval", "adapters/helm.py:read_helm_run", "adapters/promptfoo.py:read_promptfoo",
-    "adapters/lm_eval_log.py:_extract",
     "stats/mean.py:finish", "stats/mean_parts.py:estimate_mean_parts",
     "stats/paired/paired.py:_compare", "stats/power.py:plan", "stats/ranking/bradley_terry.py:bradley_terry",
     "stats/ranking/ranking.py:rank_models",

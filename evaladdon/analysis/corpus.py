@@ -35,7 +35,7 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
-from evaladdon.stats import corpus as C
+from evaladdon.stats.families import corpus as C
 from evaladdon.stats.families.estimates import MetricEstimate
 
 CORPUS_ERROR_PREFIX = "corpus-level metric"
@@ -206,7 +206,7 @@ def _resolve(rows: pd.DataFrame, task: str, metric: str) -> tuple[str | None, di
 
 
 def _estimate(prep: Prepared, items: list[Any], clusters: np.ndarray, name: str, level: float, n_boot: int,
-              seed: int) -> MetricEstimate:
+              seed: int | None) -> MetricEstimate:
     if prep.stats is not None and prep.statistic is not None:
         return C.bootstrap_corpus(prep.stats, prep.statistic, clusters, name=name, n_resamples=n_boot, level=level,
                                   seed=seed)
@@ -220,7 +220,7 @@ def corpus_level_estimates(
     df: pd.DataFrame,
     level: float = 0.95,
     n_boot: int = 2_000,
-    seed: int = 0,
+    seed: int | None = 0,
     skipped: list[str] | None = None,
 ) -> list[tuple[str, str, MetricEstimate]]:
     """(run, task, estimate) for every corpus-level metric of a canonical table.

@@ -28,7 +28,7 @@ import pandas as pd
 from evaladdon.errors import EvalAddonError
 from evaladdon.stats.families.calibration import CalibrationResult, calibration_metrics, compare_calibration
 from evaladdon.stats.families.classification import classification_metrics, compare_classification
-from evaladdon.stats.metric_bootstrap import PairedMetric
+from evaladdon.stats.families.estimates import PairedMetric
 from evaladdon.stats.families.estimates import MetricEstimate
 from evaladdon.stats.families.passk import compare_pass_at_k, pass_at_k
 from evaladdon.stats.families.roc import average_precision, compare_average_precision, compare_roc_auc, roc_auc

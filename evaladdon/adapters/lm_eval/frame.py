@@ -152,7 +152,7 @@ def _arrow_strings(data: dict[str, Any], n: int) -> None:
                 arrays.append(pa.array(data[c], pa.large_string(), from_pandas=True))
             except (TypeError, ValueError):  # this column holds a value that is not a string: pandas converts it
                 arrays.append(None)
-    for c, a in zip(names, arrays):
+    for c, a in zip(names, arrays, strict=True):
         if a is not None and a.null_count < n:  # all missing: left as object, as pandas leaves it
             data[c] = ArrowStringArray(a, dtype=dtype)
 

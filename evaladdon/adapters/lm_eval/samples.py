@@ -188,6 +188,7 @@ def _extract(pairs: Iterable[tuple[int, Any]], *, filters: list[str], cluster: s
     return _finish(sink, cluster, tuning)
 
 
+# long: a closure whose per-record function finds its lists' append as cell variables (hot path)
 def _general_reader(sink: _Sink, *, filters: list[str], cluster: str | None, delim: str, source: str,
                     metric_names: list[str] | None, place_word: str) -> Callable[[Any, Any], None]:
     """The general path of :func:`_extract`: a function that reads one record of any shape into
@@ -274,6 +275,7 @@ def _general_reader(sink: _Sink, *, filters: list[str], cluster: str | None, del
     return read
 
 
+# long: the reader's hot loop, every step of a fast record inline (benchmarks/bench_lm_eval.py)
 def _read_fast(sink: _Sink, schema: tuple[Any, list[str], bool], pairs: Iterator[tuple[Any, Any]],
                general: Callable[[Any, Any], None], cluster: str | None, tuning: ReadTuning) -> None:
     """The fast path of :func:`_extract`, from its first regular record to the end of ``pairs``:
@@ -393,7 +395,7 @@ def _flush(sink: _Sink) -> None:
         mc[0].extend(idx)
         mc[1].extend(frs)
         mc[2].extend(repeat(None, len(idx)))
-        mc[3].extend(g if 0 <= g < len(f) else -1 for g, f in zip(targets, frs))
+        mc[3].extend(g if 0 <= g < len(f) else -1 for g, f in zip(targets, frs, strict=True))
     for x in pending:
         x.clear()
 
