@@ -1,5 +1,6 @@
-"""The store (ingest, runs, --store/--where), export round trips, the one value converter,
-the table fast paths, and the Dask engine (equal to the single-machine path)."""
+"""The store (ingest, runs, --store/--where), export round trips, the one value converter and
+the table fast paths.  The store's and the Dask engine's output against the table route's:
+tests/test_route_equality.py."""
 
 from __future__ import annotations
 
@@ -17,8 +18,6 @@ from evaladdon.adapters.long_table import read_long_table
 from evaladdon.cli.main import main
 from evaladdon.analysis.summarize import summarize_table
 from evaladdon.table import finalize, validate
-
-from closeness import mismatches
 
 REPO = Path(__file__).resolve().parent.parent
 INSPECT = REPO / "sample_logs" / "inspect"
@@ -170,35 +169,17 @@ def test_ingest_is_idempotent_and_replaces_changed_logs(tmp_path: Path, capsys) 
     assert all(r["mean"] >= 0.5 for r in json.loads(capsys.readouterr().out)["results"])
 
 
-def test_store_rows_equal_reading_the_files(tmp_path: Path) -> None:
-    """load_store gives the table read_runs gives: same rows, dtypes and run names, also when
-    two logs name the same run (prefixed with their file names) and under a per-row filter."""
+def test_files_are_picked_by_run_level_terms_only(tmp_path: Path) -> None:
+    """Files are picked by the run-level AND terms of --where only; anything else opens every file."""
     from evaladdon.routes.ingest import ingest
-    from evaladdon.store.query import load_store
-
-    logs = tmp_path / "logs"
-    logs.mkdir()
-    paths = [synthetic(logs / "x.csv", "m", 1), synthetic(logs / "y.csv", "m", 2), synthetic(logs / "z.csv", "other", 3)]
-    store = tmp_path / "store"
-    assert ingest([logs], store, workers=1).stored == 3
-
-    def canon(df: pd.DataFrame) -> pd.DataFrame:
-        df = df.drop(columns=["source"]).sort_values(["run", "item", "epoch"], kind="stable").reset_index(drop=True)
-        return df[sorted(df.columns)].astype(object)  # a store keeps strings pyarrow-backed, a CSV read as object
-
-    direct = read_runs([str(p.resolve()) for p in paths]).table
-    stored = load_store(store).table
-    assert sorted(stored["run"].unique()) == sorted(direct["run"].unique()) == ["other", "x.csv/m", "y.csv/m"]
-    pd.testing.assert_frame_equal(canon(stored), canon(direct), check_exact=True)
-    picked = load_store(store, "model = 'm' AND value >= 0.5").table
-    want = direct[(direct["model"] == "m") & (direct["value"] >= 0.5)]
-    pd.testing.assert_frame_equal(canon(picked), canon(want), check_exact=True)
-    one = load_store(store, "source LIKE '%z.csv'").table
-    assert list(one["run"].unique()) == ["other"]  # no clash left: not renamed
-    # files are picked by the run-level AND terms only; anything else opens every file
     from evaladdon.store import Manifest
     from evaladdon.store.query import pick_files
 
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    synthetic(logs / "x.csv", "m", 1), synthetic(logs / "y.csv", "m", 2), synthetic(logs / "z.csv", "other", 3)
+    store = tmp_path / "store"
+    assert ingest([logs], store, workers=1).stored == 3
     m = Manifest.load(store)
     by_file = {e["file"]: Path(source).name for source, e in m.entries.items()}
     names = lambda where: sorted(by_file[f.name] for f in pick_files(m, where))  # noqa: E731
@@ -230,48 +211,6 @@ def test_store_usage_errors(tmp_path: Path, capsys) -> None:
     assert cli("summarize", "--store", tmp_path / "nope") == 2
     err = capsys.readouterr().err
     assert "nothing to read" in err and "--where filters a store" in err and "no such store" in err
-
-
-# -- the Dask engine ---------------------------------------------------------------------------
-
-def test_dask_two_workers_equal_the_single_machine_path(tmp_path: Path) -> None:
-    pytest.importorskip("distributed")
-    from evaladdon.analysis.compare_table import choose_pairs, compare_table
-    from evaladdon.routes.dask import dask_client, reduce_store, submitter
-    from evaladdon.routes.ingest import ingest
-    from evaladdon.store.query import load_store
-
-    logs = tmp_path / "logs"
-    logs.mkdir()
-    synthetic(logs / "a.csv", "A", 1)
-    synthetic(logs / "b.csv", "B", 2)
-    synthetic(logs / "c.csv", "C", 4, binary=True, epochs=1)
-    synthetic(logs / "d.csv", "D", 5, binary=True, epochs=1)
-    store = tmp_path / "store"
-    with dask_client(None, n_workers=2) as client:
-        assert len(client.scheduler_info()["workers"]) == 2
-        report = ingest([logs], store, cluster="passage", submit=submitter(client))
-        assert report.stored == 4 and not report.errors
-        reduced, _ = reduce_store(client, str(store), None)
-    local = load_store(store).table
-    for table_a, table_b in ((local, reduced),):
-        s_local = [s.flat() for s in summarize_table(table_a, notes=[])]
-        s_dask = [s.flat() for s in summarize_table(table_b, notes=[])]
-        assert len(s_local) == 4 and not mismatches(s_local, s_dask, atol=1e-12)
-        for pair in (("A", "B"), ("C", "D")):
-            c_local = [r.flat() for r in compare_table(table_a, [pair])]
-            c_dask = [r.flat() for r in compare_table(table_b, [pair])]
-            assert not mismatches(c_local, c_dask, atol=1e-12)
-    assert choose_pairs(local, all_pairs=True) == choose_pairs(reduced, all_pairs=True)
-
-
-def test_dask_engine_from_the_command_line(tmp_path: Path, capsys) -> None:
-    pytest.importorskip("distributed")
-    a, b = INSPECT / "baseline.eval", INSPECT / "candidate.eval"
-    assert cli("compare", a, b, "--cluster", "passage.id", "--engine", "dask", "--json") == 0
-    dask_out = json.loads(capsys.readouterr().out)["results"]
-    assert cli("compare", a, b, "--cluster", "passage.id", "--json") == 0
-    assert not mismatches(dask_out, json.loads(capsys.readouterr().out)["results"], atol=1e-12)
 
 
 def test_manifest_summary_equals_a_pandas_groupby() -> None:
@@ -340,44 +279,6 @@ def test_whole_files_read_from_parquet_equal_the_query(tmp_path: Path, monkeypat
     c_only = q.load_store(store, "model = 'c'").table
     monkeypatch.setattr(q, "_read_files", refuse)
     pd.testing.assert_frame_equal(canon(q.load_store(store, "model = 'c'").table), canon(c_only), check_exact=True)
-
-
-def test_summarize_a_large_selection_group_by_group(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                    capsys: pytest.CaptureFixture[str]) -> None:
-    """A store selection larger than ``RouteLimits.store_group_rows`` rows is summarized a group of
-    logs at a time: the JSON and text output equal reading it at once (forced by a tiny limit), with
-    --metric, --cluster, a run-level --where, labels over all runs and the store's notes; a
-    per-row --where, or one run in two logs, is read at once."""
-    from evaladdon.analysis.options import RouteLimits, RoutePolicy
-    from evaladdon.routes.ingest import ingest
-
-    logs = tmp_path / "logs"
-    logs.mkdir()
-    for i in range(5):
-        synthetic(logs / f"m{i}.csv", f"model-{i}", i, n_items=30 + i, epochs=2)
-    store = tmp_path / "store"
-    assert ingest([logs], store, workers=1).stored == 5
-
-    calls: list[bool] = []
-
-    def out(*args: str, max_rows: int) -> tuple[int, str, str]:
-        outcomes: list[Any] = []
-        policy = RoutePolicy(limits=RouteLimits(store_group_rows=max_rows), observe=outcomes.append)
-        code = cli("summarize", "--store", store, *args, routes=policy)
-        calls.append(bool(outcomes) and outcomes[0].route == "store_groups")
-        got = capsys.readouterr()
-        return code, got.out, got.err
-
-    for args in ((), ("--json",), ("--where", "model IN ('model-1', 'model-3', 'model-4')", "--json"),
-                 ("--cluster", "passage", "--json"), ("--metric", "score", "--json"), ("--metric", "f1_macro"),
-                 ("--metric", "scor",)):
-        at_once = out(*args, max_rows=10**9)
-        assert out(*args, max_rows=70) == at_once, args  # one or two logs a group
-        if at_once[0] == 0:
-            assert calls[-2:] == [False, True], args
-    assert at_once[0] == 2 and "no rows with metric 'scor'" in at_once[2]  # the same one-line error
-    out("--where", "value >= 0.5", "--json", max_rows=70)  # a per-row term: read at once
-    assert calls[-1] is False
 
 
 def test_cluster_ids_equal_str_of_each_value() -> None:
