@@ -3,7 +3,7 @@
 lm-eval logs the *inputs* of a corpus-level metric per doc (``[gold, pred]`` pairs, ``[refs,
 pred]``, ``[loglikelihood, weight]``) and aggregates them over the corpus; the canonical
 table keeps those rows with the error ``corpus-level metric`` and the input as JSON in
-``raw`` (:mod:`evaladdon.adapters.lm_eval_log`).  Here each (run, task, metric) is:
+``raw`` (:mod:`evaladdon.adapters.lm_eval`).  Here each (run, task, metric) is:
 
 1. given its aggregation: the one the task config names (``metric_list``), else lm-eval's
    registry default for the metric (imported lazily);

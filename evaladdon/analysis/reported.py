@@ -8,7 +8,7 @@ corpus-level metrics) and the marks ``harness-reported``, ``unclustered``, ``unp
 
 Input: the dicts the lm-eval adapter puts in ``table.attrs["reported"]`` (keys ``run``,
 ``source``, ``task``, ``model``, ``metric``, ``value``, ``stderr``, ``n``; see
-:mod:`evaladdon.adapters.lm_eval_log`).  Rows whose (run, task, metric) also has per-item
+:mod:`evaladdon.adapters.lm_eval`).  Rows whose (run, task, metric) also has per-item
 rows in the canonical table are left out (the per-item summary supersedes them).
 
 How the CLI calls it (summarize)::
