@@ -94,7 +94,7 @@ class GroupArrays:
     metric: str
     values: np.ndarray  # float64
     has_error: np.ndarray  # bool: the row has an error reason
-    error: np.ndarray  # object: the reason (str) or None
+    error: Any  # object array of the reason (str) or None, or CodedTexts (codes into texts: the Inspect columns)
     items: np.ndarray  # integer item codes (equal codes = equal items)
     clusters: np.ndarray  # integer cluster codes, -1 where the row has no cluster
 

@@ -59,7 +59,7 @@ def ingest(
 
     manifest = Manifest.load(root, create=True)
     (manifest.root / DATA).mkdir(exist_ok=True)
-    files, notes = expand_paths(paths)
+    files, notes = expand_paths([os.fspath(p) for p in paths])
     own = manifest.root.resolve()
     files = [f for f in files if own not in Path(f[0]).resolve().parents]  # never the store's own files
     notes = [n for n in notes if str(own) not in n]

@@ -304,7 +304,7 @@ def summarize_spilled(opts: SummarizeOptions, f: Path, notes: list[str], name_of
         run = shown.run
         names = {run: run} if run in user_named or run.split("/")[0] in user_named else {}
         loaded = Loaded(None, notes, [], skipped, names, incomplete)  # type: ignore[arg-type]
-        labels = labels_of([(run, shown.model, shown.task, shown.source)], names)
+        run_labels = labels_of([(run, shown.model, shown.task, shown.source)], names)
 
         summaries = []
         for m in order:
@@ -325,7 +325,7 @@ def summarize_spilled(opts: SummarizeOptions, f: Path, notes: list[str], name_of
                                            method=opts.method, cluster_method=opts.cluster_method,
                                            n_clusters=spanning if clustered else None)
 
-            got = summarize_group(run, shown.task, g.model, m, dropped, g.n_good, g.n_clustered, estimate, labels,
+            got = summarize_group(run, shown.task, g.model, m, dropped, g.n_good, g.n_clustered, estimate, run_labels,
                                   notes)
             if got is not None:
                 summaries.append(got)

@@ -124,7 +124,7 @@ class FastGroups:
         if key not in self._sides:
             rows = self._rows[key]
             error = self.cols["error"][rows]  # str or None (DuckDB's NULL)
-            bad, dropped = unusable(self.cols["value"][rows], error, np.not_equal(error, None))
+            bad, dropped = unusable(self.cols["value"][rows], error, np.not_equal(error, None))  # type: ignore[call-overload]
             good = rows[~bad]
             local, labels = _codes(self.item_codes[good])  # items in order of first appearance
             t = item_table(local, self.cols["value"][good])
@@ -146,7 +146,7 @@ class FastGroups:
         at_b = sorter[np.searchsorted(sb.items, sa.items[at_a], sorter=sorter)]
         shared_labels = self.item_labels[sa.items[at_a]]
         ha, hb = sa.hashes[at_a], sb.hashes[at_b]
-        both = np.not_equal(ha, None) & np.not_equal(hb, None)
+        both = np.not_equal(ha, None) & np.not_equal(hb, None)  # type: ignore[call-overload]
         mismatch = both & (ha != hb)
         examples = tuple(str(i) for i in shared_labels[mismatch][:5])
         if mismatch.any() and strict:
@@ -155,7 +155,7 @@ class FastGroups:
                 "refusing to pair them (--strict)"
             )
         ca, cb = sa.clusters[at_a], sb.clusters[at_b]
-        has_a, has_b = np.not_equal(ca, None), np.not_equal(cb, None)
+        has_a, has_b = np.not_equal(ca, None), np.not_equal(cb, None)  # type: ignore[call-overload]
         cluster = np.where(has_a, ca, cb)
         clash = has_a & has_b & (ca != cb)
         if clash.any():

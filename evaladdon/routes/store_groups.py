@@ -116,7 +116,7 @@ def compare_store(gs: GroupedStore, baseline: str, *, level: float, test: str, i
     if not others:
         raise EvalAddonError("only the baseline run was found; nothing to compare")
     file_of = dict(zip(runs["run"], runs["file"], strict=True))
-    expected = {f: set() for f in runs["file"]}
+    expected: dict[Any, set[tuple[Any, ...]]] = {f: set() for f in runs["file"]}
     for row in runs[["run", "model", "task", "source", "file"]].itertuples(index=False):
         expected[row[4]].add(tuple(row[:4]))
 
