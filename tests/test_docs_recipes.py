@@ -68,3 +68,24 @@ def test_recipe_runs(scratch: Path, monkeypatch: pytest.MonkeyPatch, capsys: pyt
     out, err = capsys.readouterr()
     assert code == 0, f"{doc}: `{cmd}` exited {code}: {err.strip()[:500]}"
     assert "Traceback" not in err and out + err
+
+
+def python_recipes() -> list[tuple[str, str]]:
+    """The ```python blocks of docs/api.md that use the package (run as written, in the scratch folder)."""
+    doc = REPO / "docs" / "api.md"
+    return [(doc.name, block) for block in re.findall(r"```python\n(.*?)```", doc.read_text(encoding="utf-8"), re.S)
+            if "evaladdon" in block]
+
+
+@pytest.mark.parametrize("doc,block", python_recipes(), ids=[f"{d}:{b.splitlines()[0][:50]}" for d, b in python_recipes()])
+def test_python_recipe_runs(scratch: Path, monkeypatch: pytest.MonkeyPatch, doc: str, block: str) -> None:
+    monkeypatch.chdir(scratch)
+    names: dict[str, object] = {}
+    exec(compile(block, f"<{doc}>", "exec"), names)  # noqa: S102 - the docs' own example, not a log
+    got = names.get("got")
+    if got is not None:  # the planner's example: summaries of the two checkpoints in logs/
+        assert len(got.summaries) == 2 and not got.loaded.skipped  # type: ignore[attr-defined]
+
+
+def test_there_is_a_python_recipe_of_the_planner() -> None:
+    assert any("plan_summarize" in block for _, block in python_recipes())
