@@ -23,7 +23,6 @@ TO_SPLIT = {
     "adapters/inspect_native.py", "adapters/inspect_rows.py",
     # functions (module:function)
     "adapters/deepeval.py:read_deepeval", "adapters/helm.py:read_helm_run", "adapters/promptfoo.py:read_promptfoo",
-    "stats/ranking/ranking.py:rank_models",
 }
 """Over the limits when the rules were made executable, to be split (docs/dev/redesign-map.md)."""
 
