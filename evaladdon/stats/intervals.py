@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import Callable, Literal
 
 import numpy as np
 
@@ -41,6 +41,69 @@ def _z(level: float) -> float:
     return float(NormalDist().inv_cdf(0.5 + level / 2.0))
 
 
+def _wilson(k: int, n: int, level: float) -> tuple[float, float]:
+    """Wilson's (1927) score interval: centre ``(k + z^2/2)/(n + z^2)``, half-width
+    ``z sqrt(n) / (n + z^2) * sqrt(p(1-p) + z^2/(4n))``; exactly 0 at k = 0 and 1 at k = n."""
+    p = k / n
+    z = _z(level)
+    z2 = z * z
+    centre = (k + z2 / 2.0) / (n + z2)
+    half = z * math.sqrt(n) / (n + z2) * math.sqrt(p * (1.0 - p) + z2 / (4.0 * n))
+    low, high = centre - half, centre + half
+    if k == 0:
+        low = 0.0
+    if k == n:
+        high = 1.0
+    return low, high
+
+
+def _clopper_pearson(k: int, n: int, level: float) -> tuple[float, float]:
+    """The exact interval: ``Beta(a/2; k, n-k+1)`` and ``Beta(1-a/2; k+1, n-k)`` quantiles, 0 at
+    k = 0 and 1 at k = n (Clopper & Pearson 1934)."""
+    # imported here: _dist loads scipy.special, which `evaladdon ci` (Wilson) never needs
+    from evaladdon.stats._base.dist import beta_ppf
+
+    alpha = 1.0 - level
+    low = 0.0 if k == 0 else float(beta_ppf(alpha / 2.0, k, n - k + 1))
+    high = 1.0 if k == n else float(beta_ppf(1.0 - alpha / 2.0, k + 1, n - k))
+    return low, high
+
+
+def _jeffreys(k: int, n: int, level: float) -> tuple[float, float]:
+    """Equal-tailed ``Beta(k + 1/2, n - k + 1/2)`` quantiles, 0 at k = 0 and 1 at k = n (BCD 2001,
+    section 4.1.2)."""
+    from evaladdon.stats._base.dist import beta_ppf
+
+    alpha = 1.0 - level
+    low = 0.0 if k == 0 else float(beta_ppf(alpha / 2.0, k + 0.5, n - k + 0.5))
+    high = 1.0 if k == n else float(beta_ppf(1.0 - alpha / 2.0, k + 0.5, n - k + 0.5))
+    return low, high
+
+
+def _agresti_coull(k: int, n: int, level: float) -> tuple[float, float]:
+    """Wald around ``p~ = (k + z^2/2)/(n + z^2)`` with ``n~ = n + z^2`` (Agresti & Coull 1998)."""
+    z = _z(level)
+    n_tilde = n + z * z
+    p_tilde = (k + z * z / 2.0) / n_tilde
+    half = z * math.sqrt(p_tilde * (1.0 - p_tilde) / n_tilde)
+    return p_tilde - half, p_tilde + half
+
+
+def _wald(k: int, n: int, level: float) -> tuple[float, float]:
+    """``p +- z sqrt(p(1-p)/n)`` (for contrast only: BCD 2001)."""
+    p = k / n
+    z = _z(level)
+    half = z * math.sqrt(p * (1.0 - p) / n)
+    return p - half, p + half
+
+
+_PROPORTION_BOUNDS: dict[str, Callable[[int, int, float], tuple[float, float]]] = {
+    "wilson": _wilson, "clopper-pearson": _clopper_pearson, "jeffreys": _jeffreys, "agresti-coull": _agresti_coull,
+    "wald": _wald,
+}
+"""Each proportion method's unclipped ``(low, high)`` from ``(k, n, level)``."""
+
+
 def proportion_interval(
     successes: int, n: int, method: str = "wilson", level: float = 0.95
 ) -> ProportionInterval:
@@ -69,41 +132,12 @@ def proportion_interval(
         raise ValueError(f"n must be at least 1, got {n}")
     if not 0 <= k <= n:
         raise ValueError(f"successes must be between 0 and n={n}, got {k}")
-    alpha = 1.0 - level
     p = k / n
     method = method.lower().replace("_", "-")
-    if method == "wilson":
-        z = _z(level)
-        z2 = z * z
-        centre = (k + z2 / 2.0) / (n + z2)
-        half = z * math.sqrt(n) / (n + z2) * math.sqrt(p * (1.0 - p) + z2 / (4.0 * n))
-        low, high = centre - half, centre + half
-        if k == 0:
-            low = 0.0
-        if k == n:
-            high = 1.0
-    elif method in ("clopper-pearson", "jeffreys"):
-        # imported here: _dist loads scipy.special, which `evaladdon ci` (Wilson) never needs
-        from evaladdon.stats._base.dist import beta_ppf
-
-        if method == "clopper-pearson":
-            low = 0.0 if k == 0 else float(beta_ppf(alpha / 2.0, k, n - k + 1))
-            high = 1.0 if k == n else float(beta_ppf(1.0 - alpha / 2.0, k + 1, n - k))
-        else:
-            low = 0.0 if k == 0 else float(beta_ppf(alpha / 2.0, k + 0.5, n - k + 0.5))
-            high = 1.0 if k == n else float(beta_ppf(1.0 - alpha / 2.0, k + 0.5, n - k + 0.5))
-    elif method == "agresti-coull":
-        z = _z(level)
-        n_tilde = n + z * z
-        p_tilde = (k + z * z / 2.0) / n_tilde
-        half = z * math.sqrt(p_tilde * (1.0 - p_tilde) / n_tilde)
-        low, high = p_tilde - half, p_tilde + half
-    elif method == "wald":
-        z = _z(level)
-        half = z * math.sqrt(p * (1.0 - p) / n)
-        low, high = p - half, p + half
-    else:
+    bounds = _PROPORTION_BOUNDS.get(method)
+    if bounds is None:
         raise ValueError(f"unknown interval method {method!r}; choose one of {', '.join(PROPORTION_METHODS)}")
+    low, high = bounds(k, n, level)
     return ProportionInterval(
         estimate=p,
         low=float(min(max(low, 0.0), 1.0)),

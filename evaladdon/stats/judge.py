@@ -121,6 +121,28 @@ class CorrectedRate(IntervalResult):
     notes: tuple[str, ...] = ()
 
 
+def _checked_rg_inputs(observed: float, sensitivity: float, specificity: float, observed_se: float | None,
+                       n_observed: int | None, n_pos: int | None, n_neg: int | None,
+                       ) -> tuple[float | None, int | None]:
+    """:func:`rogan_gladen`'s arguments checked (rates in [0, 1], ``observed_se >= 0``, whole counts,
+    Youden's ``J = Se + Sp - 1 > 0``); returns ``observed_se`` and ``n_observed`` as checked."""
+    for name, v in (("observed", observed), ("sensitivity", sensitivity), ("specificity", specificity)):
+        if not 0 <= finite(v, name) <= 1:
+            raise ValueError(f"{name} must be in [0, 1], got {v}")
+    if observed_se is not None:
+        observed_se = finite(observed_se, "observed_se", non_negative=True)
+    if n_observed is not None:
+        n_observed = whole(n_observed, "n_observed", 1)
+    for name, count in (("n_pos", n_pos), ("n_neg", n_neg)):
+        if count is not None:
+            whole(count, name, 0)
+    if sensitivity + specificity - 1.0 <= 0:
+        raise ValueError(
+            f"Se + Sp = {sensitivity + specificity:.4f} <= 1: a judge no better than chance cannot be corrected"
+        )
+    return observed_se, n_observed
+
+
 def rogan_gladen(
     observed: float,
     sensitivity: float,
@@ -142,21 +164,9 @@ def rogan_gladen(
     ``n_observed`` items mapped through the (increasing) correction, with a note.
     """
     level = check_level(level)
-    for name, v in (("observed", observed), ("sensitivity", sensitivity), ("specificity", specificity)):
-        if not 0 <= finite(v, name) <= 1:
-            raise ValueError(f"{name} must be in [0, 1], got {v}")
-    if observed_se is not None:
-        observed_se = finite(observed_se, "observed_se", non_negative=True)
-    if n_observed is not None:
-        n_observed = whole(n_observed, "n_observed", 1)
-    for name, count in (("n_pos", n_pos), ("n_neg", n_neg)):
-        if count is not None:
-            whole(count, name, 0)
+    observed_se, n_observed = _checked_rg_inputs(observed, sensitivity, specificity, observed_se, n_observed,
+                                                 n_pos, n_neg)
     j = sensitivity + specificity - 1.0
-    if j <= 0:
-        raise ValueError(
-            f"Se + Sp = {sensitivity + specificity:.4f} <= 1: a judge no better than chance cannot be corrected"
-        )
     raw = (observed + specificity - 1.0) / j
     p = min(max(raw, 0.0), 1.0)
     notes: list[str] = []

@@ -277,7 +277,7 @@ def finish(st: MeanStats, level: float, method: str, cluster_method: str,
     if n_items == 1:
         notes.append("one item: no standard error exists")
 
-    se_cluster = se_cr2 = df_cr2 = deff = icc = n_eff = None
+    se_cluster = se_cr2 = df_cr2 = None
     n_clusters: int | None = None
     if cl is not None:
         n_clusters = cl.n_clusters
@@ -287,72 +287,12 @@ def finish(st: MeanStats, level: float, method: str, cluster_method: str,
             warn = cr1_note(cl.n_clusters, cl.df_cr2)
             if warn:
                 notes.append(warn)
-
-    if cl is not None:
         se, df = (cl.se_cr2, cl.df_cr2) if cluster_method == "cr2" else (cl.se_cr1, cl.df_cr1)
     else:
         se, df = se_item, float(n_items - 1)
     se_zero = zero_se.se_is_zero_at(se, max(st.xbar_max, -st.xbar_min))
-
-    if cl is not None and n_clusters is not None and n_clusters >= 2 and se_item and se_item > 0:
-        assert st.sizes_sq is not None
-        m_tilde = float(st.sizes_sq / n_items)
-        if se_zero:
-            deff, n_eff, icc = NAN, NAN, NAN
-            notes.append("the clustered SE is 0: the design effect and ICC are undefined")
-        elif m_tilde <= 1.0:
-            deff = (se / se_item) ** 2
-            n_eff, icc = n_items / deff, NAN
-            notes.append("singleton clusters: the intra-cluster correlation is undefined")
-        else:
-            deff = (se / se_item) ** 2
-            icc = (deff - 1.0) / (m_tilde - 1.0)
-            if icc > 1.0:
-                notes.append(
-                    f"the clustered variance is {deff:.3g} x the item variance, more than any within-cluster "
-                    f"correlation explains (at most {m_tilde:.3g} x with these cluster sizes; few clusters): "
-                    "icc reported as 1, deff as its maximum")
-                icc, deff = 1.0, m_tilde
-            n_eff = n_items / deff
-
-    single_epoch = st.n_epochs_max == 1
-    chosen = method
-    if method == "auto":
-        chosen = "wilson" if binary and single_epoch and cl is None else "t"
-    if chosen in PROPORTION_METHODS:
-        if not (binary and single_epoch and cl is None):
-            raise ValueError(
-                f"the {chosen} interval is for 0/1 scores with one epoch and no clusters; use t or bootstrap"
-            )
-        assert st.successes is not None
-        pi = proportion_interval(st.successes, n_rows, chosen, level)
-        low, high = pi.low, pi.high
-    elif se_zero:
-        n_units = n_clusters if n_clusters is not None else n_items
-        units = zero_se.unit_word(n_units, n_clusters is not None)
-        if st.xbar_min >= 0.0 and st.xbar_max <= 1.0:
-            low, high = zero_se.bounded_interval(mean, n_units, level)
-            chosen = f"zero-se-wilson-{'clusters' if n_clusters is not None else 'items'}"
-            notes.append(f"the estimated SE is 0: the interval is the Wilson score interval of a [0, 1] mean "
-                         f"on the {units} as units (zero-SE fallback), not a t interval of width 0")
-        else:
-            low = high = NAN
-            chosen = "none"
-            notes.append(f"the estimated SE is 0 and the values are not bounded in [0, 1]: no interval can be "
-                         f"estimated from {units} that all agree")
-    elif chosen == "bootstrap":
-        too_few_units = n_items < 2 or (n_clusters is not None and n_clusters < 2)
-        if too_few_units:
-            low = high = NAN
-        else:
-            if bootstrap is None:
-                raise ValueError("the bootstrap interval needs all item means at once")
-            low, high, note = bootstrap()
-            notes.append(note)
-    else:
-        low, high = t_bounds(mean, se, df, level)
-        if binary and not math.isnan(low):
-            low, high = max(low, 0.0), min(high, 1.0)
+    deff, icc, n_eff = _design_effect(st, se, se_zero, notes)
+    chosen, low, high = _interval(st, level, method, se, df, se_zero, bootstrap, notes)
 
     epoch_var = st.epoch_var
     return MeanEstimate(
@@ -381,3 +321,81 @@ def finish(st: MeanStats, level: float, method: str, cluster_method: str,
         epoch_variance=epoch_var,
         notes=tuple(notes),
     )
+
+
+def _design_effect(st: MeanStats, se: float, se_zero: bool,
+                   notes: list[str]) -> tuple[float | None, float | None, float | None]:
+    """``deff = se^2 / se_item^2``, the ICC from ``deff = 1 + (m~ - 1) icc`` (``m~ = sum n_c^2 / n``,
+    Kish 1965) kept in its range, and ``n_eff = n / deff`` (module doc, step 4); None without at
+    least two clusters and a positive item SE.  Says in ``notes`` what is undefined or capped."""
+    cl, n_items, se_item = st.clustered, st.n_items, st.se_item
+    if cl is None or cl.n_clusters < 2 or not (se_item and se_item > 0):
+        return None, None, None
+    assert st.sizes_sq is not None
+    m_tilde = float(st.sizes_sq / n_items)
+    if se_zero:
+        notes.append("the clustered SE is 0: the design effect and ICC are undefined")
+        return NAN, NAN, NAN
+    deff = (se / se_item) ** 2
+    if m_tilde <= 1.0:
+        notes.append("singleton clusters: the intra-cluster correlation is undefined")
+        return deff, NAN, n_items / deff
+    icc = (deff - 1.0) / (m_tilde - 1.0)
+    if icc > 1.0:
+        notes.append(
+            f"the clustered variance is {deff:.3g} x the item variance, more than any within-cluster "
+            f"correlation explains (at most {m_tilde:.3g} x with these cluster sizes; few clusters): "
+            "icc reported as 1, deff as its maximum")
+        icc, deff = 1.0, m_tilde
+    return deff, icc, n_items / deff
+
+
+def _interval(st: MeanStats, level: float, method: str, se: float, df: float, se_zero: bool,
+              bootstrap: Callable[[], tuple[float, float, str]] | None,
+              notes: list[str]) -> tuple[str, float, float]:
+    """The interval's method and bounds (module doc, step 5): a proportion interval (0/1, one
+    epoch, no clusters), the zero-SE fallback, the cluster bootstrap, or ``t`` (clipped to [0, 1]
+    for 0/1 scores)."""
+    cl = st.clustered
+    chosen = method
+    proportion_ok = st.binary and st.n_epochs_max == 1 and cl is None
+    if method == "auto":
+        chosen = "wilson" if proportion_ok else "t"
+    if chosen in PROPORTION_METHODS:
+        if not proportion_ok:
+            raise ValueError(
+                f"the {chosen} interval is for 0/1 scores with one epoch and no clusters; use t or bootstrap"
+            )
+        assert st.successes is not None
+        pi = proportion_interval(st.successes, st.n_rows, chosen, level)
+        return chosen, pi.low, pi.high
+    if se_zero:
+        return _zero_se_interval(st, level, notes)
+    if chosen == "bootstrap":
+        if st.n_items < 2 or (cl is not None and cl.n_clusters < 2):
+            return chosen, NAN, NAN
+        if bootstrap is None:
+            raise ValueError("the bootstrap interval needs all item means at once")
+        low, high, note = bootstrap()
+        notes.append(note)
+        return chosen, low, high
+    low, high = t_bounds(st.mean, se, df, level)
+    if st.binary and not math.isnan(low):
+        low, high = max(low, 0.0), min(high, 1.0)
+    return chosen, low, high
+
+
+def _zero_se_interval(st: MeanStats, level: float, notes: list[str]) -> tuple[str, float, float]:
+    """The interval when the estimated SE is zero (:mod:`evaladdon.stats.zero_se`): Wilson's on the
+    units (clusters, else items) for item means in [0, 1], else none; said in ``notes``."""
+    n_clusters = None if st.clustered is None else st.clustered.n_clusters
+    n_units = n_clusters if n_clusters is not None else st.n_items
+    units = zero_se.unit_word(n_units, n_clusters is not None)
+    if st.xbar_min >= 0.0 and st.xbar_max <= 1.0:
+        low, high = zero_se.bounded_interval(st.mean, n_units, level)
+        notes.append(f"the estimated SE is 0: the interval is the Wilson score interval of a [0, 1] mean "
+                     f"on the {units} as units (zero-SE fallback), not a t interval of width 0")
+        return f"zero-se-wilson-{'clusters' if n_clusters is not None else 'items'}", low, high
+    notes.append(f"the estimated SE is 0 and the values are not bounded in [0, 1]: no interval can be "
+                 f"estimated from {units} that all agree")
+    return "none", NAN, NAN

@@ -194,6 +194,89 @@ class _Counts:
         else:
             self.k_min, self.k_max = min(self.k_min, 1), max(self.k_max, 1)
 
+    def global_sizes(self) -> np.ndarray | None:
+        """With global cluster codes, the sizes ``n_c`` of the clusters present (counting them in
+        ``n_clusters``); None with clusters local to the parts."""
+        if self.sizes is None:
+            return None
+        present = self.sizes > 0
+        self.n_clusters = int(np.count_nonzero(present))
+        return self.sizes[present].astype(float)
+
+
+class _Sums:
+    """Pass 2's sums over parts: ``sum x``, ``sum_i xbar_i``, the range of the item means, the epoch
+    sums ``sum s_i^2``, ``sum s_i^2 / K_i`` (repeated items) and ``sum 1/K_i`` (``with_epochs``), and
+    ``sum n_c^2`` with the Bell-McCaffrey sums of the cluster sizes (``part_sizes``: the sizes of
+    each part's own clusters; global clusters' sizes are added once by :meth:`add_sizes`)."""
+
+    def __init__(self, with_epochs: bool, part_sizes: bool, n_items: int) -> None:
+        self.with_epochs, self.part_sizes, self.n_items = with_epochs, part_sizes, n_items
+        self.x, self.xbar = _Sum(), _Sum()
+        self.ep_var, self.ep_var_k, self.ep_inv_k = _Sum(), _Sum(), _Sum()
+        self.sizes_sq = _Sum()
+        self.satt = [_Sum() for _ in range(4)]
+        self.xbar_min, self.xbar_max = math.inf, -math.inf
+
+    def add(self, p: _Part) -> None:
+        self.x.add(p.x.sum())
+        counts, xbar, ss_within = _item_moments(p)
+        self.xbar.add(xbar.sum())
+        self.xbar_min = min(self.xbar_min, float(np.min(xbar)))
+        self.xbar_max = max(self.xbar_max, float(np.max(xbar)))
+        if self.with_epochs:
+            self.ep_inv_k.add(np.sum(1.0 / counts))
+            if ss_within is not None:
+                rep = counts >= 2
+                item_var = ss_within[rep] / (counts[rep] - 1.0)
+                self.ep_var.add(item_var.sum())
+                self.ep_var_k.add(np.sum(item_var / counts[rep]))
+        if self.part_sizes:
+            assert p.item_cluster is not None
+            self.add_sizes(np.bincount(p.item_cluster, minlength=p.n_clusters).astype(float))
+
+    def add_sizes(self, sizes: np.ndarray) -> None:
+        """Add clusters of sizes ``sizes`` (floats) to ``sum n_c^2`` and the Satterthwaite sums."""
+        self.sizes_sq.add(np.sum(sizes * sizes))
+        for acc, v in zip(self.satt, satterthwaite_sums(sizes, float(self.n_items)), strict=True):
+            acc.add(v)
+
+
+class _Squares:
+    """Pass 3's centred sums about the global means ``m`` (rows) and ``mean`` (item means):
+    ``sum (x - m)^2``, ``sum (xbar_i - mean)^2`` and, with ``S_c = sum_{i in c} (xbar_i - mean)``,
+    ``sum S_c^2`` and ``sum S_c^2 / (1 - n_c/n)``; global clusters' ``S_c`` are accumulated in
+    ``g_sums`` over parts and summed by :meth:`add_global` once all parts are in."""
+
+    def __init__(self, m: float, mean: float, n_items: int, many_clusters: bool, n_global: int | None) -> None:
+        self.m, self.mean, self.n_items, self.many_clusters = m, mean, n_items, many_clusters
+        self.x, self.xbar, self.cl, self.cr2 = _Sum(), _Sum(), _Sum(), _Sum()
+        self.g_sums = np.zeros(n_global) if many_clusters and n_global is not None else None  # S_c over parts
+
+    def add(self, p: _Part) -> None:
+        d = p.x - self.m
+        self.x.add(np.dot(d, d))
+        del d
+        xbar = _item_means(p)
+        e = xbar - self.mean
+        self.xbar.add(np.dot(e, e))
+        del e
+        if self.g_sums is not None:
+            assert p.item_cluster is not None
+            self.g_sums[:] += cluster_sums(xbar, p.item_cluster, self.g_sums.size, center=self.mean)[0]
+        elif self.many_clusters:
+            assert p.item_cluster is not None
+            s_c, sizes = cluster_sums(xbar, p.item_cluster, p.n_clusters, center=self.mean)
+            self.cl.add(np.sum(s_c * s_c))
+            self.cr2.add(np.sum(s_c * s_c / (1.0 - sizes / self.n_items)))
+
+    def add_global(self, present: np.ndarray, g_sizes: np.ndarray) -> None:
+        """Add the global clusters' ``S_c`` (those ``present``, of sizes ``g_sizes``)."""
+        assert self.g_sums is not None
+        s_c = self.g_sums[present]
+        self.cl.add(np.sum(s_c * s_c))
+        self.cr2.add(np.sum(s_c * s_c / (1.0 - g_sizes / self.n_items)))
+
 
 def estimate_mean_parts(
     parts: Callable[[], Iterable[MeanPart]],
@@ -230,113 +313,62 @@ def estimate_mean_parts(
     # pass 1: scale, counts, 0/1, the item-in-two-clusters check
     c = _Counts(n_global)
     each(c.add, check=True)
-    g_sizes = None
-    if c.sizes is not None:
-        present = c.sizes > 0
-        c.n_clusters = int(np.count_nonzero(present))
-        g_sizes = c.sizes[present].astype(float)
-    n_parts, n_rows, n_items, n_clusters, n_repeated, k_min, k_max = (
-        c.n_parts, c.n_rows, c.n_items, c.n_clusters, c.n_repeated, c.k_min, c.k_max)
-    if n_parts == 0:
+    g_sizes = c.global_sizes()
+    if c.n_parts == 0:
         return estimate_mean(np.empty(0))  # raises estimate_mean's own refusal of empty input
-    if n_parts == 1:
+    if c.n_parts == 1:
         only = next(part for part in parts() if np.asarray(part.values).size)
         return estimate_mean(only.values, only.items, only.clusters if clustered else None,
                              level=level, method=method, cluster_method=cluster_method)
     if method == "bootstrap":
-        raise ValueError(f"the bootstrap interval needs all item means at once; these rows come in {n_parts} "
+        raise ValueError(f"the bootstrap interval needs all item means at once; these rows come in {c.n_parts} "
                          "parts: use the in-memory path, or t")
     scale = pow2_scale_of_top(c.top)
-    with_epochs = k_max >= 2 and n_items >= 2
-    many_clusters = clustered and n_clusters >= 2
+    many_clusters = clustered and c.n_clusters >= 2
 
     # pass 2: sums, the range of the item means, epoch sums, cluster-size sums
-    sum_x, sum_xbar = _Sum(), _Sum()
-    ep_var, ep_var_k, ep_inv_k = _Sum(), _Sum(), _Sum()
-    sizes_sq = _Sum()
-    satt = [_Sum() for _ in range(4)]
-    xbar_range = [math.inf, -math.inf]
-
-    def pass2(p: _Part) -> None:
-        sum_x.add(p.x.sum())
-        counts, xbar, ss_within = _item_moments(p)
-        sum_xbar.add(xbar.sum())
-        xbar_range[0] = min(xbar_range[0], float(np.min(xbar)))
-        xbar_range[1] = max(xbar_range[1], float(np.max(xbar)))
-        if with_epochs:
-            ep_inv_k.add(np.sum(1.0 / counts))
-            if ss_within is not None:
-                rep = counts >= 2
-                item_var = ss_within[rep] / (counts[rep] - 1.0)
-                ep_var.add(item_var.sum())
-                ep_var_k.add(np.sum(item_var / counts[rep]))
-        if many_clusters and g_sizes is None:
-            assert p.item_cluster is not None
-            sizes = np.bincount(p.item_cluster, minlength=p.n_clusters).astype(float)
-            sizes_sq.add(np.sum(sizes * sizes))
-            for acc, v in zip(satt, satterthwaite_sums(sizes, float(n_items)), strict=True):
-                acc.add(v)
-
-    each(pass2, scale)
+    sums = _Sums(c.k_max >= 2 and c.n_items >= 2, many_clusters and g_sizes is None, c.n_items)
+    each(sums.add, scale)
     if many_clusters and g_sizes is not None:
-        sizes_sq.add(np.sum(g_sizes * g_sizes))
-        for acc, v in zip(satt, satterthwaite_sums(g_sizes, float(n_items)), strict=True):
-            acc.add(v)
-    xbar_min, xbar_max = xbar_range
-    m = sum_x.value / n_rows
-    mean = sum_xbar.value / n_items
+        sums.add_sizes(g_sizes)
 
     # pass 3: sums of squares about the global means, cluster sums S_c
-    ss_x, ss_xbar, ss_cl, ss_cr2 = _Sum(), _Sum(), _Sum(), _Sum()
-    g_sums = np.zeros(n_global) if many_clusters and n_global is not None else None  # S_c over parts
-
-    def pass3(p: _Part) -> None:
-        d = p.x - m
-        ss_x.add(np.dot(d, d))
-        del d
-        xbar = _item_means(p)
-        e = xbar - mean
-        ss_xbar.add(np.dot(e, e))
-        del e
-        if g_sums is not None:
-            assert p.item_cluster is not None
-            g_sums[:] += cluster_sums(xbar, p.item_cluster, g_sums.size, center=mean)[0]
-        elif many_clusters:
-            assert p.item_cluster is not None
-            s_c, sizes = cluster_sums(xbar, p.item_cluster, p.n_clusters, center=mean)
-            ss_cl.add(np.sum(s_c * s_c))
-            ss_cr2.add(np.sum(s_c * s_c / (1.0 - sizes / n_items)))
-
-    each(pass3, scale)
-    if g_sums is not None and g_sizes is not None:
+    sq = _Squares(sums.x.value / c.n_rows, sums.xbar.value / c.n_items, c.n_items, many_clusters, n_global)
+    each(sq.add, scale)
+    if sq.g_sums is not None and g_sizes is not None:
         assert c.sizes is not None  # (clusters spanning parts: their sizes were counted)
-        s_c = g_sums[c.sizes > 0]
-        ss_cl.add(np.sum(s_c * s_c))
-        ss_cr2.add(np.sum(s_c * s_c / (1.0 - g_sizes / n_items)))
+        sq.add_global(c.sizes > 0, g_sizes)
 
-    var_xbar = ss_xbar.value / (n_items - 1) if n_items > 1 else NAN
+    est = finish(_stats(c, sums, sq, clustered, method), level, method, cluster_method)
+    return est if scale == 1.0 else rescaled(est, scale)
+
+
+def _stats(c: _Counts, sums: _Sums, sq: _Squares, clustered: bool, method: str) -> MeanStats:
+    """The :class:`~evaladdon.stats.mean.MeanStats` from the three passes' tallies: the SEs
+    ``sqrt(ss / (N - 1)) / sqrt(N)``, the epoch decomposition and the clustered SEs from sums."""
+    n_rows, n_items, n_clusters, k_max = c.n_rows, c.n_items, c.n_clusters, c.k_max
+    many_clusters = clustered and n_clusters >= 2
+    mean = sq.mean
+    var_xbar = sq.xbar.value / (n_items - 1) if n_items > 1 else NAN
     epoch_var = None
-    if with_epochs:
-        within = ep_var.value / n_repeated
+    if sums.with_epochs:
+        within = sums.ep_var.value / c.n_repeated
         epoch_var = epoch_variance_from(
-            n_items=n_items, n_epochs_min=int(k_min), n_epochs_max=k_max, n_items_repeated=n_repeated,
+            n_items=n_items, n_epochs_min=int(c.k_min), n_epochs_max=k_max, n_items_repeated=c.n_repeated,
             within=within, var_item_means=var_xbar,
-            mean_var_over_k=(ep_var_k.value + within * (n_items - n_repeated)) / n_items,
-            inv_k=ep_inv_k.value / n_items)
+            mean_var_over_k=(sums.ep_var_k.value + within * (n_items - c.n_repeated)) / n_items,
+            inv_k=sums.ep_inv_k.value / n_items)
     cl = None
     if clustered:
-        s1, s2, s3, s4 = (a.value for a in satt)
+        s1, s2, s3, s4 = (a.value for a in sums.satt)
         df_cr2 = satterthwaite_df_from_sums((s1, s2, s3, s4), float(n_items)) if many_clusters else NAN
-        cl = clustered_from_sums(mean, n_items, n_clusters, ss_cl.value, ss_cr2.value, df_cr2)
+        cl = clustered_from_sums(mean, n_items, n_clusters, sq.cl.value, sq.cr2.value, df_cr2)
     successes = None
-    binary = c.binary
-    if binary and k_max == 1 and not clustered and (method == "auto" or method in PROPORTION_METHODS):
-        successes = int(round(sum_x.value))
-    stats = MeanStats(
-        n_rows=n_rows, n_items=n_items, n_epochs_min=int(k_min), n_epochs_max=k_max, mean=mean,
-        se_naive=math.sqrt(ss_x.value / (n_rows - 1)) / math.sqrt(n_rows) if n_rows > 1 else NAN,
+    if c.binary and k_max == 1 and not clustered and (method == "auto" or method in PROPORTION_METHODS):
+        successes = int(round(sums.x.value))
+    return MeanStats(
+        n_rows=n_rows, n_items=n_items, n_epochs_min=int(c.k_min), n_epochs_max=k_max, mean=mean,
+        se_naive=math.sqrt(sq.x.value / (n_rows - 1)) / math.sqrt(n_rows) if n_rows > 1 else NAN,
         se_item=math.sqrt(var_xbar) / math.sqrt(n_items) if n_items > 1 else NAN,
-        xbar_min=xbar_min, xbar_max=xbar_max, binary=binary, successes=successes, epoch_var=epoch_var,
-        clustered=cl, sizes_sq=sizes_sq.value if many_clusters else None)
-    est = finish(stats, level, method, cluster_method)
-    return est if scale == 1.0 else rescaled(est, scale)
+        xbar_min=sums.xbar_min, xbar_max=sums.xbar_max, binary=c.binary, successes=successes, epoch_var=epoch_var,
+        clustered=cl, sizes_sq=sums.sizes_sq.value if many_clusters else None)

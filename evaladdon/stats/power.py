@@ -283,8 +283,46 @@ def plan(
     paired t test.  ``"mcnemar"`` is an alias of ``"mcnemar-exact"``.
     """
     za, zb = _z_alpha(alpha, sides), _z_beta(power)
-    z = za + zb
     deff = finite(deff, "deff", positive=True)
+    n, delta, variance, discordance = _checked_plan_inputs(n, delta, variance, discordance)
+    notes: list[str] = []
+    chosen = _plan_test(test, discordance, deff, notes)
+    d_abs = abs(delta) if delta is not None else None
+    if discordance is not None and d_abs is not None and d_abs > discordance:
+        raise ValueError(f"|delta| = {d_abs:g} must be at or below the discordance rate psi = {discordance:g}: for "
+                         "paired 0/1 data the difference is at most the share of items the runs disagree on")
+    dz = _Design(chosen, variance, discordance, deff, alpha, sides, za)
+    mde = n_req = achieved = None
+    if n is not None:
+        mde = _mde(dz, n, za + zb, power, notes)
+    if d_abs is not None:
+        if n is None:
+            n_req = _required_n(dz, d_abs, zb, power, notes)
+            achieved = dz.power_at(n_req, d_abs)
+        else:
+            achieved = dz.power_at(n, d_abs)
+    used_var = dz.var_at(d_abs) if d_abs is not None else (dz.var_at(0.0) if variance is not None else None)
+    return PowerPlan(
+        n=int(n) if n is not None else n_req,
+        mde=mde,
+        delta=delta,
+        power=achieved,
+        variance=used_var,
+        alpha=alpha,
+        target_power=power,
+        sides=sides,
+        deff=deff,
+        design=design or ("paired 0/1 (psi)" if discordance is not None else "given variance"),
+        test=chosen,
+        discordance=discordance,
+        notes=tuple(notes),
+    )
+
+
+def _checked_plan_inputs(n: int | None, delta: float | None, variance: float | None, discordance: float | None,
+                         ) -> tuple[int | None, float | None, float | None, float | None]:
+    """:func:`plan`'s ``n``, ``delta``, ``variance`` and ``discordance`` checked (exactly one of
+    variance and psi; n or delta; ``2 <= n <= MAX_N``; delta non-zero; psi in (0, 1])."""
     if (variance is None) == (discordance is None):
         raise ValueError("give exactly one of variance (sd^2) or discordance (psi)")
     if n is None and delta is None:
@@ -303,10 +341,15 @@ def plan(
         discordance = finite(discordance, "the discordance rate psi")
         if not 0 < discordance <= 1:
             raise ValueError(f"the discordance rate must be in (0, 1], got {discordance}")
+    return n, delta, variance, discordance
+
+
+def _plan_test(test: str, discordance: float | None, deff: float, notes: list[str]) -> str:
+    """The test planned for: ``"mcnemar"`` is ``"mcnemar-exact"``; ``auto`` is McNemar's exact test
+    for an unclustered psi design, else ``wald``; McNemar needs psi, and its exact test ``deff = 1``."""
     test = "mcnemar-exact" if test == "mcnemar" else test
     if test not in PLAN_TESTS:
         raise ValueError(f"unknown test {test!r}; choose one of {', '.join(PLAN_TESTS)}")
-    notes: list[str] = []
     if test == "auto":
         test = "mcnemar-exact" if discordance is not None and deff == 1.0 else "wald"
         if discordance is not None and deff != 1.0:
@@ -316,87 +359,94 @@ def plan(
         raise ValueError("McNemar planning needs the discordance rate psi")
     if test == "mcnemar-exact" and deff != 1.0:
         raise ValueError("the exact McNemar test is for unclustered pairs; with a design effect plan with wald")
-    d_abs = abs(delta) if delta is not None else None
-    if discordance is not None and d_abs is not None and d_abs > discordance:
-        raise ValueError(f"|delta| = {d_abs:g} must be at or below the discordance rate psi = {discordance:g}: for "
-                         "paired 0/1 data the difference is at most the share of items the runs disagree on")
+    return test
 
-    def var_at(d: float) -> float:
-        if variance is not None:
-            return variance * deff
-        assert discordance is not None
-        return (discordance - d * d) * deff
 
-    def power_at(n_: int, d: float) -> float:
-        if test == "mcnemar-exact" and n_ <= EXACT_MAX:
-            assert discordance is not None
-            return mcnemar_exact_power(n_, discordance, d, alpha, sides)
-        if test.startswith("mcnemar"):
-            assert discordance is not None
-            if d * d >= discordance:
+@dataclass(frozen=True)
+class _Design:
+    """A checked design of :func:`plan`: the test, the variance or the discordance psi, the design
+    effect, ``alpha``, ``sides`` and ``z_alpha``; its variance and power at a difference."""
+
+    test: str
+    variance: float | None
+    discordance: float | None
+    deff: float
+    alpha: float
+    sides: int
+    za: float
+
+    def var_at(self, d: float) -> float:
+        """The per-item variance of the difference at true difference ``d``, times ``deff``
+        (``psi - d^2`` for paired 0/1)."""
+        if self.variance is not None:
+            return self.variance * self.deff
+        assert self.discordance is not None
+        return (self.discordance - d * d) * self.deff
+
+    def power_at(self, n_: int, d: float) -> float:
+        """The power at ``n_`` items and true difference ``d``: McNemar's exact power (up to
+        ``EXACT_MAX``), Connor's (1987) normal approximation, or the normal (wald) power."""
+        if self.test == "mcnemar-exact" and n_ <= EXACT_MAX:
+            assert self.discordance is not None
+            return mcnemar_exact_power(n_, self.discordance, d, self.alpha, self.sides)
+        if self.test.startswith("mcnemar"):
+            psi = self.discordance
+            assert psi is not None
+            if d * d >= psi:
                 return 1.0
-            zb_ = (d * math.sqrt(n_ / deff) - za * math.sqrt(discordance)) / math.sqrt(discordance - d * d)
+            zb_ = (d * math.sqrt(n_ / self.deff) - self.za * math.sqrt(psi)) / math.sqrt(psi - d * d)
             return float(norm_cdf(zb_))
-        v = var_at(d)
-        return 1.0 if v <= 0 else power_normal(d, math.sqrt(v / n_), alpha, sides)
+        v = self.var_at(d)
+        return 1.0 if v <= 0 else power_normal(d, math.sqrt(v / n_), self.alpha, self.sides)
 
-    mde = n_req = achieved = None
-    if n is not None:
-        if test in ("mcnemar-exact", "mcnemar-connor-approx"):
-            assert discordance is not None
-            f = lambda d: power_at(n, d) - power  # noqa: E731
-            top = discordance * (1 - 1e-12) if test == "mcnemar-connor-approx" else discordance
-            from evaladdon.stats._base.root import brentq  # scipy's brentq, without importing scipy.optimize
 
-            mde = float(brentq(f, 1e-12, top, xtol=1e-10)) if f(top) >= 0 else None
-        elif variance is not None:
-            mde = z * math.sqrt(variance * deff / n)
+def _mde(dz: _Design, n: int, z: float, power: float, notes: list[str]) -> float | None:
+    """The minimum detectable effect at ``n`` items and target ``power`` (``z = z_alpha + z_beta``):
+    a root of the McNemar power (exact or Connor's), ``z sqrt(var deff / n)``, or for psi with wald
+    ``z sqrt(psi deff / (n + z^2 deff))``; None (with a note) when no ``|delta| <= psi`` reaches it."""
+    discordance, deff = dz.discordance, dz.deff
+    if dz.test in ("mcnemar-exact", "mcnemar-connor-approx"):
+        assert discordance is not None
+        f = lambda d: dz.power_at(n, d) - power  # noqa: E731
+        top = discordance * (1 - 1e-12) if dz.test == "mcnemar-connor-approx" else discordance
+        from evaladdon.stats._base.root import brentq  # scipy's brentq, without importing scipy.optimize
+
+        mde = float(brentq(f, 1e-12, top, xtol=1e-10)) if f(top) >= 0 else None
+    elif dz.variance is not None:
+        mde = z * math.sqrt(dz.variance * deff / n)
+    else:
+        assert discordance is not None
+        mde = z * math.sqrt(discordance * deff / (n + z * z * deff))
+        if mde > discordance:
+            mde = None
+    if mde is None:
+        notes.append(f"{NOT_DETECTABLE}: with {n} items and discordance {discordance:g} even the largest "
+                     f"possible difference (|delta| = psi) is detected with less than {power:.0%} power")
+    return mde
+
+
+def _required_n(dz: _Design, d_abs: float, zb: float, power: float, notes: list[str]) -> int:
+    """The items needed to detect ``|delta| = d_abs`` with target ``power``: ``(z sd / delta)^2``
+    (Connor's formula for psi), rounded up, then for McNemar's exact test the smallest n whose
+    exact power reaches the target (:func:`_exact_sample_size`, up to ``EXACT_MAX``)."""
+    if dz.test == "mcnemar-connor-approx":
+        assert dz.discordance is not None
+        root = dz.za * math.sqrt(dz.discordance) + zb * math.sqrt(dz.discordance - d_abs * d_abs)
+        raw = _squared_ratio(root, d_abs) * dz.deff
+    else:
+        raw = _squared_ratio((dz.za + zb) * math.sqrt(dz.var_at(d_abs)), d_abs)
+    if not raw <= MAX_N:
+        raise ValueError(f"detecting delta = {d_abs:g} needs more than {MAX_N:.0e} items "
+                         f"(about {raw:.3g}); plan for a larger difference")
+    n_req = max(2, math.ceil(raw - 1e-9))
+    if dz.test == "mcnemar-exact":
+        assert dz.discordance is not None
+        if n_req <= EXACT_MAX:
+            n_req = _exact_sample_size(dz.discordance, d_abs, dz.alpha, power, dz.sides, n_req)
         else:
-            assert discordance is not None
-            mde = z * math.sqrt(discordance * deff / (n + z * z * deff))
-            if mde > discordance:
-                mde = None
-        if mde is None:
-            notes.append(f"{NOT_DETECTABLE}: with {n} items and discordance {discordance:g} even the largest "
-                         f"possible difference (|delta| = psi) is detected with less than {power:.0%} power")
-    if d_abs is not None:
-        if n is None:
-            if test == "mcnemar-connor-approx":
-                assert discordance is not None
-                root = za * math.sqrt(discordance) + zb * math.sqrt(discordance - d_abs * d_abs)
-                raw = _squared_ratio(root, d_abs) * deff
-            else:
-                raw = _squared_ratio(z * math.sqrt(var_at(d_abs)), d_abs)
-            if not raw <= MAX_N:
-                raise ValueError(f"detecting delta = {d_abs:g} needs more than {MAX_N:.0e} items "
-                                 f"(about {raw:.3g}); plan for a larger difference")
-            n_req = max(2, math.ceil(raw - 1e-9))
-            if test == "mcnemar-exact":
-                assert discordance is not None
-                if n_req <= EXACT_MAX:
-                    n_req = _exact_sample_size(discordance, d_abs, alpha, power, sides, n_req)
-                else:
-                    notes.append(f"more than {EXACT_MAX:.0e} pairs: the exact test's plan equals the normal "
-                                 "approximation's at this size; n from the normal approximation")
-            achieved = power_at(n_req, d_abs)
-        else:
-            achieved = power_at(n, d_abs)
-    used_var = var_at(d_abs) if d_abs is not None else (var_at(0.0) if variance is not None else None)
-    return PowerPlan(
-        n=int(n) if n is not None else n_req,
-        mde=mde,
-        delta=delta,
-        power=achieved,
-        variance=used_var,
-        alpha=alpha,
-        target_power=power,
-        sides=sides,
-        deff=deff,
-        design=design or ("paired 0/1 (psi)" if discordance is not None else "given variance"),
-        test=test,
-        discordance=discordance,
-        notes=tuple(notes),
-    )
+            notes.append(f"more than {EXACT_MAX:.0e} pairs: the exact test's plan equals the normal "
+                         "approximation's at this size; n from the normal approximation")
+    return n_req
 
 
 @dataclass(frozen=True)

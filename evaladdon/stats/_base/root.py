@@ -19,8 +19,9 @@ __all__ = ["brentq"]
 _RTOL = 4 * 2.220446049250313e-16
 
 
-def brentq(f: Callable[[float], float], a: float, b: float, xtol: float = 2e-12, rtol: float = _RTOL,
-           maxiter: int = 100) -> float:
+def brentq(  # noqa: C901 - a line-by-line port of scipy's brentq.c, kept whole to stay checkable against it
+    f: Callable[[float], float], a: float, b: float, xtol: float = 2e-12, rtol: float = _RTOL, maxiter: int = 100,
+) -> float:
     """A root of ``f`` in ``[a, b]`` (``f(a)``, ``f(b)`` of opposite signs), to
     ``xtol + rtol * |x|``; ``ValueError`` when not bracketed or not converged."""
     xpre, xcur = float(a), float(b)

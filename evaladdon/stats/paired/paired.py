@@ -31,7 +31,7 @@ from evaladdon.stats._base.checks import as_finite_1d, check_level, is_binary, p
 from evaladdon.stats._base.dist import t_sf
 from evaladdon.stats._base.result import Interval, IntervalResult, ci_bounds, holds_interval
 from evaladdon.stats.resampling import bootstrap_totals, ratio_of_totals
-from evaladdon.stats.cluster import clustered_se, codes, cr1_note  # codes: first-appearance ints as they are
+from evaladdon.stats.cluster import ClusteredSE, clustered_se, codes, cr1_note  # codes: first-appearance ints as they are
 from evaladdon.stats.intervals import t_bounds
 from evaladdon.stats.paired.mcnemar import Discordance, McNemarResult, discordance, mcnemar
 from evaladdon.stats.paired.paired_binary import PAIRED_BINARY_METHODS, paired_binary_interval
@@ -160,12 +160,7 @@ def _compare(
     n_resamples: int,
     seed: int | None,
 ) -> PairedComparison:
-    test = test.lower().replace("_", "-")
-    interval = interval.lower().replace("_", "-")
-    if test not in PAIRED_TESTS:
-        raise ValueError(f"unknown test {test!r}; choose one of {', '.join(PAIRED_TESTS)}")
-    if interval not in PAIRED_INTERVALS:
-        raise ValueError(f"unknown interval {interval!r}; choose one of {', '.join(PAIRED_INTERVALS)}")
+    test, interval = _checked_choices(test, interval)
     n = x_a.size
     d = x_b - x_a
     delta = float(d.mean())
@@ -180,18 +175,11 @@ def _compare(
     binary = is_binary(x_a) and is_binary(x_b) and one_epoch
 
     se, df = se_paired, float(n - 1)
-    n_clusters = se_cl = se_cl2 = df_cl2 = None
-    cluster_codes = None
+    cl = cluster_codes = None
     if clusters is not None:
         cluster_codes, _ = codes(clusters, n, "clusters")
         cl = clustered_se(d, cluster_codes)
-        n_clusters, se_cl, se_cl2, df_cl2 = cl.n_clusters, cl.se_cr1, cl.se_cr2, cl.df_cr2
-        notes.extend(cl.notes)
-        if cluster_method == "cr1":
-            warn = cr1_note(cl.n_clusters, cl.df_cr2)
-            if warn:
-                notes.append(warn)
-        se, df = (cl.se_cr2, cl.df_cr2) if cluster_method == "cr2" else (cl.se_cr1, cl.df_cr1)
+        se, df = _clustered_choice(cl, cluster_method, notes)
     se_zero = zero_se.se_is_zero(se, d)
     t_stat, t_p = _paired_t(delta, se, df) if not (math.isnan(se) or se_zero) else (NAN, NAN)
     unit_codes, n_units = codes(cluster_codes, n, "clusters")
@@ -202,38 +190,9 @@ def _compare(
         notes.append(f"the estimated SE of the difference is 0: no t test; the exact sign test on the {units} "
                      f"({pos} up, {neg} down) gives p = {sign_p:.3g} (zero-SE fallback)")
 
-    table = mc = None
-    binary_cis: dict[str, tuple[float, float]] | None = None
-    if binary:
-        table = discordance(x_a, x_b)
-        mc = mcnemar(table.n10, table.n01)
-        binary_cis = {}
-        for m in PAIRED_BINARY_METHODS:
-            ci = paired_binary_interval(table.n11, table.n10, table.n01, table.n00, m, level)
-            binary_cis[m] = (ci.low, ci.high)
-
-    chosen_test = test
-    if test == "auto":
-        chosen_test = "mcnemar" if binary and clusters is None else "t"
-    if chosen_test.startswith("mcnemar") and (mc is None or clusters is not None):
-        raise ValueError(f"{chosen_test} needs 0/1 scores with one epoch and no clusters; use t or permutation")
-    perm_p: float | None = None
-    if chosen_test == "permutation":
-        perm = sign_flip_test(d, cluster_codes, n_permutations=n_permutations, seed=seed)
-        perm_p = perm.p_value
-        p_value = perm_p
-    elif chosen_test == "t":
-        p_value = t_p
-        if se_zero:
-            chosen_test, p_value = "sign-exact", sign_p
-    else:
-        assert mc is not None
-        p_value = {
-            "mcnemar": mc.exact_p,
-            "mcnemar-midp": mc.mid_p,
-            "mcnemar-chi2": mc.chi2_p,
-            "mcnemar-chi2-cc": mc.chi2_cc_p,
-        }[chosen_test]
+    table, mc, binary_cis = _binary_tables(x_a, x_b, level) if binary else (None, None, None)
+    chosen_test, p_value, perm_p = _p_value(test, d, cluster_codes, binary, mc, t_p if not se_zero else None, sign_p,
+                                            n_permutations, seed)
 
     chosen_ci = interval
     if interval == "auto":
@@ -243,15 +202,7 @@ def _compare(
             raise ValueError(f"the {chosen_ci} interval needs 0/1 scores with one epoch and no clusters")
         low, high = binary_cis[chosen_ci]
     elif se_zero:
-        if zero_se.within(x_a, 0.0, 1.0) and zero_se.within(x_b, 0.0, 1.0):
-            low, high = zero_se.bounded_interval(delta, n_units, level, -1.0, 1.0)
-            chosen_ci = f"zero-se-wilson-{'clusters' if clusters is not None else 'items'}"
-            notes.append(f"the interval is the Wilson score interval of a mean difference in [-1, 1] on the {units} "
-                         "as units (zero-SE fallback), not a t interval of width 0")
-        else:
-            low = high = NAN
-            chosen_ci = "none"
-            notes.append(f"scores not bounded in [0, 1]: no interval can be estimated from {units} that all agree")
+        chosen_ci, low, high = _zero_se_interval(x_a, x_b, delta, n_units, units, level, clusters is not None, notes)
     elif chosen_ci == "bootstrap":
         totals = np.column_stack(
             [np.bincount(unit_codes, weights=d, minlength=n_units), np.bincount(unit_codes, minlength=n_units).astype(float)]
@@ -261,32 +212,89 @@ def _compare(
     else:
         low, high = t_bounds(delta, se, df, level)
     return PairedComparison(
-        n=n,
-        mean_a=float(x_a.mean()),
-        mean_b=float(x_b.mean()),
-        delta=delta,
-        se=float(se),
-        df=float(df),
-        se_paired=se_paired,
-        se_unpaired=se_unpaired,
-        correlation=corr,
-        variance_removed=float(removed),
-        ci_low=float(low),
-        ci_high=float(high),
+        n=n, mean_a=float(x_a.mean()), mean_b=float(x_b.mean()), delta=delta, se=float(se), df=float(df),
+        se_paired=se_paired, se_unpaired=se_unpaired, correlation=corr, variance_removed=float(removed),
+        ci_low=float(low), ci_high=float(high),
         ci_method=chosen_ci if chosen_ci != "t" or clusters is None else f"t-cluster-{cluster_method}",
-        level=level,
-        test=chosen_test,
-        p_value=float(p_value),
-        t_statistic=float(t_stat),
-        t_p_value=float(t_p),
-        binary=binary,
-        discordance=table,
-        mcnemar=mc,
-        binary_intervals=binary_cis,
-        n_clusters=n_clusters,
-        se_cluster=se_cl,
-        se_cluster_cr2=se_cl2,
-        df_cluster_cr2=df_cl2,
-        permutation_p=perm_p,
-        notes=tuple(notes),
+        level=level, test=chosen_test, p_value=float(p_value), t_statistic=float(t_stat), t_p_value=float(t_p),
+        binary=binary, discordance=table, mcnemar=mc, binary_intervals=binary_cis,
+        n_clusters=None if cl is None else cl.n_clusters, se_cluster=None if cl is None else cl.se_cr1,
+        se_cluster_cr2=None if cl is None else cl.se_cr2, df_cluster_cr2=None if cl is None else cl.df_cr2,
+        permutation_p=perm_p, notes=tuple(notes),
     )
+
+
+def _p_value(test: str, d: np.ndarray, cluster_codes: np.ndarray | None, binary: bool, mc: McNemarResult | None,
+             t_p: float | None, sign_p: float, n_permutations: int, seed: int | None,
+             ) -> tuple[str, float, float | None]:
+    """The test run, its p-value, and the permutation test's p-value (None unless it ran).
+    ``auto`` is McNemar's exact test for unclustered 0/1 scores, else t; ``t_p`` is None when the SE
+    is zero, and then the t test becomes the exact sign test (p-value ``sign_p``)."""
+    clustered = cluster_codes is not None
+    chosen_test = test
+    if test == "auto":
+        chosen_test = "mcnemar" if binary and not clustered else "t"
+    if chosen_test.startswith("mcnemar") and (mc is None or clustered):
+        raise ValueError(f"{chosen_test} needs 0/1 scores with one epoch and no clusters; use t or permutation")
+    if chosen_test == "permutation":
+        perm_p = sign_flip_test(d, cluster_codes, n_permutations=n_permutations, seed=seed).p_value
+        return chosen_test, perm_p, perm_p
+    if chosen_test == "t":
+        return ("sign-exact", sign_p, None) if t_p is None else ("t", t_p, None)
+    assert mc is not None
+    p_value = {
+        "mcnemar": mc.exact_p,
+        "mcnemar-midp": mc.mid_p,
+        "mcnemar-chi2": mc.chi2_p,
+        "mcnemar-chi2-cc": mc.chi2_cc_p,
+    }[chosen_test]
+    return chosen_test, p_value, None
+
+
+def _checked_choices(test: str, interval: str) -> tuple[str, str]:
+    """``test`` and ``interval`` in canonical spelling (lower case, ``-``), checked against
+    :data:`PAIRED_TESTS` and :data:`PAIRED_INTERVALS`."""
+    test = test.lower().replace("_", "-")
+    interval = interval.lower().replace("_", "-")
+    if test not in PAIRED_TESTS:
+        raise ValueError(f"unknown test {test!r}; choose one of {', '.join(PAIRED_TESTS)}")
+    if interval not in PAIRED_INTERVALS:
+        raise ValueError(f"unknown interval {interval!r}; choose one of {', '.join(PAIRED_INTERVALS)}")
+    return test, interval
+
+
+def _clustered_choice(cl: ClusteredSE, cluster_method: str, notes: list[str]) -> tuple[float, float]:
+    """The SE and df of the clustered test: CR2 with the Bell-McCaffrey df, or CR1 with ``C - 1``
+    df (with its small-sample warning); the clustering's notes go to ``notes``."""
+    notes.extend(cl.notes)
+    if cluster_method == "cr1":
+        warn = cr1_note(cl.n_clusters, cl.df_cr2)
+        if warn:
+            notes.append(warn)
+    return (cl.se_cr2, cl.df_cr2) if cluster_method == "cr2" else (cl.se_cr1, cl.df_cr1)
+
+
+def _binary_tables(x_a: np.ndarray, x_b: np.ndarray,
+                   level: float) -> tuple[Discordance, McNemarResult, dict[str, tuple[float, float]]]:
+    """For 0/1 scores with one epoch: the discordance table, McNemar's tests, and every paired
+    binary interval of :mod:`evaladdon.stats.paired.paired_binary` (method -> (low, high))."""
+    table = discordance(x_a, x_b)
+    mc = mcnemar(table.n10, table.n01)
+    binary_cis: dict[str, tuple[float, float]] = {}
+    for m in PAIRED_BINARY_METHODS:
+        ci = paired_binary_interval(table.n11, table.n10, table.n01, table.n00, m, level)
+        binary_cis[m] = (ci.low, ci.high)
+    return table, mc, binary_cis
+
+
+def _zero_se_interval(x_a: np.ndarray, x_b: np.ndarray, delta: float, n_units: int, units: str, level: float,
+                      clustered: bool, notes: list[str]) -> tuple[str, float, float]:
+    """The interval when the SE of the difference is zero (:mod:`evaladdon.stats.zero_se`): Wilson's
+    for a mean difference in [-1, 1] on the units when both runs are in [0, 1], else none."""
+    if zero_se.within(x_a, 0.0, 1.0) and zero_se.within(x_b, 0.0, 1.0):
+        low, high = zero_se.bounded_interval(delta, n_units, level, -1.0, 1.0)
+        notes.append(f"the interval is the Wilson score interval of a mean difference in [-1, 1] on the {units} "
+                     "as units (zero-SE fallback), not a t interval of width 0")
+        return f"zero-se-wilson-{'clusters' if clustered else 'items'}", low, high
+    notes.append(f"scores not bounded in [0, 1]: no interval can be estimated from {units} that all agree")
+    return "none", NAN, NAN

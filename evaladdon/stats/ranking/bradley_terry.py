@@ -49,6 +49,9 @@ import numpy.typing as npt
 
 from evaladdon.stats._base.checks import check_level
 from evaladdon.stats._base.result import Interval, IntervalResult, Result, ci_bounds, holds_interval
+from evaladdon.stats.ranking._bt_numerics import (
+    _information, _nan_percentiles, _newton, _norm_ppf, _pair_terms, _rank_bounds_from_cov, _strongly_connected,
+)
 
 __all__ = [
     "ELO_SCALE", "INTERVALS", "TIES", "BradleyTerryResult", "PairCounts", "PositionBias", "bradley_terry",
@@ -58,7 +61,6 @@ __all__ = [
 ELO_SCALE = 400.0 / math.log(10.0)
 TIES: tuple[str, ...] = ("half", "davidson")
 INTERVALS: tuple[str, ...] = ("bootstrap", "sandwich")
-_DIVERGED = 25.0  # |theta| beyond this many logits: the replicate's MLE is at infinity
 
 
 @dataclass(frozen=True)
@@ -122,109 +124,6 @@ def pair_counts(a: np.ndarray, b: np.ndarray, outcome: np.ndarray, cluster: np.n
     pairs, row_pair = np.unique(pair_key, return_inverse=True)
     return PairCounts(n_models, n_clusters, pairs // n_models, pairs % n_models, uniq // (n_models * n_models),
                       row_pair, w_lo, w_hi, t)
-
-
-def _pair_terms(d: np.ndarray, kappa: np.ndarray | None, w1: np.ndarray, w2: np.ndarray, t: np.ndarray,
-                loglik: bool = False) -> tuple[Any, ...]:
-    """Per-pair score and information in (d, kappa): g_d, g_k, i_dd, i_dk, i_kk, log-lik (arrays;
-    the kappa terms None without kappa, the log-likelihood None unless ``loglik``)."""
-    if kappa is None:  # half/half: w1 log sigma(d) + w2 log sigma(-d)
-        p = 0.5 * (1.0 + np.tanh(0.5 * d))  # sigma(d), stable
-        n = w1 + w2
-        ll = -(w1 * np.logaddexp(0.0, -d) + w2 * np.logaddexp(0.0, d)) if loglik else None
-        return w1 - n * p, None, n * p * (1.0 - p), None, None, ll
-    e = np.exp(kappa)[..., None]
-    half = 0.5 * d
-    s, ch = np.sinh(half), np.cosh(half)
-    den = 2.0 * ch + e
-    n = w1 + w2 + t
-    g_d = 0.5 * (w1 - w2) - n * s / den
-    g_k = t - n * e / den
-    i_dd = n * (1.0 + 0.5 * ch * e) / den**2
-    i_dk = -n * s * e / den**2
-    i_kk = n * e * (den - e) / den**2
-    ll = (w1 - w2) * half + t * kappa[..., None] - n * np.log(den) if loglik else None
-    return g_d, g_k, i_dd, i_dk, i_kk, ll
-
-
-def _newton(pi: np.ndarray, pj: np.ndarray, n_models: int, w1: np.ndarray, w2: np.ndarray, t: np.ndarray,
-            theta0: np.ndarray, kappa0: np.ndarray | None, ref: int, tol: float = 1e-9, max_iter: int = 100,
-            ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
-    """Batched Newton: ``w1, w2, t`` of shape ``(B, P)``, ``theta0`` ``(B, K)``; theta[ref] = 0.
-
-    Returns theta ``(B, K)``, kappa ``(B,)`` or None, and a converged flag per replicate.  Steps
-    are capped at 3 logits per coordinate (a damped Newton), and a tiny ridge keeps the system
-    solvable when a model is absent from a replicate (its theta then stays at the start).
-    """
-    b_count, k = theta0.shape
-    dav = kappa0 is not None
-    m = k + (1 if dav else 0)
-    from scipy import sparse
-
-    # signed incidence (K x P): scatters per-pair terms to models in O(P) per replicate
-    rows = np.concatenate([pi, pj])
-    cols = np.concatenate([np.arange(pi.size), np.arange(pi.size)])
-    inc_t = sparse.csr_matrix((np.concatenate([np.ones(pi.size), -np.ones(pi.size)]), (rows, cols)),
-                              shape=(k, pi.size))
-    abs_t = abs(inc_t)
-    theta = theta0.copy()
-    kappa = None if kappa0 is None else kappa0.copy()
-    active = np.arange(b_count)
-    converged = np.zeros(b_count, bool)
-    for _ in range(max_iter):
-        if active.size == 0:
-            break
-        th = theta[active]
-        d = th[:, pi] - th[:, pj]
-        ka = None if kappa is None else kappa[active]
-        g_d, g_k, i_dd, i_dk, i_kk, _ll = _pair_terms(d, ka, w1[active], w2[active], t[active])
-        n_a = active.size
-        info = np.zeros((n_a, m, m))
-        info[:, pi, pj] = -i_dd
-        info[:, pj, pi] = -i_dd
-        diag = np.arange(k)
-        info[:, diag, diag] = (abs_t @ i_dd.T).T
-        grad = np.zeros((n_a, m))
-        grad[:, :k] = (inc_t @ g_d.T).T
-        if dav:
-            cross = (inc_t @ i_dk.T).T
-            info[:, :k, k] = cross
-            info[:, k, :k] = cross
-            info[:, k, k] = i_kk.sum(axis=1)
-            grad[:, k] = g_k.sum(axis=1)
-        # theta[ref] = 0: its row and column become the identity, its gradient zero
-        info[:, ref, :] = 0.0
-        info[:, :, ref] = 0.0
-        diag_m = np.arange(m)
-        scale = np.maximum(np.abs(info[:, diag_m, diag_m]).max(axis=1), 1e-300)
-        info[:, diag_m, diag_m] += 1e-10 * scale[:, None]
-        info[:, ref, ref] = 1.0
-        grad[:, ref] = 0.0
-        full = np.clip(np.linalg.solve(info, grad[..., None])[..., 0], -3.0, 3.0)
-        step = full
-        theta[active] += full[:, :k]
-        if dav:
-            kappa[active] += full[:, k]  # type: ignore[index]
-        size = np.abs(step).max(axis=1)
-        done = size < tol * (1.0 + np.abs(theta[active]).max(axis=1))
-        gone = np.abs(theta[active]).max(axis=1) > _DIVERGED
-        converged[active[done]] = True
-        active = active[~(done | gone)]
-    return theta, kappa, converged
-
-
-def _strongly_connected(pi: np.ndarray, pj: np.ndarray, w1: np.ndarray, w2: np.ndarray, t: np.ndarray,
-                        k: int) -> tuple[bool, np.ndarray]:
-    from scipy import sparse
-    from scipy.sparse.csgraph import connected_components
-
-    fwd = (w1 > 0) | (t > 0)
-    back = (w2 > 0) | (t > 0)
-    rows = np.concatenate([pi[fwd], pj[back]])
-    cols = np.concatenate([pj[fwd], pi[back]])
-    g = sparse.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(k, k))
-    n, labels = connected_components(g, directed=True, connection="strong")
-    return n == 1, labels
 
 
 @holds_interval
@@ -319,6 +218,66 @@ def bradley_terry(
     intervals come from the sandwich).
     """
     level = check_level(level)
+    models, a, b, y = _checked_battles(model_a, model_b, outcome, ties, interval, n_boot)
+    k = models.size
+    cl, n_clusters = _cluster_codes(cluster, y)
+    tie_flags = (y == 0.5) if tie is None else np.asarray(tie, dtype=bool)
+    dav = ties == "davidson"
+    if dav and not tie_flags.any():
+        raise ValueError("Davidson's tie model needs at least one tie")
+    pc = pair_counts(a, b, y, cl, k, n_clusters, tie_flags, davidson=dav)
+    w1, w2, t = pc.totals()
+    _check_connected(pc, w1, w2, t, models)
+    anchor_idx = _anchor_index(models, anchor)
+    ref = int(np.argmax(np.bincount(np.concatenate([a, b]), minlength=k)))
+    theta_hat, ka, terms = _fit(pc, w1, w2, t, ref, dav)
+    kappa_hat = None if ka is None else float(ka[0])
+    centre = np.full(k, 1.0 / k) if anchor_idx is None else np.eye(k)[anchor_idx]  # rating - base = scale A theta
+    rating = _to_rating(theta_hat, centre, base, scale)
+    cov_r = _sandwich_cov(pc, theta_hat, ka, terms, ref, scale * (np.eye(k) - centre[None, :]))
+    sand_se = np.sqrt(np.clip(np.diag(cov_r), 0.0, None))
+    z = float(_norm_ppf(0.5 + level / 2.0))
+    sand_low, sand_high = rating - z * sand_se, rating + z * sand_se
+
+    notes: list[str] = []
+    if n_clusters < 20:
+        notes.append(f"only {n_clusters} clusters: resampling intervals are rough")
+    nb, wr = _observed(pc.pair_i, pc.pair_j, w1, w2, t, k)
+    predicted = _expected_score(theta_hat, kappa_hat)
+    np.fill_diagonal(predicted, np.nan)
+    rank = _ranks(rating)
+    if n_boot:
+        reps = _replicates(pc, theta_hat, kappa_hat, ref, n_boot, seed, batch)
+        boot = _boot_summary(reps, pc.pair_i, pc.pair_j, centre, base, scale, level, notes)
+    else:
+        boot = _no_boot(rank, k)
+    if interval == "sandwich" or not n_boot:
+        low, high, se = sand_low, sand_high, sand_se
+        rank_low, rank_high = _rank_bounds_from_cov(rating, cov_r, level)
+        used = "sandwich"
+    else:
+        low, high, se = boot.low, boot.high, boot.se
+        rank_low, rank_high = boot.rank_low, boot.rank_high
+        used = "bootstrap"
+    if anchor_idx is not None:
+        notes.append(f"ratings anchored at {anchor} = {base:g}: its interval has zero width; others are relative to it")
+    return BradleyTerryResult(
+        models=tuple(models.tolist()), theta=theta_hat - theta_hat @ centre, rating=rating, ci_low=low, ci_high=high,
+        se=se, rank=rank, rank_low=np.asarray(rank_low), rank_high=np.asarray(rank_high),
+        rank_ub=1 + (low[None, :] > high[:, None]).sum(axis=1), level=level,
+        interval=used, ties=ties, tie_param=None if kappa_hat is None else math.exp(kappa_hat), anchor=anchor,
+        base=base, scale=scale, n_battles=float(y.size), n_clusters=int(n_clusters), n_boot=int(n_boot),
+        n_boot_degenerate=boot.degenerate, seed=seed, battles=nb, win_rate=wr, win_rate_low=boot.wr_lo,
+        win_rate_high=boot.wr_hi, predicted=predicted, predicted_low=boot.pr_lo, predicted_high=boot.pr_hi,
+        sandwich_low=sand_low, sandwich_high=sand_high, sandwich_se=sand_se, log_likelihood=float(terms[5].sum()),
+        notes=tuple(notes),
+    )
+
+
+def _checked_battles(model_a: npt.ArrayLike, model_b: npt.ArrayLike, outcome: npt.ArrayLike, ties: str,
+                     interval: str, n_boot: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The models (sorted names), the two sides as model codes and the outcomes, after
+    :func:`bradley_terry`'s checks of its arguments (a ``ValueError`` for each way they can be wrong)."""
     if ties not in TIES:
         raise ValueError(f"unknown ties model {ties!r}; choose one of {', '.join(TIES)}")
     if interval not in INTERVALS:
@@ -337,76 +296,89 @@ def bradley_terry(
     if n_boot and n_boot < 100:
         raise ValueError("use at least 100 bootstrap replicates (or 0 for none)")
     models, codes = _codes(np.concatenate([a_lab, b_lab]))
-    k = models.size
-    if k < 2:
+    if models.size < 2:
         raise ValueError("ranking needs battles between at least two models")
-    a, b = codes[: y.size], codes[y.size :]
-    if cluster is None:
-        cl, n_clusters = np.arange(y.size), y.size
-    else:
-        cl_labels = np.asarray(cluster).astype(str)
-        if cl_labels.shape != y.shape:
-            raise ValueError("cluster must have one label per battle")
-        uniq_c, cl = np.unique(cl_labels, return_inverse=True)
-        n_clusters = uniq_c.size
-    tie_flags = (y == 0.5) if tie is None else np.asarray(tie, dtype=bool)
-    dav = ties == "davidson"
-    if dav and not tie_flags.any():
-        raise ValueError("Davidson's tie model needs at least one tie")
-    pc = pair_counts(a, b, y, cl, k, n_clusters, tie_flags, davidson=dav)
-    pi, pj = pc.pair_i, pc.pair_j
-    w1, w2, t = pc.totals()
-    ok, labels = _strongly_connected(pi, pj, w1, w2, t, k)
-    if not ok:
-        from scipy import sparse
-        from scipy.sparse.csgraph import connected_components
+    return models, codes[: y.size], codes[y.size :], y
 
-        graph = sparse.csr_matrix((np.ones(pi.size), (pi, pj)), shape=(k, k))
-        n_weak, weak = connected_components(graph, directed=False)
-        if n_weak > 1:
-            small = weak != np.bincount(weak).argmax()
-            raise ValueError(f"Bradley–Terry ratings are not comparable: the battles split into {n_weak} groups of "
-                             f"models that never met (e.g. {', '.join(models[small][:3])}); rank them separately")
-        top = labels == np.bincount(labels).argmax()
-        raise ValueError("Bradley–Terry ratings do not exist (the maximum likelihood is at infinity): "
-                         f"{int((~top).sum())} model(s) never both win and lose against the others "
-                         f"({', '.join(models[~top][:3])}{' ...' if (~top).sum() > 3 else ''})")
-    anchor_idx = None
-    if anchor is not None:
-        hit = np.flatnonzero(models == anchor)
-        if hit.size == 0:
-            raise ValueError(f"anchor model {anchor!r} is not among the models")
-        anchor_idx = int(hit[0])
-    battles_per = np.bincount(np.concatenate([a, b]), minlength=k)
-    ref = int(np.argmax(battles_per))
+
+def _cluster_codes(cluster: npt.ArrayLike | None, y: np.ndarray) -> tuple[np.ndarray, int]:
+    """Cluster codes ``0..C-1`` per battle and ``C`` (each battle its own cluster when None)."""
+    if cluster is None:
+        return np.arange(y.size), y.size
+    cl_labels = np.asarray(cluster).astype(str)
+    if cl_labels.shape != y.shape:
+        raise ValueError("cluster must have one label per battle")
+    uniq_c, cl = np.unique(cl_labels, return_inverse=True)
+    return cl, uniq_c.size
+
+
+def _check_connected(pc: PairCounts, w1: np.ndarray, w2: np.ndarray, t: np.ndarray, models: np.ndarray) -> None:
+    """Refuse battles whose MLE does not exist: models in groups that never met (the pair graph is
+    not connected), or a "beats" graph that is not strongly connected (module doc; Ford 1957)."""
+    pi, pj, k = pc.pair_i, pc.pair_j, pc.n_models
+    ok, labels = _strongly_connected(pi, pj, w1, w2, t, k)
+    if ok:
+        return
+    from scipy import sparse
+    from scipy.sparse.csgraph import connected_components
+
+    graph = sparse.csr_matrix((np.ones(pi.size), (pi, pj)), shape=(k, k))
+    n_weak, weak = connected_components(graph, directed=False)
+    if n_weak > 1:
+        small = weak != np.bincount(weak).argmax()
+        raise ValueError(f"Bradley–Terry ratings are not comparable: the battles split into {n_weak} groups of "
+                         f"models that never met (e.g. {', '.join(models[small][:3])}); rank them separately")
+    top = labels == np.bincount(labels).argmax()
+    raise ValueError("Bradley–Terry ratings do not exist (the maximum likelihood is at infinity): "
+                     f"{int((~top).sum())} model(s) never both win and lose against the others "
+                     f"({', '.join(models[~top][:3])}{' ...' if (~top).sum() > 3 else ''})")
+
+
+def _anchor_index(models: np.ndarray, anchor: str | None) -> int | None:
+    """The index of the anchor model (None without one); a ValueError if it is not a model."""
+    if anchor is None:
+        return None
+    hit = np.flatnonzero(models == anchor)
+    if hit.size == 0:
+        raise ValueError(f"anchor model {anchor!r} is not among the models")
+    return int(hit[0])
+
+
+def _fit(pc: PairCounts, w1: np.ndarray, w2: np.ndarray, t: np.ndarray, ref: int,
+         dav: bool) -> tuple[np.ndarray, np.ndarray | None, tuple[Any, ...]]:
+    """The full-data MLE by Newton's method from zero (``theta[ref] = 0``): theta ``(K,)``, kappa
+    ``(1,)`` or None, and the per-pair terms at the MLE (:func:`_pair_terms` with the log-likelihood)."""
+    pi, pj, k = pc.pair_i, pc.pair_j, pc.n_models
     theta0 = np.zeros((1, k))
     kappa0 = np.zeros(1) if dav else None
     th, ka, conv = _newton(pi, pj, k, w1[None], w2[None], t[None], theta0, kappa0, ref)
     if not conv[0]:
         raise ValueError("Bradley–Terry fit did not converge")
     theta_hat = th[0]
-    kappa_hat = None if ka is None else float(ka[0])
     d = theta_hat[pi] - theta_hat[pj]
     terms = _pair_terms(d[None], None if ka is None else ka, w1[None], w2[None], t[None], loglik=True)
-    loglik = float(terms[5].sum())
+    return theta_hat, ka, terms
 
-    # centring contrast: rating - base = scale * A theta
-    centre = (np.full(k, 1.0 / k) if anchor_idx is None else np.eye(k)[anchor_idx])
-    amat = np.eye(k) - centre[None, :]
 
-    def to_rating(theta: np.ndarray) -> np.ndarray:
-        return base + scale * (theta - (theta @ centre)[..., None])
+def _to_rating(theta: np.ndarray, centre: np.ndarray, base: float, scale: float) -> np.ndarray:
+    """Elo-scale ratings ``base + scale (theta - centre . theta)`` along the last axis."""
+    return base + scale * (theta - (theta @ centre)[..., None])
 
-    rating = to_rating(theta_hat)
-    z = float(_norm_ppf(0.5 + level / 2.0))
 
-    # sandwich: bread = inverse information (ref fixed), meat = per-cluster scores
+def _sandwich_cov(pc: PairCounts, theta_hat: np.ndarray, ka: np.ndarray | None, terms: tuple[Any, ...], ref: int,
+                  contrast: np.ndarray) -> np.ndarray:
+    """Cluster-robust covariance of the ratings, ``L I^-1 (C/(C-1) sum_c s_c s_c') I^-1 L'`` (Liang &
+    Zeger 1986): ``I`` the observed information with ``theta[ref]`` fixed (the bread), ``s_c`` the
+    score summed over cluster c (the meat), ``L = contrast`` (``scale * A``, the centring contrast)
+    on the free thetas."""
+    from scipy import sparse
+
+    k, n_clusters = pc.n_models, pc.n_clusters
+    dav = ka is not None
     m = k + (1 if dav else 0)
     keep = np.array([x for x in range(m) if x != ref])
     rd = theta_hat[pc.pair_i[pc.row_pair]] - theta_hat[pc.pair_j[pc.row_pair]]
-    rg = _pair_terms(rd[None], None if ka is None else ka, pc.w_ij[None], pc.w_ji[None], pc.t[None])
-    from scipy import sparse
-
+    rg = _pair_terms(rd[None], ka, pc.w_ij[None], pc.w_ji[None], pc.t[None])
     g_rows = rg[0][0]
     ri, rj = pc.pair_i[pc.row_pair], pc.pair_j[pc.row_pair]
     # per-cluster scores as a sparse (C, m) matrix: Arena-scale inputs have ~10^6 clusters
@@ -419,7 +391,7 @@ def bradley_terry(
         s_vals.append(rg[1][0])
     scores = sparse.csc_matrix((np.concatenate(s_vals), (np.concatenate(s_rows), np.concatenate(s_cols))),
                                shape=(n_clusters, m))[:, keep]
-    info = _information(pi, pj, k, terms, dav)
+    info = _information(pc.pair_i, pc.pair_j, k, terms, dav)
     bread = np.linalg.inv(info[np.ix_(keep, keep)])
     meat = (n_clusters / max(n_clusters - 1, 1)) * (scores.T @ scores).toarray()
     v = bread @ meat @ bread
@@ -427,15 +399,14 @@ def bradley_terry(
     for col, idx in enumerate(keep):
         if idx < k:
             embed[idx, col] = 1.0
-    lin = scale * amat @ embed
-    cov_r = lin @ v @ lin.T
-    sand_se = np.sqrt(np.clip(np.diag(cov_r), 0.0, None))
-    sand_low, sand_high = rating - z * sand_se, rating + z * sand_se
+    lin = contrast @ embed
+    return lin @ v @ lin.T
 
-    notes: list[str] = []
-    if n_clusters < 20:
-        notes.append(f"only {n_clusters} clusters: resampling intervals are rough")
-    nan_kk = np.full((k, k), np.nan)
+
+def _observed(pi: np.ndarray, pj: np.ndarray, w1: np.ndarray, w2: np.ndarray, t: np.ndarray,
+              k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Battles per pair and observed win rates ``(w_ij + t_ij/2) / n_ij`` as ``(K, K)`` matrices
+    (NaN where two models never met)."""
     wr = np.full((k, k), np.nan)
     nb = np.zeros((k, k))
     tot = w1 + w2 + t
@@ -443,141 +414,105 @@ def bradley_terry(
     with np.errstate(invalid="ignore", divide="ignore"):
         wr[pi, pj] = (w1 + 0.5 * t) / tot
         wr[pj, pi] = (w2 + 0.5 * t) / tot
-    predicted = _expected_score(theta_hat, kappa_hat)
-    np.fill_diagonal(predicted, np.nan)
-    rank = _ranks(rating)
-    degenerate = 0
-    if n_boot:
-        rng = np.random.default_rng(seed)
-        reps_theta = np.empty((n_boot, k))
-        reps_kappa = np.empty(n_boot) if dav else None
-        reps_wr = np.empty((n_boot, pi.size))
-        # a batch's Newton systems take batch * m^2 floats: keep them near 40 MB whatever K is
-        # and its (batch, C) weight matrix near 80 MB however many prompts there are
-        batch = max(1, min(batch, int(5e6 // (m * m)), int(1e7 // n_clusters)))
-        for start in range(0, n_boot, batch):  # batches of replicates, not one at a time
-            nb_ = min(batch, n_boot - start)
-            wts = rng.multinomial(n_clusters, np.full(n_clusters, 1.0 / n_clusters), size=nb_).astype(float)
-            r1, r2, rt = pc.replicate(wts)
-            th0 = np.repeat(theta_hat[None], nb_, axis=0)
-            k0 = None if not dav else np.full(nb_, kappa_hat)
-            th_b, ka_b, conv_b = _newton(pi, pj, k, r1, r2, rt, th0, k0, ref)
-            degenerate += int((~conv_b).sum())
-            reps_theta[start : start + nb_] = th_b
-            if dav:
-                reps_kappa[start : start + nb_] = ka_b  # type: ignore[index]
-            with np.errstate(invalid="ignore", divide="ignore"):
-                reps_wr[start : start + nb_] = (r1 + 0.5 * rt) / (r1 + r2 + rt)
-        alpha = 1.0 - level
-        q = [alpha / 2.0, 1.0 - alpha / 2.0]
-        reps_r = to_rating(reps_theta)
-        boot_low, boot_high = np.quantile(reps_r, q, axis=0)
-        boot_se = reps_r.std(axis=0, ddof=1)
-        rk = _ranks(reps_r)
-        rank_low, rank_high = np.quantile(rk, q, axis=0, method="inverted_cdf").astype(int)
-        wr_lo, wr_hi = nan_kk.copy(), nan_kk.copy()
-        lo_p, hi_p = _nan_percentiles(reps_wr, q)
-        wr_lo[pi, pj], wr_hi[pi, pj] = lo_p, hi_p
-        wr_lo[pj, pi], wr_hi[pj, pi] = 1.0 - hi_p, 1.0 - lo_p
-        if n_boot * k * k <= 3e7:  # replicate matrices fit in ~240 MB
-            pred_b = _expected_score(reps_theta, reps_kappa)
-            pr_lo, pr_hi = np.quantile(pred_b, q, axis=0)
-            np.fill_diagonal(pr_lo, np.nan)
-            np.fill_diagonal(pr_hi, np.nan)
-        else:
-            pr_lo = pr_hi = nan_kk
-            notes.append(f"{k} models: intervals of the predicted win probabilities left out (memory)")
-        if degenerate:
-            notes.append(f"{degenerate} of {n_boot} bootstrap replicates have a rating at infinity (a model that "
-                         "never loses or never wins in the resample); intervals reflect it")
-    else:
-        boot_low = boot_high = boot_se = np.full(k, np.nan)
-        rank_low = rank_high = rank.copy()
-        wr_lo = wr_hi = pr_lo = pr_hi = nan_kk
-    if interval == "sandwich" or not n_boot:
-        low, high, se = sand_low, sand_high, sand_se
-        rank_low, rank_high = _rank_bounds_from_cov(rating, cov_r, level)
-        used = "sandwich"
-    else:
-        low, high, se = boot_low, boot_high, boot_se
-        used = "bootstrap"
-    if anchor_idx is not None:
-        notes.append(f"ratings anchored at {anchor} = {base:g}: its interval has zero width; others are relative to it")
-    return BradleyTerryResult(
-        models=tuple(models.tolist()), theta=theta_hat - theta_hat @ centre, rating=rating, ci_low=low, ci_high=high,
-        se=se, rank=rank, rank_low=np.asarray(rank_low), rank_high=np.asarray(rank_high),
-        rank_ub=1 + (low[None, :] > high[:, None]).sum(axis=1), level=level,
-        interval=used, ties=ties, tie_param=None if kappa_hat is None else math.exp(kappa_hat), anchor=anchor,
-        base=base, scale=scale, n_battles=float(y.size), n_clusters=int(n_clusters), n_boot=int(n_boot),
-        n_boot_degenerate=degenerate, seed=seed, battles=nb, win_rate=wr, win_rate_low=wr_lo,
-        win_rate_high=wr_hi, predicted=predicted, predicted_low=pr_lo, predicted_high=pr_hi,
-        sandwich_low=sand_low, sandwich_high=sand_high, sandwich_se=sand_se, log_likelihood=loglik,
-        notes=tuple(notes),
-    )
+    return nb, wr
 
 
-def _nan_percentiles(x: np.ndarray, q: list[float]) -> np.ndarray:
-    """Column-wise linear-interpolation quantiles ignoring NaN (``np.nanquantile`` loops per column)."""
-    s = np.sort(x, axis=0)  # NaN sort last
-    n = np.isfinite(s).sum(axis=0)
-    out = np.full((len(q), x.shape[1]), np.nan)
-    cols = np.arange(x.shape[1])
-    ok = n > 0
-    for r, qq in enumerate(q):
-        pos = (n - 1) * qq
-        lo = np.floor(pos).astype(int)
-        hi = np.minimum(lo + 1, np.maximum(n - 1, 0))
-        frac = pos - lo
-        lo_v = s[np.clip(lo, 0, None), cols]
-        hi_v = s[np.clip(hi, 0, None), cols]
-        out[r, ok] = (lo_v + frac * (hi_v - lo_v))[ok]
-    return out
+@dataclass(frozen=True)
+class _Replicates:
+    """The bootstrap replicates' thetas ``(B, K)``, kappas ``(B,)`` (Davidson) or None, per-pair
+    win rates ``(B, P)``, and how many replicates did not converge (a rating at infinity)."""
+
+    theta: np.ndarray
+    kappa: np.ndarray | None
+    win_rate: np.ndarray
+    degenerate: int
 
 
-def _norm_ppf(p: float) -> float:
-    from scipy.stats import norm
-
-    return float(norm.ppf(p))
-
-
-def _information(pi: np.ndarray, pj: np.ndarray, k: int, terms: tuple[np.ndarray, ...], dav: bool) -> np.ndarray:
-    i_dd = terms[2][0]
+def _replicates(pc: PairCounts, theta_hat: np.ndarray, kappa_hat: float | None, ref: int, n_boot: int,
+                seed: int | None, batch: int) -> _Replicates:
+    """Cluster-bootstrap replicates (module doc): multinomial cluster weights, a replicate's pair
+    table by one sparse product, Newton warm-started at the MLE, vectorised over a batch."""
+    pi, pj, k, n_clusters = pc.pair_i, pc.pair_j, pc.n_models, pc.n_clusters
+    dav = kappa_hat is not None
     m = k + (1 if dav else 0)
-    info = np.zeros((m, m))
-    np.add.at(info, (pi, pj), -i_dd)
-    np.add.at(info, (pj, pi), -i_dd)
-    np.add.at(info, (pi, pi), i_dd)
-    np.add.at(info, (pj, pj), i_dd)
-    if dav:
-        i_dk, i_kk = terms[3][0], terms[4][0]
-        cross = np.bincount(pi, i_dk, k) - np.bincount(pj, i_dk, k)
-        info[:k, k] = info[k, :k] = cross
-        info[k, k] = i_kk.sum()
-    return info
+    rng = np.random.default_rng(seed)
+    reps_theta = np.empty((n_boot, k))
+    reps_kappa = np.empty(n_boot) if dav else None
+    reps_wr = np.empty((n_boot, pi.size))
+    degenerate = 0
+    # a batch's Newton systems take batch * m^2 floats: keep them near 40 MB whatever K is
+    # and its (batch, C) weight matrix near 80 MB however many prompts there are
+    batch = max(1, min(batch, int(5e6 // (m * m)), int(1e7 // n_clusters)))
+    for start in range(0, n_boot, batch):  # batches of replicates, not one at a time
+        nb_ = min(batch, n_boot - start)
+        wts = rng.multinomial(n_clusters, np.full(n_clusters, 1.0 / n_clusters), size=nb_).astype(float)
+        r1, r2, rt = pc.replicate(wts)
+        th0 = np.repeat(theta_hat[None], nb_, axis=0)
+        k0 = None if not dav else np.full(nb_, kappa_hat)
+        th_b, ka_b, conv_b = _newton(pi, pj, k, r1, r2, rt, th0, k0, ref)
+        degenerate += int((~conv_b).sum())
+        reps_theta[start : start + nb_] = th_b
+        if reps_kappa is not None:
+            reps_kappa[start : start + nb_] = ka_b
+        with np.errstate(invalid="ignore", divide="ignore"):
+            reps_wr[start : start + nb_] = (r1 + 0.5 * rt) / (r1 + r2 + rt)
+    return _Replicates(reps_theta, reps_kappa, reps_wr, degenerate)
 
 
-def _rank_bounds_from_cov(rating: np.ndarray, cov: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
-    """Rank bounds from Holm-adjusted pairwise z-tests of rating differences:
-    ``1 + #{clearly above}`` to ``K - #{clearly below}`` (as in :mod:`evaladdon.stats.ranking`)."""
-    from scipy.stats import norm
+@dataclass(frozen=True)
+class _Boot:
+    """The bootstrap's percentile intervals: ratings (and their SE), ranks, and the ``(K, K)`` win
+    rates and predicted scores (all NaN, rank bounds = the rank, without a bootstrap)."""
 
-    from evaladdon.stats.paired.multiple import adjust_pvalues
+    low: np.ndarray
+    high: np.ndarray
+    se: np.ndarray
+    rank_low: np.ndarray
+    rank_high: np.ndarray
+    wr_lo: np.ndarray
+    wr_hi: np.ndarray
+    pr_lo: np.ndarray
+    pr_hi: np.ndarray
+    degenerate: int
 
-    k = rating.size
-    var = np.diag(cov)
-    vd = var[:, None] + var[None, :] - 2.0 * cov
-    diff = rating[:, None] - rating[None, :]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        zs = diff / np.sqrt(np.clip(vd, 0.0, None))
-    p = 2.0 * norm.sf(np.abs(zs))
-    p = np.where(np.isfinite(p), p, np.where(diff == 0, 1.0, 0.0))
-    iu = np.triu_indices(k, 1)
-    adj = np.ones((k, k))
-    adj[iu] = adjust_pvalues(p[iu], "holm")
-    adj.T[iu] = adj[iu]
-    sig = adj < 1.0 - level
-    np.fill_diagonal(sig, False)
-    return 1 + (sig & (diff < 0)).sum(axis=1), k - (sig & (diff > 0)).sum(axis=1)
+
+def _no_boot(rank: np.ndarray, k: int) -> _Boot:
+    """The :class:`_Boot` of ``n_boot=0``: NaN intervals, rank bounds the rank itself."""
+    nan_k = np.full(k, np.nan)
+    nan_kk = np.full((k, k), np.nan)
+    return _Boot(nan_k, nan_k, nan_k, rank.copy(), rank.copy(), nan_kk, nan_kk, nan_kk, nan_kk, 0)
+
+
+def _boot_summary(reps: _Replicates, pi: np.ndarray, pj: np.ndarray, centre: np.ndarray, base: float, scale: float,
+                  level: float, notes: list[str]) -> _Boot:
+    """Percentile intervals (level ``level``) of the replicates' ratings, ranks (``inverted_cdf``:
+    an observed rank), win rates and predicted scores; says in ``notes`` what is left out."""
+    k = reps.theta.shape[1]
+    n_boot = reps.theta.shape[0]
+    nan_kk = np.full((k, k), np.nan)
+    alpha = 1.0 - level
+    q = [alpha / 2.0, 1.0 - alpha / 2.0]
+    reps_r = _to_rating(reps.theta, centre, base, scale)
+    boot_low, boot_high = np.quantile(reps_r, q, axis=0)
+    boot_se = reps_r.std(axis=0, ddof=1)
+    rk = _ranks(reps_r)
+    rank_low, rank_high = np.quantile(rk, q, axis=0, method="inverted_cdf").astype(int)
+    wr_lo, wr_hi = nan_kk.copy(), nan_kk.copy()
+    lo_p, hi_p = _nan_percentiles(reps.win_rate, q)
+    wr_lo[pi, pj], wr_hi[pi, pj] = lo_p, hi_p
+    wr_lo[pj, pi], wr_hi[pj, pi] = 1.0 - hi_p, 1.0 - lo_p
+    if n_boot * k * k <= 3e7:  # replicate matrices fit in ~240 MB
+        pred_b = _expected_score(reps.theta, reps.kappa)
+        pr_lo, pr_hi = np.quantile(pred_b, q, axis=0)
+        np.fill_diagonal(pr_lo, np.nan)
+        np.fill_diagonal(pr_hi, np.nan)
+    else:
+        pr_lo = pr_hi = nan_kk
+        notes.append(f"{k} models: intervals of the predicted win probabilities left out (memory)")
+    if reps.degenerate:
+        notes.append(f"{reps.degenerate} of {n_boot} bootstrap replicates have a rating at infinity (a model that "
+                     "never loses or never wins in the resample); intervals reflect it")
+    return _Boot(boot_low, boot_high, boot_se, rank_low, rank_high, wr_lo, wr_hi, pr_lo, pr_hi, reps.degenerate)
 
 
 @dataclass(frozen=True)

@@ -126,26 +126,8 @@ def rank_models(
     from evaladdon.stats.paired.multiple import adjust_pvalues
 
     level = check_level(level)
-    x = np.asarray(scores, dtype=float)
-    if x.ndim != 2 or x.shape[1] != len(models):
-        raise ValueError("scores must be an (items, models) matrix with one column per model")
+    x, cl, c = _checked_scores(scores, models, cluster, n_boot)
     n, k = x.shape
-    if k < 2:
-        raise ValueError("ranking needs at least two models")
-    if not np.all(np.isfinite(x)):
-        raise ValueError("scores must be finite (drop unscored items first)")
-    if cluster is None:
-        cl, c = np.arange(n), n
-    else:
-        labels = np.asarray(cluster).astype(str)
-        if labels.shape != (n,):
-            raise ValueError("cluster must have one label per item")
-        _, cl = np.unique(labels, return_inverse=True)
-        c = int(cl.max()) + 1
-    if c < 2:
-        raise ValueError("ranking needs at least two items (or clusters)")
-    if n_boot and n_boot < 100:
-        raise ValueError("use at least 100 bootstrap replicates (or 0 for none)")
     totals = np.zeros((c, k))
     np.add.at(totals, cl, x)
     sizes = np.bincount(cl, minlength=c).astype(float)
@@ -162,16 +144,8 @@ def rank_models(
     below = (sig & (diff > 0)).sum(axis=1)
     rank_low, rank_high = 1 + above, k - below
     rank = competition_ranks(mean)
-    # tiers: the best unassigned model and every unassigned model not significantly below it
-    tier = np.zeros(k, dtype=int)
     order = np.argsort(-mean, kind="stable")
-    t_no = 0
-    for lead in order:  # K models; not a loop over items
-        if tier[lead]:
-            continue
-        t_no += 1
-        members = (tier == 0) & ~(sig[lead] & (diff[lead] > 0))
-        tier[members] = t_no
+    tier = _tiers(order, sig, diff)
     resid = totals - sizes[:, None] * mean[None, :]
     se = np.sqrt((c / (c - 1)) * (resid**2).sum(axis=0)) / n
     top = int(order[0])
@@ -180,13 +154,7 @@ def rank_models(
     if c < 20:
         notes.append(f"only {c} independent units: intervals are rough")
     if n_boot:
-        rng = np.random.default_rng(seed)
-        reps = np.empty((n_boot, k))
-        batch = max(1, min(batch, int(1e7 // c)))  # the (batch, C) weight matrix stays near 80 MB
-        for start in range(0, n_boot, batch):  # batches of replicates
-            b = min(batch, n_boot - start)
-            w = rng.multinomial(c, np.full(c, 1.0 / c), size=b).astype(float)
-            reps[start : start + b] = (w @ totals) / (w @ sizes)[:, None]
+        reps = _boot_means(totals, sizes, n_boot, seed, batch)
         ranks = competition_ranks(reps)
         q = [alpha / 2.0, 1.0 - alpha / 2.0]
         b_lo, b_hi = np.quantile(ranks, q, axis=0, method="inverted_cdf").astype(int)
@@ -212,3 +180,58 @@ def rank_models(
         optimism_bound=bound, level=level, n_items=n, n_clusters=c, n_boot=int(n_boot), seed=seed, method=method,
         notes=tuple(notes),
     )
+
+
+def _checked_scores(scores: npt.ArrayLike, models: list[str] | tuple[str, ...], cluster: npt.ArrayLike | None,
+                    n_boot: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """The ``(n, K)`` score matrix, each item's cluster code ``0..C-1`` (each item its own cluster
+    without ``cluster``) and ``C``, after :func:`rank_models`' checks (a ``ValueError`` each)."""
+    x = np.asarray(scores, dtype=float)
+    if x.ndim != 2 or x.shape[1] != len(models):
+        raise ValueError("scores must be an (items, models) matrix with one column per model")
+    n, k = x.shape
+    if k < 2:
+        raise ValueError("ranking needs at least two models")
+    if not np.all(np.isfinite(x)):
+        raise ValueError("scores must be finite (drop unscored items first)")
+    if cluster is None:
+        cl, c = np.arange(n), n
+    else:
+        labels = np.asarray(cluster).astype(str)
+        if labels.shape != (n,):
+            raise ValueError("cluster must have one label per item")
+        _, cl = np.unique(labels, return_inverse=True)
+        c = int(cl.max()) + 1
+    if c < 2:
+        raise ValueError("ranking needs at least two items (or clusters)")
+    if n_boot and n_boot < 100:
+        raise ValueError("use at least 100 bootstrap replicates (or 0 for none)")
+    return x, cl, c
+
+
+def _tiers(order: np.ndarray, sig: np.ndarray, diff: np.ndarray) -> np.ndarray:
+    """Tiers 1, 2, ...: the best unassigned model (``order``: best first) and every unassigned
+    model not significantly below it (``sig``: Holm-significant pairs, ``diff[i, j] = mean_i - mean_j``)."""
+    tier = np.zeros(order.size, dtype=int)
+    t_no = 0
+    for lead in order:  # K models; not a loop over items
+        if tier[lead]:
+            continue
+        t_no += 1
+        members = (tier == 0) & ~(sig[lead] & (diff[lead] > 0))
+        tier[members] = t_no
+    return tier
+
+
+def _boot_means(totals: np.ndarray, sizes: np.ndarray, n_boot: int, seed: int | None, batch: int) -> np.ndarray:
+    """``(n_boot, K)`` cluster-bootstrap means: multinomial cluster weights ``w``, each replicate's
+    means ``(w @ totals) / (w @ sizes)``, in batches of replicates."""
+    c, k = totals.shape
+    rng = np.random.default_rng(seed)
+    reps = np.empty((n_boot, k))
+    batch = max(1, min(batch, int(1e7 // c)))  # the (batch, C) weight matrix stays near 80 MB
+    for start in range(0, n_boot, batch):  # batches of replicates
+        b = min(batch, n_boot - start)
+        w = rng.multinomial(c, np.full(c, 1.0 / c), size=b).astype(float)
+        reps[start : start + b] = (w @ totals) / (w @ sizes)[:, None]
+    return reps
