@@ -23,7 +23,6 @@ TO_SPLIT = {
     "adapters/inspect_native.py", "adapters/inspect_rows.py",
     "stats/ranking/bradley_terry.py",
     # functions (module:function)
-    "adapters/deepeval.py:read_deepeval", "adapters/helm.py:read_helm_run", "adapters/promptfoo.py:read_promptfoo",
     "stats/mean.py:finish", "stats/mean_parts.py:estimate_mean_parts",
     "stats/paired/paired.py:_compare", "stats/power.py:plan", "stats/ranking/bradley_terry.py:bradley_terry",
     "stats/ranking/ranking.py:rank_models",
