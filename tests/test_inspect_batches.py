@@ -18,7 +18,7 @@ import pytest
 from evaladdon.adapters import ReadTuning, inspect_rows, read_runs
 from evaladdon.adapters.common.guard import read_member
 from evaladdon.adapters.inspect_log import read_inspect_log
-from evaladdon.adapters.inspect_native import read_json_stream
+from evaladdon.adapters.inspect_json import read_json_stream
 from evaladdon.errors import InputError
 
 from conftest import REPO
@@ -147,7 +147,7 @@ def test_any_batch_size_gives_the_table_of_one_batch(tmp_path: Path, monkeypatch
 
 def _read_records(samples: list[dict[str, Any]], header: dict[str, Any], cluster: str | None, batch: int) -> Any:
     """Records as the .eval reader hands them over (Python ints of any size: orjson / json)."""
-    from evaladdon.adapters.inspect_native import record
+    from evaladdon.adapters.inspect_json import record
 
     log = inspect_rows.LogData(header, inspect_rows.Collector(cluster, batch).extend(record(s) for s in samples),
                                None, 0, "summaries.json")

@@ -258,7 +258,7 @@ def summarize_spilled(opts: SummarizeOptions, f: Path, notes: list[str], name_of
     from evaladdon.table.loaded import Loaded
     from evaladdon.adapters import name_runs, separate_runs
     from evaladdon._util.gc import no_cyclic_gc
-    from evaladdon.adapters.inspect_native import NotNative, read_json_stream
+    from evaladdon.adapters.inspect_json import NotNative, read_json_stream
     from evaladdon.adapters.inspect_rows import _notes, incomplete_of
     from evaladdon.analysis.summarize import marks_from
     from evaladdon.routes.results import Summaries
