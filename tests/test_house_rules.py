@@ -20,7 +20,6 @@ FUNCTION_LINES = 80
 
 TO_SPLIT = {
     # modules
-    "adapters/inspect_rows.py",
     "stats/ranking/bradley_terry.py",
     # functions (module:function)
     "stats/mean.py:finish", "stats/mean_parts.py:estimate_mean_parts",

@@ -28,13 +28,8 @@ from evaladdon.adapters.common.guard import (
     DepthScanner,
     check_depth,
 )
-from evaladdon.adapters.inspect_rows import (
-    Collector,
-    LogData,
-    SampleRecord,
-    make_record,
-    score_fields,
-)
+from evaladdon.adapters.inspect_records import SampleRecord, make_record, score_fields
+from evaladdon.adapters.inspect_rows import Collector, LogData
 from evaladdon.adapters.tuning import DEFAULT, ReadTuning
 from evaladdon.errors import InputError
 

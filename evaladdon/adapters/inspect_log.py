@@ -40,15 +40,9 @@ from evaladdon._util.gc import no_cyclic_gc
 from evaladdon.adapters.common.guard import BOM, MAX_DEPTH, check_depth, check_file_depth, read_member
 from evaladdon.adapters.inspect_json import NotNative, read_json_stream
 from evaladdon.adapters.inspect_native import read_eval_table
-from evaladdon.adapters.inspect_rows import (
-    LogData,
-    Part,
-    SampleRecord,
-    build_part,
-    make_record,
-    score_fields,
-    table_of,
-)
+from evaladdon.adapters.inspect_parts import Part
+from evaladdon.adapters.inspect_records import SampleRecord, make_record, score_fields
+from evaladdon.adapters.inspect_rows import LogData, build_part, table_of
 from evaladdon.adapters.tuning import ReadTuning
 from evaladdon.errors import InputError
 from evaladdon.table.names import dotted

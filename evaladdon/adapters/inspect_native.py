@@ -56,19 +56,9 @@ from evaladdon.adapters.inspect_json import (
     _record_at,
     record,
 )
-from evaladdon.adapters.inspect_rows import (
-    _CANONICAL,
-    Collector,
-    LogData,
-    Pending,
-    item_hash,
-    label_bytes,
-    label_of,
-    score_code,
-    thin_metadata,
-    thin_text,
-    truncate_text,
-)
+from evaladdon.adapters.inspect_parts import Pending, label_bytes
+from evaladdon.adapters.inspect_records import item_hash, label_of, score_code, thin_metadata, thin_text, truncate_text
+from evaladdon.adapters.inspect_rows import _CANONICAL, Collector, LogData
 from evaladdon.adapters.tuning import DEFAULT, ReadTuning
 from evaladdon.errors import InputError
 from evaladdon.table.names import dotted
