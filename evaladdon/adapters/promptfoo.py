@@ -483,26 +483,8 @@ def _csv_column(header: str) -> tuple[str, str] | None:
 def read_promptfoo_csv(path: Path, cluster: str | None = None) -> pd.DataFrame:
     """A promptfoo CSV export: one row per test, one column per (prompt, provider) arm."""
     where = str(path)
-    try:
-        table = pd.read_csv(path, dtype=str, keep_default_na=False, sep="\t" if path.suffix.lower() == ".tsv" else ",")
-    except pd.errors.EmptyDataError:
-        raise InputError("the file is empty", where) from None
-    except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read as CSV: {_first_line(exc)}", where) from None
-    if table.empty:
-        raise InputError("promptfoo CSV export has no test rows", where)
-    outputs: dict[str, tuple[str, str]] = {}
-    for col in table.columns:
-        parsed = _csv_column(str(col))
-        cells = table[col].str.strip()
-        graded = cells.str.match(_CELL)
-        if parsed is not None or (graded.any() and graded[cells != ""].all()):
-            outputs[col] = parsed or ("", str(col))
-    if not outputs:
-        raise InputError("not a promptfoo CSV export (no [provider] prompt or [PASS]/[FAIL] columns)", where)
-    graded_any = any(table[c].str.match(_CELL).any() for c in outputs)
-    if not graded_any:
-        raise InputError("promptfoo CSV export with plain outputs (no [PASS]/[FAIL] cells): it holds no scores", where)
+    table = _csv_table(path, where)
+    outputs = _csv_outputs(table, where)
     var_cols = [c for c in table.columns if c not in outputs]
     if cluster is not None and cluster not in var_cols:
         raise InputError(f"no var column {cluster!r} to cluster on; vars are {', '.join(map(str, var_cols)) or 'none'}",
@@ -523,24 +505,7 @@ def read_promptfoo_csv(path: Path, cluster: str | None = None) -> pd.DataFrame:
     parts = []
     notes: list[str] = []
     for (col, (prov, label)), name in zip(outputs.items(), names, strict=True):
-        cells = table[col]
-        m = cells.str.extract(_CELL)
-        verdict = m[0]
-        is_error = (verdict == "ERROR").to_numpy()
-        passed = verdict.map({"PASS": True, "FAIL": False}).astype(object)
-        base = pd.DataFrame({"run": name, "model": prov or name, "item": item.to_numpy(), "epoch": epoch,
-                             "item_hash": hashes.to_numpy(),
-                             "row_error": np.where(is_error, PROVIDER_ERROR + ": [ERROR] cell", None),
-                             "meta.provider": prov or None, "meta.prompt": label})
-        if cluster is not None:
-            base["cluster"] = table[cluster].to_numpy()
-        ungraded = verdict.isna().to_numpy() & ~is_error
-        base.loc[ungraded, "row_error"] = "cell has no [PASS]/[FAIL] verdict"
-        parts.append(_metric_rows(base, "pass", passed.where(passed.notna(), None)))
-        if m[1].notna().any():
-            parts.append(_metric_rows(base, "score", m[1].where(m[1].notna(), None).astype(object)))
-        if ungraded.any():
-            notes.append(f"{where}: column {_short(str(col))!r}: {int(ungraded.sum())} cell(s) without a verdict")
+        parts.extend(_csv_arm_rows(table, col, (name, prov, label), (item, epoch, hashes), cluster, where, notes))
     out = pd.concat(parts, ignore_index=True)
     out["source"] = where
     out["harness"] = "promptfoo"
@@ -550,3 +515,62 @@ def read_promptfoo_csv(path: Path, cluster: str | None = None) -> pd.DataFrame:
     out = finalize(out.drop(columns=["row_error"]))
     out.attrs["notes"] = notes
     return out
+
+
+def _csv_table(path: Path, where: str) -> pd.DataFrame:
+    """The export's cells as strings (tab-separated for ``.tsv``); refused when it has no test rows."""
+    try:
+        table = pd.read_csv(path, dtype=str, keep_default_na=False, sep="\t" if path.suffix.lower() == ".tsv" else ",")
+    except pd.errors.EmptyDataError:
+        raise InputError("the file is empty", where) from None
+    except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read as CSV: {_first_line(exc)}", where) from None
+    if table.empty:
+        raise InputError("promptfoo CSV export has no test rows", where)
+    return table
+
+
+def _csv_outputs(table: pd.DataFrame, where: str) -> dict[str, tuple[str, str]]:
+    """The output columns (a ``[provider] prompt`` header, or every non-empty cell graded) ->
+    (provider, prompt label); refused when there are none, or none holds a verdict."""
+    outputs: dict[str, tuple[str, str]] = {}
+    for col in table.columns:
+        parsed = _csv_column(str(col))
+        cells = table[col].str.strip()
+        graded = cells.str.match(_CELL)
+        if parsed is not None or (graded.any() and graded[cells != ""].all()):
+            outputs[col] = parsed or ("", str(col))
+    if not outputs:
+        raise InputError("not a promptfoo CSV export (no [provider] prompt or [PASS]/[FAIL] columns)", where)
+    graded_any = any(table[c].str.match(_CELL).any() for c in outputs)
+    if not graded_any:
+        raise InputError("promptfoo CSV export with plain outputs (no [PASS]/[FAIL] cells): it holds no scores", where)
+    return outputs
+
+
+def _csv_arm_rows(table: pd.DataFrame, col: str, arm: tuple[str, str, str], keys: tuple[pd.Series, Any, pd.Series],
+                  cluster: str | None, where: str, notes: list[str]) -> list[pd.DataFrame]:
+    """One output column's rows (``arm``: run name, provider, prompt label; ``keys``: item, epoch
+    and item hash of each test row): ``pass`` (and ``score`` when its cells show one); an
+    ``[ERROR]`` cell is a provider error, a cell without a verdict an error too (counted in a note)."""
+    name, prov, label = arm
+    item, epoch, hashes = keys
+    cells = table[col]
+    m = cells.str.extract(_CELL)
+    verdict = m[0]
+    is_error = (verdict == "ERROR").to_numpy()
+    passed = verdict.map({"PASS": True, "FAIL": False}).astype(object)
+    base = pd.DataFrame({"run": name, "model": prov or name, "item": item.to_numpy(), "epoch": epoch,
+                         "item_hash": hashes.to_numpy(),
+                         "row_error": np.where(is_error, PROVIDER_ERROR + ": [ERROR] cell", None),
+                         "meta.provider": prov or None, "meta.prompt": label})
+    if cluster is not None:
+        base["cluster"] = table[cluster].to_numpy()
+    ungraded = verdict.isna().to_numpy() & ~is_error
+    base.loc[ungraded, "row_error"] = "cell has no [PASS]/[FAIL] verdict"
+    parts = [_metric_rows(base, "pass", passed.where(passed.notna(), None))]
+    if m[1].notna().any():
+        parts.append(_metric_rows(base, "score", m[1].where(m[1].notna(), None).astype(object)))
+    if ungraded.any():
+        notes.append(f"{where}: column {_short(str(col))!r}: {int(ungraded.sum())} cell(s) without a verdict")
+    return parts
