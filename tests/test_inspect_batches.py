@@ -15,10 +15,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evaladdon.adapters import ReadTuning, inspect_rows, read_runs
+from evaladdon.adapters import ReadTuning, inspect_parts, inspect_rows, read_runs
 from evaladdon.adapters.common.guard import read_member
 from evaladdon.adapters.inspect_log import read_inspect_log
-from evaladdon.adapters.inspect_native import read_json_stream
+from evaladdon.adapters.inspect_json import read_json_stream
 from evaladdon.errors import InputError
 
 from conftest import REPO
@@ -147,7 +147,7 @@ def test_any_batch_size_gives_the_table_of_one_batch(tmp_path: Path, monkeypatch
 
 def _read_records(samples: list[dict[str, Any]], header: dict[str, Any], cluster: str | None, batch: int) -> Any:
     """Records as the .eval reader hands them over (Python ints of any size: orjson / json)."""
-    from evaladdon.adapters.inspect_native import record
+    from evaladdon.adapters.inspect_json import record
 
     log = inspect_rows.LogData(header, inspect_rows.Collector(cluster, batch).extend(record(s) for s in samples),
                                None, 0, "summaries.json")
@@ -220,7 +220,7 @@ def test_metadata_columns_are_inferred_as_from_records() -> None:
         expected = pd.DataFrame.from_records(records)["k"].to_numpy()
         arr = np.empty(len(values), dtype=object)
         arr[:] = [nan if v is None else v for v in values]
-        got = inspect_rows._records_column(arr)
+        got = inspect_parts._records_column(arr)
         assert got.dtype == expected.dtype, values
         assert [repr(x) for x in got] == [repr(x) for x in expected], values
 
@@ -233,7 +233,7 @@ def test_a_streamed_log_keeps_columns_not_records(tmp_path: Path, monkeypatch: p
     assert isinstance(collector, inspect_rows.Collector)
     assert collector.n == 16 * (len(samples) // 16) and len(collector._pending) == len(samples) % 16
     assert len(collector.batches) == len(samples) // 16
-    if inspect_rows._str_column() is not None:  # pandas keeps str columns in arrow: so do the batches
+    if inspect_parts._str_column() is not None:  # pandas keeps str columns in arrow: so do the batches
         import pyarrow as pa
 
         for b in collector.batches:

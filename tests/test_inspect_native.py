@@ -18,7 +18,7 @@ import pytest
 from evaladdon.adapters import sniff
 from evaladdon.adapters.common.guard import MAX_DEPTH, read_member
 from evaladdon.adapters.inspect_log import is_inspect_json, read_inspect_log
-from evaladdon.adapters.inspect_rows import item_hash
+from evaladdon.adapters.inspect_records import item_hash
 from evaladdon.errors import InputError
 
 from conftest import REPO
@@ -408,7 +408,7 @@ def test_thin_text_equals_inspects_on_odd_whitespace() -> None:
 
     from inspect_ai.log._util import thin_text as inspects
 
-    from evaladdon.adapters.inspect_rows import thin_text
+    from evaladdon.adapters.inspect_records import thin_text
 
     rng = random.Random(3)
     pieces = ["a", "word", "ü", "日本", " ", "  ", "\t", "\n", "\r\n", "\x0b", "\x0c", "\x1c", "\x85", "\xa0",

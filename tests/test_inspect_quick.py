@@ -259,7 +259,7 @@ def test_score_code_maps_each_kind_of_value_as_written_out() -> None:
     """``score_code``, the one value rule of the three row builders, against the mapping
     written out value by value (Inspect's grades exactly, yes/no in any case, containers as
     a non-numeric text, the rest as it is) and the two failures it must raise."""
-    from evaladdon.adapters.inspect_rows import score_code
+    from evaladdon.adapters.inspect_records import score_code
 
     want = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0, "c": "c", "Yes": 1.0, "NO": 0.0, "yes ": "yes ", "x": "x",
             "": ""}

@@ -133,7 +133,7 @@ def test_zip_directory_scan_equals_zipfile(tmp_path: Path, monkeypatch: pytest.M
 
 
 def test_label_bytes_keep_texts_apart() -> None:
-    from evaladdon.adapters.inspect_rows import label_bytes
+    from evaladdon.adapters.inspect_parts import label_bytes
 
     texts = ["a", "a\x00", "", None, "\u00e9", "e\u0301", "x" * 64, "x" * 65, "x" * 65 + "y", "x" * 66, "\ud800"]
     got = label_bytes(texts).tolist()
@@ -154,7 +154,7 @@ def test_grown_columns_widen_and_keep_values(monkeypatch: pytest.MonkeyPatch) ->
     for size, top in ((3000, 100), (5000, 30_000), (2000, 70_000), (4000, 5)):
         ints = rng.integers(-1, top, size)
         ids = [f"id{x}" * (1 + x % 3) for x in rng.integers(0, 10**6, size)]
-        from evaladdon.adapters.inspect_rows import label_bytes
+        from evaladdon.adapters.inspect_parts import label_bytes
 
         cols = {name: narrow(ints) for name in Columns._fields}
         cols.update(items=label_bytes(ids), scored=ints > 0, values=ints * 0.5)

@@ -20,6 +20,7 @@ only ``{"testRunLink": url}``: the results were uploaded to Confident AI) and th
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -106,91 +107,16 @@ def read_deepeval(path: str | Path, cluster: str | None = None) -> pd.DataFrame:
     if not from_hp:
         notes.append(f"{where}: DeepEval run logs no hyperparameters; the system is named after its folder "
                      f"({system})")
-
-    items: list[str] = []
-    hashes: list[str | None] = []
-    clusters: list[Any] = []
-    metrics: list[str] = []
-    scores: list[Any] = []
-    successes: list[Any] = []
-    errs: list[str | None] = []
-    names_seen: dict[str, int] = {}
-    unscored: list[str] = []  # test cases with no metric results: no rows, counted in a note
-    for key, prefix in (("testCases", ""), ("conversationalTestCases", "conv:")):
-        for i, tc in enumerate(run.get(key) or []):
-            if not isinstance(tc, dict):
-                raise InputError(f"{key}[{i}]: expected an object, found {type_name(tc)}", where)
-            name = tc.get("name")
-            if name is None or isinstance(name, (dict, list)) or str(name) == "":
-                name = f"order{tc['order']}" if isinstance(tc.get("order"), int) else f"{key}{i}"
-            item = prefix + str(name)
-            names_seen[item] = names_seen.get(item, 0) + 1
-            md = tc.get("metricsData")
-            if md is None:
-                md = []
-            if not isinstance(md, list):
-                raise InputError(f"{key}[{i}] ({item}): metricsData is {type_name(md)}, expected an array", where)
-            if not md:
-                unscored.append(item)
-            inp = tc.get("input")
-            h = stable_hash(inp) if inp is not None else None
-            if cluster is not None:
-                meta = tc.get("additionalMetadata") if isinstance(tc.get("additionalMetadata"), dict) else {}
-                val = tc.get(cluster, meta.get(cluster))
-                if val is None:
-                    raise InputError(f"{key}[{i}] ({item}): no field {cluster!r} (test case or additionalMetadata) "
-                                     "to cluster on", where)
-            for j, m in enumerate(md):
-                if not isinstance(m, dict) or not isinstance(m.get("name"), str):
-                    raise InputError(f"{key}[{i}] ({item}), metricsData[{j}]: no metric name", where)
-                items.append(item)
-                hashes.append(h)
-                if cluster is not None:
-                    clusters.append(val)
-                metrics.append(m["name"])
-                scores.append(m.get("score"))
-                successes.append(m.get("success"))
-                errs.append(f"{METRIC_ERROR}: {_first_line(m['error'])}" if m.get("error") else None)
-    if not items:
+    cols = _collect(run, cluster, where)
+    if not cols.items:
         raise InputError("DeepEval test run has no metric results (no metricsData in any test case)", where)
-    if unscored:
-        notes.append(f"{where}: {len(unscored)} DeepEval test case(s) have no metric results (first: "
-                     f"{_first_line(unscored[0], 60)}); left out")
-    repeated = {k: v for k, v in names_seen.items() if v > 1}
-    if repeated:
-        notes.append(f"{where}: {sum(repeated.values())} DeepEval test cases share {len(repeated)} name(s); merged "
-                     "by name (metricsData united)")
-
-    base = pd.DataFrame({"item": items, "metric_name": metrics, "item_hash": pd.Series(hashes, dtype=object),
-                         "row_error": pd.Series(errs, dtype=object)})
-    if cluster is not None:
-        base["cluster"] = raw_strings(pd.Series(clusters, dtype=object))
-    # one input per name: a name that logs two different inputs is two items, not one
-    bad_hash = base.dropna(subset=["item_hash"]).groupby("item")["item_hash"].nunique()
-    if (bad_hash > 1).any():
-        raise InputError(f"DeepEval test case name {bad_hash[bad_hash > 1].index[0]!r} is used for different inputs; "
-                         "cannot merge by name", where)
-    base["epoch"] = base.groupby(["item", "metric_name"], sort=False).cumcount().to_numpy() + 1
-    again = int((base["epoch"] > 1).sum())
-    if again:
-        notes.append(f"{where}: {again} DeepEval metric result(s) logged again for a test-case name already scored "
-                     "by that metric; all kept, as repeated epochs of the item")
-    parts = []
-    for suffix, col in (("score", scores), ("success", successes)):
-        values = pd.Series(col, dtype=object)
-        v, err = coerce_scores(values)
-        part = base.copy()
-        part["metric"] = base["metric_name"] + "/" + suffix
-        has = part["row_error"].notna().to_numpy()
-        part["value"] = np.where(has, np.nan, v)
-        part["raw"] = raw_strings(values).to_numpy()
-        part["error"] = np.where(has, part["row_error"].to_numpy(), err.to_numpy())
-        parts.append(part)
-    out = pd.concat(parts, ignore_index=True).drop(columns=["metric_name", "row_error"])
+    notes.extend(_case_notes(cols, where))
+    base = _base(cols, cluster, where, notes)
+    out = _long(base, cols)
     n_err = int(base["row_error"].notna().sum())
     if n_err:
         notes.append(f"{where}: {n_err} DeepEval metric result(s) errored (no score); counted as errors, not failures")
-    _check_metrics_scores(run.get("metricsScores") or [], base, scores, successes, where, notes)
+    _check_metrics_scores(run.get("metricsScores") or [], base, cols.scores, cols.successes, where, notes)
     out["run"] = run_id
     out["source"] = where
     out["harness"] = "deepeval"
@@ -201,6 +127,127 @@ def read_deepeval(path: str | Path, cluster: str | None = None) -> pd.DataFrame:
     out = finalize(out)
     out.attrs["notes"] = notes
     return out
+
+
+@dataclass
+class _Columns:
+    """The metric results of a run, one entry per (test case, metricsData entry), in file order."""
+
+    items: list[str] = field(default_factory=list)
+    hashes: list[str | None] = field(default_factory=list)
+    clusters: list[Any] = field(default_factory=list)
+    metrics: list[str] = field(default_factory=list)
+    scores: list[Any] = field(default_factory=list)
+    successes: list[Any] = field(default_factory=list)
+    errs: list[str | None] = field(default_factory=list)
+    names_seen: dict[str, int] = field(default_factory=dict)
+    unscored: list[str] = field(default_factory=list)  # test cases with no metric results: no rows, counted in a note
+
+
+def _item_name(tc: dict[str, Any], key: str, i: int, prefix: str) -> str:
+    """A test case's item: its ``name``, else ``order<n>``, else ``<key><i>``; ``conv:`` for conversations."""
+    name = tc.get("name")
+    if name is None or isinstance(name, (dict, list)) or str(name) == "":
+        name = f"order{tc['order']}" if isinstance(tc.get("order"), int) else f"{key}{i}"
+    return prefix + str(name)
+
+
+def _cluster_value(tc: dict[str, Any], cluster: str, key: str, i: int, item: str, where: str) -> Any:
+    """The test case's ``cluster`` field (the test case's own, else its ``additionalMetadata``'s)."""
+    meta = tc.get("additionalMetadata") if isinstance(tc.get("additionalMetadata"), dict) else {}
+    val = tc.get(cluster, meta.get(cluster))
+    if val is None:
+        raise InputError(f"{key}[{i}] ({item}): no field {cluster!r} (test case or additionalMetadata) "
+                         "to cluster on", where)
+    return val
+
+
+def _collect(run: dict[str, Any], cluster: str | None, where: str) -> _Columns:
+    """Every test case's metric results (``testCases``, then ``conversationalTestCases``)."""
+    cols = _Columns()
+    for key, prefix in (("testCases", ""), ("conversationalTestCases", "conv:")):
+        for i, tc in enumerate(run.get(key) or []):
+            if not isinstance(tc, dict):
+                raise InputError(f"{key}[{i}]: expected an object, found {type_name(tc)}", where)
+            item = _item_name(tc, key, i, prefix)
+            cols.names_seen[item] = cols.names_seen.get(item, 0) + 1
+            md = tc.get("metricsData")
+            if md is None:
+                md = []
+            if not isinstance(md, list):
+                raise InputError(f"{key}[{i}] ({item}): metricsData is {type_name(md)}, expected an array", where)
+            if not md:
+                cols.unscored.append(item)
+            inp = tc.get("input")
+            h = stable_hash(inp) if inp is not None else None
+            val = _cluster_value(tc, cluster, key, i, item, where) if cluster is not None else None
+            _add_metrics(cols, md, item, h, cluster is not None, val, f"{key}[{i}] ({item})", where)
+    return cols
+
+
+def _add_metrics(cols: _Columns, md: list[Any], item: str, h: str | None, clustered: bool, val: Any, at: str,
+                 where: str) -> None:
+    """One test case's ``metricsData`` entries, appended to the columns."""
+    for j, m in enumerate(md):
+        if not isinstance(m, dict) or not isinstance(m.get("name"), str):
+            raise InputError(f"{at}, metricsData[{j}]: no metric name", where)
+        cols.items.append(item)
+        cols.hashes.append(h)
+        if clustered:
+            cols.clusters.append(val)
+        cols.metrics.append(m["name"])
+        cols.scores.append(m.get("score"))
+        cols.successes.append(m.get("success"))
+        cols.errs.append(f"{METRIC_ERROR}: {_first_line(m['error'])}" if m.get("error") else None)
+
+
+def _case_notes(cols: _Columns, where: str) -> list[str]:
+    """Notes on test cases left out (no metric results) and on names shared by several test cases."""
+    notes = []
+    if cols.unscored:
+        notes.append(f"{where}: {len(cols.unscored)} DeepEval test case(s) have no metric results (first: "
+                     f"{_first_line(cols.unscored[0], 60)}); left out")
+    repeated = {k: v for k, v in cols.names_seen.items() if v > 1}
+    if repeated:
+        notes.append(f"{where}: {sum(repeated.values())} DeepEval test cases share {len(repeated)} name(s); merged "
+                     "by name (metricsData united)")
+    return notes
+
+
+def _base(cols: _Columns, cluster: str | None, where: str, notes: list[str]) -> pd.DataFrame:
+    """One row per metric result: item, metric name, input hash, error, cluster, epoch (repeats numbered)."""
+    base = pd.DataFrame({"item": cols.items, "metric_name": cols.metrics,
+                         "item_hash": pd.Series(cols.hashes, dtype=object),
+                         "row_error": pd.Series(cols.errs, dtype=object)})
+    if cluster is not None:
+        base["cluster"] = raw_strings(pd.Series(cols.clusters, dtype=object))
+    # one input per name: a name that logs two different inputs is two items, not one
+    bad_hash = base.dropna(subset=["item_hash"]).groupby("item")["item_hash"].nunique()
+    if (bad_hash > 1).any():
+        raise InputError(f"DeepEval test case name {bad_hash[bad_hash > 1].index[0]!r} is used for different inputs; "
+                         "cannot merge by name", where)
+    base["epoch"] = base.groupby(["item", "metric_name"], sort=False).cumcount().to_numpy() + 1
+    again = int((base["epoch"] > 1).sum())
+    if again:
+        notes.append(f"{where}: {again} DeepEval metric result(s) logged again for a test-case name already scored "
+                     "by that metric; all kept, as repeated epochs of the item")
+    return base
+
+
+def _long(base: pd.DataFrame, cols: _Columns) -> pd.DataFrame:
+    """Two rows per metric result: ``<name>/score`` and ``<name>/success`` (an errored result errs in both)."""
+    parts = []
+    for suffix, col in (("score", cols.scores), ("success", cols.successes)):
+        values = pd.Series(col, dtype=object)
+        v, err = coerce_scores(values)
+        part = base.copy()
+        part["metric"] = base["metric_name"] + "/" + suffix
+        has = part["row_error"].notna().to_numpy()
+        part["value"] = np.where(has, np.nan, v)
+        part["raw"] = raw_strings(values).to_numpy()
+        part["error"] = np.where(has, part["row_error"].to_numpy(), err.to_numpy())
+        parts.append(part)
+    return pd.concat(parts, ignore_index=True).drop(columns=["metric_name", "row_error"])
 
 
 def _check_metrics_scores(ms: list[Any], base: pd.DataFrame, scores: list[Any], successes: list[Any], where: str,

@@ -197,13 +197,8 @@ def read_helm_run(path: str | Path, cluster: str | None = None) -> pd.DataFrame:
         raise InputError(f"HELM runs have no field {cluster!r} to cluster on (available: {', '.join(CLUSTER_FIELDS)})",
                          where)
     entries = _entries(pis)
-    spec_path = run_dir / RUN_SPEC
-    spec = load_json(spec_path) if spec_path.is_file() else {}
-    if not isinstance(spec, dict):
-        raise InputError(f"expected a JSON object, found {type_name(spec)}", str(spec_path))
     notes: list[str] = []
-    if not spec_path.is_file():
-        notes.append(f"{run_dir}: HELM run without {RUN_SPEC}; run and task named after the folder")
+    spec = _run_spec(run_dir, notes)
     run_name = str(spec.get("name") or run_dir.name)
     model, model_note = model_name(run_dir, run_name, spec)
     if model_note:
@@ -214,107 +209,9 @@ def read_helm_run(path: str | Path, cluster: str | None = None) -> pd.DataFrame:
     suite = run_dir.parent.name if run_dir.parent.parent.name == "runs" else ""
     run_id = f"{suite}/{model}" if suite else model
 
-    # one pass over the stats: per-record extraction into columns
-    items: list[str] = []
-    epochs: list[int] = []
-    perts: list[str | None] = []
-    metrics: list[str] = []
-    splits: list[Any] = []
-    sub_splits: list[Any] = []
-    counts: list[Any] = []
-    sums: list[Any] = []
-    means: list[Any] = []
-    n_zero = 0
-    empty_entries = 0
-    for i, e in enumerate(entries):
-        item = str(e["instance_id"])
-        epoch = int(e.get("train_trial_index", 0)) + 1
-        entry_pert = _perturbation_label(e.get("perturbation"))
-        before = len(items)
-        for j, st in enumerate(e["stats"]):
-            name = st.get("name") if isinstance(st, dict) else None
-            if not isinstance(name, dict) or not isinstance(name.get("name"), str):
-                raise InputError(f"entry {i} (instance {item}), stat {j}: no stat name", where)
-            count = st.get("count")
-            if isinstance(count, bool) or not isinstance(count, (int, float)):
-                raise InputError(f"entry {i} (instance {item}), stat {name['name']!r}: count is {type_name(count)}",
-                                 where)
-            if count <= 0:
-                n_zero += 1
-                continue
-            items.append(item)
-            epochs.append(epoch)
-            perts.append(entry_pert or _perturbation_label(name.get("perturbation")))
-            metrics.append(name["name"])
-            splits.append(name.get("split"))
-            sub_splits.append(name.get("sub_split"))
-            counts.append(count)
-            sums.append(st.get("sum"))
-            means.append(st.get("mean"))
-        if len(items) == before:
-            empty_entries += 1
-    if empty_entries:
-        notes.append(f"{where}: {empty_entries} HELM per-instance entr(ies) with no stat that has a value left out")
-    if n_zero:
-        notes.append(f"{where}: {n_zero} HELM stat(s) with count 0 (no per-instance value) left out")
-    if not items:
-        raise InputError("HELM per-instance stats hold no stat with a value (count > 0)", where)
-
-    raw = pd.DataFrame({
-        "item": items, "epoch": np.asarray(epochs, dtype=np.int64), "pert": perts, "metric": metrics,
-        "meta.split": splits, "meta.sub_split": sub_splits, "count": counts, "sum": sums, "mean": means,
-    })
-    raw["task"] = base_task
-    has_pert = raw["pert"].notna()
-    if has_pert.any():
-        raw.loc[has_pert, "task"] = base_task + "[" + raw.loc[has_pert, "pert"].astype(str) + "]"
-    key = ["task", "metric", "item", "epoch"]
-    dup = raw.duplicated(key, keep=False)
-    values, errors = coerce_scores(raw["mean"])
-    raw_text = raw_strings(raw["mean"])
-    if dup.any():
-        # the same stat logged again for the same key (MedHELM: one entry per metric class):
-        # merged as HELM's Stat.merge does, sums and counts added, mean = sum / count
-        sum_v, sum_err = coerce_scores(raw["sum"])
-        bad = dup.to_numpy() & (sum_err.notna().to_numpy())
-        if bad.any():
-            k = int(np.flatnonzero(bad)[0])
-            raise InputError(f"instance {raw['item'].iat[k]}, stat {raw['metric'].iat[k]!r} is logged more than once "
-                             f"for one key and has no usable sum to merge ({sum_err.iat[k]})", where)
-        raw["sum_v"] = sum_v
-        raw["count_v"] = raw["count"].astype(float)
-        first = ~raw.duplicated(key, keep="first")
-        agg = raw[dup].groupby(key, sort=False)[["sum_v", "count_v"]].sum()
-        agg.columns = ["sum_v_t", "count_v_t"]
-        merged = raw[dup & first].join(agg, on=key)
-        pooled = (merged["sum_v_t"] / merged["count_v_t"]).to_numpy()
-        notes.append(f"{where}: {int(dup.sum()) - int((dup & first).sum())} HELM stat(s) logged again for the same "
-                     "(instance, trial, perturbation) merged (sums and counts added)")
-        keep = (first | ~dup).to_numpy()
-        values = values.copy()
-        errors = errors.copy()
-        raw_text = raw_text.copy()
-        pos = np.flatnonzero((dup & first).to_numpy())
-        values[pos] = pooled
-        errors.iloc[pos] = None
-        raw_text.iloc[pos] = pd.Series(pooled, dtype=float).astype(str).to_numpy()
-        raw["count"] = raw["count"].where(~(dup & first), merged["count_v_t"].reindex(raw.index))
-        raw, values, errors, raw_text = raw[keep], values[keep], errors[keep], raw_text[keep]
-    n_entries = len(entries)
-    n_keys = len({(str(e["instance_id"]), e.get("train_trial_index", 0), _perturbation_label(e.get("perturbation")))
-                  for e in entries})
-    if n_keys < n_entries:
-        notes.append(f"{where}: {n_entries - n_keys} HELM entr(ies) repeating an (instance, trial, perturbation) key "
-                     "merged with the first (stats lists united)")
-
-    hashes = input_hashes(run_dir)
-    if hashes:
-        keys = pd.MultiIndex.from_arrays([raw["item"], raw["pert"]])
-        lookup = pd.Series(list(hashes.values()), index=pd.MultiIndex.from_tuples(list(hashes.keys())), dtype=object)
-        item_hash = lookup.reindex(keys).to_numpy(dtype=object)
-        item_hash = np.where(pd.isna(item_hash), None, item_hash)
-    else:
-        item_hash = None
+    raw = _stats_frame(_collect_stats(entries, where, notes), base_task)
+    raw, values, errors, raw_text = _merge_repeats(raw, where, notes)
+    _note_repeated_entries(entries, where, notes)
     out = pd.DataFrame({
         "run": run_id,
         "source": str(run_dir),
@@ -327,7 +224,7 @@ def read_helm_run(path: str | Path, cluster: str | None = None) -> pd.DataFrame:
         "value": values,
         "raw": raw_text.to_numpy(),
         "cluster": None,
-        "item_hash": item_hash,
+        "item_hash": _item_hashes(run_dir, raw),
         "error": errors.to_numpy(),
         "meta.split": raw["meta.split"].to_numpy(),
         "meta.count": pd.to_numeric(raw["count"]).to_numpy(dtype=float),
@@ -343,3 +240,133 @@ def read_helm_run(path: str | Path, cluster: str | None = None) -> pd.DataFrame:
     out = finalize(out)
     out.attrs["notes"] = notes
     return out
+
+
+def _run_spec(run_dir: Path, notes: list[str]) -> dict[str, Any]:
+    """The run's ``run_spec.json`` (``{}`` when absent, with a note)."""
+    spec_path = run_dir / RUN_SPEC
+    spec = load_json(spec_path) if spec_path.is_file() else {}
+    if not isinstance(spec, dict):
+        raise InputError(f"expected a JSON object, found {type_name(spec)}", str(spec_path))
+    if not spec_path.is_file():
+        notes.append(f"{run_dir}: HELM run without {RUN_SPEC}; run and task named after the folder")
+    return spec
+
+
+_STAT_COLUMNS = ("item", "epoch", "pert", "metric", "meta.split", "meta.sub_split", "count", "sum", "mean")
+
+
+def _collect_stats(entries: list[dict[str, Any]], where: str, notes: list[str]) -> dict[str, list[Any]]:
+    """One pass over the stats: per-record extraction into columns (stats with a value, ``count > 0``)."""
+    cols: dict[str, list[Any]] = {name: [] for name in _STAT_COLUMNS}
+    n_zero = 0
+    empty_entries = 0
+    for i, e in enumerate(entries):
+        before = len(cols["item"])
+        n_zero += _entry_stats(cols, e, i, where)
+        if len(cols["item"]) == before:
+            empty_entries += 1
+    if empty_entries:
+        notes.append(f"{where}: {empty_entries} HELM per-instance entr(ies) with no stat that has a value left out")
+    if n_zero:
+        notes.append(f"{where}: {n_zero} HELM stat(s) with count 0 (no per-instance value) left out")
+    if not cols["item"]:
+        raise InputError("HELM per-instance stats hold no stat with a value (count > 0)", where)
+    return cols
+
+
+def _entry_stats(cols: dict[str, list[Any]], e: dict[str, Any], i: int, where: str) -> int:
+    """One entry's stats appended to the columns; returns how many were left out for count 0."""
+    item = str(e["instance_id"])
+    epoch = int(e.get("train_trial_index", 0)) + 1
+    entry_pert = _perturbation_label(e.get("perturbation"))
+    n_zero = 0
+    for j, st in enumerate(e["stats"]):
+        name = st.get("name") if isinstance(st, dict) else None
+        if not isinstance(name, dict) or not isinstance(name.get("name"), str):
+            raise InputError(f"entry {i} (instance {item}), stat {j}: no stat name", where)
+        count = st.get("count")
+        if isinstance(count, bool) or not isinstance(count, (int, float)):
+            raise InputError(f"entry {i} (instance {item}), stat {name['name']!r}: count is {type_name(count)}",
+                             where)
+        if count <= 0:
+            n_zero += 1
+            continue
+        cols["item"].append(item)
+        cols["epoch"].append(epoch)
+        cols["pert"].append(entry_pert or _perturbation_label(name.get("perturbation")))
+        cols["metric"].append(name["name"])
+        cols["meta.split"].append(name.get("split"))
+        cols["meta.sub_split"].append(name.get("sub_split"))
+        cols["count"].append(count)
+        cols["sum"].append(st.get("sum"))
+        cols["mean"].append(st.get("mean"))
+    return n_zero
+
+
+def _stats_frame(cols: dict[str, list[Any]], base_task: str) -> pd.DataFrame:
+    """The collected stats as a frame, with the task (``<task>[<perturbation>]`` for a perturbed instance)."""
+    raw = pd.DataFrame({**cols, "epoch": np.asarray(cols["epoch"], dtype=np.int64)})
+    raw["task"] = base_task
+    has_pert = raw["pert"].notna()
+    if has_pert.any():
+        raw.loc[has_pert, "task"] = base_task + "[" + raw.loc[has_pert, "pert"].astype(str) + "]"
+    return raw
+
+
+def _merge_repeats(raw: pd.DataFrame, where: str, notes: list[str]) -> tuple[pd.DataFrame, Any, pd.Series, pd.Series]:
+    """Values, errors and raw texts of the stats; a stat logged again for the same key is merged."""
+    key = ["task", "metric", "item", "epoch"]
+    dup = raw.duplicated(key, keep=False)
+    values, errors = coerce_scores(raw["mean"])
+    raw_text = raw_strings(raw["mean"])
+    if not dup.any():
+        return raw, values, errors, raw_text
+    # the same stat logged again for the same key (MedHELM: one entry per metric class):
+    # merged as HELM's Stat.merge does, sums and counts added, mean = sum / count
+    sum_v, sum_err = coerce_scores(raw["sum"])
+    bad = dup.to_numpy() & (sum_err.notna().to_numpy())
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise InputError(f"instance {raw['item'].iat[k]}, stat {raw['metric'].iat[k]!r} is logged more than once "
+                         f"for one key and has no usable sum to merge ({sum_err.iat[k]})", where)
+    raw["sum_v"] = sum_v
+    raw["count_v"] = raw["count"].astype(float)
+    first = ~raw.duplicated(key, keep="first")
+    agg = raw[dup].groupby(key, sort=False)[["sum_v", "count_v"]].sum()
+    agg.columns = ["sum_v_t", "count_v_t"]
+    merged = raw[dup & first].join(agg, on=key)
+    pooled = (merged["sum_v_t"] / merged["count_v_t"]).to_numpy()
+    notes.append(f"{where}: {int(dup.sum()) - int((dup & first).sum())} HELM stat(s) logged again for the same "
+                 "(instance, trial, perturbation) merged (sums and counts added)")
+    keep = (first | ~dup).to_numpy()
+    values = values.copy()
+    errors = errors.copy()
+    raw_text = raw_text.copy()
+    pos = np.flatnonzero((dup & first).to_numpy())
+    values[pos] = pooled
+    errors.iloc[pos] = None
+    raw_text.iloc[pos] = pd.Series(pooled, dtype=float).astype(str).to_numpy()
+    raw["count"] = raw["count"].where(~(dup & first), merged["count_v_t"].reindex(raw.index))
+    return raw[keep], values[keep], errors[keep], raw_text[keep]
+
+
+def _note_repeated_entries(entries: list[dict[str, Any]], where: str, notes: list[str]) -> None:
+    """A note on entries repeating an (instance, trial, perturbation) key (their stats were united)."""
+    n_entries = len(entries)
+    n_keys = len({(str(e["instance_id"]), e.get("train_trial_index", 0), _perturbation_label(e.get("perturbation")))
+                  for e in entries})
+    if n_keys < n_entries:
+        notes.append(f"{where}: {n_entries - n_keys} HELM entr(ies) repeating an (instance, trial, perturbation) key "
+                     "merged with the first (stats lists united)")
+
+
+def _item_hashes(run_dir: Path, raw: pd.DataFrame) -> Any:
+    """Each row's input hash from ``scenario_state.json`` (None throughout when it is absent)."""
+    hashes = input_hashes(run_dir)
+    if not hashes:
+        return None
+    keys = pd.MultiIndex.from_arrays([raw["item"], raw["pert"]])
+    lookup = pd.Series(list(hashes.values()), index=pd.MultiIndex.from_tuples(list(hashes.keys())), dtype=object)
+    item_hash = lookup.reindex(keys).to_numpy(dtype=object)
+    return np.where(pd.isna(item_hash), None, item_hash)

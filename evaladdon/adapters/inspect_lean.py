@@ -30,14 +30,15 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from evaladdon.adapters.inspect_rows import (_CANONICAL, Part, _notes, _run_of, incomplete_of,
-                                             known_score_names, label_bytes, no_scores, raise_first_failure,
-                                             score_code)
+from evaladdon.adapters.inspect_parts import Part, label_bytes
+from evaladdon.adapters.inspect_records import _run_of, score_code
+from evaladdon.adapters.inspect_rows import _CANONICAL, _notes, incomplete_of, known_score_names, no_scores, raise_first_failure
 from evaladdon.adapters.common.scores import coerce_values
 from evaladdon.table.names import dotted
 
 if TYPE_CHECKING:  # pragma: no cover
-    from evaladdon.adapters.inspect_rows import Collector, LogData, SampleRecord
+    from evaladdon.adapters.inspect_records import SampleRecord
+    from evaladdon.adapters.inspect_rows import Collector, LogData
 
 SAMPLE_ERROR = "sample error"
 UNSCORED = "unscored sample"

@@ -3,7 +3,8 @@
 Two readers give the identical canonical table (tested on every real log in ../shared):
 
 - ``native`` (:mod:`evaladdon.adapters.inspect_native`): ``header.json`` + ``summaries.json``
-  (or the journal of an unfinished run) with orjson, JSON logs streamed with ijson; needs no
+  (or the journal of an unfinished run) with orjson, JSON logs streamed with ijson
+  (:mod:`evaladdon.adapters.inspect_json`); needs no
   inspect-ai and reads at the speed of the raw parse (see ``benchmarks/bench_inspect.py``).
 - ``inspect``: Inspect's own ``inspect_ai.log`` readers (header, then sample summaries for
   ``.eval``, the full log for JSON logs, whose summaries Inspect would build from a full read
@@ -37,16 +38,11 @@ else:
 
 from evaladdon._util.gc import no_cyclic_gc
 from evaladdon.adapters.common.guard import BOM, MAX_DEPTH, check_depth, check_file_depth, read_member
-from evaladdon.adapters.inspect_native import NotNative, read_eval_table, read_json_stream
-from evaladdon.adapters.inspect_rows import (
-    LogData,
-    Part,
-    SampleRecord,
-    build_part,
-    make_record,
-    score_fields,
-    table_of,
-)
+from evaladdon.adapters.inspect_json import NotNative, read_json_stream
+from evaladdon.adapters.inspect_native import read_eval_table
+from evaladdon.adapters.inspect_parts import Part
+from evaladdon.adapters.inspect_records import SampleRecord, make_record, score_fields
+from evaladdon.adapters.inspect_rows import LogData, build_part, table_of
 from evaladdon.adapters.tuning import ReadTuning
 from evaladdon.errors import InputError
 from evaladdon.table.names import dotted
@@ -92,7 +88,7 @@ def _read_part(p: Path, cluster: str | None, reader: str, tuning: ReadTuning | N
             log = _read_with_inspect(p)
         return build_part(log, p, cluster, tuning=tuning)
     except RecursionError:
-        # orjson accepts up to 1,024 levels unscanned (inspect_native._loads); a value deep
+        # orjson accepts up to 1,024 levels unscanned (inspect_json._loads); a value deep
         # enough to exhaust Python's stack when shown as text (str/repr) is refused here
         raise InputError(f"a value is nested more than {MAX_DEPTH} levels deep; refusing to read it", str(p)) from None
 
@@ -175,7 +171,7 @@ def _raw_eval_id(p: Path, is_zip: bool) -> Any:
     which would give the same log a new run id at every read."""
     import orjson
 
-    from evaladdon.adapters.inspect_native import _header_events
+    from evaladdon.adapters.inspect_json import _header_events
 
     try:
         if is_zip:

@@ -1,22 +1,15 @@
-"""Inspect logs read without inspect-ai: ``.eval`` zips with orjson, JSON logs streamed with ijson.
+"""Inspect ``.eval`` logs read without inspect-ai: the zip's members parsed with orjson.
 
-What is read (nothing else is touched):
-
-- ``.eval``: ``header.json`` (or ``_journal/start.json`` for an unfinished run),
-  ``summaries.json`` (or the journal ``_journal/summaries/1..N.json``), and the names of the
-  ``samples/*.json`` members; a member whose (id, epoch) no summary lists is read itself.
-  Deflate and zstd (Inspect's default writer) members, each bounded in decompressed size
-  (:mod:`evaladdon.adapters.common.guard`), parsed by orjson (which stops at 1,024 levels) and
-  depth-scanned only before the stdlib parser reads what orjson refused.
-- JSON logs (any file name): the top-level keys before ``samples`` through ijson's event
-  stream, then each ``samples[*]`` built by ijson's C backend and cut to the fields used
-  (transcripts, messages, output, attachments dropped at once) and, every few thousand
-  samples, made columns (:class:`~evaladdon.adapters.inspect_rows.Collector`), so memory
-  holds the largest single sample and the table's columns whatever the file size.
-
-Anything else (log format versions other than 2 and 3, other zip compression, ``NaN``
-literals in a streamed JSON log) raises :class:`NotNative`, and the caller falls back to
-Inspect's own reader.  Records come out in the shape of :mod:`evaladdon.adapters.inspect_rows`.
+What is read (nothing else is touched): ``header.json`` (or ``_journal/start.json`` for an
+unfinished run), ``summaries.json`` (or the journal ``_journal/summaries/1..N.json``), and the
+names of the ``samples/*.json`` members; a member whose (id, epoch) no summary lists is read
+itself.  Deflate and zstd (Inspect's default writer) members, each bounded in decompressed size
+(:mod:`evaladdon.adapters.common.guard`), parsed by orjson (which stops at 1,024 levels) and
+depth-scanned only before the stdlib parser reads what orjson refused.  Anything else (log
+format versions other than 2 and 3, other zip compression) raises
+:class:`~evaladdon.adapters.inspect_json.NotNative`, and the caller falls back to Inspect's own
+reader.  Records come out in the shape of :mod:`evaladdon.adapters.inspect_rows`; JSON logs,
+and what both readers share, are :mod:`evaladdon.adapters.inspect_json`'s.
 
 Given a :class:`~evaladdon.adapters.inspect_rows.Collector` (``records=``, the lean summarize
 of :mod:`evaladdon.routes`), the records go into it as they are read: an ``.eval``'s directory is
@@ -36,119 +29,40 @@ records, a column batch and a ``build_part`` per log.  Anything else is read as 
 
 from __future__ import annotations
 
-import json
 import zipfile
 import zlib
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import numpy as np
-import orjson
 
 from evaladdon.adapters.common.guard import (
     BOM,
-    MAX_DEPTH,
     MAX_MEMBER_BYTES,
     MAX_RATIO,
     ZIP_ZSTANDARD,
-    DepthScanner,
     UnsupportedMember,
     _check_growth,
-    check_depth,
     read_member,
 )
-from evaladdon.adapters.inspect_rows import (
-    _CANONICAL,
-    Collector,
-    LogData,
-    Pending,
-    SampleRecord,
-    item_hash,
-    thin_text,
-    label_bytes,
-    label_of,
-    make_record,
-    score_code,
-    score_fields,
-    thin_metadata,
-    truncate_text,
+from evaladdon.adapters.inspect_json import (
+    LEAN_BUFFER,
+    NotNative,
+    _DepthCheckedFile,
+    _header_of,
+    _limit_type,
+    _loads,
+    _Prefixed,
+    _record_at,
+    record,
 )
+from evaladdon.adapters.inspect_parts import Pending, label_bytes
+from evaladdon.adapters.inspect_records import item_hash, label_of, score_code, thin_metadata, thin_text, truncate_text
+from evaladdon.adapters.inspect_rows import _CANONICAL, Collector, LogData
 from evaladdon.adapters.tuning import DEFAULT, ReadTuning
 from evaladdon.errors import InputError
 from evaladdon.table.names import dotted
 
-NATIVE_VERSIONS = (2, 3)
-"""Inspect log format versions read natively (1 is the 2024 layout; newer ones fall back)."""
-
-_SAMPLE_FIELDS = ("id", "epoch", "scores", "metadata", "error", "limit", "target", "input")
-
-
-class NotNative(Exception):
-    """The fast path does not recognise this log; use Inspect's reader."""
-
-
-def _loads(data: bytes, where: str, what: str) -> Any:
-    """orjson; the stdlib parser only for what orjson refuses, after the depth scan.
-
-    Text orjson accepts is at most 1,024 deep (it stops itself there) and nothing downstream
-    recurses into values (see :func:`evaladdon.adapters.inspect_rows.build_table`), so the
-    fast path needs no scan (the policy of :mod:`evaladdon.adapters.common.jsonlines`)."""
-    try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError:
-        # deeper than orjson goes, or NaN/Infinity as bare literals (pydantic's "constants"),
-        # which orjson refuses and the stdlib parser reads once the depth is bounded
-        check_depth(data, where, what)
-        try:
-            return json.loads(data)
-        except ValueError as exc:
-            raise InputError(f"cannot read as an Inspect log ({what} is not valid JSON: {exc})", where) from None
-
-
-def _limit_type(limit: Any) -> str | None:
-    if limit is None:
-        return None
-    if isinstance(limit, dict):
-        return str(limit.get("type"))
-    return str(limit)
-
-
-def record(sample: dict[str, Any]) -> SampleRecord:
-    """A summary or full sample (as parsed JSON) -> the fields the table needs."""
-    raw_scores = sample.get("scores")
-    scores = None
-    if isinstance(raw_scores, dict):
-        scores = {}
-        for name, sc in raw_scores.items():
-            if not isinstance(sc, dict):
-                raise InputError(f"cannot read as an Inspect log (score {str(name)[:40]!r} of sample "
-                                 f"{str(sample.get('id'))[:40]!r} is not an object)")
-            scores[str(name)] = score_fields(sc.get("value"), sc.get("answer"), sc.get("metadata"))
-    elif raw_scores is not None:
-        raise InputError(f"cannot read as an Inspect log (scores of sample {str(sample.get('id'))[:40]!r} "
-                         "are not an object)")
-    return make_record(sample.get("id"), sample.get("epoch"), scores, sample.get("metadata"),
-                       bool(sample.get("error")), _limit_type(sample.get("limit")), sample.get("target"),
-                       sample.get("input"))
-
-
-def _record_at(sample: dict[str, Any], where: str) -> SampleRecord:
-    try:
-        return record(sample)
-    except InputError as exc:
-        raise InputError(exc.message, where) from None
-
-
-def _header_of(raw: Any, where: str) -> dict[str, Any]:
-    if not isinstance(raw, dict) or not isinstance(raw.get("eval"), dict):
-        raise NotNative("no eval spec in the header")
-    version = raw.get("version")
-    if version not in NATIVE_VERSIONS:
-        raise NotNative(f"log format version {version!r}")
-    return raw
-
-
-# ---------------------------------------------------------------------------- .eval zips
 
 def _member_key(name: str) -> tuple[str, int] | None:
     """(id, epoch) of ``samples/{id}_epoch_{epoch}.json``."""
@@ -159,9 +73,6 @@ def _member_key(name: str) -> tuple[str, int] | None:
     return sid, int(epoch)
 
 
-LEAN_BUFFER = 1 << 18
-"""Bytes ijson reads at a time for a lean :class:`Collector`: the depth scan of a chunk makes
-temporaries several times its size (~10 MB for a megabyte), a quarter of that here."""
 
 
 class _MemberStream:
@@ -236,19 +147,6 @@ def _stream_summaries(zf: Any, info: zipfile.ZipInfo, where: str, add: Callable[
         raise NotNative(f"summaries.json the streaming parser does not read: {str(exc)[:80]}") from None
     finally:
         stream.close()
-
-
-class _Prefixed:
-    """``head`` then the rest of ``stream``."""
-
-    def __init__(self, head: bytes, stream: Any) -> None:
-        self.head, self.stream = head, stream
-
-    def read(self, n: int = -1) -> bytes:
-        if self.head and n != 0:
-            head, self.head = self.head, b""
-            return head + self.stream.read(max(n - len(head), 1) if n > 0 else -1)
-        return self.stream.read(n)
 
 
 def _raw_header(infos: Any, member: Callable[[str], Any]) -> Any:
@@ -688,100 +586,3 @@ def _collected_keys(records: Collector) -> set[tuple[bytes, int]]:
         raise ValueError("only a lean Collector keeps ids as label bytes")
     records.flush()
     return {(bytes(i), int(e)) for b in records.batches for i, e in zip(b.items.tolist(), b.epochs.tolist(), strict=True)}
-
-
-# ---------------------------------------------------------------------------- JSON logs
-
-def _header_events(events: Iterator[tuple[str, str, Any]]) -> tuple[dict[str, Any], bool]:
-    """Top-level keys before ``samples`` built from the event stream; whether samples follow."""
-    import ijson
-
-    header: dict[str, Any] = {}
-    key: str | None = None
-    builder: Any = None
-    depth = 0
-    first = next(events, None)
-    if first is None or first[1] != "start_map":
-        raise NotNative("not a JSON object")
-    for _prefix, event, value in events:
-        if builder is None:
-            if event == "map_key":
-                key = value
-                if key == "samples":
-                    return header, True
-                builder = ijson.ObjectBuilder()
-                depth = 0
-                continue
-            if event == "end_map":
-                return header, False
-        builder.event(event, value)
-        if event in ("start_map", "start_array"):
-            depth += 1
-        elif event in ("end_map", "end_array"):
-            depth -= 1
-        if depth == 0:
-            if key in ("version", "status", "eval", "results", "error"):
-                header[str(key)] = builder.value
-            builder = None
-    raise InputError("cannot read as an Inspect log (the JSON ends early)")
-
-
-def _slim(sample: Any) -> dict[str, Any]:
-    if not isinstance(sample, dict):
-        raise InputError("cannot read as an Inspect log (a sample is not an object)")
-    return {k: sample[k] for k in _SAMPLE_FIELDS if k in sample}
-
-
-class _DepthCheckedFile:
-    """A binary file whose bytes pass the depth scan as ijson reads them (one pass, bounded
-    memory): nothing nested deeper than ``MAX_DEPTH`` reaches the table code."""
-
-    def __init__(self, fh: Any, where: str) -> None:
-        self.fh, self.where, self.scanner = fh, where, DepthScanner()
-
-    def read(self, n: int = -1) -> bytes:
-        data = self.fh.read(n)
-        if self.scanner.feed(data) > MAX_DEPTH:
-            raise InputError(f"JSON nested more than {MAX_DEPTH} levels deep; refusing to parse it", self.where)
-        return data
-
-
-def read_json_stream(path: Path, cluster: str | None = None, records: Collector | None = None, *,
-                     tuning: ReadTuning | None = None) -> LogData:
-    """A JSON log streamed with ijson's C backend (see module docstring); its records go
-    into a :class:`~evaladdon.adapters.inspect_rows.Collector` (for ``cluster``, batches of
-    ``tuning.batch_size``) as they are read, so memory does not grow by a record per sample."""
-    try:
-        import ijson
-
-        backend = ijson.get_backend("yajl2_c")
-    except ImportError:
-        raise NotNative("streaming JSON logs needs the ijson package with its C backend") from None
-    where = str(path)
-    try:
-        with path.open("rb") as fh:
-            skip = len(BOM) if fh.read(len(BOM)) == BOM else 0
-            fh.seek(skip)
-            header, has_samples = _header_events(iter(backend.parse(_DepthCheckedFile(fh, where), use_float=True)))
-            header = _header_of(header, where)
-            if records is None:
-                records = Collector(cluster, batch_size=(tuning or DEFAULT).batch_size)
-            if has_samples:
-                fh.seek(skip)
-                checked = _DepthCheckedFile(fh, where)
-                buf = LEAN_BUFFER if records.lean else 2**20
-                for sample in backend.items(checked, "samples.item", use_float=True, buf_size=buf):
-                    records.add(record(_slim(sample)))
-    except ijson.common.IncompleteJSONError as exc:
-        text = " ".join(str(exc).split())
-        if "invalid char" in text or "lexical error" in text:
-            raise NotNative(f"JSON the streaming parser does not read (NaN/Infinity literal?): {text[:80]}") from None
-        raise InputError(f"cannot read as an Inspect log (IncompleteJSONError: {text[:200]})", where) from None
-    except ijson.common.JSONError as exc:
-        raise InputError(f"cannot read as an Inspect log ({type(exc).__name__}: {str(exc)[:200]})", where) from None
-    except InputError as exc:
-        if exc.where is None:
-            raise InputError(exc.message, where) from None
-        raise
-    return LogData(header=header, records=records, n_members=None, unlisted=0, summary_source="samples",
-                   samples_logged=has_samples)

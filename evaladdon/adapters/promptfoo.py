@@ -29,6 +29,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -211,79 +212,127 @@ def read_promptfoo(path: str | Path, cluster: str | None = None) -> pd.DataFrame
     task = str(config.get("description")) if isinstance(config, dict) and config.get("description") else "promptfoo"
 
     # one pass: per-record extraction
-    n = len(results)
-    arm_key: list[tuple[str, str]] = []
-    prov_ids: list[str | None] = []
-    prompt_ids: list[str | None] = []
-    prov_name: list[str] = []
-    prompt_label: list[str] = []
-    test_idx: list[Any] = []
-    var_hash: list[str | None] = []
-    clusters: list[Any] = []
-    success: list[Any] = []
-    score: list[Any] = []
-    kind: list[str | None] = []  # None, PROVIDER_ERROR, GRADER_ERROR
-    reason: list[str | None] = []
-    fail_reason: list[str | None] = []  # why a row failed (when it did, without an error)
-    named: list[tuple[int, str, Any]] = []
-    has_score = False
+    rows = _Rows()
     for i, row in enumerate(results):
-        if not isinstance(row, dict):
-            raise InputError(f"result {i}: expected an object, found {type_name(row)}", where)
-        pk, pname = _provider(row, default_provider)
-        qk, qlabel = _prompt(row)
-        arm_key.append((pk, qk))
-        prov = row.get("provider")
-        prov_ids.append(str(prov.get("id")) if isinstance(prov, dict) else prov if isinstance(prov, str) else None)
-        prompt_ids.append(row.get("promptId") if isinstance(row.get("promptId"), str) else None)
-        prov_name.append(pname)
-        prompt_label.append(qlabel)
-        tidx = row.get("testIdx")
-        test_idx.append(tidx if isinstance(tidx, int) and not isinstance(tidx, bool) else None)
-        vars_ = row.get("vars")
-        if vars_ is None and isinstance(row.get("testCase"), dict):
-            vars_ = row["testCase"].get("vars")
-        var_hash.append(stable_hash(vars_) if vars_ is not None else None)
-        if cluster is not None:
-            if not isinstance(vars_, dict) or cluster not in vars_:
-                raise InputError(f"result {i}: no var {cluster!r} to cluster on", where)
-            clusters.append(vars_[cluster])
-        if "success" not in row:
-            raise InputError(f"result {i}: no 'success' field (pass/fail)", where)
-        success.append(row.get("success"))
-        if "score" in row:
-            has_score = True
-        score.append(row.get("score"))
-        grading = row.get("gradingResult")
-        fr = row.get("failureReason")
-        err = row.get("error")
-        resp = row.get("response")
-        resp_err = resp.get("error") if isinstance(resp, dict) else None
-        k: str | None = None
-        why: str | None = None
-        if row.get("success") is not True:
-            if fr == 2 or (fr is None and "gradingResult" in row and grading is None and (err or resp_err)) \
-                    or (fr is None and resp_err and not isinstance(grading, dict)):
-                k, why = PROVIDER_ERROR, _first_line(err or resp_err or "failureReason 2")
-            elif (t := _threw(grading)) is not None:
-                k, why = GRADER_ERROR, t
-        kind.append(k)
-        reason.append(why)
-        if row.get("success") is not True and k is None:
-            grade_reason = grading.get("reason") if isinstance(grading, dict) else err
-            fail_reason.append(_first_line(grade_reason) if grade_reason else None)
-        else:
-            fail_reason.append(None)
-        ns = row.get("namedScores")
-        if isinstance(ns, dict):
-            named.extend((i, str(name), v) for name, v in ns.items())
+        _add_row(rows, i, row, default_provider, cluster, where)
+    names, arm_of = _arm_names(rows, where, notes)
+    run = np.asarray(names, dtype=object)[arm_of]
+    model = np.asarray([pn or "(provider not logged)" for pn in rows.prov_name], dtype=object)
+    item, epoch = _items(rows, run, where, notes)
 
-    # runs: one per (provider, prompt) arm
-    arms = list(dict.fromkeys(arm_key))
+    kinds = pd.Series(rows.kind, dtype=object)
+    why_s = pd.Series(rows.reason, dtype=object)
+    row_error = kinds.where(kinds.isna(), kinds + ": " + why_s.fillna(""))
+    _outcome_notes(rows, names, arm_of, kinds, why_s, where, notes)
+    _check_stats(stats, pd.Series(rows.success, dtype=object), kinds, where, notes)
+    _check_prompt_metrics(prompt_summaries, rows.prov_ids, rows.prompt_ids, pd.Series(rows.success, dtype=object),
+                          kinds, where, notes)
+
+    base = pd.DataFrame({"run": run, "model": model, "item": item, "epoch": epoch,
+                         "item_hash": pd.Series(rows.var_hash, dtype=object), "row_error": row_error,
+                         # the arm's two factors, so runs can be grouped by prompt or by provider
+                         "meta.provider": model, "meta.prompt": pd.Series(rows.prompt_label, dtype=object)})
+    if cluster is not None:
+        base["cluster"] = raw_strings(pd.Series(rows.clusters, dtype=object))
+    out = pd.concat(_metric_parts(base, rows), ignore_index=True)
+    out["source"] = where
+    out["harness"] = "promptfoo"
+    out["task"] = task
+    if "cluster" not in out:
+        out["cluster"] = None
+    out = finalize(out.drop(columns=["row_error"]))
+    out.attrs["notes"] = notes
+    return out
+
+
+@dataclass
+class _Rows:
+    """The result rows of a promptfoo output, extracted field by field (one entry per row, in file order)."""
+
+    arm_key: list[tuple[str, str]] = field(default_factory=list)
+    prov_ids: list[str | None] = field(default_factory=list)
+    prompt_ids: list[str | None] = field(default_factory=list)
+    prov_name: list[str] = field(default_factory=list)
+    prompt_label: list[str] = field(default_factory=list)
+    test_idx: list[Any] = field(default_factory=list)
+    var_hash: list[str | None] = field(default_factory=list)
+    clusters: list[Any] = field(default_factory=list)
+    success: list[Any] = field(default_factory=list)
+    score: list[Any] = field(default_factory=list)
+    kind: list[str | None] = field(default_factory=list)  # None, PROVIDER_ERROR, GRADER_ERROR
+    reason: list[str | None] = field(default_factory=list)
+    fail_reason: list[str | None] = field(default_factory=list)  # why a row failed (when it did, without an error)
+    named: list[tuple[int, str, Any]] = field(default_factory=list)
+    has_score: bool = False
+
+
+def _add_row(rows: _Rows, i: int, row: Any, default_provider: str | None, cluster: str | None, where: str) -> None:
+    """One result row's fields appended to ``rows``."""
+    if not isinstance(row, dict):
+        raise InputError(f"result {i}: expected an object, found {type_name(row)}", where)
+    pk, pname = _provider(row, default_provider)
+    qk, qlabel = _prompt(row)
+    rows.arm_key.append((pk, qk))
+    prov = row.get("provider")
+    rows.prov_ids.append(str(prov.get("id")) if isinstance(prov, dict) else prov if isinstance(prov, str) else None)
+    rows.prompt_ids.append(row.get("promptId") if isinstance(row.get("promptId"), str) else None)
+    rows.prov_name.append(pname)
+    rows.prompt_label.append(qlabel)
+    tidx = row.get("testIdx")
+    rows.test_idx.append(tidx if isinstance(tidx, int) and not isinstance(tidx, bool) else None)
+    vars_ = row.get("vars")
+    if vars_ is None and isinstance(row.get("testCase"), dict):
+        vars_ = row["testCase"].get("vars")
+    rows.var_hash.append(stable_hash(vars_) if vars_ is not None else None)
+    if cluster is not None:
+        if not isinstance(vars_, dict) or cluster not in vars_:
+            raise InputError(f"result {i}: no var {cluster!r} to cluster on", where)
+        rows.clusters.append(vars_[cluster])
+    if "success" not in row:
+        raise InputError(f"result {i}: no 'success' field (pass/fail)", where)
+    rows.success.append(row.get("success"))
+    if "score" in row:
+        rows.has_score = True
+    rows.score.append(row.get("score"))
+    k, why, failed_why = _outcome(row)
+    rows.kind.append(k)
+    rows.reason.append(why)
+    rows.fail_reason.append(failed_why)
+    ns = row.get("namedScores")
+    if isinstance(ns, dict):
+        rows.named.extend((i, str(name), v) for name, v in ns.items())
+
+
+def _outcome(row: dict[str, Any]) -> tuple[str | None, str | None, str | None]:
+    """A row's error kind (None, PROVIDER_ERROR, GRADER_ERROR) and why; and why it failed, when it
+    did without an error."""
+    grading = row.get("gradingResult")
+    fr = row.get("failureReason")
+    err = row.get("error")
+    resp = row.get("response")
+    resp_err = resp.get("error") if isinstance(resp, dict) else None
+    k: str | None = None
+    why: str | None = None
+    if row.get("success") is not True:
+        if fr == 2 or (fr is None and "gradingResult" in row and grading is None and (err or resp_err)) \
+                or (fr is None and resp_err and not isinstance(grading, dict)):
+            k, why = PROVIDER_ERROR, _first_line(err or resp_err or "failureReason 2")
+        elif (t := _threw(grading)) is not None:
+            k, why = GRADER_ERROR, t
+    if row.get("success") is not True and k is None:
+        grade_reason = grading.get("reason") if isinstance(grading, dict) else err
+        return k, why, _first_line(grade_reason) if grade_reason else None
+    return k, why, None
+
+
+def _arm_names(rows: _Rows, where: str, notes: list[str]) -> tuple[list[str], Any]:
+    """Runs: one per (provider, prompt) arm, named after its first row; and each row's arm."""
+    arms = list(dict.fromkeys(rows.arm_key))
     n_prompts = len({a[1] for a in arms})
     arm_index = {a: j for j, a in enumerate(arms)}
-    arm_of = np.fromiter((arm_index[a] for a in arm_key), dtype=np.int64, count=n)
-    first_row = {arm_index[a]: i for i, a in reversed(list(enumerate(arm_key)))}
+    arm_of = np.fromiter((arm_index[a] for a in rows.arm_key), dtype=np.int64, count=len(rows.arm_key))
+    first_row = {arm_index[a]: i for i, a in reversed(list(enumerate(rows.arm_key)))}
+    prov_name, prompt_label = rows.prov_name, rows.prompt_label
     names = []
     for j, _arm in enumerate(arms):
         i = first_row[j]
@@ -300,10 +349,12 @@ def read_promptfoo(path: str | Path, cluster: str | None = None) -> pd.DataFrame
         seen[label] = seen.get(label, 0) + 1
         if seen[label] > 1:
             names[j] = f"{label} #{seen[label]}"
-    run = np.asarray(names, dtype=object)[arm_of]
-    model = np.asarray([pn or "(provider not logged)" for pn in prov_name], dtype=object)
+    return names, arm_of
 
-    # items: testIdx, else the vars hash (else the row's position)
+
+def _items(rows: _Rows, run: Any, where: str, notes: list[str]) -> tuple[pd.Series, Any]:
+    """Items: testIdx, else the vars hash (else the row's position); epochs number repeats within an arm."""
+    test_idx, var_hash = rows.test_idx, rows.var_hash
     item = pd.Series(
         [str(t) if t is not None else (f"vars:{h}" if h is not None else f"row{i}")
          for i, (t, h) in enumerate(zip(test_idx, var_hash, strict=True))], dtype=object)
@@ -313,17 +364,19 @@ def read_promptfoo(path: str | Path, cluster: str | None = None) -> pd.DataFrame
     if (epoch > 1).any():
         notes.append(f"{where}: {int((epoch > 1).sum())} promptfoo row(s) repeat a test within one arm; kept as "
                      "epochs (repeats)")
+    return item, epoch
 
-    kinds = pd.Series(kind, dtype=object)
-    why_s = pd.Series(reason, dtype=object)
-    row_error = kinds.where(kinds.isna(), kinds + ": " + why_s.fillna(""))
+
+def _outcome_notes(rows: _Rows, names: list[str], arm_of: Any, kinds: pd.Series, why_s: pd.Series, where: str,
+                   notes: list[str]) -> None:
+    """Notes on arms whose every row failed alike (a broken assertion?) and on rows with no usable outcome."""
     for j, label in enumerate(names):
         in_arm = arm_of == j
         threw = (kinds == GRADER_ERROR).to_numpy() & in_arm
         if threw.any() and threw.sum() == in_arm.sum():
             notes.append(f"{where}: promptfoo arm {label!r}: every row failed because an assertion threw "
                          f"({why_s[threw].iloc[0]}); its pass rate is unknown, not 0")
-        reasons = {fail_reason[i] for i in np.flatnonzero(in_arm)}
+        reasons = {rows.fail_reason[i] for i in np.flatnonzero(in_arm)}
         if in_arm.sum() >= 2 and len(reasons) == 1 and None not in reasons:
             notes.append(f"{where}: promptfoo arm {label!r}: every row failed with the same reason "
                          f"({next(iter(reasons))}); if the assertion itself is broken, 0 is not this arm's pass rate")
@@ -332,33 +385,20 @@ def read_promptfoo(path: str | Path, cluster: str | None = None) -> pd.DataFrame
     if n_prov or n_threw:
         notes.append(f"{where}: promptfoo rows without a usable outcome: {n_prov} provider error(s), "
                      f"{n_threw} assertion error(s); counted as errors, not failures")
-    _check_stats(stats, pd.Series(success, dtype=object), kinds, where, notes)
-    _check_prompt_metrics(prompt_summaries, prov_ids, prompt_ids, pd.Series(success, dtype=object), kinds, where,
-                          notes)
 
-    base = pd.DataFrame({"run": run, "model": model, "item": item, "epoch": epoch,
-                         "item_hash": pd.Series(var_hash, dtype=object), "row_error": row_error,
-                         # the arm's two factors, so runs can be grouped by prompt or by provider
-                         "meta.provider": model, "meta.prompt": pd.Series(prompt_label, dtype=object)})
-    if cluster is not None:
-        base["cluster"] = raw_strings(pd.Series(clusters, dtype=object))
-    parts = [_metric_rows(base, "pass", pd.Series(success, dtype=object))]
-    if has_score:
-        parts.append(_metric_rows(base, "score", pd.Series(score, dtype=object)))
+
+def _metric_parts(base: pd.DataFrame, rows: _Rows) -> list[pd.DataFrame]:
+    """The rows of each metric: ``pass``, ``score`` (when logged) and the named scores."""
+    parts = [_metric_rows(base, "pass", pd.Series(rows.success, dtype=object))]
+    if rows.has_score:
+        parts.append(_metric_rows(base, "score", pd.Series(rows.score, dtype=object)))
+    named = rows.named
     if named:
         idx = np.fromiter((r for r, _, _ in named), dtype=np.int64, count=len(named))
         nb = base.iloc[idx].reset_index(drop=True)
         parts.append(_metric_rows(nb, pd.Series([m for _, m, _ in named], dtype=object),
                                   pd.Series([v for _, _, v in named], dtype=object)))
-    out = pd.concat(parts, ignore_index=True)
-    out["source"] = where
-    out["harness"] = "promptfoo"
-    out["task"] = task
-    if "cluster" not in out:
-        out["cluster"] = None
-    out = finalize(out.drop(columns=["row_error"]))
-    out.attrs["notes"] = notes
-    return out
+    return parts
 
 
 def _metric_rows(base: pd.DataFrame, metric: Any, values: pd.Series) -> pd.DataFrame:
@@ -443,26 +483,8 @@ def _csv_column(header: str) -> tuple[str, str] | None:
 def read_promptfoo_csv(path: Path, cluster: str | None = None) -> pd.DataFrame:
     """A promptfoo CSV export: one row per test, one column per (prompt, provider) arm."""
     where = str(path)
-    try:
-        table = pd.read_csv(path, dtype=str, keep_default_na=False, sep="\t" if path.suffix.lower() == ".tsv" else ",")
-    except pd.errors.EmptyDataError:
-        raise InputError("the file is empty", where) from None
-    except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read as CSV: {_first_line(exc)}", where) from None
-    if table.empty:
-        raise InputError("promptfoo CSV export has no test rows", where)
-    outputs: dict[str, tuple[str, str]] = {}
-    for col in table.columns:
-        parsed = _csv_column(str(col))
-        cells = table[col].str.strip()
-        graded = cells.str.match(_CELL)
-        if parsed is not None or (graded.any() and graded[cells != ""].all()):
-            outputs[col] = parsed or ("", str(col))
-    if not outputs:
-        raise InputError("not a promptfoo CSV export (no [provider] prompt or [PASS]/[FAIL] columns)", where)
-    graded_any = any(table[c].str.match(_CELL).any() for c in outputs)
-    if not graded_any:
-        raise InputError("promptfoo CSV export with plain outputs (no [PASS]/[FAIL] cells): it holds no scores", where)
+    table = _csv_table(path, where)
+    outputs = _csv_outputs(table, where)
     var_cols = [c for c in table.columns if c not in outputs]
     if cluster is not None and cluster not in var_cols:
         raise InputError(f"no var column {cluster!r} to cluster on; vars are {', '.join(map(str, var_cols)) or 'none'}",
@@ -483,24 +505,7 @@ def read_promptfoo_csv(path: Path, cluster: str | None = None) -> pd.DataFrame:
     parts = []
     notes: list[str] = []
     for (col, (prov, label)), name in zip(outputs.items(), names, strict=True):
-        cells = table[col]
-        m = cells.str.extract(_CELL)
-        verdict = m[0]
-        is_error = (verdict == "ERROR").to_numpy()
-        passed = verdict.map({"PASS": True, "FAIL": False}).astype(object)
-        base = pd.DataFrame({"run": name, "model": prov or name, "item": item.to_numpy(), "epoch": epoch,
-                             "item_hash": hashes.to_numpy(),
-                             "row_error": np.where(is_error, PROVIDER_ERROR + ": [ERROR] cell", None),
-                             "meta.provider": prov or None, "meta.prompt": label})
-        if cluster is not None:
-            base["cluster"] = table[cluster].to_numpy()
-        ungraded = verdict.isna().to_numpy() & ~is_error
-        base.loc[ungraded, "row_error"] = "cell has no [PASS]/[FAIL] verdict"
-        parts.append(_metric_rows(base, "pass", passed.where(passed.notna(), None)))
-        if m[1].notna().any():
-            parts.append(_metric_rows(base, "score", m[1].where(m[1].notna(), None).astype(object)))
-        if ungraded.any():
-            notes.append(f"{where}: column {_short(str(col))!r}: {int(ungraded.sum())} cell(s) without a verdict")
+        parts.extend(_csv_arm_rows(table, col, (name, prov, label), (item, epoch, hashes), cluster, where, notes))
     out = pd.concat(parts, ignore_index=True)
     out["source"] = where
     out["harness"] = "promptfoo"
@@ -510,3 +515,62 @@ def read_promptfoo_csv(path: Path, cluster: str | None = None) -> pd.DataFrame:
     out = finalize(out.drop(columns=["row_error"]))
     out.attrs["notes"] = notes
     return out
+
+
+def _csv_table(path: Path, where: str) -> pd.DataFrame:
+    """The export's cells as strings (tab-separated for ``.tsv``); refused when it has no test rows."""
+    try:
+        table = pd.read_csv(path, dtype=str, keep_default_na=False, sep="\t" if path.suffix.lower() == ".tsv" else ",")
+    except pd.errors.EmptyDataError:
+        raise InputError("the file is empty", where) from None
+    except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read as CSV: {_first_line(exc)}", where) from None
+    if table.empty:
+        raise InputError("promptfoo CSV export has no test rows", where)
+    return table
+
+
+def _csv_outputs(table: pd.DataFrame, where: str) -> dict[str, tuple[str, str]]:
+    """The output columns (a ``[provider] prompt`` header, or every non-empty cell graded) ->
+    (provider, prompt label); refused when there are none, or none holds a verdict."""
+    outputs: dict[str, tuple[str, str]] = {}
+    for col in table.columns:
+        parsed = _csv_column(str(col))
+        cells = table[col].str.strip()
+        graded = cells.str.match(_CELL)
+        if parsed is not None or (graded.any() and graded[cells != ""].all()):
+            outputs[col] = parsed or ("", str(col))
+    if not outputs:
+        raise InputError("not a promptfoo CSV export (no [provider] prompt or [PASS]/[FAIL] columns)", where)
+    graded_any = any(table[c].str.match(_CELL).any() for c in outputs)
+    if not graded_any:
+        raise InputError("promptfoo CSV export with plain outputs (no [PASS]/[FAIL] cells): it holds no scores", where)
+    return outputs
+
+
+def _csv_arm_rows(table: pd.DataFrame, col: str, arm: tuple[str, str, str], keys: tuple[pd.Series, Any, pd.Series],
+                  cluster: str | None, where: str, notes: list[str]) -> list[pd.DataFrame]:
+    """One output column's rows (``arm``: run name, provider, prompt label; ``keys``: item, epoch
+    and item hash of each test row): ``pass`` (and ``score`` when its cells show one); an
+    ``[ERROR]`` cell is a provider error, a cell without a verdict an error too (counted in a note)."""
+    name, prov, label = arm
+    item, epoch, hashes = keys
+    cells = table[col]
+    m = cells.str.extract(_CELL)
+    verdict = m[0]
+    is_error = (verdict == "ERROR").to_numpy()
+    passed = verdict.map({"PASS": True, "FAIL": False}).astype(object)
+    base = pd.DataFrame({"run": name, "model": prov or name, "item": item.to_numpy(), "epoch": epoch,
+                         "item_hash": hashes.to_numpy(),
+                         "row_error": np.where(is_error, PROVIDER_ERROR + ": [ERROR] cell", None),
+                         "meta.provider": prov or None, "meta.prompt": label})
+    if cluster is not None:
+        base["cluster"] = table[cluster].to_numpy()
+    ungraded = verdict.isna().to_numpy() & ~is_error
+    base.loc[ungraded, "row_error"] = "cell has no [PASS]/[FAIL] verdict"
+    parts = [_metric_rows(base, "pass", passed.where(passed.notna(), None))]
+    if m[1].notna().any():
+        parts.append(_metric_rows(base, "score", m[1].where(m[1].notna(), None).astype(object)))
+    if ungraded.any():
+        notes.append(f"{where}: column {_short(str(col))!r}: {int(ungraded.sum())} cell(s) without a verdict")
+    return parts

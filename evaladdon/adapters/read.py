@@ -20,7 +20,8 @@ else:
 
     pd = lazy_module("pandas")  # imported on first use (the lean summarize of Inspect logs needs none)
 
-from evaladdon.adapters.inspect_rows import Part, convert_pending, frame
+from evaladdon.adapters.inspect_parts import Part, convert_pending
+from evaladdon.adapters.inspect_rows import frame
 from evaladdon.adapters.lm_eval import SamplesPart, frame_parts
 from evaladdon.adapters.registry import ReadFn, inputs, reader_of
 from evaladdon.adapters.tuning import DEFAULT, ReadOptions, ReadTuning

@@ -64,7 +64,8 @@ def _read_part(f: Path, cluster: str | None, cap: int | None = None) -> Any:
     """The ``LeanPart`` of log ``f``; more than ``cap`` records (not ``None``) raise
     :class:`evaladdon.routes.inspect_spill.TooMany`."""
     from evaladdon._util.gc import no_cyclic_gc
-    from evaladdon.adapters.inspect_native import NotNative, read_eval_zip, read_json_stream
+    from evaladdon.adapters.inspect_json import NotNative, read_json_stream
+    from evaladdon.adapters.inspect_native import read_eval_zip
     from evaladdon.adapters.inspect_lean import COLUMNS
     from evaladdon.adapters.inspect_rows import Collector, build_part
 

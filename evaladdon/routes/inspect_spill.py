@@ -169,7 +169,8 @@ def _build(router: Router, scan: _Scan, log: Any, f: Path, cluster: str | None, 
     them) each part's global cluster codes go to a ``g.npy`` file as well."""
     from evaladdon._util.gc import no_cyclic_gc
     from evaladdon.adapters.inspect_lean import COLUMNS
-    from evaladdon.adapters.inspect_rows import Collector, LogData, SampleRecord, Score, build_part
+    from evaladdon.adapters.inspect_records import SampleRecord, Score
+    from evaladdon.adapters.inspect_rows import Collector, LogData, build_part
     from evaladdon.routes._columns import _group_arrays, _metric_rows
     from evaladdon.table.usable import unusable_reasons
 
@@ -258,7 +259,7 @@ def summarize_spilled(opts: SummarizeOptions, f: Path, notes: list[str], name_of
     from evaladdon.table.loaded import Loaded
     from evaladdon.adapters import name_runs, separate_runs
     from evaladdon._util.gc import no_cyclic_gc
-    from evaladdon.adapters.inspect_native import NotNative, read_json_stream
+    from evaladdon.adapters.inspect_json import NotNative, read_json_stream
     from evaladdon.adapters.inspect_rows import _notes, incomplete_of
     from evaladdon.analysis.summarize import marks_from
     from evaladdon.routes.results import Summaries
