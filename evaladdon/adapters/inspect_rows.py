@@ -1,8 +1,8 @@
 """Inspect sample records -> canonical rows (shared by the native and the inspect-ai readers).
 
 Both readers reduce a log to a header (plain dicts: ``version``, ``status``, ``eval``,
-``results``) and one :class:`SampleRecord` per sample; a :class:`Collector` turns every few
-thousand records into column batches (a streamed JSON log hands its records over as they
+``results``) and one :class:`~evaladdon.adapters.inspect_records.SampleRecord` per sample; a
+:class:`Collector` turns every few thousand records into column batches (a streamed JSON log hands its records over as they
 are read, so memory holds columns, not records), :func:`build_part` finishes the columns
 (duplicates, unscored rows, metadata columns) and :func:`frame` makes the canonical table
 (one DataFrame and one ``finalize`` for many logs at once: ``read_runs``), so the two
@@ -25,8 +25,8 @@ Rules:
   metadata strings and score answers whitespace-collapsed and cut at 1,024 characters
   (Inspect's ``thin_text``), other metadata values over 1 KB of JSON replaced by Inspect's
   "Key removed from summary (> 1k)", targets cut at 5,120 characters.  Records are reduced
-  to these fields as they are read (:func:`make_record`), so memory does not grow with
-  inputs or transcripts, and become columns batch by batch (:class:`Collector`).
+  to these fields as they are read (:func:`~evaladdon.adapters.inspect_records.make_record`), so
+  memory does not grow with inputs or transcripts, and become columns batch by batch (:class:`Collector`).
 - ``prediction`` = the score's ``answer``; ``label`` = the sample ``target`` (a list of one
   target as that string, longer lists as a JSON array); ``confidence`` only from an explicit
   ``confidence`` or ``probability`` number in [0, 1] in the score's metadata.

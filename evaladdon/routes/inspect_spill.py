@@ -7,7 +7,7 @@ than ``RouteLimits.spill_bytes``, or found while read in memory to hold more tha
 instead, in four passes:
 
 1. **route** (:class:`~evaladdon.routes._partitions.Router`): the native streaming reader
-   (:func:`~evaladdon.adapters.inspect_native.read_json_stream`) hands each sample record to
+   (:func:`~evaladdon.adapters.inspect_json.read_json_stream`) hands each sample record to
    a router that writes it (``marshal`` of plain data: sequence number, id, epoch, score
    values, cluster value, error, limit; never pickle) to one of K partition files in a
    ``tempfile.TemporaryDirectory``.  The partition is a CRC-32 of ``str(id)``, so every
