@@ -201,15 +201,21 @@ def tiny_log(path: Path, n: int, uuid_ids: bool = False) -> Path:
     return path
 
 
-def few_clusters_log(path: Path, labels: int) -> Path:
-    """:func:`tiny_log` of 400 samples with its passage labels folded modulo ``labels`` (as
-    test_lean_spill folded them: 100 items, so only ``p0`` and ``p1`` exist before folding)."""
+def _folded_log(path: Path, first: int, labels: int) -> Path:
+    """:func:`tiny_log` of 400 samples with the passage labels ``p<first>``..``p4`` folded modulo
+    ``labels`` (as test_lean_spill folded them: 100 items, so only ``p0`` and ``p1`` exist before
+    folding)."""
     log = tiny_log(path, 400)
     text = log.read_text()
-    for i in range(1, 200 // 50 + 1):
+    for i in range(first, 200 // 50 + 1):
         text = text.replace(f'"passage": "p{i}"', f'"passage": "p{i % labels}"')
     log.write_text(text)
     return log
+
+
+def few_clusters_log(path: Path, labels: int) -> Path:
+    """:func:`_folded_log` from ``p1``, modulo ``labels``."""
+    return _folded_log(path, 1, labels)
 
 
 def few_two_log(path: Path) -> Path:
@@ -220,13 +226,8 @@ def few_two_log(path: Path) -> Path:
 
 
 def lopsided_log(path: Path) -> Path:
-    """:func:`tiny_log` of 400 samples with labels ``p2``..``p4`` folded onto ``p0``/``p1``."""
-    log = tiny_log(path, 400)
-    text = log.read_text()
-    for i in range(2, 200 // 50 + 1):
-        text = text.replace(f'"passage": "p{i}"', f'"passage": "p{i % 2}"')
-    log.write_text(text)
-    return log
+    """:func:`_folded_log` with labels ``p2``..``p4`` folded onto ``p0``/``p1``."""
+    return _folded_log(path, 2, 2)
 
 
 # -- long tables and stores -------------------------------------------------------------------

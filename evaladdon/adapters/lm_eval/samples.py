@@ -519,7 +519,7 @@ def _values_and_text(raw: list[Any], kind: str | None = None) -> tuple[np.ndarra
     values, errors = _numeric_scores(arr)
     if len(arr) <= 4096:  # a small file: str of each value beats the sort's fixed cost (the same text)
         return values, errors, np.array(["" if v != v else str(v) for v in arr.tolist()], dtype=object)
-    uniq, first, inv = np.unique(keys, return_index=True, return_inverse=True)
+    _, first, inv = np.unique(keys, return_index=True, return_inverse=True)
     text = np.array(["" if v != v else str(v) for v in arr[first].tolist()], dtype=object)
     return values, errors, text[inv.reshape(-1)]
 

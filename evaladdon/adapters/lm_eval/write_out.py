@@ -31,7 +31,7 @@ def split_legacy_stem(stem: str) -> tuple[str, str | None]:
     if stem.startswith("_"):
         return stem[1:], None
     if "=" in stem:
-        head, _, tail = stem.rpartition("=")
+        _, _, tail = stem.rpartition("=")
         m = re.search(r"(?<!_)_(?!_)", tail)
         if m:
             return tail[m.end():], tail[: m.start()].replace("__", "/")
