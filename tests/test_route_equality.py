@@ -526,6 +526,10 @@ def test_a_forced_route_that_cannot_serve_is_an_error_not_a_silent_fallback(inpu
     # a store selection read at once: the grouped route declines, and forced it says so
     rc, _, err, _ = _run(["summarize", "--store", str(inputs["store"])], RoutePolicy(only="store_groups"))
     assert rc == 2 and "route 'store_groups' declined" in err
+    # excluding every route (the reference too) is an error, not a quiet run of the table route
+    rc, _, err, _ = _run(["summarize", "--store", str(inputs["store"])],
+                         RoutePolicy(exclude=frozenset({"store_groups", "table"})))
+    assert rc == 2 and "every route that can serve these options is excluded" in err
 
 
 # -- which route answers which input (the planner and the routes' declines) ------------------------

@@ -204,3 +204,11 @@ class CompareOptions:
     power: float = 0.8
     seed: int | None = 0
     n_boot: int = 2000
+
+    def pairing(self, margin: float | None) -> dict[str, Any]:
+        """The keywords every compare route hands the pairing loop (one list, so that no route
+        can leave one out): level, test, interval, cluster method, strict, adjustment, the
+        margin on the metric's scale (:meth:`GateOptions.margin_for`) and the seed."""
+        return {"level": self.level, "test": self.test, "interval": self.interval,
+                "cluster_method": self.cluster_method, "strict": self.strict, "adjust": self.adjust,
+                "margin": margin, "seed": self.seed}

@@ -50,7 +50,10 @@ def _choose(routes: list[Route], policy: RoutePolicy) -> list[Route]:
         if policy.only not in names:
             raise EvalAddonError(f"route {policy.only!r} cannot serve these options (possible: {', '.join(names)})")
         return [r for r in routes if r.name == policy.only]
-    return [r for r in routes if r.name not in policy.exclude] or routes[-1:]
+    kept = [r for r in routes if r.name not in policy.exclude]
+    if not kept:
+        raise EvalAddonError(f"every route that can serve these options is excluded ({', '.join(names)})")
+    return kept
 
 
 def plan_summarize(opts: SummarizeOptions) -> list[Route]:

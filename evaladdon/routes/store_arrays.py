@@ -269,7 +269,5 @@ def compare(opts: CompareOptions, limits: RouteLimits) -> Comparisons:
         raise Decline("a large selection, a query DuckDB refuses, or rows that are not a canonical store's")
     margin = opts.gate.margin_for(fast.bounded)
     skipped: list[Any] = []
-    results = fast.compare(opts.baseline, opts.all_pairs, level=opts.level, test=opts.test, interval=opts.interval,
-                           cluster_method=opts.cluster_method, strict=opts.strict, adjust=opts.adjust,
-                           margin=margin, seed=opts.seed, skipped=skipped)
+    results = fast.compare(opts.baseline, opts.all_pairs, **opts.pairing(margin), skipped=skipped)
     return Comparisons(results, Loaded(None, list(fast.notes)), fast.bounded, skipped)  # type: ignore[arg-type]

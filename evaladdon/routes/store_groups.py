@@ -236,9 +236,7 @@ def compare(opts: CompareOptions, limits: RouteLimits) -> Comparisons:
     assert opts.baseline is not None
     skipped: list[Any] = []
     try:
-        results = compare_store(grouped, opts.baseline, level=opts.level, test=opts.test, interval=opts.interval,
-                                cluster_method=opts.cluster_method, strict=opts.strict, adjust=opts.adjust,
-                                margin=margin, seed=opts.seed, skipped=skipped)
+        results = compare_store(grouped, opts.baseline, **opts.pairing(margin), skipped=skipped)
     except ManifestMismatch as exc:  # the manifest does not describe the stored rows: read them at once
         raise Decline(str(exc)) from None
     return Comparisons(results, loaded, is_bounded, skipped)

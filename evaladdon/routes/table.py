@@ -105,9 +105,7 @@ def compare(opts: CompareOptions) -> Comparisons:
     skipped: list[Any] = []
     try:
         pairs = choose_pairs_in(loaded.table, baseline=opts.baseline, all_pairs=opts.all_pairs)
-        results = compare_table(loaded.table, pairs, opts.inputs.metric, level=opts.level, test=opts.test,
-                                interval=opts.interval, cluster_method=opts.cluster_method, strict=opts.strict,
-                                adjust=opts.adjust, margin=margin, seed=opts.seed, skipped=skipped)
+        results = compare_table(loaded.table, pairs, opts.inputs.metric, **opts.pairing(margin), skipped=skipped)
     except EvalAddonError as exc:
         if not loaded.skipped:
             raise
