@@ -19,8 +19,7 @@ import pandas as pd
 from evaladdon.adapters.common.guard import read_member
 
 from conftest import REPO
-from test_inspect_batches import _base, _edge_samples, _write
-from test_store import synthetic
+from built_logs import inspect_base as _base, inspect_edge_samples as _edge_samples, write_inspect_json as _write, synthetic
 
 SAMPLE = REPO / "sample_logs"
 INSPECT = SAMPLE / "inspect"

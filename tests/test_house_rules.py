@@ -141,3 +141,23 @@ def test_the_cycle_check_finds_a_cycle_through_a_function_level_import() -> None
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert _cycles(graph) == [["a", "b", "c"]]
     assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+TESTS = REPO / "tests"
+ACROSS_THE_TREE = {"test_house_rules.py", "test_docs_recipes.py", "test_old_paths.py", "test_closeness.py"}
+"""Tests of the whole package (its rules, its docs, its old import paths) or of a test helper: at the top."""
+
+
+def test_the_tests_mirror_the_tree() -> None:
+    """DESIGN.md: ``tests/`` mirrors the tree: a test module lives in the folder of the floor it tests
+    (``tests/stats/`` for ``evaladdon/stats/``, ...), with unique names (pytest imports them by
+    basename); only tests of the whole package sit at the top."""
+    floors = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").is_file()}
+    tests = sorted(TESTS.rglob("test_*.py"))
+    misplaced = [str(t.relative_to(TESTS)) for t in tests
+                 if (t.parent == TESTS and t.name not in ACROSS_THE_TREE)
+                 or (t.parent != TESTS and t.parent.relative_to(TESTS).parts[0] not in floors)]
+    assert not misplaced, f"test modules outside the folder of a floor of evaladdon/: {misplaced}"
+    names = [t.name for t in tests]
+    assert len(names) == len(set(names)), sorted({n for n in names if names.count(n) > 1})
+    assert not list(TESTS.rglob("__init__.py")), "test folders are not packages (they would shadow evaladdon's names)"

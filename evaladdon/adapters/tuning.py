@@ -49,7 +49,7 @@ class ReadTuning:
     fast_records: bool = True
     """Read regular lm-eval records through one ``itemgetter`` (the fast path of
     :func:`~evaladdon.adapters.lm_eval.samples._extract`; False: every record through the general
-    loop, the reference ``tests/test_lm_eval_fast.py`` compares with)."""
+    loop, the reference ``tests/adapters/test_lm_eval_fast.py`` compares with)."""
 
     lm_flush: int = 256
     """Multiple-choice records of the lm-eval fast path whose log-likelihoods are converted

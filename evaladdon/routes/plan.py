@@ -23,6 +23,10 @@ Decision table (``docs/dev/redesign-map.md`` §4 has the measurements behind eac
   3. ``metric_family`` -- ``--metric`` names a metric family (f1_macro, roc_auc, ece, pass@k).
   4. ``table`` -- otherwise.
 
+``metrics``, ``rank``, ``judge``, ``report``, ``export`` (the canonical table itself)
+  1. ``table`` -- the one route today (read at once; reduced on a Dask cluster with
+     ``--engine dask``): :func:`plan_table`, and :func:`load_table` to run it.
+
 A route declines by raising :class:`Decline`; the last route never declines.  The caller may
 force one route (``RoutePolicy.only``), exclude some, set :class:`~evaladdon.analysis.options.RouteLimits`
 and observe the :class:`Outcome`: tests and benchmarks use that instead of module switches.
@@ -38,10 +42,11 @@ from evaladdon.routes.results import (Comparisons, Decline, MetricComparisons, O
                                       Summaries)  # records are the plan's words
 
 if TYPE_CHECKING:  # pragma: no cover
-    from evaladdon.analysis.options import CompareOptions, RoutePolicy, SummarizeOptions
+    from evaladdon.analysis.options import CompareOptions, InputOptions, RoutePolicy, SummarizeOptions
+    from evaladdon.table.loaded import Loaded
 
-__all__ = ["Comparisons", "Decline", "MetricComparisons", "Outcome", "Route", "Summaries", "plan_compare",
-           "plan_summarize", "run"]
+__all__ = ["Comparisons", "Decline", "MetricComparisons", "Outcome", "Route", "Summaries", "load_table",
+           "plan_compare", "plan_summarize", "plan_table", "run"]
 
 
 def _choose(routes: list[Route], policy: RoutePolicy) -> list[Route]:
@@ -113,6 +118,23 @@ def plan_compare(opts: CompareOptions) -> list[Route]:
     else:
         routes.append(Route("table", lambda: table.compare(opts)))
     return _choose(routes, policy)
+
+
+def plan_table(inputs: InputOptions, *, check_names: bool = True) -> list[Route]:
+    """The routes that may give the canonical table of ``inputs`` to the commands that need the
+    table itself.  ``check_names``: a wrong ``--cluster`` answered with the fields that exist and a
+    ``--metric`` no row has refused (:func:`evaladdon.routes.table.load`); else the table as read
+    (:func:`evaladdon.routes.table.load_runs`)."""
+    from evaladdon.routes import table
+
+    read = table.load if check_names else table.load_runs
+    return _choose([Route("table", lambda: read(inputs))], inputs.routes)
+
+
+def load_table(inputs: InputOptions, *, check_names: bool = True) -> Loaded:
+    """:func:`run` of :func:`plan_table`: the canonical table of ``inputs`` with its notes."""
+    loaded: Loaded = run(plan_table(inputs, check_names=check_names), inputs.routes).value
+    return loaded
 
 
 def run(routes: list[Route], policy: RoutePolicy | None = None) -> Outcome:

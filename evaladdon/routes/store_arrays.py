@@ -13,7 +13,7 @@ loop, the records and the output are the shared ones (:mod:`evaladdon.table.name
 :mod:`evaladdon.analysis.compare`).  Anything else -- a run's (task, metric) in two logs, ``--cluster``
 at query time, a metric family, ``--engine dask``, no rows, a repeated (item, epoch), a
 selection above ``RouteLimits.store_array_rows`` rows, a query DuckDB refuses -- declines and
-the table route runs (and gives its own errors).  ``tests/test_store_fast_compare.py`` holds the text,
+the table route runs (and gives its own errors).  ``tests/routes/test_store_fast_compare.py`` holds the text,
 markdown and JSON output equal to the table path's and checks that pandas is not imported.
 """
 

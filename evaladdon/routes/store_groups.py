@@ -18,7 +18,7 @@ What the one-table path decides over all rows is decided over all runs here: the
 labels and the baseline from the manifest's combinations (checked against each group's rows:
 a disagreement raises :class:`ManifestMismatch`: the route declines and the next reads at once), whether the
 metric is bounded from a pass over the ``value`` column, p-values adjusted over all
-comparisons at the end.  ``tests/test_store_compare_groups.py`` forces small groups and holds
+comparisons at the end.  ``tests/routes/test_store_compare_groups.py`` forces small groups and holds
 text and JSON output equal to the one-table path.
 """
 

@@ -1,7 +1,7 @@
 """Pure statistics: arrays in, frozen result dataclasses out.  Knows nothing of files.
 
 Every public name of every public module is a name of this package: ``from evaladdon.stats
-import X`` works for each name in a public module's ``__all__`` (``tests/test_stats_face.py``
+import X`` works for each name in a public module's ``__all__`` (``tests/stats/test_stats_face.py``
 checks it, and that no two modules export one name for two objects).  The ``module -> names``
 table below is generated from those ``__all__`` lists by ``python -m evaladdon.stats._face``.
 

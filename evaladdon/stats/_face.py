@@ -3,7 +3,7 @@
 ``evaladdon.stats`` resolves a name lazily through one ``module -> names`` table (so importing the
 package imports no statistics).  Reading every module's ``__all__`` at import time would import
 them all, so the table is written into ``evaladdon/stats/__init__.py`` between two marker lines
-by ``python -m evaladdon.stats._face``, and ``tests/test_stats_face.py`` checks it is current.
+by ``python -m evaladdon.stats._face``, and ``tests/stats/test_stats_face.py`` checks it is current.
 Not imported at run time.
 
 Public modules: every module of the package whose path has no part starting with ``_``, plus

@@ -3,7 +3,7 @@
 Formulas follow Brown, Cai & DasGupta (2001), "Interval Estimation for a Binomial
 Proportion", Statistical Science 16(2), 101-133, and Agresti & Coull (1998).
 Oracle in the tests: ``statsmodels.stats.proportion.proportion_confint`` for every
-method, plus the published values listed in ``tests/test_intervals.py``.
+method, plus the published values listed in ``tests/stats/test_intervals.py``.
 """
 
 from __future__ import annotations

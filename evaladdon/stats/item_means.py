@@ -6,7 +6,7 @@ Kahan-compensated sum taken in row order, divided by the count: the algorithm of
 reducing truncation errors", CACM 8(1), 1965), which the table path used before, so every
 paired number stays what it was to the last bit.  Vectorised over items: the k-th row of every
 item is added at once, k = 1 .. the largest number of epochs (a handful), so there is no Python
-loop per row.  Oracle: pandas' group-by mean, bit for bit (``tests/test_item_table.py``).
+loop per row.  Oracle: pandas' group-by mean, bit for bit (``tests/stats/test_item_table.py``).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ and read at once, as before).  So when every row of the picked files matches ``-
 (no per-row term, :func:`evaladdon.store.query.plan_files`), the files are read in
 consecutive groups of about ``RouteLimits.store_group_rows`` rows, each group summarized and released.
 
-The result equals the one-table path (``tests/test_store.py`` forces small groups): the
+The result equals the one-table path (``tests/store/test_store.py`` forces small groups): the
 same groups in the same order (files in manifest order, groups by first appearance within
 them), labels decided over all runs at the end, the store's notes first and then the notes
 of skipped groups, the same errors (a ``--metric`` no stored run has, no scored rows).

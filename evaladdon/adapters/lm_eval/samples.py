@@ -160,7 +160,7 @@ def _extract(pairs: Iterable[tuple[int, Any]], *, filters: list[str], cluster: s
     first regular one (:func:`_fast_schema`) is read through one ``itemgetter`` and its
     multiple-choice log-likelihoods converted ~1,000 records at a time (:func:`_lls_or_none`);
     any other record goes through the general loop, which also raises the one-line errors.
-    Both give the same rows (``tests/test_lm_eval_fast.py``); memory holds the columns, not
+    Both give the same rows (``tests/adapters/test_lm_eval_fast.py``); memory holds the columns, not
     the records.  ``tuning``: :attr:`~ReadTuning.fast_records`, ``lm_batch``, ``lm_flush``,
     ``lm_run``, ``lm_factorize_from``.
 
@@ -528,7 +528,7 @@ def _numeric_scores(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """:func:`~evaladdon.adapters.common.scores.coerce_scores` of a float64 or int64 array (its
     numeric path: nothing missing, NaN and infinities ``non-finite``), without the pandas
     Series it builds -- a fixed cost that was a fifth of reading a 100-doc file.  Held equal
-    to ``coerce_scores`` in ``tests/test_lm_eval_combined.py``."""
+    to ``coerce_scores`` in ``tests/adapters/test_lm_eval_combined.py``."""
     values = arr.astype(np.float64, copy=False)
     finite = np.isfinite(values)
     error = np.full(len(values), None, dtype=object)

@@ -17,7 +17,7 @@ support, ``nan`` for bad parameters or a ``nan`` argument), so the numbers are t
 
 Arrays in (anything :func:`numpy.asarray` takes, broadcast together), numpy out: a 0-d
 result is returned as a numpy scalar, as scipy.stats does.
-Oracle in the tests (``tests/test_dist.py``): ``scipy.stats`` on grids that include the
+Oracle in the tests (``tests/stats/test_dist.py``): ``scipy.stats`` on grids that include the
 extreme tails, the edges of the support and invalid parameters, to 1e-12.
 """
 

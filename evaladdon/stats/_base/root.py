@@ -5,7 +5,7 @@ needs it only for one bracketed root (the exact-McNemar MDE, the Tango interval'
 is a line-by-line port of scipy's C ``brentq`` (``scipy/optimize/Zeros/brentq.c``: Brent 1973,
 "Algorithms for Minimization without Derivatives", ch. 4, inverse quadratic interpolation with
 bisection safeguard), with scipy's defaults (``rtol = 4 eps``, 100 iterations), so it returns
-the same floating-point root.  Oracle (``tests/test_root.py``): ``scipy.optimize.brentq``,
+the same floating-point root.  Oracle (``tests/stats/test_root.py``): ``scipy.optimize.brentq``,
 bit-identical results on many bracketed functions.
 """
 

@@ -19,22 +19,12 @@ from evaladdon.cli.main import main
 from evaladdon.analysis.summarize import summarize_table
 from evaladdon.table import finalize, validate
 
-REPO = Path(__file__).resolve().parent.parent
+from built_logs import synthetic
+
+REPO = Path(__file__).resolve().parents[2]
 INSPECT = REPO / "sample_logs" / "inspect"
 
 
-def synthetic(path: Path, model: str, seed: int, n_items: int = 60, epochs: int = 3, binary: bool = False) -> Path:
-    """A long table: clustered items, several epochs, a few unscored rows."""
-    rng = np.random.default_rng(seed)
-    item = np.repeat(np.arange(n_items), epochs)
-    p = rng.uniform(0.2, 0.9, n_items)[item]
-    value = (rng.uniform(size=item.size) < p).astype(float) if binary else np.round(rng.normal(p, 0.3), 6)
-    raw = value.astype(object)
-    raw[::17] = "oops"
-    df = pd.DataFrame({"model": model, "task": "t", "id": [f"q{i}" for i in item], "epoch": np.tile(np.arange(epochs), n_items),
-                       "score": raw, "passage": [f"p{i // 5}" for i in item]})
-    df.to_csv(path, index=False)
-    return path
 
 
 def cli(*args: str, routes: Any = None) -> int:

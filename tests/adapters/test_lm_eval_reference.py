@@ -34,7 +34,7 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 REFERENCE = HERE / "lm_eval_reference.json"
-sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))  # tests/: the shared helpers (closeness)
 from closeness import mismatches  # noqa: E402
 from conftest import REAL_LOGS, REPO  # noqa: E402
 

@@ -30,7 +30,7 @@ from evaladdon.routes.plan import plan_compare, plan_summarize
 from closeness import mismatches
 from conftest import NO_REAL_LOGS, REAL_LOGS, REPO
 from route_cases import INSPECT, Inputs, edge_log
-from test_store import synthetic
+from built_logs import synthetic
 
 SAMPLE = REPO / "sample_logs"
 SPILLED = RouteLimits(spill_bytes=-1, max_records=2**62, parts=4, batch_records=30)

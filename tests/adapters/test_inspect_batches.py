@@ -5,9 +5,7 @@ last record at the place of the first, and a streamed log keeps no record per sa
 from __future__ import annotations
 
 import copy
-import json
 import math
-import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -16,80 +14,21 @@ import pandas as pd
 import pytest
 
 from evaladdon.adapters import ReadTuning, inspect_parts, inspect_rows, read_runs
-from evaladdon.adapters.common.guard import read_member
 from evaladdon.adapters.inspect_log import read_inspect_log
 from evaladdon.adapters.inspect_json import read_json_stream
 from evaladdon.errors import InputError
 
 from conftest import REPO
+from built_logs import inspect_base, inspect_edge_samples, write_inspect_json
 
 SAMPLE = REPO / "sample_logs" / "inspect" / "baseline.eval"
 
 
-def _base() -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    with zipfile.ZipFile(SAMPLE) as zf:
-        members = {i.filename: json.loads(read_member(zf, i, str(SAMPLE))) for i in zf.infolist()
-                   if i.filename.endswith(".json")}
-    return members["header.json"], [members[n] for n in sorted(members) if n.startswith("samples/")]
 
 
-def _write(path: Path, header: dict[str, Any], samples: list[dict[str, Any]]) -> Path:
-    path.write_text(json.dumps({**header, "samples": samples}))
-    return path
 
 
-def _edge_samples() -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Duplicates (also of unscored samples, and one whose dropped record has its own score
-    name and metadata keys), unscored / errored / limited samples, dict- and list-valued
-    scores, an empty dict score, a second scorer with answers and confidence, metadata of
-    mixed types, nested and missing."""
-    header, samples = _base()
-    out = []
-    for i, s in enumerate(samples):
-        s = copy.deepcopy(s)
-        name = next(iter(s["scores"]))
-        if i % 7 == 1:
-            s["scores"] = None
-        if i % 11 == 2:
-            s["scores"] = {}
-        if i % 13 == 3:
-            s["error"] = {"message": "boom"}
-        if i % 17 == 4:
-            s["limit"], s["scores"] = {"type": "token"}, None
-        if s["scores"]:
-            if i % 3 == 0:
-                s["scores"][name]["value"] = {"a": 1, "b": "C", "c": [1, 2]}
-            if i % 10 == 5:
-                s["scores"][name]["value"] = {}
-            if i % 4 == 2:
-                s["scores"]["other"] = {"value": i * 0.5, "answer": f"ans{i % 3}",
-                                        "metadata": {"confidence": 0.25 * (i % 5)}}
-        md: dict[str, Any] = {"grp": f"g{i % 5}"}
-        if i % 2:
-            md["k"] = i
-        if i % 3 == 0:
-            md["s"] = f"v{i % 4}"
-        if i % 5 == 0:
-            md["b"] = bool(i % 2)
-        if i % 4 == 1:
-            md["mix"] = "x" if i % 8 == 1 else 3
-        if i % 6 == 0:
-            md["nest"] = {"a": {"b": f"deep{i % 3}"}}
-        s["metadata"] = md
-        out.append(s)
-    for i in (0, 1, 2, 9, 30, 31):  # later records of earlier samples, in other batches
-        again = copy.deepcopy(out[i])
-        if again["scores"]:
-            again["scores"] = {k: {**v, "value": "I" if v.get("value") == "C" else "C"}
-                               for k, v in again["scores"].items()}
-        else:
-            again["scores"] = {"match": {"value": "C"}}
-        out.append(again)
-    out[5]["scores"] = {**(out[5]["scores"] or {}), "only_dropped": {"value": 1}}
-    out[5]["metadata"] = {"zz": 1, **out[5]["metadata"]}
-    out.append(copy.deepcopy(_base()[1][5]))
-    out.insert(20, copy.deepcopy(out[4]))
-    return header, out
+
 
 
 @pytest.fixture
@@ -127,7 +66,7 @@ def _same(a: Any, b: Any) -> None:
 @pytest.mark.parametrize("batch", [1, 16])
 def test_any_batch_size_gives_the_table_of_one_batch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                      batch: int, batch_sizes: list[int]) -> None:
-    path = _write(tmp_path / "edge.json", *_edge_samples())
+    path = write_inspect_json(tmp_path / "edge.json", *inspect_edge_samples())
     for cluster in (None, "grp", "nest.a.b"):
         batch_sizes.clear()
         _same(_read(path, cluster, batch, monkeypatch), _read(path, cluster, 10**6, monkeypatch))
@@ -137,7 +76,7 @@ def test_any_batch_size_gives_the_table_of_one_batch(tmp_path: Path, monkeypatch
     assert {"prediction", "label", "confidence", "meta.k", "meta.mix"} <= set(one[0].columns)
     assert "meta.zz" not in one[0].columns and "only_dropped" not in set(one[0]["metric"])  # dropped records' own
     # many logs in one frame (read_runs) with small batches: the same table
-    other = _write(tmp_path / "plain.json", *_base())
+    other = write_inspect_json(tmp_path / "plain.json", *inspect_base())
     batch_sizes.clear()
     small = read_runs([path, other], tuning=ReadTuning(batch_size=batch)).table
     assert batch_sizes == [batch, batch]
@@ -159,7 +98,7 @@ def _read_records(samples: list[dict[str, Any]], header: dict[str, Any], cluster
 
 
 def test_errors_keep_their_precedence_across_batches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    header, samples = _base()
+    header, samples = inspect_base()
     name = next(iter(samples[0]["scores"]))
     big = copy.deepcopy(samples)
     big[3]["scores"][name]["value"] = 10**400  # no float: refused when its sample is kept
@@ -181,7 +120,7 @@ def test_errors_keep_their_precedence_across_batches(tmp_path: Path, monkeypatch
     assert not isinstance(results["dropped", None], str)
     assert "has no id or integer epoch" in results["nocluster", "passage.id"]  # before the cluster field
     del nocluster[70]
-    path = _write(tmp_path / "nocluster.json", header, nocluster)
+    path = write_inspect_json(tmp_path / "nocluster.json", header, nocluster)
     for b in (1, 4):
         _same(_read(path, "passage.id", b, monkeypatch), _read(path, "passage.id", 10**6, monkeypatch))
     assert "has no scalar metadata field 'passage.id'" in _read(path, "passage.id", 4, monkeypatch)
@@ -190,7 +129,7 @@ def test_errors_keep_their_precedence_across_batches(tmp_path: Path, monkeypatch
 def test_duplicates_across_batches_keep_the_last_record_at_the_place_of_the_first(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Oracle: a dict over (id, epoch) in record order (first key position, last record's value)."""
-    header, samples = _base()
+    header, samples = inspect_base()
     rng = np.random.default_rng(7)
     records = copy.deepcopy(samples)
     for i in rng.integers(0, len(samples), size=40):  # re-runs of random samples, some several times
@@ -200,7 +139,7 @@ def test_duplicates_across_batches_keep_the_last_record_at_the_place_of_the_firs
     expected: dict[tuple[str, int], str] = {}
     for r in records:
         expected[(str(r["id"]), r["epoch"])] = r["scores"]["match"]["value"]
-    path = _write(tmp_path / "dups.json", header, records)
+    path = write_inspect_json(tmp_path / "dups.json", header, records)
     for batch in (1, 5, 64, 10**6):
         df = read_inspect_log(path, reader="native", tuning=ReadTuning(batch_size=batch))
         assert list(zip(df["item"], df["epoch"], strict=True)) == list(expected)
@@ -226,8 +165,8 @@ def test_metadata_columns_are_inferred_as_from_records() -> None:
 
 
 def test_a_streamed_log_keeps_columns_not_records(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    header, samples = _base()
-    path = _write(tmp_path / "plain.json", header, samples)
+    header, samples = inspect_base()
+    path = write_inspect_json(tmp_path / "plain.json", header, samples)
     log = read_json_stream(path, tuning=ReadTuning(batch_size=16))
     collector = log.records
     assert isinstance(collector, inspect_rows.Collector)

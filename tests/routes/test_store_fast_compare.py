@@ -13,7 +13,7 @@ import pytest
 
 from route_cases import arrays_store
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

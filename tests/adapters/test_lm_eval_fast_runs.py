@@ -23,8 +23,8 @@ import evaladdon.adapters.lm_eval as L
 import evaladdon.adapters.lm_eval.frame as F
 import evaladdon.adapters.lm_eval.samples as S
 from evaladdon.adapters import ReadTuning, sniff
-from tests.test_lm_eval_adapter import lm_files
-from tests.test_lm_eval_fast import _odd, _read, _regular, _same, _write
+from test_lm_eval_adapter import lm_files
+from test_lm_eval_fast import _odd, _read, _regular, _same, _write
 
 
 def _alternating(tmp: Path, seed: int, n: int) -> Path:

@@ -24,7 +24,7 @@ from evaladdon.adapters import long_table as table_reader
 from evaladdon.cli.main import main
 from evaladdon.table import COLUMNS, concat, no_values, object_values, validate
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 INSPECT = REPO / "sample_logs" / "inspect" / "baseline.eval"
 
 

@@ -1,6 +1,6 @@
 """``estimate_mean`` gives what it gave before the sufficient-statistics refactor.
 
-Oracle: ``tests/mean_frozen.json``, the results of the code at commit d8ccdb9 on the seeded battery
+Oracle: ``tests/stats/mean_frozen.json``, the results of the code at commit d8ccdb9 on the seeded battery
 of ``tests/mean_battery.py`` (every float as ``float.hex``; how it was made: ``tests/make_mean_frozen.py``).
 Every text, count and flag must be equal; every float equal to 1e-12 relative (NaN to NaN, inf
 to inf), an interval's ends to 1e-9. The file was written bit for bit with one numpy and

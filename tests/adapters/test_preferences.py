@@ -16,7 +16,7 @@ from evaladdon.errors import InputError
 
 from conftest import run_cli
 
-SAMPLE_TABLE = Path(__file__).resolve().parent.parent / "sample_logs" / "table" / "checkpoints.csv"
+SAMPLE_TABLE = Path(__file__).resolve().parents[2] / "sample_logs" / "table" / "checkpoints.csv"
 
 
 def arena_file(real_logs: Path) -> Path:

@@ -1,0 +1,98 @@
+"""Small logs built for tests in several folders (the tree mirrors the package, so a builder used
+by more than one folder lives here, beside conftest.py, not in one folder's test module)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from evaladdon.adapters.common.guard import read_member
+
+from conftest import REPO
+
+SAMPLE = REPO / "sample_logs" / "inspect" / "baseline.eval"
+
+
+def synthetic(path: Path, model: str, seed: int, n_items: int = 60, epochs: int = 3, binary: bool = False) -> Path:
+    """A long table: clustered items, several epochs, a few unscored rows."""
+    rng = np.random.default_rng(seed)
+    item = np.repeat(np.arange(n_items), epochs)
+    p = rng.uniform(0.2, 0.9, n_items)[item]
+    value = (rng.uniform(size=item.size) < p).astype(float) if binary else np.round(rng.normal(p, 0.3), 6)
+    raw = value.astype(object)
+    raw[::17] = "oops"
+    df = pd.DataFrame({"model": model, "task": "t", "id": [f"q{i}" for i in item], "epoch": np.tile(np.arange(epochs), n_items),
+                       "score": raw, "passage": [f"p{i // 5}" for i in item]})
+    df.to_csv(path, index=False)
+    return path
+
+
+def inspect_base() -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    with zipfile.ZipFile(SAMPLE) as zf:
+        members = {i.filename: json.loads(read_member(zf, i, str(SAMPLE))) for i in zf.infolist()
+                   if i.filename.endswith(".json")}
+    return members["header.json"], [members[n] for n in sorted(members) if n.startswith("samples/")]
+
+def write_inspect_json(path: Path, header: dict[str, Any], samples: list[dict[str, Any]]) -> Path:
+    path.write_text(json.dumps({**header, "samples": samples}))
+    return path
+
+
+def inspect_edge_samples() -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Duplicates (also of unscored samples, and one whose dropped record has its own score
+    name and metadata keys), unscored / errored / limited samples, dict- and list-valued
+    scores, an empty dict score, a second scorer with answers and confidence, metadata of
+    mixed types, nested and missing."""
+    header, samples = inspect_base()
+    out = []
+    for i, s in enumerate(samples):
+        s = copy.deepcopy(s)
+        name = next(iter(s["scores"]))
+        if i % 7 == 1:
+            s["scores"] = None
+        if i % 11 == 2:
+            s["scores"] = {}
+        if i % 13 == 3:
+            s["error"] = {"message": "boom"}
+        if i % 17 == 4:
+            s["limit"], s["scores"] = {"type": "token"}, None
+        if s["scores"]:
+            if i % 3 == 0:
+                s["scores"][name]["value"] = {"a": 1, "b": "C", "c": [1, 2]}
+            if i % 10 == 5:
+                s["scores"][name]["value"] = {}
+            if i % 4 == 2:
+                s["scores"]["other"] = {"value": i * 0.5, "answer": f"ans{i % 3}",
+                                        "metadata": {"confidence": 0.25 * (i % 5)}}
+        md: dict[str, Any] = {"grp": f"g{i % 5}"}
+        if i % 2:
+            md["k"] = i
+        if i % 3 == 0:
+            md["s"] = f"v{i % 4}"
+        if i % 5 == 0:
+            md["b"] = bool(i % 2)
+        if i % 4 == 1:
+            md["mix"] = "x" if i % 8 == 1 else 3
+        if i % 6 == 0:
+            md["nest"] = {"a": {"b": f"deep{i % 3}"}}
+        s["metadata"] = md
+        out.append(s)
+    for i in (0, 1, 2, 9, 30, 31):  # later records of earlier samples, in other batches
+        again = copy.deepcopy(out[i])
+        if again["scores"]:
+            again["scores"] = {k: {**v, "value": "I" if v.get("value") == "C" else "C"}
+                               for k, v in again["scores"].items()}
+        else:
+            again["scores"] = {"match": {"value": "C"}}
+        out.append(again)
+    out[5]["scores"] = {**(out[5]["scores"] or {}), "only_dropped": {"value": 1}}
+    out[5]["metadata"] = {"zz": 1, **out[5]["metadata"]}
+    out.append(copy.deepcopy(inspect_base()[1][5]))
+    out.insert(20, copy.deepcopy(out[4]))
+    return header, out
