@@ -26,12 +26,12 @@ def add_reporting(p: argparse.ArgumentParser, gate: bool = False) -> None:
 
 
 def load(args: argparse.Namespace) -> "Loaded":
-    """:func:`evaladdon.routes.table.load` of the command's inputs (a wrong ``--cluster``
-    answered with the fields that exist, a ``--metric`` no row has refused)."""
+    """The canonical table of the command's inputs through :func:`evaladdon.routes.plan.load_table`
+    (a wrong ``--cluster`` answered with the fields that exist, a ``--metric`` no row has refused)."""
     from evaladdon.cli.options import input_options
-    from evaladdon.routes.table import load as load_inputs
+    from evaladdon.routes.plan import load_table
 
-    return load_inputs(input_options(args))
+    return load_table(input_options(args))
 
 
 def output_options(args: argparse.Namespace) -> OutputOptions:

@@ -104,8 +104,9 @@ def compare_options(args: argparse.Namespace) -> CompareOptions:
 
 
 def load_runs(args: argparse.Namespace) -> Loaded:
-    """:func:`evaladdon.routes.table.load_runs` of the command's inputs (every command that reads
-    runs goes through it, so input options mean the same everywhere)."""
-    from evaladdon.routes.table import load_runs as load
+    """The canonical table of the command's inputs as read, through
+    :func:`evaladdon.routes.plan.load_table` (every command that reads runs goes through it, so
+    input options mean the same everywhere)."""
+    from evaladdon.routes.plan import load_table
 
-    return load(input_options(args))
+    return load_table(input_options(args), check_names=False)

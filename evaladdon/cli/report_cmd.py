@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
                              f"print it) instead of {out.suffix or 'no suffix'!r}", str(out))
     from evaladdon.adapters import split_name
     from evaladdon.cli.options import input_options, input_paths
-    from evaladdon.routes.table import load
+    from evaladdon.routes.plan import load_table as load
 
     inputs = [split_name(p)[1] for p in input_paths(args)]
     reading = input_options(args)
