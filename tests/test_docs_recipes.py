@@ -20,7 +20,7 @@ import pytest
 
 from evaladdon.cli.main import main
 
-from conftest import REPO
+from conftest import REPO, load_script
 
 DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 
@@ -89,3 +89,13 @@ def test_python_recipe_runs(scratch: Path, monkeypatch: pytest.MonkeyPatch, doc:
 
 def test_there_is_a_python_recipe_of_the_planner() -> None:
     assert any("plan_summarize" in block for _, block in python_recipes())
+
+
+def test_the_docs_show_what_the_program_prints() -> None:
+    """Every ``$ evaladdon ...`` block of README.md and docs/*.md shows the output the command
+    prints today (``scripts/doc_outputs.py``; ``refresh`` rewrites them after a deliberate change)."""
+    doc_outputs = load_script("doc_outputs")
+    assert sum(len(doc_outputs.shown(b)) for d in doc_outputs.docs()
+               for b in doc_outputs.BLOCK.findall(d.read_text(encoding="utf-8"))) >= 4
+    found = doc_outputs.differences()
+    assert not found, "\n\n".join(found) + "\n(python scripts/doc_outputs.py refresh, then read the diff)"
