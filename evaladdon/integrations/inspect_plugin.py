@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 from pathlib import Path
 from typing import Any, Callable
 
@@ -197,18 +198,29 @@ def _baseline_item_means(path: str, scorer: str | None, own_scorer: str | None) 
     return g.mean().to_dict(), bool(g.size().max() == 1)
 
 
+BASELINE_ENV = "EVALADDON_BASELINE"
+
+
 @metric(name="paired_delta", scores="unreduced")
-def paired_delta(baseline: str, scorer: str | None = None, level: float = 0.95,
+def paired_delta(baseline: str | None = None, scorer: str | None = None, level: float = 0.95,
                  to_float: ValueToFloat = value_to_float()) -> Metric:
     """This run minus a baseline log on the samples both share, paired.
 
     Reports ``delta``, its interval (Newcombe for 0/1 single-epoch scores, else paired t),
     ``p_value`` (McNemar exact for 0/1 single-epoch scores, else paired t), ``n`` shared
     samples, and the paired and unpaired SEs.  ``scorer`` picks the baseline's scorer
-    (default: the same name as this one, or the baseline's only scorer).
+    (default: the same name as this one, or the baseline's only scorer).  ``baseline``: the
+    baseline log; ``inspect score --metric evaladdon/paired_delta`` passes no metric arguments,
+    so there it comes from the environment variable ``EVALADDON_BASELINE``; with neither, the
+    metric says so in one warning and reports NaN.
     """
+    baseline = baseline or os.environ.get(BASELINE_ENV) or None
 
     def compute(scores: list[SampleScore]) -> Value:
+        if baseline is None:
+            return _nan_dict(PAIRED_KEYS, f"no baseline log: pass paired_delta(baseline=PATH) in the task, or set "
+                             f"{BASELINE_ENV}=PATH for `inspect score --metric evaladdon/paired_delta`",
+                             "paired_delta")
         if not scores:
             return _nan_dict(PAIRED_KEYS, "no scores", "paired_delta", interim=True)
         try:

@@ -5,7 +5,10 @@
   not made (``{"run_a", "run_b", "label_a", "label_b", "task", "metric", "reason"}``);
   ``notes`` every other warning (incomplete logs, runs without scored rows, fall-backs).
 - Text output: the table on stdout; warnings and notes on stderr (``--quiet`` hides them,
-  but never the one-line error of a gate that cannot vouch for skipped inputs).
+  but never the one-line error of a gate that cannot vouch for skipped inputs).  Notes about
+  the project's own files and payloads (:func:`is_bookkeeping`: evaladdon outputs and eval-set
+  bookkeeping files beside the logs, evaladdon's lm-eval plug-in payload metrics) are counted in
+  one line; ``--verbose`` lists them (JSON always holds them).
 - Markdown output: the table, then the warnings and notes as a list (never table rows).
 """
 
@@ -19,7 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from evaladdon.analysis.options import GateOptions
     from evaladdon.table.loaded import Loaded
 
-__all__ = ["OutputOptions", "emit", "gate_refuses_skips", "other_notes", "skip_lines", "skipped_records", "summarise"]
+__all__ = ["OutputOptions", "emit", "is_bookkeeping", "gate_refuses_skips", "other_notes", "skip_lines", "skipped_records", "summarise"]
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,27 @@ def other_notes(loaded: "Loaded", notes: Iterable[str]) -> list[str]:
     return [n for n in notes if n not in skipped and not (n.startswith("skipped ") and n[8:] in skipped)]
 
 
+def is_bookkeeping(note: str) -> bool:
+    """A note about the project's own files or payloads, not about the user's runs: an evaladdon
+    output or eval-set bookkeeping file ignored in a folder, or a group whose every row is an
+    evaladdon plug-in payload (:data:`evaladdon.table.usable.PLUGIN_PAYLOAD`)."""
+    import re
+
+    from evaladdon.table.usable import PLUGIN_PAYLOAD
+
+    only_payload = r": no scored rows \(left out: \{" + re.escape(repr(PLUGIN_PAYLOAD)) + r": \d+\}\)$"
+    return note.startswith("ignored ") or re.search(only_payload, note) is not None
+
+
+def _shown(rest: list[str], verbose: bool) -> list[str]:
+    """``rest`` without the bookkeeping notes (one line counts them), or all with ``verbose``."""
+    ours = [n for n in rest if is_bookkeeping(n)]
+    if verbose or not ours:
+        return rest
+    return [n for n in rest if not is_bookkeeping(n)] + [
+        f"note: {len(ours)} note(s) about evaladdon's own files and plug-in payloads (--verbose lists them)"]
+
+
 def skip_lines(loaded: "Loaded", comparisons: Sequence[Any] = ()) -> list[str]:
     return [f"skipped {s['path']}: {s['reason']}" for s in loaded.skipped] + [c.line() for c in comparisons]
 
@@ -69,7 +93,7 @@ def emit(
     if out.json:
         write_json({"results": results, "skipped": skipped_records(loaded, comparisons_skipped), "notes": rest})
         return
-    lines = summarise(skips, out.verbose) + rest
+    lines = summarise(skips, out.verbose) + _shown(rest, out.verbose)
     if out.markdown:
         sys.stdout.write(markdown_list(lines))
     elif not out.quiet:

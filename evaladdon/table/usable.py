@@ -18,11 +18,16 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 __all__ = [
-    "MISSING_FROM_LOG", "NONFINITE", "count_nonfinite", "count_reasons", "unusable", "unusable_reasons", "usable_rows",
+    "MISSING_FROM_LOG", "NONFINITE", "PLUGIN_PAYLOAD", "count_nonfinite", "count_reasons", "unusable", "unusable_reasons", "usable_rows",
 ]
 
 NONFINITE = "non-finite value"
 MISSING_FROM_LOG = "missing from log"  # the error of rows a log declares but does not hold
+PLUGIN_PAYLOAD = "evaladdon plug-in payload (per-item inputs of a clustered aggregation, not a score)"
+"""The error of rows evaladdon's own lm-eval plug-in logged (``<metric>_clustered`` and
+``<metric>_clustered_se``: the value and cluster of each doc, for the harness to aggregate).  The
+run's own ``<metric>`` holds the scores; these rows are counted under this reason, and the outputs
+mention them only when asked (``--verbose``, and always in ``--json``)."""
 
 
 def unusable(values: np.ndarray, error: np.ndarray,

@@ -16,7 +16,7 @@ takes other SIMD kernels on other CPUs (AVX-512 vs AVX2), which differ in the la
 first reference was a hash of a repr and failed on a machine with AVX-512 (issue 23).
 
 Regenerate (only for an intended change, and say so in the commit):
-``PYTHONPATH=$PWD python tests/test_lm_eval_reference.py --write``.
+``PYTHONPATH=$PWD python tests/adapters/test_lm_eval_reference.py --write``.
 """
 
 from __future__ import annotations

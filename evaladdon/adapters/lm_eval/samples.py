@@ -43,8 +43,10 @@ from evaladdon.adapters.lm_eval.choices import _fill_multiple_choice, _mc_extra
 from evaladdon.adapters.tuning import DEFAULT, ReadTuning
 from evaladdon.errors import InputError
 from evaladdon.table.names import dotted_parts
+from evaladdon.table.usable import PLUGIN_PAYLOAD
 
 CORPUS_LEVEL = "corpus-level metric (per-item inputs, not a score)"
+PAYLOAD_NAME = re.compile(r"_clustered(?:_se(?:_cr1)?)?(?:,|$)")  # evaladdon's own plug-in payloads
 NOT_METRICS = {
     "doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter", "metrics", "doc_hash",
     "prompt_hash", "target_hash", "task", "task_name", "scores_per_repeat", "truth", "index",
@@ -433,6 +435,7 @@ def _finish(sink: _Sink, cluster: str | None, tuning: ReadTuning) -> tuple[dict[
         raw_series = pd.Series(raw, dtype=object)
         values, errors = coerce_scores(raw_series.where(~corpus, None))
         error = np.where(corpus, CORPUS_LEVEL, errors.to_numpy())
+        error = np.where(corpus & _plugin_payloads(metric), PLUGIN_PAYLOAD, error)
         values = np.where(corpus, np.nan, values)
         raw_text = raw_strings(raw_series).to_numpy(dtype=object)
     else:
@@ -456,6 +459,14 @@ def _finish(sink: _Sink, cluster: str | None, tuning: ReadTuning) -> tuple[dict[
                                                                 tuning.lm_factorize_from)
     info["doc_ids"] = ids
     return out, info
+
+
+def _plugin_payloads(metric: np.ndarray) -> np.ndarray:
+    """Rows of evaladdon's own lm-eval plug-in payloads (``<m>_clustered``, ``<m>_clustered_se``,
+    any filter; :mod:`evaladdon.integrations.lm_eval_plugin`), decided once per distinct name."""
+    names, codes = np.unique(metric.astype(str), return_inverse=True)
+    ours = np.array([PAYLOAD_NAME.search(str(n)) is not None for n in names], dtype=bool)
+    return ours[codes] if names.size else np.zeros(metric.shape, dtype=bool)
 
 
 def _row_arrays(recs: list[int], metrics_l: list[str], epochs: list[int], runs: list[tuple[int, int, str, int]]
