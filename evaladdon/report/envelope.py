@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from evaladdon.analysis.options import GateOptions
     from evaladdon.table.loaded import Loaded
 
-__all__ = ["OutputOptions", "emit", "is_bookkeeping", "gate_refuses_skips", "other_notes", "skip_lines", "skipped_records", "summarise"]
+__all__ = ["OutputOptions", "emit", "is_bookkeeping", "shown_notes", "gate_refuses_skips", "other_notes", "skip_lines", "skipped_records", "summarise"]
 
 
 @dataclass(frozen=True)
@@ -52,23 +52,27 @@ def other_notes(loaded: "Loaded", notes: Iterable[str]) -> list[str]:
 
 def is_bookkeeping(note: str) -> bool:
     """A note about the project's own files or payloads, not about the user's runs: an evaladdon
-    output or eval-set bookkeeping file ignored in a folder, or a group whose every row is an
-    evaladdon plug-in payload (:data:`evaladdon.table.usable.PLUGIN_PAYLOAD`)."""
+    output or eval-set bookkeeping file ignored in a folder, or a group (or a comparison) whose
+    every row left out is an evaladdon plug-in payload (:data:`evaladdon.table.usable.PLUGIN_PAYLOAD`):
+    the note ends ``(left out: {'<payload>': N})`` or ``(N <payload>)``, with no other reason."""
     import re
 
     from evaladdon.table.usable import PLUGIN_PAYLOAD
 
-    only_payload = r": no scored rows \(left out: \{" + re.escape(repr(PLUGIN_PAYLOAD)) + r": \d+\}\)$"
+    only_payload = (r"\((?:left out: \{" + re.escape(repr(PLUGIN_PAYLOAD)) + r": \d+\}|\d+ "
+                    + re.escape(PLUGIN_PAYLOAD) + r")\)$")
     return note.startswith("ignored ") or re.search(only_payload, note) is not None
 
 
-def _shown(rest: list[str], verbose: bool) -> list[str]:
-    """``rest`` without the bookkeeping notes (one line counts them), or all with ``verbose``."""
-    ours = [n for n in rest if is_bookkeeping(n)]
-    if verbose or not ours:
-        return rest
-    return [n for n in rest if not is_bookkeeping(n)] + [
-        f"note: {len(ours)} note(s) about evaladdon's own files and plug-in payloads (--verbose lists them)"]
+def shown_notes(skips: list[str], rest: list[str], verbose: bool) -> list[str]:
+    """The skip lines (the first few, :func:`summarise`) and the other notes a terminal or markdown
+    shows: without the bookkeeping ones (one line counts them), or all with ``verbose``."""
+    if verbose:
+        return skips + rest
+    ours = sum(map(is_bookkeeping, skips + rest))
+    kept = summarise([s for s in skips if not is_bookkeeping(s)], verbose) + [n for n in rest if not is_bookkeeping(n)]
+    return kept + ([f"note: {ours} note(s) about evaladdon's own files and plug-in payloads (--verbose lists them)"]
+                   if ours else [])
 
 
 def skip_lines(loaded: "Loaded", comparisons: Sequence[Any] = ()) -> list[str]:
@@ -93,7 +97,7 @@ def emit(
     if out.json:
         write_json({"results": results, "skipped": skipped_records(loaded, comparisons_skipped), "notes": rest})
         return
-    lines = summarise(skips, out.verbose) + _shown(rest, out.verbose)
+    lines = shown_notes(skips, rest, out.verbose)
     if out.markdown:
         sys.stdout.write(markdown_list(lines))
     elif not out.quiet:

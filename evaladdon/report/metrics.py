@@ -64,6 +64,13 @@ def short_method(method: str) -> str:
     return method.split(" (")[0].replace("bootstrap", "boot").replace("mean of per-item unbiased estimates, ", "")
 
 
+def _plugin_payload(group: Any) -> bool:
+    """A group whose every row is an evaladdon lm-eval plug-in payload (no estimate, no other reason)."""
+    from evaladdon.table.usable import PLUGIN_PAYLOAD
+
+    return not group.estimates and set(group.dropped) == {PLUGIN_PAYLOAD}
+
+
 def _rows(groups: list[Any], esc: Any) -> list[list[Any]]:
     rows = []
     for g in groups:
@@ -89,6 +96,11 @@ def render(groups: list[Any], stream: Any = None, quiet: bool = False, markdown:
         con.file.write(head + "|" + body + "\n")
     else:
         con.print(table(None, columns, _rows(groups, esc), n_left=3))
+    ours = [g for g in groups if _plugin_payload(g)]  # evaladdon's own payloads: one counted line
+    groups = [g for g in groups if not _plugin_payload(g)]
+    if ours:
+        con.print(f"note: {len(ours)} group(s) of evaladdon's own lm-eval plug-in payloads left out "
+                  f"({sum(sum(g.dropped.values()) for g in ours)} rows; --json lists them)")
     for g in groups:  # rows left out are said in every mode
         label = esc(f"{g.label} / {g.task} / {g.metric}")
         if g.dropped:

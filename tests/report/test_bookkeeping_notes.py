@@ -55,3 +55,17 @@ def test_a_users_corpus_metric_still_warns(tmp_path: Path, cli: Cli) -> None:
     (folder / "samples_t_2026-01-01T00-00-00.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     code, _, err = cli("summarize", folder)
     assert code == 0 and "warning: skipped run" in err and "'bleu,none'" in err
+
+
+def test_compare_and_metrics_count_the_payloads_in_one_line(cli: Cli) -> None:
+    logs = REPO / "sample_logs" / "lm_eval"
+    code, _, err = cli("compare", logs)
+    assert code == 0 and "acc_clustered" not in err
+    assert "note: 2 note(s) about evaladdon's own files and plug-in payloads (--verbose lists them)" in err
+    code, _, err = cli("compare", logs, "--verbose")
+    assert err.count("acc_clustered") == 2
+    code, out, err = cli("metrics", logs)
+    assert code == 0 and "acc_clustered" not in out + err
+    assert "note: 4 group(s) of evaladdon's own lm-eval plug-in payloads left out (480 rows; --json lists them)" in out + err
+    code, out, _ = cli("metrics", logs, "--json")
+    assert out.count("acc_clustered") >= 4
