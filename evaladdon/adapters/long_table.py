@@ -1,6 +1,7 @@
 """Reader for long tables (csv, tsv, jsonl, parquet) into the canonical item table.
 
-Columns: ``item`` and ``value`` required (aliases below), optionally ``run``, ``task``,
+Columns: ``item`` and ``value`` required (aliases below; a table of ``prediction`` and ``label``
+without a value is scored ``correct``: 1 where they agree), optionally ``run``, ``task``,
 ``model``, ``metric``, ``epoch``, ``cluster``, ``item_hash``, and the optional per-row inputs
 ``prediction``, ``label``, ``confidence`` (:data:`evaladdon.table.OPTIONAL_COLUMNS`; ``score``
 too when ``value`` is given separately).  Several models in one file become several runs
@@ -41,9 +42,14 @@ from evaladdon.adapters.common.scores import MISSING, NON_FINITE, NON_NUMERIC, c
 from evaladdon.errors import InputError
 from evaladdon.table import COLUMNS, HARNESSES, OPTIONAL_COLUMNS, finalize, no_values
 
+CORRECT = "correct"
+"""The score of a table of predictions and labels without a value column: 1 where the prediction
+equals the label (as text), 0 where it does not, missing where either is blank."""
+
+
 ALIASES: dict[str, tuple[str, ...]] = {
     "item": ("item", "item_id", "question_id", "sample_id", "id", "doc_id"),
-    "value": ("value", "score"),
+    "value": ("value", "score", CORRECT),
     "cluster": ("cluster", "cluster_id"),
     "epoch": ("epoch", "sample", "repeat"),
     "item_hash": ("item_hash", "doc_hash"),
@@ -198,6 +204,21 @@ class _Columns:
         null = s.isna().to_numpy()
         text = s.astype(object).where(~null, "").astype(str)
         return text, null | (text.str.strip() == "").to_numpy()
+
+
+def _with_correct(cols: _Columns) -> _Columns:
+    """``cols`` with a :data:`CORRECT` column (read as the value column), computed column-wise."""
+    pred, pred_blank = cols.strings("prediction")
+    label, label_blank = cols.strings("label")
+    correct = np.where(pred_blank | label_blank, np.nan,
+                       (pred.to_numpy(dtype=object) == label.to_numpy(dtype=object)).astype(float))
+    if cols.arrow:
+        import pyarrow as pa
+
+        data = cols.data.append_column(CORRECT, pa.array(correct, type=pa.float64(), from_pandas=True))
+    else:
+        data = cols.data.assign(**{CORRECT: correct})
+    return _Columns(data)
 
 
 FEW_LABELS_MIN_ROWS = 1 << 16
@@ -374,6 +395,9 @@ def _read_long_table(p: Path, cluster: str | None) -> pd.DataFrame:
         raise InputError("the table has no rows", where)
     names = cols.names
     exported = all(c in names for c in COLUMNS)
+    if _pick(names, "value") is None and "prediction" in names and "label" in names:
+        cols = _with_correct(cols)  # a table of predictions and labels: its score is whether they agree
+        names = cols.names
     item_col, value_col = _pick(names, "item"), _pick(names, "value")
     if item_col is None or value_col is None:
         need = [n for n, c in (("item", item_col), ("value", value_col)) if c is None]

@@ -251,9 +251,9 @@ def compare_table(
     """
     labels = run_labels(df)
     if metric is not None:
-        df = df[df["metric"] == metric]
-        if df.empty:
-            raise EvalAddonError(f"no rows with metric {metric!r}")
+        from evaladdon.table.checks import rows_of_metric
+
+        df = rows_of_metric(df, metric)
     results, missed = compare_groups(GroupRows(df), pairs, labels, level=level, test=test, interval=interval,
                                      cluster_method=cluster_method, strict=strict, margin=margin,
                                      n_permutations=n_permutations, seed=seed, raise_first=skipped is None)

@@ -310,9 +310,9 @@ def compute_metrics(
     """One :class:`GroupMetrics` per (run, task, metric) group of a canonical table."""
     only = metric if metric is not None and family_of(metric) else None  # e.g. --metric f1_macro
     if metric is not None and only is None:
-        df = df[df["metric"] == metric]
-        if df.empty:
-            raise EvalAddonError(f"no rows with metric {metric!r}")
+        from evaladdon.table.checks import rows_of_metric
+
+        df = rows_of_metric(df, metric)
     df = with_optional_columns(df)
     labels = run_labels(df)
     out = []

@@ -55,9 +55,9 @@ def measure_pilot(df: pd.DataFrame, metric: str | None = None, cluster_method: s
     from evaladdon.table.usable import usable_rows
 
     if metric is not None:
-        df = df[df["metric"] == metric]
-        if df.empty:
-            raise EvalAddonError(f"no rows with metric {metric!r}")
+        from evaladdon.table.checks import rows_of_metric
+
+        df = rows_of_metric(df, metric)
     keys = df[["task", "metric"]].drop_duplicates()
     if len(keys) != 1:
         raise EvalAddonError(

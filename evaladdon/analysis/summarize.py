@@ -209,9 +209,9 @@ def summarize_table(
     from evaladdon.table import GROUP, label_codes, object_values, run_labels
 
     if metric is not None:
-        df = df[df["metric"] == metric]
-        if df.empty:
-            raise EvalAddonError(f"no rows with metric {metric!r}")
+        from evaladdon.table.checks import rows_of_metric
+
+        df = rows_of_metric(df, metric)
     if df.empty:
         raise EvalAddonError("no rows to summarize")
     labels = run_labels(label_rows(df) if len(df) > 1000 else df)

@@ -11,7 +11,7 @@ from evaladdon.errors import EvalAddonError
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["check_metric", "check_metric_name", "closest", "cluster_fields"]
+__all__ = ["check_metric", "check_metric_name", "closest", "cluster_fields", "rows_of_metric"]
 
 
 def closest(name: str, choices: Iterable[str]) -> str:
@@ -39,6 +39,27 @@ def check_metric_name(metric: str | None, metrics: Any) -> None:
     names = metrics()
     if metric not in names:
         raise EvalAddonError(f"no rows with metric {metric!r}{closest(metric, names)}")
+
+
+def rows_of_metric(df: "pd.DataFrame", metric: str) -> "pd.DataFrame":
+    """The rows of ``metric``; none refused with the metrics that exist and the closest (an
+    Inspect user may name the metric Inspect shows, ``accuracy``, for the scorer ``match``)."""
+    rows = df[df["metric"] == metric]
+    if rows.empty:
+        names = [str(m) for m in df["metric"].unique()]
+        raise EvalAddonError(f"no rows with metric {metric!r}{closest(metric, names)}{_scorer_hint(metric)}")
+    return rows
+
+
+INSPECT_METRICS = {"accuracy", "stderr", "mean", "std", "var", "bootstrap_stderr"}
+"""Names Inspect shows for the metrics it computes from a scorer; the table holds the scorer's
+name (``match``, ``includes``, ``model_graded_qa``), since the scores are per scorer."""
+
+
+def _scorer_hint(metric: str) -> str:
+    if metric not in INSPECT_METRICS:
+        return ""
+    return f"; {metric!r} is a metric Inspect computes from a scorer's values: name the scorer instead"
 
 
 def cluster_fields(df: "pd.DataFrame") -> list[str]:
