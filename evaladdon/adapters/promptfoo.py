@@ -18,8 +18,9 @@ results[], stats}, config}``; JSON lines of result rows; and the CSV table expor
 - provider errors (``failureReason`` 2, an ``error`` with no grading result, a response
   error) are errors, not failures: every metric of the row has no value and says why;
 - an assertion that threw (promptfoo reports ``pass: false``, ``score: 0`` with a reason such
-  as ``Custom function threw error:``) is an error of the grader, not a failure of the model;
-  an arm in which every row is such an error is reported in a note;
+  as ``Custom function threw error:``) is an error of the grader, not a failure of the model,
+  when it is all that failed; a row where another assertion failed for real is a failure (as
+  promptfoo counts it); an arm in which every row is such an error is reported in a note;
 - the file's own ``stats`` (successes, failures, errors) are checked against the rows, and
   any disagreement is reported.
 """
@@ -153,20 +154,22 @@ def _config_provider(config: Any) -> str | None:
 
 
 def _threw(grading: Any) -> str | None:
-    """The reason when the grading result (or one of its components) says an assertion threw."""
+    """The reason when the grading result says the row failed only because assertions threw:
+    with components, every failed component threw (one that failed for real makes the row a
+    failure, as promptfoo counts it); without, its own reason or ``graderError`` says so."""
     if not isinstance(grading, dict):
         return None
+    comps = grading.get("componentResults")
+    failed = [c for c in comps if isinstance(c, dict) and c.get("pass") is False] if isinstance(comps, list) else []
+    if failed:
+        reasons = [_threw(c) for c in failed]
+        return reasons[0] if all(r is not None for r in reasons) else None
     meta = grading.get("metadata")
     if isinstance(meta, dict) and meta.get("graderError"):
         return _first_line(meta.get("graderError"))
     reason = grading.get("reason")
     if isinstance(reason, str) and _THREW.match(reason):
         return _first_line(reason)
-    comps = grading.get("componentResults")
-    if isinstance(comps, list):
-        for c in comps:
-            if isinstance(c, dict) and c.get("pass") is False and (r := _threw(c)):
-                return r
     return None
 
 
