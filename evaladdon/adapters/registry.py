@@ -140,10 +140,10 @@ class Format:
 
 
 def _preferences(path: Path, head: Head) -> bool:
-    from evaladdon.adapters.preferences import PREFERENCE_SUFFIXES, sniff_preferences
+    from evaladdon.adapters.preferences import PREFERENCE_SUFFIXES, looks_like_preferences
 
-    # pairwise battles, not per-item scores: `evaladdon rank` reads them (first bytes as they are)
-    return head.suffix in PREFERENCE_SUFFIXES and path.is_file() and sniff_preferences(head.raw) is not None
+    # pairwise battles, not per-item scores: `evaladdon rank` reads them (the first bytes, else the first record)
+    return head.suffix in PREFERENCE_SUFFIXES and path.is_file() and looks_like_preferences(path, head.raw) is not None
 
 
 def _refuse_preferences(path: Path, cluster: str | None = None) -> pd.DataFrame:
