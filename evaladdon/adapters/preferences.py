@@ -217,7 +217,10 @@ def _read_arena(df: pd.DataFrame, source: str, dropped: dict[str, int]) -> tuple
     keep = _common_drops(df, a, b, dropped, _column(df, "model_a"), _column(df, "model_b"))
     winner = _column(df, "winner").astype(object)
     outcome = _outcomes(winner, ARENA_OUTCOME)
-    unknown = keep & np.isnan(outcome)
+    # a null winner (no verdict): counted apart, since value_counts leaves missing values out
+    no_winner = keep & winner.isna().to_numpy()
+    _count(dropped, "no winner (null or missing)", no_winner)
+    unknown = keep & np.isnan(outcome) & ~no_winner
     counts = pd.Series(winner[unknown].astype(str)).value_counts()
     for value, n in counts.head(5).items():  # the commonest unknown values by name, the rest together
         reason = f"winner {value[:40]!r} not model_a/model_b/tie"
