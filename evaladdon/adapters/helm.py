@@ -19,6 +19,18 @@ text hash as ``item_hash`` (and the model when the run spec names none).
 
 ``stats.json`` (run-level aggregates, including ``robustness``/``fairness`` "worst" entries)
 holds no per-item scores and is not read.
+
+What is shown, as HELM shows it:
+
+- one split: ``test`` by default, the split HELM's leaderboard reports (``main_split`` in its
+  schemas); another with ``split=`` (``--split``).  Pooling splits mixed MMLU's one ``valid``
+  instance into the test mean (0.100 where HELM says 0.111).  A run with no ``test`` stat but
+  one other split reads that split; the stats of the other splits are left out and counted in
+  a note that names the split read;
+- the metrics the run spec names (``metric_specs[].args.names``, HELM's main metrics) first;
+  HELM's bookkeeping stats (its schemas' infrastructure and efficiency metrics: token counts,
+  ``finish_reason_*``, ``inference_runtime``, ...) are left out unless ``all_metrics=True``
+  (``--all-metrics``), counted in a note.
 """
 
 from __future__ import annotations
@@ -55,6 +67,20 @@ _PERT_FLAGS = ("name", "robustness", "fairness", "computed_on")
 _MODEL_ARG = re.compile(r"^(model|model_deployment)=")
 CLUSTER_FIELDS = ("split", "sub_split")
 MAX_STATE_BYTES = 256 * 2**20
+DEFAULT_SPLIT = "test"
+"""The split HELM's leaderboard reports (``main_split`` of its schemas' run groups)."""
+BOOKKEEPING = frozenset({
+    # HELM schema_classic.yaml, "Infrastructure metrics"
+    "num_perplexity_tokens", "num_bytes", "num_references", "num_train_trials", "estimated_num_tokens_cost",
+    "num_prompt_tokens", "num_prompt_characters", "num_completion_tokens", "num_output_tokens",
+    "max_num_output_tokens", "num_requests", "num_instances", "num_train_instances", "prompt_truncated",
+    "finish_reason_length", "finish_reason_stop", "finish_reason_endoftext", "finish_reason_unknown",
+    "num_completions", "predicted_index",
+    # its "efficiency" metrics
+    "inference_runtime", "inference_denoised_runtime", "inference_idealized_runtime", "batch_size",
+    "training_co2_cost", "training_energy_cost",
+})
+"""HELM's bookkeeping stats: not scores of the model's answers; shown with ``all_metrics``."""
 RUN_PART = "part of a HELM run (read through the run directory)"
 
 
@@ -185,8 +211,11 @@ def _entries(path: Path) -> list[dict[str, Any]]:
     return data
 
 
-def read_helm_run(path: str | Path, cluster: str | None = None) -> pd.DataFrame:
-    """Read one HELM run (its directory, or its ``per_instance_stats.json``) into canonical rows."""
+def read_helm_run(path: str | Path, cluster: str | None = None, *, split: str | None = None,
+                  all_metrics: bool = False) -> pd.DataFrame:
+    """Read one HELM run (its directory, or its ``per_instance_stats.json``) into canonical rows:
+    the ``split`` (None: ``test``, HELM's leaderboard split), its bookkeeping stats only with
+    ``all_metrics`` (see the module's docstring)."""
     p = Path(path)
     run_dir = p if p.is_dir() else p.parent
     pis = run_dir / PER_INSTANCE if p.is_dir() else p
@@ -210,6 +239,7 @@ def read_helm_run(path: str | Path, cluster: str | None = None) -> pd.DataFrame:
     run_id = f"{suite}/{model}" if suite else model
 
     raw = _stats_frame(_collect_stats(entries, where, notes), base_task)
+    raw = _choose_metrics(_choose_split(raw, split, where, notes), _named_metrics(spec), all_metrics, where, notes)
     raw, values, errors, raw_text = _merge_repeats(raw, where, notes)
     _note_repeated_entries(entries, where, notes)
     out = pd.DataFrame({
@@ -312,6 +342,61 @@ def _stats_frame(cols: dict[str, list[Any]], base_task: str) -> pd.DataFrame:
     if has_pert.any():
         raw.loc[has_pert, "task"] = base_task + "[" + raw.loc[has_pert, "pert"].astype(str) + "]"
     return raw
+
+
+def _choose_split(raw: pd.DataFrame, split: str | None, where: str, notes: list[str]) -> pd.DataFrame:
+    """The stats of one split (None: ``test``, or the run's only split when it has no ``test``),
+    with a note naming it and counting the stats of the other splits left out."""
+    splits = raw["meta.split"]
+    present = list(dict.fromkeys(splits.dropna().astype(str)))
+    if not present:  # no stat names a split: nothing to choose between
+        return raw
+    want = split or DEFAULT_SPLIT
+    why = " (the split HELM's leaderboard reports)" if split is None else ""
+    if split is None and want not in present and len(present) == 1:
+        want, why = present[0], f" (the run's only split; it has no {DEFAULT_SPLIT!r})"
+    if want not in present:
+        raise InputError(f"HELM run has no stats of split {want!r} (its splits: {', '.join(present)}); "
+                         "choose one with --split", where)
+    keep = (splits.isna() | (splits == want)).to_numpy()
+    text = f"{where}: HELM split {want!r} read{why}"
+    left = raw[~keep]
+    if len(left):
+        per = left.groupby("meta.split", sort=False)["item"].agg(["size", "nunique"])
+        text += "; left out: " + ", ".join(
+            f"{int(r['size'])} stat(s) of {int(r['nunique'])} instance(s) of split {name!r} (--split {name} reads them)"
+            for name, r in per.iterrows())
+    notes.append(text)
+    return raw[keep].reset_index(drop=True)
+
+
+def _named_metrics(spec: dict[str, Any]) -> list[str]:
+    """The metrics the run spec names (``metric_specs[].args.names``): HELM's main metrics, in order."""
+    specs = spec.get("metric_specs")
+    names: list[str] = []
+    for ms in specs if isinstance(specs, list) else []:
+        args = ms.get("args") if isinstance(ms, dict) else None
+        listed = args.get("names") if isinstance(args, dict) else None
+        names += [n for n in listed if isinstance(n, str)] if isinstance(listed, list) else []
+    return list(dict.fromkeys(names))
+
+
+def _choose_metrics(raw: pd.DataFrame, named: list[str], all_metrics: bool, where: str,
+                    notes: list[str]) -> pd.DataFrame:
+    """The run spec's named metrics first; HELM's bookkeeping stats left out (counted in a note)
+    unless ``all_metrics`` or nothing else is left."""
+    metric = raw["metric"]
+    hidden = metric.isin(BOOKKEEPING).to_numpy()
+    if not all_metrics and hidden.any():
+        names = list(dict.fromkeys(metric[hidden]))
+        if hidden.all():
+            notes.append(f"{where}: HELM run holds only bookkeeping stats ({', '.join(names)}); all shown")
+        else:
+            notes.append(f"{where}: {len(names)} HELM bookkeeping stat(s) not shown ({int(hidden.sum())} row(s): "
+                         f"{', '.join(names)}); --all-metrics shows them")
+            raw = raw[~hidden]
+    rank = raw["metric"].map({m: i for i, m in enumerate(named)}).fillna(len(named)).to_numpy()
+    return raw.iloc[np.argsort(rank, kind="stable")].reset_index(drop=True)
 
 
 def _merge_repeats(raw: pd.DataFrame, where: str, notes: list[str]) -> tuple[pd.DataFrame, Any, pd.Series, pd.Series]:

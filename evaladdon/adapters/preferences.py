@@ -1,6 +1,8 @@
 """Pairwise-preference files in, a battle table out (not the canonical item table).
 
-Three formats, sniffed by content (the keys of the first record), not by file name:
+Three formats, sniffed by content (the keys of the first record), not by file name; a
+first record longer than the first 4 KB (AlpacaEval's hold the instruction and both outputs
+before the generators) is parsed whole, up to :data:`FIRST_RECORD_BYTES`, after the depth guard:
 
 - **Arena battles** (Chatbot Arena ``clean_battle*.json``, Arena-Hard ``arena_hard_battles.jsonl``):
   records ``{question_id, model_a, model_b, winner}`` with ``winner`` in ``model_a``, ``model_b``,
@@ -15,6 +17,9 @@ Three formats, sniffed by content (the keys of the first record), not by file na
   generator_1, generator_2, preference}``; ``preference`` in [1, 2] (1 = ``output_1``, the
   baseline ``generator_1``, preferred; 2 = ``output_2``; 1.5 = tie; fractional values of the
   weighted annotators are the win weight).  ``item`` = instruction, ``cluster`` = dataset.
+  A preference of 0 is a draw, as AlpacaEval counts it (``metrics/helpers.py``: "0 or 1.5 for
+  draw", replaced by 1.5 before the win rate); other values outside [1, 2] are left out, as
+  AlpacaEval drops them.
 
 The battle table has one row per battle: ``source, model_a, model_b, outcome`` (1 = a wins,
 0 = b wins, 0.5 = tie, fractional = weighted preference), ``tie`` (bool: the judge declared a
@@ -29,6 +34,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
+import json
+import re
+
 import numpy as np
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
@@ -39,6 +47,8 @@ else:
 
     pd = lazy_module("pandas")  # imported on first use (the lean summarize of Inspect logs needs none)
 
+from evaladdon.adapters.common.guard import strip_bom
+from evaladdon.adapters.common.jsonlines import check_depth
 from evaladdon.errors import InputError
 
 BATTLE_COLUMNS: tuple[str, ...] = ("source", "model_a", "model_b", "outcome", "tie", "item", "cluster", "game",
@@ -49,6 +59,17 @@ ARENA_KEYS = (b'"model_a"', b'"model_b"', b'"winner"')
 MTBENCH_KEYS = (b'"model_1"', b'"model_2"', b'"g1_winner"', b'"g2_winner"')
 ALPACA_KEYS = (b'"generator_1"', b'"generator_2"', b'"preference"')
 PREFERENCE_SUFFIXES = (".json", ".jsonl", ".ndjson")
+HEAD_BYTES = 4096
+FIRST_RECORD_BYTES = 8 * 2**20
+"""Most bytes read to parse a file's first record when its keys are not all in the first
+:data:`HEAD_BYTES` (a record longer than this is not sniffed as a preference)."""
+# keys that only a preference record is likely to hold: worth parsing its first record for
+_HINTS = (b'"instruction"', b'"question_id"', b'"conversation_a"', b'"generator_1"', b'"generator_2"', b'"output_1"', b'"output_2"', b'"model_a"', b'"model_1"',
+          b'"g1_winner"', b'"preference"', b'"winner"')
+_KINDS = (("mtbench", frozenset({"model_1", "model_2", "g1_winner", "g2_winner"})),
+          ("arena", frozenset({"model_a", "model_b", "winner"})),
+          ("alpaca_eval", frozenset({"generator_1", "generator_2", "preference"})))
+_SPACE = re.compile(r"\s*")
 
 
 @dataclass
@@ -68,6 +89,7 @@ class Preferences:
 
 def sniff_preferences(head: bytes) -> str | None:
     """``arena``, ``mtbench`` or ``alpaca_eval`` when the first bytes hold such a record, else None."""
+    head = strip_bom(head)
     start = head.lstrip()[:1]
     if start not in (b"{", b"["):
         return None
@@ -80,16 +102,50 @@ def sniff_preferences(head: bytes) -> str | None:
     return None
 
 
-def _head(path: Path, n: int = 4096) -> bytes:
+def _head(path: Path, n: int = HEAD_BYTES) -> bytes:
     with path.open("rb") as fh:
         return fh.read(n)
 
 
-def looks_like_preferences(path: Path) -> str | None:
-    """The preference format of ``path`` (by content), or None."""
+def first_record(path: Path, limit: int = FIRST_RECORD_BYTES) -> tuple[object, bool] | None:
+    """The first record of ``path`` (the first element of a JSON array, else its first line),
+    and whether it is in an array; None when it is not parsed within ``limit`` bytes or nests
+    deeper than the depth guard allows."""
+    with path.open("rb") as fh:
+        data = strip_bom(fh.read(limit)).lstrip()
+    array = data[:1] == b"["
+    if not array:
+        data = data.split(b"\n", 1)[0]
+    try:
+        check_depth(data, str(path))  # before the recursive parser
+    except InputError:
+        return None
+    text = data.decode("utf-8", errors="replace")
+    try:  # the stdlib's raw_decode parses one value and stops: the rest of the file is not parsed
+        record, _ = json.JSONDecoder().raw_decode(text, _SPACE.match(text, int(array)).end())  # type: ignore[union-attr]
+    except (ValueError, RecursionError):
+        return None
+    return record, array
+
+
+def _kind_of(record: object, array: bool) -> str | None:
+    if not isinstance(record, dict):
+        return None
+    keys = record.keys()
+    return next((kind for kind, need in _KINDS if need <= keys and (array or kind != "alpaca_eval")), None)
+
+
+def looks_like_preferences(path: Path, head: bytes | None = None) -> str | None:
+    """The preference format of ``path`` (by content: ``head``, its first bytes, when the keys
+    are there; else its first record, parsed whole when the first bytes hint at one), or None."""
     if path.suffix.lower() not in PREFERENCE_SUFFIXES or not path.is_file():
         return None
-    return sniff_preferences(_head(path))
+    head = _head(path) if head is None else head
+    kind = sniff_preferences(head)
+    if kind is not None or len(head) < HEAD_BYTES or not any(h in head for h in _HINTS):
+        return kind
+    found = first_record(path)
+    return _kind_of(*found) if found is not None else None
 
 
 def refuse_preferences(path: Path, cluster: str | None = None) -> pd.DataFrame:
@@ -161,7 +217,10 @@ def _read_arena(df: pd.DataFrame, source: str, dropped: dict[str, int]) -> tuple
     keep = _common_drops(df, a, b, dropped, _column(df, "model_a"), _column(df, "model_b"))
     winner = _column(df, "winner").astype(object)
     outcome = _outcomes(winner, ARENA_OUTCOME)
-    unknown = keep & np.isnan(outcome)
+    # a null winner (no verdict): counted apart, since value_counts leaves missing values out
+    no_winner = keep & winner.isna().to_numpy()
+    _count(dropped, "no winner (null or missing)", no_winner)
+    unknown = keep & np.isnan(outcome) & ~no_winner
     counts = pd.Series(winner[unknown].astype(str)).value_counts()
     for value, n in counts.head(5).items():  # the commonest unknown values by name, the rest together
         reason = f"winner {value[:40]!r} not model_a/model_b/tie"
@@ -233,6 +292,12 @@ def _read_alpaca(df: pd.DataFrame, source: str, dropped: dict[str, int],
     missing = keep & np.isnan(pref)
     _count(dropped, "no preference (null or not a number)", missing)
     keep &= ~missing
+    # AlpacaEval encodes a draw as 0 or 1.5 and replaces 0 by 1.5 before its win rate
+    zero = keep & (pref == 0)
+    if zero.any():
+        notes.append(f"{source}: {int(zero.sum())} preference(s) of 0 counted as draws (AlpacaEval's older "
+                     "encoding of a draw, as 1.5)")
+        pref = np.where(zero, 1.5, pref)
     outside = keep & ((pref < 1) | (pref > 2))
     _count(dropped, "preference outside [1, 2]", outside)
     keep &= ~outside

@@ -14,12 +14,17 @@ results[], stats}, config}``; JSON lines of result rows; and the CSV table expor
   ``item_hash`` so two files are checked to hold the same tests); a test repeated within an
   arm (``--repeat``) becomes epochs;
 - metrics: ``pass`` (from ``success``), ``score`` (v2+), and each ``namedScores`` entry (rows
-  only where the metric was logged);
+  only where the metric was logged); a ``success`` that is not a boolean (``"yes"``, null) is
+  bad input, refused in one line: promptfoo always writes one, and the file's own counts and
+  the pass rate would read such a value differently;
+- CSV scores that are not finite (``(NaN)``, ``(Infinity)``, ``(nan)``, ``(inf)``) are kept as
+  logged and counted as non-finite values, not lost;
 - provider errors (``failureReason`` 2, an ``error`` with no grading result, a response
   error) are errors, not failures: every metric of the row has no value and says why;
 - an assertion that threw (promptfoo reports ``pass: false``, ``score: 0`` with a reason such
-  as ``Custom function threw error:``) is an error of the grader, not a failure of the model;
-  an arm in which every row is such an error is reported in a note;
+  as ``Custom function threw error:``) is an error of the grader, not a failure of the model,
+  when it is all that failed; a row where another assertion failed for real is a failure (as
+  promptfoo counts it); an arm in which every row is such an error is reported in a note;
 - the file's own ``stats`` (successes, failures, errors) are checked against the rows, and
   any disagreement is reported.
 """
@@ -56,7 +61,10 @@ GRADER_ERROR = "assertion error (the grader threw)"
 _THREW = re.compile(
     r"^\s*(Custom function threw error|Python code execution failed|Invalid regex pattern|Scoring function error|"
     r"Error running assertion|Error loading|Could not load|(?:Type|Reference|Syntax|Range)Error\b)", re.IGNORECASE)
-_CELL = re.compile(r"^\s*\[(PASS|FAIL|ERROR)\]\s*(?:\(\s*([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|NaN)\s*\))?")
+# the score in parentheses: a number, or a non-finite one as JavaScript or Python prints it
+# (NaN, Infinity, nan, inf): kept as logged, so it is counted as non-finite, not lost
+_CELL = re.compile(r"^\s*\[(PASS|FAIL|ERROR)\]\s*(?:\(\s*([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
+                   r"|[-+]?(?i:nan|inf(?:inity)?))\s*\))?")
 _HEADER = re.compile(r"^\[([^\]]+)\]\s*(.*)$", re.DOTALL)
 
 
@@ -153,20 +161,22 @@ def _config_provider(config: Any) -> str | None:
 
 
 def _threw(grading: Any) -> str | None:
-    """The reason when the grading result (or one of its components) says an assertion threw."""
+    """The reason when the grading result says the row failed only because assertions threw:
+    with components, every failed component threw (one that failed for real makes the row a
+    failure, as promptfoo counts it); without, its own reason or ``graderError`` says so."""
     if not isinstance(grading, dict):
         return None
+    comps = grading.get("componentResults")
+    failed = [c for c in comps if isinstance(c, dict) and c.get("pass") is False] if isinstance(comps, list) else []
+    if failed:
+        reasons = [_threw(c) for c in failed]
+        return reasons[0] if all(r is not None for r in reasons) else None
     meta = grading.get("metadata")
     if isinstance(meta, dict) and meta.get("graderError"):
         return _first_line(meta.get("graderError"))
     reason = grading.get("reason")
     if isinstance(reason, str) and _THREW.match(reason):
         return _first_line(reason)
-    comps = grading.get("componentResults")
-    if isinstance(comps, list):
-        for c in comps:
-            if isinstance(c, dict) and c.get("pass") is False and (r := _threw(c)):
-                return r
     return None
 
 
@@ -290,7 +300,10 @@ def _add_row(rows: _Rows, i: int, row: Any, default_provider: str | None, cluste
         rows.clusters.append(vars_[cluster])
     if "success" not in row:
         raise InputError(f"result {i}: no 'success' field (pass/fail)", where)
-    rows.success.append(row.get("success"))
+    if not isinstance(row["success"], bool):  # promptfoo writes a boolean; "yes" would be a pass and a failure
+        raise InputError(f"result {i}: 'success' is {type_name(row['success'])} ({_first_line(repr(row['success']), 40)}),"
+                         " expected true or false", where)
+    rows.success.append(row["success"])
     if "score" in row:
         rows.has_score = True
     rows.score.append(row.get("score"))
@@ -570,7 +583,8 @@ def _csv_arm_rows(table: pd.DataFrame, col: str, arm: tuple[str, str, str], keys
     base.loc[ungraded, "row_error"] = "cell has no [PASS]/[FAIL] verdict"
     parts = [_metric_rows(base, "pass", passed.where(passed.notna(), None))]
     if m[1].notna().any():
-        parts.append(_metric_rows(base, "score", m[1].where(m[1].notna(), None).astype(object)))
+        score = m[1].astype(object)
+        parts.append(_metric_rows(base, "score", score.where(score.notna(), None)))
     if ungraded.any():
         notes.append(f"{where}: column {_short(str(col))!r}: {int(ungraded.sum())} cell(s) without a verdict")
     return parts

@@ -82,21 +82,23 @@ def _convert_pending(tables: list) -> None:
 
 
 def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress: bool = False,
-              results_only: bool = False, *, tuning: ReadTuning | None = None) -> Loaded:
+              results_only: bool = False, *, tuning: ReadTuning | None = None, split: str | None = None,
+              all_metrics: bool = False) -> Loaded:
     """Read every file into one validated canonical table, with notes.
 
     ``results_only``: when nothing but harness-reported values (lm-eval results files
     without samples) was read, return them in ``Loaded.reported`` with an empty table
     instead of refusing (for commands that render them via ``evaladdon.analysis.reported``).
     ``tuning``: how the readers read (:class:`~evaladdon.adapters.tuning.ReadTuning`; the
-    same table under any).
+    same table under any).  ``split``, ``all_metrics``: what a HELM run shows
+    (:class:`~evaladdon.adapters.tuning.ReadOptions`).
 
     A file named explicitly that cannot be read is an error; one found in a directory is
     skipped with a note (so one bad log does not hide the rest, and is still reported).
     When two files give the same run id, each such run is prefixed with its file's stem so
     runs stay distinct (the same run stored as .eval and .json stays two runs).
     """
-    options = ReadOptions(cluster, tuning or DEFAULT)
+    options = ReadOptions(cluster, tuning or DEFAULT, split, all_metrics)
     files, notes, name_of, skipped = inputs(paths)
     # Inspect logs stay Parts (rows before the column operations) until the end, where each
     # stretch of consecutive ones becomes ONE DataFrame (inspect_rows.frame): per-file

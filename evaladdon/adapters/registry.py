@@ -107,7 +107,8 @@ class Format:
     ``what``: what a file of it is (or, with no ``fn``, why it is not read; a function of the
     :class:`Head` for the messages that name the file's suffix).  ``test(path, head)``: whether
     the format handles the path.  ``fn``: the reader function, ``(path, cluster) -> table``;
-    ``tuned``: it takes ``tuning=``.  ``part`` (with ``combine``, the name of a
+    ``tuned``: it takes ``tuning=``; ``chooses``: it takes ``split=`` and ``all_metrics=``
+    (what a HELM run shows).  ``part`` (with ``combine``, the name of a
     :class:`~evaladdon.adapters.tuning.ReadTuning` switch): the function that reads the file
     as a part of a larger table, when that switch is on."""
 
@@ -115,6 +116,7 @@ class Format:
     test: Callable[[Path, Head], bool]
     fn: ReadFn | None = None
     tuned: bool = False
+    chooses: bool = False
     part: Callable[..., Any] | None = None
     combine: str = ""
 
@@ -131,14 +133,17 @@ class Format:
             return self.part(path, options.cluster, tuning=options.tuning)
         if self.tuned:
             return self.fn(path, options.cluster, tuning=options.tuning)  # type: ignore[call-arg]
+        if self.chooses:
+            return self.fn(path, options.cluster, split=options.split,  # type: ignore[call-arg]
+                           all_metrics=options.all_metrics)
         return self.fn(path, options.cluster)
 
 
 def _preferences(path: Path, head: Head) -> bool:
-    from evaladdon.adapters.preferences import PREFERENCE_SUFFIXES, sniff_preferences
+    from evaladdon.adapters.preferences import PREFERENCE_SUFFIXES, looks_like_preferences
 
-    # pairwise battles, not per-item scores: `evaladdon rank` reads them (first bytes as they are)
-    return head.suffix in PREFERENCE_SUFFIXES and path.is_file() and sniff_preferences(head.raw) is not None
+    # pairwise battles, not per-item scores: `evaladdon rank` reads them (the first bytes, else the first record)
+    return head.suffix in PREFERENCE_SUFFIXES and path.is_file() and looks_like_preferences(path, head.raw) is not None
 
 
 def _refuse_preferences(path: Path, cluster: str | None = None) -> pd.DataFrame:
@@ -169,14 +174,15 @@ LM_EVAL_SAMPLES = Format("lm-eval samples", _json(looks_like_samples_jsonl), rea
 
 REGISTRY: tuple[Format, ...] = (
     Format("pairwise preferences: use evaladdon rank", _preferences, _refuse_preferences),
-    Format("HELM run", lambda path, head: path.is_dir() and helm.is_run_dir(path), helm.read_helm_run),
+    Format("HELM run", lambda path, head: path.is_dir() and helm.is_run_dir(path), helm.read_helm_run,
+           chooses=True),
     Format("a directory", lambda path, head: path.is_dir()),
     Format(helm.RUN_PART, lambda path, head: helm.is_run_part(path)),
     INSPECT,
     Format("inspect log", lambda path, head: head.suffix in (".json", ".txt") and head.text[:1] == b"{"
            and is_inspect_json(head.text), read_inspect_log, tuned=True, part=read_inspect_part,
            combine="combine_inspect"),
-    Format("HELM run", _json(helm.looks_like_per_instance_stats), helm.read_helm_run),
+    Format("HELM run", _json(helm.looks_like_per_instance_stats), helm.read_helm_run, chooses=True),
     Format("HELM run-level stats", _json(helm.looks_like_run_stats), helm.refuse_run_stats),
     Format("DeepEval test run", _json_at(looks_like_deepeval), read_deepeval),
     Format("promptfoo output", _json(looks_like_promptfoo_json), read_promptfoo),

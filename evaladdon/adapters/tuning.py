@@ -72,7 +72,11 @@ DEFAULT = ReadTuning()
 
 @dataclass(frozen=True)
 class ReadOptions:
-    """What every reader is given besides the path: the field to cluster on and the tuning."""
+    """What every reader is given besides the path: the field to cluster on and the tuning;
+    ``split`` and ``all_metrics`` choose what a HELM run shows (None: HELM's ``test`` split;
+    its bookkeeping stats only with ``all_metrics``)."""
 
     cluster: str | None = None
     tuning: ReadTuning = DEFAULT
+    split: str | None = None
+    all_metrics: bool = False

@@ -125,7 +125,8 @@ class InputOptions:
     """What a command reads: ``paths`` (files and directories, ``NAME=PATH`` allowed) or a
     ``store`` with a ``where`` filter; ``engine`` local or dask (with a ``scheduler``);
     ``cluster`` the field to cluster on; ``metric`` the one metric to use; ``progress`` a
-    progress bar on stderr; ``command`` the command reading (dask serves only some; summarize
+    progress bar on stderr; ``split`` and ``all_metrics`` what a HELM run shows (None: its
+    ``test`` split; bookkeeping stats only with ``all_metrics``); ``command`` the command reading (dask serves only some; summarize
     also shows results-only lm-eval files)."""
 
     paths: tuple[str, ...] = ()
@@ -136,6 +137,8 @@ class InputOptions:
     cluster: str | None = None
     metric: str | None = None
     progress: bool = False
+    split: str | None = None
+    all_metrics: bool = False
     command: str | None = None
     routes: RoutePolicy = field(default_factory=RoutePolicy)
 
@@ -149,6 +152,9 @@ class InputOptions:
             raise EvalAddonError("nothing to read: the following arguments are required: PATH (or --store DIR)")
         if self.scheduler and self.engine != "dask":
             raise EvalAddonError("--scheduler needs --engine dask")
+        if (self.split is not None or self.all_metrics) and (self.store or self.engine == "dask"):
+            raise EvalAddonError("--split and --all-metrics choose what HELM runs show when read from files; "
+                                 "not with --store or --engine dask")
         if self.engine == "dask" and self.command not in DASK_COMMANDS:
             raise EvalAddonError(f"--engine dask works with {', '.join(DASK_COMMANDS)}, not {self.command}")
 

@@ -45,6 +45,11 @@ def add_inputs(p: argparse.ArgumentParser) -> None:
     p.add_argument("--metric", help="only this metric")
     p.add_argument("--cluster", metavar="FIELD", help="column (tables) or metadata field (logs) to cluster on")
     p.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
+    g = p.add_argument_group("HELM runs")
+    g.add_argument("--split", metavar="NAME",
+                   help="the split to read (default: test, the split HELM's leaderboard reports)")
+    g.add_argument("--all-metrics", action="store_true",
+                   help="also show HELM's bookkeeping stats (token counts, finish reasons, runtimes ...)")
     add_store(p, engine=True)
 
 
@@ -80,6 +85,8 @@ def input_options(args: argparse.Namespace) -> InputOptions:
         cluster=getattr(args, "cluster", None),
         metric=getattr(args, "metric", None),
         progress=show_progress(args),
+        split=getattr(args, "split", None),
+        all_metrics=bool(getattr(args, "all_metrics", False)),
         command=getattr(args, "command", None),
         routes=getattr(args, "route_policy", None) or RoutePolicy(),
     )

@@ -65,6 +65,7 @@ def plan_summarize(opts: SummarizeOptions) -> list[Route]:
     """The routes that may serve ``summarize`` with ``opts``, in the order to try them."""
     from evaladdon.routes import table
 
+    opts.inputs.check()  # inputs that cannot be read together: before any route
     i, policy = opts.inputs, opts.inputs.routes
     limits = policy.limits or RouteLimits()
     routes = []
@@ -93,6 +94,7 @@ def plan_compare(opts: CompareOptions) -> list[Route]:
     from evaladdon.routes import table
     from evaladdon.stats.families.names import family_of
 
+    opts.inputs.check()  # inputs that cannot be read together: before any route
     i, policy = opts.inputs, opts.inputs.routes
     limits = policy.limits or RouteLimits()
     family = bool(i.metric and family_of(i.metric))

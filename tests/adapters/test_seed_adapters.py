@@ -7,6 +7,7 @@ import csv
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from evaladdon.adapters import expand_paths, read_runs, sniff
@@ -44,7 +45,7 @@ def deepeval_files(real_logs: Path) -> list[Path]:
 
 def test_helm_every_shipped_run_reproduces_stats_json(real_logs: Path) -> None:
     for d in helm_dirs(real_logs):
-        t = validate(read_helm_run(d))
+        t = validate(read_helm_run(d, all_metrics=True))  # every stat, HELM's bookkeeping too
         spec = json.loads((d / "run_spec.json").read_text())
         assert set(t["model"]) == {spec["adapter_spec"]["model"]}
         assert set(t["task"]) == {"bbq:subject=all,method=multiple_choice_joint"}
@@ -127,8 +128,14 @@ def test_helm_trials_perturbations_and_model_fallbacks(tmp_path: Path) -> None:
     spec = {"name": "mmlu:subject=anatomy,method=multiple_choice_joint,model=openai_gpt2",
             "scenario_spec": {"class_name": "x.MMLUScenario", "args": {"subject": "anatomy"}}, "adapter_spec": {}}
     state = {"adapter_spec": {"model": "openai/gpt2"}, "request_states": []}
-    t = validate(read_helm_run(write_helm_run(tmp_path, entries, spec, state) / "per_instance_stats.json"))
-    assert set(t["model"]) == {"openai/gpt2"}
+    t = validate(read_helm_run(write_helm_run(tmp_path, entries, spec, state) / "per_instance_stats.json",
+                               split="valid"))
+    assert set(t["model"]) == {"openai/gpt2"} and set(t["item"]) == {"id8"}
+    t = validate(read_helm_run(tmp_path / "runs" / "suite1" / spec["name"], all_metrics=True))
+    assert any("1 stat(s) of 1 instance(s) of split 'valid'" in n for n in t.attrs["notes"])
+    notes = t.attrs["notes"]
+    t = pd.concat([t, read_helm_run(tmp_path / "runs" / "suite1" / spec["name"], split="valid")], ignore_index=True)
+    t.attrs["notes"] = notes
     base = "mmlu:subject=anatomy,method=multiple_choice_joint"
     assert set(t["task"]) == {base, f"{base}[typos:prob=0.1]"}
     plain = t[t["task"] == base].set_index(["item", "epoch"])["value"]
@@ -141,7 +148,7 @@ def test_helm_trials_perturbations_and_model_fallbacks(tmp_path: Path) -> None:
     other.parent.mkdir()
     other.write_text(json.dumps(entries))
     reader, what = sniff(other)
-    assert what == "HELM run" and len(validate(reader(other, None))) == len(t)
+    assert what == "HELM run" and len(validate(reader(other, None))) == len(t) - 1  # the test split
     # no run spec and no state: the model from the folder's run name
     t2 = read_helm_run(write_helm_run(tmp_path / "b", entries[:1], None))
     assert set(t2["model"]) == {"openai_gpt2"}

@@ -204,7 +204,10 @@ def _sanitize(s: str) -> str:
 def pair_results(samples_path: Path) -> tuple[Path | None, str | None]:
     """The results file of a samples file, and its task name (when the pairing is certain).
 
-    0.4.3+: ``samples_<task>_<ts>.jsonl`` with ``results_<ts>.json`` in the same folder.
+    0.4.3+: ``samples_<task>_<ts>.jsonl`` with ``results_<ts>.json`` in the same folder, or,
+    when ``--output_path`` named a file (``NAME.json``), with ``NAME_<ts>.json`` beside it
+    (lm-eval's ``EvaluationTracker``: ``path.with_name(f"{path.stem}_{date_id}.json")``, the
+    samples in ``path.parent``).
     0.4.0-0.4.2: ``<model_args>_<task>.jsonl`` with the one results JSON in the folder
     that lists ``<task>`` (several: the one whose model_args match the prefix).
     """
@@ -214,7 +217,7 @@ def pair_results(samples_path: Path) -> tuple[Path | None, str | None]:
     if stem.startswith("samples_") and m:
         task = stem[len("samples_"): m.start()]
         cand = folder / f"results_{m.group(1)}.json"
-        return (cand if cand.exists() else None), task
+        return (cand if cand.exists() else _named_results(folder, m.group(1), task)), task
     candidates: list[tuple[Path, str]] = []
     for f in sorted(folder.glob("*.json")):
         try:
@@ -242,6 +245,25 @@ def pair_results(samples_path: Path) -> tuple[Path | None, str | None]:
     if len(matching) == 1:
         return matching[0]
     return None, candidates[0][1]
+
+
+def _named_results(folder: Path, ts: str, task: str) -> Path | None:
+    """The results file ``NAME_<ts>.json`` of ``--output_path NAME.json`` that shares the
+    samples' timestamp (the one listing ``task`` when there are several; None when unsure)."""
+    found = []
+    for f in sorted(folder.glob(f"*_{ts}.json")):
+        if f.name.startswith("samples_"):
+            continue
+        try:
+            with f.open("rb") as fh:
+                if looks_like_results_json(fh.read(512)):
+                    found.append((f, task in read_results(f)["results"]))
+        except (InputError, OSError):
+            continue
+    listing = [f for f, lists in found if lists]
+    if len(listing) == 1 or (len(found) == 1 and not listing):
+        return (listing or [found[0][0]])[0]
+    return None
 
 
 def _float_or_none(v: Any) -> float | None:
