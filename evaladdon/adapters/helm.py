@@ -366,7 +366,7 @@ def _choose_split(raw: pd.DataFrame, split: str | None, where: str, notes: list[
         text += "; left out: " + ", ".join(
             f"{int(r['size'])} stat(s) of {int(r['nunique'])} instance(s) of split {name!r} (--split {name} reads them)"
             for name, r in per.iterrows())
-    notes.append(text)
+    notes.append(f"note: {text}")  # which split was read is said, as a note (a choice, not a problem)
     return raw[keep].reset_index(drop=True)
 
 
@@ -392,7 +392,7 @@ def _choose_metrics(raw: pd.DataFrame, named: list[str], all_metrics: bool, wher
         if hidden.all():
             notes.append(f"{where}: HELM run holds only bookkeeping stats ({', '.join(names)}); all shown")
         else:
-            notes.append(f"{where}: {len(names)} HELM bookkeeping stat(s) not shown ({int(hidden.sum())} row(s): "
+            notes.append(f"note: {where}: {len(names)} HELM bookkeeping stat(s) not shown ({int(hidden.sum())} row(s): "
                          f"{', '.join(names)}); --all-metrics shows them")
             raw = raw[~hidden]
     rank = raw["metric"].map({m: i for i, m in enumerate(named)}).fillna(len(named)).to_numpy()
