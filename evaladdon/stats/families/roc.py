@@ -14,10 +14,14 @@ sample, among positives and among negatives.
 ``b_k = sum_{neg in k}(V01 - A^)``,
 ``var(A^) = I10/(I10-1) sum a_k^2/M^2 + I01/(I01-1) sum b_k^2/N^2 + 2 I/(I-1) sum a_k b_k/(MN)``
 (``I10``/``I01``: clusters with a positive / a negative).  With one item per cluster this is
-exactly DeLong's variance.  Interval: ``A^ -/+ z se``, clipped to [0, 1].
+exactly DeLong's variance.  Interval: ``A^ -/+ z se``, clipped to [0, 1]; clustered, on the logit
+scale with ``t(C - 1)`` quantiles, ``expit(logit A^ -/+ t se / (A^ (1 - A^)))`` (the z interval on
+the AUC scale covered 90-92 % at 30 clusters in the binormal model, this one 94.5-95 %; at
+``A^`` = 0 or 1 the t interval on the AUC scale, clipped).
 
 *Paired* (DeLong et al. 1988): two scores of the same items, ``var(A^_B - A^_A)`` from the
-differences of the structural components (clustered or not, as above); two-sided z test.
+differences of the structural components (clustered or not, as above); two-sided z test, or
+clustered a t test and interval on ``C - 1`` df (the design's df for a clustered sandwich).
 
 *Undefined*: a sample variance needs two units, so fewer than two positives or negatives (or,
 clustered, fewer than two clusters holding a positive or a negative: ``I10/(I10-1)`` is 1/0)
@@ -45,7 +49,7 @@ import numpy as np
 import numpy.typing as npt
 
 from evaladdon.stats._base.checks import as_finite_1d, check_level, codes
-from evaladdon.stats._base.dist import norm_ppf, norm_sf
+from evaladdon.stats._base.dist import norm_ppf, norm_sf, t_ppf, t_sf
 from evaladdon.stats.families.estimates import MetricEstimate, PairedMetric
 from evaladdon.stats.resampling import BOOT_METHODS, interval_ends, percentile_p, weight_replicates
 
@@ -146,12 +150,26 @@ def roc_auc(
     se = math.sqrt(var) if var >= 0 else math.nan
     z = float(norm_ppf(0.5 + level / 2.0))
     notes: tuple[str, ...] = () if why is None else (why,)
-    method = "DeLong" if cc is None else "clustered DeLong (Obuchowski 1997)"
-    low, high = np.clip([c.auc - z * se, c.auc + z * se], 0.0, 1.0)  # NaN stays NaN
+    method = "DeLong" if cc is None else f"clustered DeLong (Obuchowski 1997), logit-scale t({n_c - 1}) interval"
+    if cc is None:
+        low, high = np.clip([c.auc - z * se, c.auc + z * se], 0.0, 1.0)  # NaN stays NaN
+    else:
+        low, high = _logit_t_interval(c.auc, se, n_c - 1, level)
     return MetricEstimate(name="roc_auc", estimate=c.auc, ci_low=float(low), ci_high=float(high), level=level,
                           method=method,
                           n_items=int(c.v10.size + c.v01.size), n_clusters=None if cc is None else n_c, se=se,
                           notes=notes)
+
+
+def _logit_t_interval(auc: float, se: float, df: int, level: float) -> tuple[float, float]:
+    """``expit(logit A -/+ t_{df} se / (A (1 - A)))`` (delta method on the logit scale); at ``A``
+    = 0 or 1 the t interval on the AUC scale, clipped to [0, 1].  NaN se gives NaN ends."""
+    q = float(t_ppf(0.5 + level / 2.0, df))
+    if not 0.0 < auc < 1.0:
+        low, high = np.clip([auc - q * se, auc + q * se], 0.0, 1.0)
+        return float(low), float(high)
+    centre, half = math.log(auc / (1.0 - auc)), q * se / (auc * (1.0 - auc))
+    return 1.0 / (1.0 + math.exp(half - centre)), 1.0 / (1.0 + math.exp(-centre - half))
 
 
 def compare_roc_auc(
@@ -177,9 +195,14 @@ def compare_roc_auc(
                "a constant): DeLong gives no interval or p-value")
     se = math.sqrt(var) if why is None else math.nan  # undefined: NaN, never a certainty
     delta = cb.auc - ca.auc
-    z = float(norm_ppf(0.5 + level / 2.0))
-    p = float(2.0 * norm_sf(abs(delta / se))) if why is None else math.nan
-    method = "DeLong paired z" if cc is None else "clustered DeLong paired z (Obuchowski 1997)"
+    if cc is None:
+        z = float(norm_ppf(0.5 + level / 2.0))
+        p = float(2.0 * norm_sf(abs(delta / se))) if why is None else math.nan
+        method = "DeLong paired z"
+    else:  # a clustered sandwich: t on C - 1 df
+        z = float(t_ppf(0.5 + level / 2.0, n_c - 1))
+        p = float(2.0 * t_sf(abs(delta / se), n_c - 1)) if why is None else math.nan
+        method = f"clustered DeLong paired t (Obuchowski 1997), df {n_c - 1}"
     return PairedMetric(name="roc_auc", estimate_a=ca.auc, estimate_b=cb.auc, delta=delta, ci_low=delta - z * se,
                         ci_high=delta + z * se, level=level, method=method, p_value=p,
                         n_items=int(ca.v10.size + ca.v01.size), n_clusters=None if cc is None else n_c, se=se,
