@@ -50,7 +50,7 @@ def test_the_bias_is_said_and_the_interval_holds_the_estimate() -> None:
     for name in ("ece", "ece_equal_mass"):
         e = r.get(name)
         assert e.ci_low <= e.estimate <= e.ci_high
-        assert "bias-corrected percentile" in e.method
+        assert "bootstrap percentile (bias-corrected, " in e.method
         assert any("biased upward: bootstrap bias estimate +" in n for n in e.notes), e.notes
     assert "bias" not in r.get("brier").method
 

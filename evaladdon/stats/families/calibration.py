@@ -193,7 +193,7 @@ def _with_bias_notes(ests: list[MetricEstimate], method: str, biases: dict[str, 
                     f"(debiased {e.estimate - biases[e.name]:.4f}); bias-corrected interval "
                     f"[max(0, q_lo - 2b), q_hi - b]; it undercovers when the true ECE is near 0 "
                     f"(ece_sq_debiased is unbiased there)")
-            e = replace(e, method=e.method.replace(f"bootstrap {method} (", "bootstrap bias-corrected percentile ("),
+            e = replace(e, method=e.method.replace(f"bootstrap {method} (", "bootstrap percentile (bias-corrected, "),
                         notes=(*e.notes, note))
         out.append(e)
     return out
