@@ -77,3 +77,4 @@ def test_debiased_ece_squared_counts_singleton_bins_as_zero() -> None:
     o = np.r_[(rng.random(40) < 0.8).astype(float), 1.0, 1.0, 0.0]
     r = calibration_metrics(f, o, n_boot=100)
     assert r.get("ece_sq_debiased").estimate == pytest.approx(_unbiased_square_ce_reference(f, o, 15), abs=1e-12)
+    assert any("3 equal-width bin(s) hold one item" in n for n in r.notes)

@@ -221,6 +221,9 @@ def calibration_metrics(
     notes = [f"{n_bins} bins (equal width and equal mass); Brier decomposition on the equal-width bins"]
     if np.any((f == 0) & (o == 1)) or np.any((f == 1) & (o == 0)):
         notes.append("a forecast of 0 or 1 was wrong: NLL uses forecasts clipped to [eps, 1 - eps]")
+    singles = int(np.sum(np.bincount(equal_width_bins(f, n_bins), minlength=n_bins) == 1))
+    if singles:
+        notes.append(f"{singles} equal-width bin(s) hold one item: they count 0 in ece_sq_debiased")
     biases: dict[str, float] = {}
     ests = bootstrap_metrics(tables, _stat(n_bins), NAMES, n_items=int(f.size),
                              n_clusters=None if clusters is None else n_c, n_boot=n_boot, level=level,
