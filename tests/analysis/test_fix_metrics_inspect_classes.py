@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 
-SAMPLES = Path(__file__).resolve().parents[1] / "sample_logs" / "inspect"
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_logs" / "inspect"
 Cli = Callable[..., tuple[int, str, str]]
 
 
