@@ -154,6 +154,7 @@ def finish_comparisons(results: list[RunComparison], missed: list[Skipped], skip
         more = f" and {len(missed) - 1} more (--verbose lists them)" if len(missed) > 1 else ""
         raise EvalAddonError(f"nothing could be compared: {first.line()[len('not compared: '):]}{more}")
     if len(results) > 1 and adjust != "none":
-        adjusted = adjust_pvalues(np.array([r.comparison.p_value for r in results]), adjust)
+        adjusted = adjust_pvalues(np.array([r.comparison.p_value for r in results]), adjust,
+                                  nan_policy="omit")  # an undefined test stays NaN, outside the family
         results = [replace(r, p_adjusted=float(p), adjust_method=adjust) for r, p in zip(results, adjusted, strict=True)]
     return results

@@ -11,6 +11,16 @@ optional columns of :data:`evaladdon.table.OPTIONAL_COLUMNS`:
   the confidence and the correctness (top-label);
 - ``pass@K`` / ``pass^K``: 0/1 values over repeated epochs.
 
+Classification needs *categorical* predictions.  An Inspect log's ``prediction`` is the
+scorer's answer and ``label`` the sample's target, which are classes for a ``choice`` scorer but
+free text for a judge (``model_graded_*``) and a number per item for a maths task; so for Inspect
+rows (other than a choice scorer's) the answers count as classes only when there are few distinct
+values (at most ``max_classes``, and one per ``rows_per_class`` rows), at least half the answers
+are among the targets, and ``answer == target`` agrees with the scorer's 0/1 verdicts on at least
+``min_agreement`` of the rows (:func:`categorical_reason`).  A long table's columns and
+lm-eval's multiple-choice answers are declared label sets.  Classes are compared with surrounding
+whitespace removed (Inspect's targets often carry a leading space).
+
 Where a family's inputs are missing, the group's ``missing`` says which field is missing;
 nothing is filled in.  Rows without a value (errors) are left out and counted by reason, as
 in ``summarize``; rows without the family's inputs are counted per family.  The independent
@@ -131,6 +141,29 @@ def _need(g: pd.DataFrame, cols: tuple[str, ...]) -> tuple[pd.DataFrame | None, 
     return g.loc[ok], None, dropped
 
 
+def categorical_reason(rows: pd.DataFrame, scorer: str, *, max_classes: int = 20, rows_per_class: int = 5,
+                       min_agreement: float = 0.9) -> str | None:
+    """Why the ``prediction``/``label`` of ``rows`` (one scorer's) are not classes, or None when
+    they are (see the module doc); None too when a column is absent (the family says so)."""
+    if "prediction" not in rows or "label" not in rows or "harness" not in rows:
+        return None
+    if not (rows["harness"] == "inspect").any() or scorer.split("/")[0] == "choice":
+        return None  # a declared label set, or a choice scorer's letters
+    pred, lab = rows["prediction"].astype(str), rows["label"].astype(str)
+    targets = set(lab.unique())
+    few = max(2, min(max_classes, len(rows) // rows_per_class))
+    n_classes = len(targets | set(pred.unique()))
+    shared = float(pred.isin(targets).mean())
+    v = rows["value"].to_numpy(dtype=float)
+    agree = float(((pred == lab).to_numpy() == (v == 1)).mean()) if np.all((v == 0) | (v == 1)) else 1.0
+    if n_classes <= few and shared >= 0.5 and agree >= min_agreement:
+        return None
+    return (f"the answers are not classes: {pred.nunique()} distinct answers and {len(targets)} distinct targets "
+            f"in {len(rows)} rows, {shared:.0%} of the answers among the targets, answer == target agrees with "
+            f"the scorer's verdict on {agree:.0%} of the rows (needs a choice scorer, or at most {few} distinct "
+            f"values shared by answers and targets that the scorer grades by equality)")
+
+
 def _guard(group: GroupMetrics, family: str, fn: Callable[[], None]) -> None:
     try:
         fn()
@@ -154,8 +187,9 @@ def group_metrics(
     rows, why, dropped = _need(g, ("prediction", "label"))
     if dropped:
         out.family_dropped["classification"] = dropped
-    if rows is None:
-        out.missing["classification"] = str(why)
+    not_classes = None if rows is None else categorical_reason(rows, out.metric)
+    if rows is None or not_classes is not None:
+        out.missing["classification"] = str(why if rows is None else not_classes)
     else:
         def classify(rows: pd.DataFrame = rows) -> None:
             units, kind = _units(rows)
@@ -277,14 +311,15 @@ def with_optional_columns(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def _as_class_labels(s: pd.Series) -> pd.Series:
-    """Classes as strings; whole numbers read as floats (``1.0``) written as ``1`` so a numeric
-    label column and a string prediction column name the same class the same way."""
+    """Classes as strings without surrounding whitespace; whole numbers read as floats (``1.0``)
+    written as ``1`` so a numeric label column and a string prediction column name the same class
+    the same way."""
     if pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s):
         v = s.to_numpy(dtype=float, na_value=np.nan)
         whole = np.isfinite(v) & (v == np.round(v))
         text = np.where(whole, np.round(np.nan_to_num(v)).astype(np.int64).astype(str), v.astype(str))
         return pd.Series(np.where(np.isnan(v), None, text), index=s.index, dtype=object)
-    text = s.astype(str).to_numpy(dtype=object)
+    text = s.astype(str).str.strip().to_numpy(dtype=object)
     text[s.isna().to_numpy()] = None
     return pd.Series(text, index=s.index, dtype=object)
 
@@ -395,6 +430,9 @@ def compare_metric(
             if b.empty:
                 continue
             where = f"{run_b} vs {run_a} / {task} / {scorer}"
+            not_classes = [categorical_reason(x, str(scorer)) for x in (a, b)] if family == "classification" else []
+            if any(not_classes):
+                raise EvalAddonError(f"{where}: {name}: {next(w for w in not_classes if w)}")
             try:
                 r, left = _compare_family(family, name, a, b, level, n_boot, seed)
             except (ValueError, EvalAddonError) as exc:

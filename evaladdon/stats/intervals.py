@@ -14,7 +14,7 @@ from typing import Callable, Literal
 
 import numpy as np
 
-from evaladdon.stats._base.checks import check_level
+from evaladdon.stats._base.checks import check_level, whole
 
 # Interval is defined beside Result (evaladdon.stats._base.result) and re-exported here
 from evaladdon.stats._base.result import Interval
@@ -122,14 +122,12 @@ def proportion_interval(
     - ``wald``: ``p +- z sqrt(p(1-p)/n)``, clipped to [0, 1]; shown for contrast only --
       it has length 0 at k = 0 and k = n and undercovers badly (BCD 2001).
 
-    Raises ``ValueError`` for ``n < 1``, ``k`` outside ``[0, n]``, or an unknown method.
+    Raises ``ValueError`` for ``n`` or ``k`` not a finite whole number, ``n < 1``, ``k`` outside
+    ``[0, n]``, or an unknown method.
     """
     level = check_level(level)
-    if int(n) != n or int(successes) != successes:
-        raise ValueError(f"successes and n must be whole numbers, got {successes} and {n}")
-    k, n = int(successes), int(n)
-    if n < 1:
-        raise ValueError(f"n must be at least 1, got {n}")
+    n = whole(n, "n", minimum=1)  # (a one-line ValueError for inf, NaN, 2.5, "x")
+    k = whole(successes, "successes")
     if not 0 <= k <= n:
         raise ValueError(f"successes must be between 0 and n={n}, got {k}")
     p = k / n

@@ -375,14 +375,17 @@ def bootstrap_metrics(
     seed: int | None = 0,
     what: str = "",
     notes: Sequence[str] = (),
+    ends: Callable[[VectorBootstrap, np.ndarray], np.ndarray] | None = None,
 ) -> list[MetricEstimate]:
-    """One :class:`MetricEstimate` per name, intervals by the cluster bootstrap of ``tables``."""
+    """One :class:`MetricEstimate` per name, intervals by the cluster bootstrap of ``tables``
+    (``ends(vb, q)``, when given, turns the ``(2, q)`` interval ends into the ones reported)."""
     from evaladdon.stats.families.estimates import MetricEstimate
 
     level = check_level(level)
     _check_method(method)
     vb = replicate_tables(np.asarray(tables, dtype=float), statistic, n_boot, seed)
     q = interval_ends(vb.replicates, vb.estimate, vb.jackknife, level, method)
+    q = q if ends is None else ends(vb, q)
     unit = "cluster" if n_clusters is not None else "item"
     label = f"{unit} bootstrap {method} ({n_boot} resamples{', ' + what if what else ''})"
     out = []

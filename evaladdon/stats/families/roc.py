@@ -14,10 +14,19 @@ sample, among positives and among negatives.
 ``b_k = sum_{neg in k}(V01 - A^)``,
 ``var(A^) = I10/(I10-1) sum a_k^2/M^2 + I01/(I01-1) sum b_k^2/N^2 + 2 I/(I-1) sum a_k b_k/(MN)``
 (``I10``/``I01``: clusters with a positive / a negative).  With one item per cluster this is
-exactly DeLong's variance.  Interval: ``A^ -/+ z se``, clipped to [0, 1].
+exactly DeLong's variance.  Interval: ``A^ -/+ z se``, clipped to [0, 1]; clustered, on the logit
+scale with ``t(C - 1)`` quantiles, ``expit(logit A^ -/+ t se / (A^ (1 - A^)))`` (the z interval on
+the AUC scale covered 90-92 % at 30 clusters in the binormal model, this one 94.5-95 %; at
+``A^`` = 0 or 1 the t interval on the AUC scale, clipped).
 
 *Paired* (DeLong et al. 1988): two scores of the same items, ``var(A^_B - A^_A)`` from the
-differences of the structural components (clustered or not, as above); two-sided z test.
+differences of the structural components (clustered or not, as above); two-sided z test, or
+clustered a t test and interval on ``C - 1`` df (the design's df for a clustered sandwich).
+
+*Undefined*: a sample variance needs two units, so fewer than two positives or negatives (or,
+clustered, fewer than two clusters holding a positive or a negative: ``I10/(I10-1)`` is 1/0)
+give se, interval and p NaN with a note saying why; so does a paired variance estimate of 0
+(the runs' components differ by a constant), never a zero-width interval with p 0.
 
 **Average precision** (scikit-learn's definition) ``AP = sum_t (R_t - R_{t-1}) P_t`` over the
 distinct score thresholds ``t`` in decreasing order.  Interval by the cluster bootstrap: the
@@ -40,7 +49,7 @@ import numpy as np
 import numpy.typing as npt
 
 from evaladdon.stats._base.checks import as_finite_1d, check_level, codes
-from evaladdon.stats._base.dist import norm_ppf, norm_sf
+from evaladdon.stats._base.dist import norm_ppf, norm_sf, t_ppf, t_sf
 from evaladdon.stats.families.estimates import MetricEstimate, PairedMetric
 from evaladdon.stats.resampling import BOOT_METHODS, interval_ends, percentile_p, weight_replicates
 
@@ -88,24 +97,32 @@ def structural_components(scores: npt.ArrayLike, labels: npt.ArrayLike) -> _Comp
 
 
 def _variance(a: np.ndarray, b: np.ndarray, cluster_pos: np.ndarray | None, cluster_neg: np.ndarray | None,
-              n_clusters: int) -> float:
-    """Variance of a sum of centred structural components (DeLong; Obuchowski when clustered).
+              n_clusters: int) -> tuple[float, str | None]:
+    """Variance of a sum of centred structural components (DeLong; Obuchowski when clustered), and
+    why it is undefined (NaN) when it is.
 
-    ``a`` are the centred V10 of the positives, ``b`` the centred V01 of the negatives.
+    ``a`` are the centred V10 of the positives, ``b`` the centred V01 of the negatives.  A sample
+    variance needs two units: DeLong's two positives and two negatives, Obuchowski's two clusters
+    holding a positive and two holding a negative (all positives, or all negatives, in one cluster
+    leave ``I10/(I10-1)`` or ``I01/(I01-1)`` undefined).
     """
     m, n = a.size, b.size
     if cluster_pos is None or cluster_neg is None:
-        s10 = float(a @ a) / (m - 1) if m > 1 else math.nan
-        s01 = float(b @ b) / (n - 1) if n > 1 else math.nan
-        return s10 / m + s01 / n
-    ak = np.bincount(cluster_pos, weights=a, minlength=n_clusters)
-    bk = np.bincount(cluster_neg, weights=b, minlength=n_clusters)
+        if m < 2 or n < 2:
+            return math.nan, (f"{m} positive(s) and {n} negative(s): the DeLong variance needs at least two "
+                              f"of each; no interval")
+        return float(a @ a) / (m - 1) / m + float(b @ b) / (n - 1) / n, None
     i10 = int(np.unique(cluster_pos).size)
     i01 = int(np.unique(cluster_neg).size)
-    t10 = i10 / (i10 - 1) * float(ak @ ak) / m**2 if i10 > 1 else math.nan
-    t01 = i01 / (i01 - 1) * float(bk @ bk) / n**2 if i01 > 1 else math.nan
+    if i10 < 2 or i01 < 2:
+        return math.nan, (f"clusters holding a positive: {i10}, a negative: {i01}; the clustered DeLong variance "
+                          f"needs at least two of each; no interval")
+    ak = np.bincount(cluster_pos, weights=a, minlength=n_clusters)
+    bk = np.bincount(cluster_neg, weights=b, minlength=n_clusters)
+    t10 = i10 / (i10 - 1) * float(ak @ ak) / m**2
+    t01 = i01 / (i01 - 1) * float(bk @ bk) / n**2
     t11 = 2.0 * n_clusters / (n_clusters - 1) * float(ak @ bk) / (m * n)
-    return t10 + t01 + t11
+    return t10 + t01 + t11, None
 
 
 def _cluster_codes(clusters: npt.ArrayLike | None, n: int) -> tuple[np.ndarray | None, int]:
@@ -128,19 +145,31 @@ def roc_auc(
     level = check_level(level)
     c = structural_components(scores, labels)
     cc, n_c = _cluster_codes(clusters, c.v10.size + c.v01.size)
-    var = _variance(c.v10 - c.auc, c.v01 - c.auc, None if cc is None else cc[c.pos],
-                    None if cc is None else cc[c.neg], n_c)
+    var, why = _variance(c.v10 - c.auc, c.v01 - c.auc, None if cc is None else cc[c.pos],
+                         None if cc is None else cc[c.neg], n_c)
     se = math.sqrt(var) if var >= 0 else math.nan
     z = float(norm_ppf(0.5 + level / 2.0))
-    notes: tuple[str, ...] = ()
-    if c.v10.size < 2 or c.v01.size < 2:
-        notes = ("fewer than two positives or negatives: no DeLong variance",)
-    method = "DeLong" if cc is None else "clustered DeLong (Obuchowski 1997)"
-    low, high = np.clip([c.auc - z * se, c.auc + z * se], 0.0, 1.0)  # NaN stays NaN
+    notes: tuple[str, ...] = () if why is None else (why,)
+    method = "DeLong" if cc is None else f"clustered DeLong (Obuchowski 1997), logit-scale t({n_c - 1}) interval"
+    if cc is None:
+        low, high = np.clip([c.auc - z * se, c.auc + z * se], 0.0, 1.0)  # NaN stays NaN
+    else:
+        low, high = _logit_t_interval(c.auc, se, n_c - 1, level)
     return MetricEstimate(name="roc_auc", estimate=c.auc, ci_low=float(low), ci_high=float(high), level=level,
                           method=method,
                           n_items=int(c.v10.size + c.v01.size), n_clusters=None if cc is None else n_c, se=se,
                           notes=notes)
+
+
+def _logit_t_interval(auc: float, se: float, df: int, level: float) -> tuple[float, float]:
+    """``expit(logit A -/+ t_{df} se / (A (1 - A)))`` (delta method on the logit scale); at ``A``
+    = 0 or 1 the t interval on the AUC scale, clipped to [0, 1].  NaN se gives NaN ends."""
+    q = float(t_ppf(0.5 + level / 2.0, df))
+    if not 0.0 < auc < 1.0:
+        low, high = np.clip([auc - q * se, auc + q * se], 0.0, 1.0)
+        return float(low), float(high)
+    centre, half = math.log(auc / (1.0 - auc)), q * se / (auc * (1.0 - auc))
+    return 1.0 / (1.0 + math.exp(half - centre)), 1.0 / (1.0 + math.exp(-centre - half))
 
 
 def compare_roc_auc(
@@ -160,18 +189,24 @@ def compare_roc_auc(
     cc, n_c = _cluster_codes(clusters, ca.v10.size + ca.v01.size)
     da = (cb.v10 - cb.auc) - (ca.v10 - ca.auc)
     db = (cb.v01 - cb.auc) - (ca.v01 - ca.auc)
-    var = _variance(da, db, None if cc is None else cc[ca.pos], None if cc is None else cc[ca.neg], n_c)
-    se = math.sqrt(var) if var > 0 else 0.0
+    var, why = _variance(da, db, None if cc is None else cc[ca.pos], None if cc is None else cc[ca.neg], n_c)
+    if why is None and not var > 0:  # every centred component equal in both runs: a zero estimate
+        why = ("the estimated variance of the difference is 0 (the two runs' structural components differ by "
+               "a constant): DeLong gives no interval or p-value")
+    se = math.sqrt(var) if why is None else math.nan  # undefined: NaN, never a certainty
     delta = cb.auc - ca.auc
-    z = float(norm_ppf(0.5 + level / 2.0))
-    if se > 0:
-        p = float(2.0 * norm_sf(abs(delta / se)))
-    else:
-        p = 1.0 if delta == 0 else 0.0
-    method = "DeLong paired z" if cc is None else "clustered DeLong paired z (Obuchowski 1997)"
+    if cc is None:
+        z = float(norm_ppf(0.5 + level / 2.0))
+        p = float(2.0 * norm_sf(abs(delta / se))) if why is None else math.nan
+        method = "DeLong paired z"
+    else:  # a clustered sandwich: t on C - 1 df
+        z = float(t_ppf(0.5 + level / 2.0, n_c - 1))
+        p = float(2.0 * t_sf(abs(delta / se), n_c - 1)) if why is None else math.nan
+        method = f"clustered DeLong paired t (Obuchowski 1997), df {n_c - 1}"
     return PairedMetric(name="roc_auc", estimate_a=ca.auc, estimate_b=cb.auc, delta=delta, ci_low=delta - z * se,
                         ci_high=delta + z * se, level=level, method=method, p_value=p,
-                        n_items=int(ca.v10.size + ca.v01.size), n_clusters=None if cc is None else n_c, se=se)
+                        n_items=int(ca.v10.size + ca.v01.size), n_clusters=None if cc is None else n_c, se=se,
+                        notes=() if why is None else (why,))
 
 
 # --- average precision ------------------------------------------------------------------------

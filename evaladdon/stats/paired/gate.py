@@ -40,9 +40,12 @@ class GateDecision(Result):
 
 
 def regression_gate(ci_low: float, ci_high: float, margin: float = 0.0) -> GateDecision:
-    """Decide from the interval of ``delta`` (see module doc).  NaN bounds are inconclusive."""
+    """Decide from the interval of ``delta`` (see module doc).  NaN bounds are inconclusive; an
+    inverted interval (``ci_low > ci_high``) is refused."""
     if margin < 0 or math.isnan(margin):
         raise ValueError(f"the margin must be >= 0, got {margin}")
+    if ci_low > ci_high:  # (False when either is NaN)
+        raise ValueError(f"the interval is inverted: ci_low {ci_low} > ci_high {ci_high}")
     if math.isnan(ci_low) or math.isnan(ci_high):
         decision = INCONCLUSIVE
     elif ci_high < -margin:

@@ -3,7 +3,8 @@
 - Bonferroni: ``min(1, m p)``.
 - Holm (1979), step-down: ``p~_(i) = max_{j <= i} min(1, (m - j + 1) p_(j))``.
 - Benjamini & Hochberg (1995), step-up FDR: ``p~_(i) = min_{j >= i} min(1, m p_(j) / j)``.
-NaN p-values are kept as NaN and not counted in ``m``.
+A NaN p-value is refused (``nan_policy="raise"``, the default, as scipy's
+``false_discovery_control``); with ``nan_policy="omit"`` it is kept as NaN and not counted in ``m``.
 Oracle in the tests: ``statsmodels.stats.multitest.multipletests`` with ``"bonferroni"``,
 ``"holm"`` and ``"fdr_bh"`` (its *default* is Holm-Sidak, which is not Holm).
 
@@ -27,11 +28,16 @@ __all__ = ["ADJUST_METHODS", "CochranQResult", "adjust_pvalues", "cochrans_q"]
 ADJUST_METHODS: tuple[str, ...] = ("holm", "bh", "bonferroni", "none")
 
 
-def adjust_pvalues(p_values: npt.ArrayLike, method: str = "holm") -> np.ndarray:
-    """Adjusted p-values for a family of tests (see module doc)."""
+def adjust_pvalues(p_values: npt.ArrayLike, method: str = "holm", *, nan_policy: str = "raise") -> np.ndarray:
+    """Adjusted p-values for a family of tests (see module doc); ``nan_policy`` ``"raise"`` or ``"omit"``."""
     p = np.asarray(p_values, dtype=float)
     if p.ndim != 1:
         raise ValueError(f"p_values must be a 1-d array, got shape {p.shape}")
+    if nan_policy not in ("raise", "omit"):
+        raise ValueError(f"nan_policy must be 'raise' or 'omit', got {nan_policy!r}")
+    if nan_policy == "raise" and np.isnan(p).any():
+        raise ValueError(f"{int(np.isnan(p).sum())} p-value(s) are NaN; pass nan_policy='omit' to keep them "
+                         f"as NaN outside the family")
     if np.any((p < 0) | (p > 1)):
         raise ValueError("p-values must lie in [0, 1]")
     key = method.lower().replace("-", "_")
