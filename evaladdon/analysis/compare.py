@@ -14,9 +14,11 @@ from typing import Any, Protocol, Sequence
 
 import numpy as np
 
+from evaladdon.analysis.options import Margin
 from evaladdon.analysis.results import Alignment, RunComparison, Skipped
 from evaladdon.errors import EvalAddonError
 from evaladdon.stats import adjust_pvalues, compare_paired, regression_gate
+from evaladdon.table.scale import shown_in_points
 
 
 class PairSource(Protocol):
@@ -74,13 +76,15 @@ def compare_groups(
     interval: str = "auto",
     cluster_method: str = "cr2",
     strict: bool = False,
-    margin: float | None = None,
+    margin: Margin = None,
     n_permutations: int = 10_000,
     seed: int | None = 0,
     raise_first: bool = False,
 ) -> tuple[list[RunComparison], list[Skipped]]:
     """The comparisons of :func:`compare_table` (not yet adjusted) and those not made; with
-    ``raise_first`` the first comparison not made is raised instead."""
+    ``raise_first`` the first comparison not made is raised instead.  ``margin``: the gate's
+    margin, or a function of the comparison's scale giving it (``GateOptions.margin_for``:
+    points on a metric in [0, 1], the metric's own units otherwise)."""
     results: list[RunComparison] = []
     missed: list[Skipped] = []
 
@@ -125,6 +129,8 @@ def compare_groups(
             except ValueError as exc:
                 skip(run_a, run_b, task, metric_name, str(exc))
                 continue
+            points = shown_in_points(paired.a, paired.b)
+            m = margin(points) if callable(margin) else margin
             results.append(
                 RunComparison(
                     run_a=run_a,
@@ -135,9 +141,10 @@ def compare_groups(
                     metric=str(metric_name),
                     alignment=alignment,
                     comparison=comp,
-                    gate=regression_gate(comp.ci_low, comp.ci_high, margin) if margin is not None else None,
+                    gate=regression_gate(comp.ci_low, comp.ci_high, m) if m is not None else None,
                     label_a=labels[run_a],
                     label_b=labels[run_b],
+                    points=points,
                 )
             )
     return results, missed

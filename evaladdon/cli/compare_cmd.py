@@ -57,14 +57,14 @@ def run(args: argparse.Namespace) -> int:
                                 sys.stdout, json=args.json, markdown=args.markdown, quiet=args.quiet,
                                 regression=got.regression and not args.json)
         return EXIT_REGRESSION if got.regression else 0
-    loaded, skipped, bounded = got.loaded, got.skipped, got.bounded
+    loaded, skipped = got.loaded, got.skipped
     alpha = 1.0 - opts.level
     results = [dataclasses.replace(r, mde=m, mde_note=why)
                for r in got.results for m, why in [mde_and_note(r, opts.power, alpha)]]
     if args.json:
         emit(args, [r.flat() for r in results], loaded, loaded.notes, skipped)
     else:
-        render(results, opts.power, args.quiet, args.markdown, sys.stdout, None, args.wide, bounded)
+        render(results, opts.power, args.quiet, args.markdown, sys.stdout, None, args.wide)
         emit(args, [], loaded, list(loaded.notes) + warnings_of(results), skipped)
     refused = gate_refuses_skips(args, loaded, skipped)
     if refused:

@@ -7,24 +7,26 @@ from __future__ import annotations
 from typing import Any
 
 from evaladdon.analysis.results import RunComparison
-from evaladdon.report.text import console, fmt, markdown_table, signed_points, table, terminal_width, warn
-from evaladdon.report.units import describe
+from evaladdon.report.text import console, fmt, markdown_table, table, terminal_width, warn
+from evaladdon.report.units import amount, describe, difference, interval, size
 
-__all__ = ["COLUMNS", "DROP_ORDER", "render", "rows_of", "verdict", "warnings_of"]
+__all__ = ["COLUMNS", "DROP_ORDER", "render", "rows_of", "units_line", "verdict", "warnings_of"]
 
 
-def verdict(r: RunComparison, power: float, bounded: bool = True) -> str:
-    c = r.comparison
-    mde = (f"; this set can detect {100 * r.mde:.1f} points at {power:.0%} power" if r.mde is not None
+def verdict(r: RunComparison, power: float) -> str:
+    """One line per comparison: the difference and its interval, p, the MDE and the gate, all
+    on the comparison's scale (points for a metric in [0, 1], else its own units)."""
+    c, pts = r.comparison, r.points
+    mde = (f"; this set can detect {size(r.mde, pts)} at {power:.0%} power" if r.mde is not None
            else f"; {r.mde_note}" if r.mde_note else "")
     p = f"p = {c.p_value:.3g} ({c.test})" + (f", adjusted {r.p_adjusted:.3g}" if r.p_adjusted is not None else "")
     gate = ""
     if r.gate:
         gate = f"; gate: {r.gate.decision}" + (" = " if r.gate.decision.endswith(" m") else ", m = ")
-        gate += describe(r.gate.margin, bounded)
+        gate += describe(r.gate.margin, pts)
     return (
-        f"{r.label_b or r.run_b} vs {r.label_a or r.run_a} on {r.task}/{r.metric}: {signed_points(c.delta)} points, "
-        f"{c.level:.0%} CI {signed_points(c.ci_low)} to {signed_points(c.ci_high)}; {p}{mde}{gate}"
+        f"{r.label_b or r.run_b} vs {r.label_a or r.run_a} on {r.task}/{r.metric}: {amount(c.delta, pts)}, "
+        f"{c.level:.0%} CI {interval(c.ci_low, c.ci_high, pts)}; {p}{mde}{gate}"
     )
 
 
@@ -34,7 +36,7 @@ DROP_ORDER = ("se unpair", "n10/n01", "se pair", "n", "A", "B")
 
 
 def rows_of(results: list[RunComparison]) -> list[list[Any]]:
-    """Table rows (delta and CI in points); one table per pair of runs."""
+    """Table rows (delta and CI in points, or in the metric's units off [0, 1]); one table per pair of runs."""
     rows = []
     for r in results:
         c = r.comparison
@@ -42,9 +44,31 @@ def rows_of(results: list[RunComparison]) -> list[list[Any]]:
         p = c.p_value if r.p_adjusted is None else r.p_adjusted
         n = f"{c.n}" + (f"/{c.n_clusters}c" if c.n_clusters else "")
         rows.append([f"{r.task}/{r.metric}", fmt(c.mean_a, 3), fmt(c.mean_b, 3),
-                     signed_points(c.delta), f"{signed_points(c.ci_low)},{signed_points(c.ci_high)}",
+                     difference(c.delta, r.points), interval(c.ci_low, c.ci_high, r.points),
                      f"{p:.2g}", fmt(c.se, 4), fmt(c.se_unpaired, 4), n, disc])
     return rows
+
+
+def units_line(results: list[RunComparison]) -> str:
+    """What the delta and CI columns are in: points (metrics in [0, 1]) or the metric's units."""
+    kinds = {r.points for r in results}
+    if kinds == {True}:
+        return "delta and CI in points"
+    if kinds == {False}:
+        return "delta and CI in the metric's own units (not in [0, 1])"
+    own = sorted({f"{r.task}/{r.metric}" for r in results if not r.points})
+    return f"delta and CI in points, except in the metric's own units for {', '.join(own)} (not in [0, 1])"
+
+
+def _lines(results: list[RunComparison], power: float) -> list[str]:
+    """The lines under the tables: the adjustment and the units when they need saying, then
+    the verdicts."""
+    lines = []
+    if any(r.p_adjusted is not None for r in results):
+        lines.append(f"p: {results[0].adjust_method}-adjusted over {len(results)} comparisons; {units_line(results)}")
+    elif not all(r.points for r in results):
+        lines.append(units_line(results))
+    return lines + [verdict(r, power) for r in results]
 
 
 def warnings_of(results: list[RunComparison]) -> list[str]:
@@ -74,7 +98,6 @@ def render(
     stream: Any = None,
     notes: list[str] | None = None,
     wide: bool = False,
-    bounded: bool = True,
 ) -> None:
     """Tables and verdict lines on ``stream``; with ``notes`` given, warnings too (stderr, or
     a list after a markdown table)."""
@@ -93,11 +116,7 @@ def render(
             con.file.write(f"**{markdown_cell(title)}**\n\n" + markdown_table(COLUMNS, rows_of(group)) + "\n")
         else:
             con.print(table(title, COLUMNS, rows_of(group), n_left=1, drop=DROP_ORDER, wide=wide))
-    lines = []
-    if any(r.p_adjusted is not None for r in results):
-        lines.append(f"p: {results[0].adjust_method}-adjusted over {len(results)} comparisons; delta and CI in points")
-    lines += [verdict(r, power, bounded) for r in results]
-    for line in lines:
+    for line in _lines(results, power):
         if markdown:
             con.file.write(markdown_cell(line) + "\n\n")
         elif wide:

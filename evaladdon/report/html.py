@@ -13,7 +13,8 @@ from typing import Any, Sequence
 from evaladdon.analysis.compare_table import RunComparison
 from evaladdon.report.plots import epoch_variance_plot, forest_plot, power_curve_plot
 from evaladdon.report.escape import clean
-from evaladdon.report.text import fmt, signed_points
+from evaladdon.report.text import fmt
+from evaladdon.report.units import amount, column_unit, difference, interval, magnitude, size
 from evaladdon.stats import power_curve
 from evaladdon.analysis.summarize import GroupSummary
 
@@ -97,31 +98,47 @@ def _comparisons_section(comparisons: Sequence[RunComparison], power: float) -> 
     for r in comparisons:
         c = r.comparison
         crow.append([f"{r.label_b or r.run_b} vs {r.label_a or r.run_a}", f"{r.task}/{r.metric}", c.mean_a,
-                     c.mean_b, signed_points(c.delta), f"{signed_points(c.ci_low)} to {signed_points(c.ci_high)}",
+                     c.mean_b, difference(c.delta, r.points), interval(c.ci_low, c.ci_high, r.points),
                      c.p_value, r.p_adjusted, c.se_paired, c.se_unpaired, c.n,
                      f"{c.discordance.n10}/{c.discordance.n01}" if c.discordance else "-",
-                     None if r.mde is None else 100 * r.mde])
-    parts.append(_table(["B vs A", "task/metric", "A", "B", "delta (pts)", "CI (pts)", "p", "p adjusted",
-                         "se paired", "se unpaired", "n", "n10/n01", "MDE (pts)"], crow))
-    labels = [f"{r.label_b or r.run_b} vs {r.label_a or r.run_a}: {r.task}/{r.metric}" for r in comparisons]
-    parts.append(_img(forest_plot([plot_label(x) for x in labels], [r.comparison.delta for r in comparisons],
-                                  [r.comparison.ci_low for r in comparisons],
-                                  [r.comparison.ci_high for r in comparisons]), "forest plot"))
-    curves = []
-    for label, r in zip(labels, comparisons, strict=True):
-        c = r.comparison
-        if c.se > 0:
-            pc = power_curve(c.n, c.se * c.se * c.n, alpha=1 - c.level)
-            curves.append((plot_label(label), pc.delta, pc.power))
-    if curves:
-        parts.append(_img(power_curve_plot(curves, power), "power curve"))
+                     None if r.mde is None else magnitude(r.mde, r.points)])
+    unit = column_unit([r.points for r in comparisons])
+    parts.append(_table(["B vs A", "task/metric", "A", "B", f"delta ({unit})", f"CI ({unit})", "p", "p adjusted",
+                         "se paired", "se unpaired", "n", "n10/n01", f"MDE ({unit})"], crow))
+    parts += _comparison_plots(comparisons, power)
     for r in comparisons:
         c = r.comparison
-        mde = f"; this set can detect {100 * r.mde:.1f} points at {power:.0%} power" if r.mde else ""
+        mde = f"; this set can detect {size(r.mde, r.points)} at {power:.0%} power" if r.mde else ""
         parts.append(f"<p class='verdict'>{html.escape(r.label_b or r.run_b)} vs "
                      f"{html.escape(r.label_a or r.run_a)} on {html.escape(r.task)}/{html.escape(r.metric)}: "
-                     f"{signed_points(c.delta)} points, {c.level:.0%} CI {signed_points(c.ci_low)} to "
-                     f"{signed_points(c.ci_high)}; p = {c.p_value:.3g} ({html.escape(c.test)}){mde}</p>")
+                     f"{amount(c.delta, r.points)}, {c.level:.0%} CI {interval(c.ci_low, c.ci_high, r.points)}; "
+                     f"p = {c.p_value:.3g} ({html.escape(c.test)}){mde}</p>")
+    return parts
+
+
+def _comparison_plots(comparisons: Sequence[RunComparison], power: float) -> list[str]:
+    """The forest plot and the power curves, one of each per scale (points for metrics in
+    [0, 1], the metrics' own units otherwise: two scales never share an axis)."""
+    parts = []
+    for points in (True, False):
+        group = [r for r in comparisons if r.points == points]
+        if not group:
+            continue
+        scale = 100.0 if points else 1.0
+        unit = "points" if points else "the metric's units"
+        labels = [f"{r.label_b or r.run_b} vs {r.label_a or r.run_a}: {r.task}/{r.metric}" for r in group]
+        parts.append(_img(forest_plot([plot_label(x) for x in labels], [r.comparison.delta for r in group],
+                                      [r.comparison.ci_low for r in group], [r.comparison.ci_high for r in group],
+                                      title=f"Paired differences (B - A), {unit}", scale=scale, unit=unit),
+                          "forest plot"))
+        curves = []
+        for label, r in zip(labels, group, strict=True):
+            c = r.comparison
+            if c.se > 0:
+                pc = power_curve(c.n, c.se * c.se * c.n, alpha=1 - c.level)
+                curves.append((plot_label(label), pc.delta, pc.power))
+        if curves:
+            parts.append(_img(power_curve_plot(curves, power, scale=scale, unit=unit), "power curve"))
     return parts
 
 

@@ -186,13 +186,6 @@ def markdown_list(lines: Iterable[str]) -> str:
     return ("\n" + "\n".join(items) + "\n") if items else ""
 
 
-def signed_points(value: float, digits: int = 1) -> str:
-    """A difference of proportions in percentage points, with its sign: ``+1.2``."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "nan"
-    return f"{100 * value:+.{digits}f}"
-
-
 def warn(lines: Iterable[str], stream: Any = None) -> None:
     """Warnings and notes for people: on stderr (never mixed into a table on stdout), cleaned."""
     out = stream if stream is not None else sys.stderr
