@@ -76,7 +76,7 @@ def _scores_section(summaries: Sequence[GroupSummary]) -> list[str]:
     rows = []
     for s in summaries:
         e = s.estimate
-        rows.append([s.label or s.run, f"{s.task}/{s.metric}", e.mean, e.se, f"{fmt(e.ci_low)} to {fmt(e.ci_high)}",
+        rows.append([s.label or s.run, f"{s.task}/{s.metric}", e.mean, e.se, interval(e.ci_low, e.ci_high, digits=4),
                      e.se_naive, e.deff, e.n_items, e.n_clusters, e.n_epochs_max, e.method])
     parts.append(_table(["run", "task/metric", "mean", "se", f"{summaries[0].estimate.level:.0%} CI" if summaries
                          else "CI", "naive se", "deff", "items", "clusters", "epochs", "method"], rows))
@@ -202,8 +202,8 @@ def render_rank_section(
         ties = "ties split half/half" if bt.ties == "half" else f"Davidson ties (nu = {bt.tie_param:.3g})"
         anchor = f"{bt.anchor} = {bt.base:g}" if bt.anchor else f"mean {bt.base:g}"
         parts.append(f"<p class='note'>{html.escape(f'{bt.n_battles:g} battles in {bt.n_clusters} clusters; {ties}; Elo scale, {anchor}; {bt.level:.0%} {bt.interval} intervals')}</p>")
-        rows = [[int(bt.rank[i]), bt.models[i], f"{bt.rating[i]:.1f}", f"{bt.ci_low[i]:.1f} to {bt.ci_high[i]:.1f}",
-                 f"{int(bt.rank_low[i])}-{int(bt.rank_high[i])}", f"{bt.battles[i].sum():g}"] for i in order]
+        rows = [[int(bt.rank[i]), bt.models[i], f"{bt.rating[i]:.1f}", interval(float(bt.ci_low[i]), float(bt.ci_high[i]), digits=1),
+                 interval(int(bt.rank_low[i]), int(bt.rank_high[i])), f"{bt.battles[i].sum():g}"] for i in order]
         parts.append(_table(["rank", "model", "rating", f"{bt.level:.0%} CI", "rank range", "battles"], rows))
         parts.append(_img(rating_plot(list(bt.models), list(bt.rating), list(bt.ci_low), list(bt.ci_high),
                                       ref=bt.base), "ratings with intervals"))
@@ -227,8 +227,8 @@ def render_rank_section(
     for label, r, drop in rankings:
         order = sorted(range(len(r.models)), key=lambda i: (int(r.rank[i]), i))
         parts.append(f"<h2>Ranking: {html.escape(label)}</h2>")
-        rows = [[int(r.rank[i]), r.models[i], f"{r.mean[i]:.3f}", f"{r.ci_low[i]:.3f} to {r.ci_high[i]:.3f}",
-                 f"{int(r.rank_low[i])}-{int(r.rank_high[i])}", int(r.tier[i])] for i in order]
+        rows = [[int(r.rank[i]), r.models[i], f"{r.mean[i]:.3f}", interval(float(r.ci_low[i]), float(r.ci_high[i])),
+                 interval(int(r.rank_low[i]), int(r.rank_high[i])), int(r.tier[i])] for i in order]
         parts.append(_table(["rank", "model", "mean", f"{r.level:.0%} CI", "rank range", "tier"], rows))
         parts.append(_img(rating_plot(list(r.models), list(r.mean), list(r.ci_low), list(r.ci_high),
                                       title=f"Mean scores with intervals: {label}", xlabel="mean score"),
@@ -260,7 +260,7 @@ def metrics_section(groups: Sequence[Any]) -> str:
     for g in groups:
         for e in g.estimates:
             if e.name in headline or e.name.startswith("pass") or "," in e.name:
-                rows.append([g.label, f"{g.task}/{g.metric}", e.name, e.estimate, f"{fmt(e.ci_low)} to {fmt(e.ci_high)}",
+                rows.append([g.label, f"{g.task}/{g.metric}", e.name, e.estimate, interval(e.ci_low, e.ci_high, digits=4),
                              e.n_items, e.n_clusters, e.method])
     if not rows:
         return ""

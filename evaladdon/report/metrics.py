@@ -10,6 +10,7 @@ from typing import Any
 from evaladdon.report.escape import clean, markdown_cell
 from evaladdon.report.text import console, fmt, table, write_json
 from evaladdon.analysis.metrics import LOWER_IS_BETTER
+from evaladdon.report.units import interval
 
 __all__ = ["COLUMNS", "render", "short_method", "write_metric_comparison"]
 
@@ -31,7 +32,7 @@ def write_metric_comparison(results: list[Any], gates: list[Any], labels: dict[s
         c = r.comparison
         rows.append([clean(f"{labels.get(r.run_b, r.run_b)} vs {labels.get(r.run_a, r.run_a)}"),
                      clean(f"{r.task}/{r.metric}"), fmt(c.estimate_a, 4),
-                     fmt(c.estimate_b, 4), fmt(c.delta, 4), f"{fmt(c.ci_low, 4)},{fmt(c.ci_high, 4)}",
+                     fmt(c.estimate_b, 4), fmt(c.delta, 4), interval(c.ci_low, c.ci_high, digits=4),
                      f"{c.p_value:.2g}", c.n_items])
     con = console(stream)
     columns = ["B vs A", "task/metric", "A", "B", "delta", "CI", "p", "n"]
@@ -72,7 +73,7 @@ def _rows(groups: list[Any], esc: Any) -> list[list[Any]]:
                 continue
             n = f"{e.n_items}" + (f"/{e.n_clusters}c" if e.n_clusters is not None else "")
             rows.append([esc(g.label), esc(f"{g.task}/{g.metric}"), esc(e.name), fmt(e.estimate, 4),
-                         f"{fmt(e.ci_low, 3)}-{fmt(e.ci_high, 3)}", n, short_method(e.method)])
+                         interval(e.ci_low, e.ci_high), n, short_method(e.method)])
     return rows
 
 
