@@ -17,7 +17,8 @@ import numpy as np
 from evaladdon.analysis.options import Margin
 from evaladdon.analysis.results import Alignment, RunComparison, Skipped
 from evaladdon.errors import EvalAddonError
-from evaladdon.stats import adjust_pvalues, compare_paired, regression_gate
+from evaladdon.stats import GateDecision, adjust_pvalues, compare_paired, regression_gate
+from evaladdon.stats.paired.family import at_level, family_level, tested_gate
 from evaladdon.table.scale import shown_in_points
 
 
@@ -66,6 +67,12 @@ def why_unpaired_text(exc: EvalAddonError, sides: Sequence[tuple[int, dict[str, 
     return "no items in common"
 
 
+NOT_BLOCKING = ("no scored items in either run", "share no (task, metric)")
+"""Reasons a comparison was not made that hide nothing, so a gate may pass: neither run scored
+the metric, or the two runs have no (task, metric) in common (a folder holding a run of another
+task).  They are listed in every output mode; no input is counted as unreadable for them."""
+
+
 def compare_groups(
     groups: PairSource,
     pairs: Sequence[tuple[str, str]],
@@ -90,7 +97,7 @@ def compare_groups(
 
     def skip(run_a: str, run_b: str, task: str | None, metric_name: str | None, reason: str) -> None:
         item = Skipped(run_a, run_b, labels[run_a], labels[run_b], task, metric_name, reason,
-                       blocking=not reason.startswith("no scored items in either run"))
+                       blocking=not reason.startswith(NOT_BLOCKING))
         if raise_first:
             what = f"task {task!r}, metric {metric_name!r}, " if task is not None else ""
             raise EvalAddonError(f"{what}runs {run_a!r} vs {run_b!r}: {reason}")
@@ -152,15 +159,34 @@ def compare_groups(
 
 def finish_comparisons(results: list[RunComparison], missed: list[Skipped], skipped: list[Skipped] | None,
                        adjust: str) -> list[RunComparison]:
-    """``missed`` added to ``skipped``; an error when nothing was compared; p-values adjusted
-    over all ``results`` (``adjust``)."""
+    """``missed`` added to ``skipped``; an error when nothing was compared; then the one
+    multiplicity choice ``adjust`` over all ``results`` applied to p-values, intervals and gates
+    alike (:func:`family`)."""
     if skipped is not None:
         skipped.extend(missed)
     if not results and missed:
         first = missed[0]
         more = f" and {len(missed) - 1} more (--verbose lists them)" if len(missed) > 1 else ""
         raise EvalAddonError(f"nothing could be compared: {first.line()[len('not compared: '):]}{more}")
+    return family(results, adjust)
+
+
+def family(results: list[RunComparison], adjust: str) -> list[RunComparison]:
+    """The comparisons as one family (:mod:`evaladdon.stats.paired.family`): p-values adjusted
+    by ``adjust`` (when more than one), each interval at the family's level, and each gate on
+    that interval and the adjusted p (a regression is shown only where the test rejects)."""
+    if not results:
+        return results
+    level = results[0].comparison.level
     if len(results) > 1 and adjust != "none":
         adjusted = adjust_pvalues(np.array([r.comparison.p_value for r in results]), adjust)
-        results = [replace(r, p_adjusted=float(p), adjust_method=adjust) for r, p in zip(results, adjusted, strict=True)]
-    return results
+        k_level = family_level(level, len(results), adjust, int(np.sum(adjusted < 1.0 - level)))
+        results = [replace(r, p_adjusted=float(p), adjust_method=adjust, comparison=at_level(r.comparison, k_level))
+                   for r, p in zip(results, adjusted, strict=True)]
+    return [r if r.gate is None else replace(r, gate=_gate(r, 1.0 - level)) for r in results]
+
+
+def _gate(r: RunComparison, alpha: float) -> GateDecision:
+    c = r.comparison
+    assert r.gate is not None
+    return tested_gate(c.ci_low, c.ci_high, r.gate.margin, c.p_value if r.p_adjusted is None else r.p_adjusted, alpha)

@@ -117,4 +117,5 @@ class Skipped(Result):
 
     def line(self) -> str:
         what = f" on {self.task}/{self.metric}" if self.task is not None else ""
-        return f"not compared: {self.label_b} vs {self.label_a}{what}: {self.reason}"
+        left = "" if self.blocking else " (left out; hides nothing from the gate)"
+        return f"not compared: {self.label_b} vs {self.label_a}{what}: {self.reason}{left}"

@@ -1,6 +1,6 @@
-"""``compare`` output: a table per pair of runs, one verdict line per comparison (delta, interval,
-p, MDE, gate), and the items left out and notes (everything from a log escaped by
-:mod:`evaladdon.report.text`)."""
+"""``compare`` output: one table of every comparison (a row per candidate and task/metric when
+many runs meet a baseline), one verdict line per comparison (delta, interval, p, MDE, gate), and
+the items left out and notes (everything from a log escaped by :mod:`evaladdon.report.text`)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from typing import Any
 
 from evaladdon.analysis.results import RunComparison
 from evaladdon.report.text import console, fmt, markdown_table, table, terminal_width, warn
-from evaladdon.report.units import amount, describe, difference, interval, size
+from evaladdon.report.units import amount, describe, difference, interval, level_text, size
 
-__all__ = ["COLUMNS", "DROP_ORDER", "render", "rows_of", "units_line", "verdict", "warnings_of"]
+__all__ = ["COLUMNS", "DROP_ORDER", "family_line", "layout", "render", "rows_of", "units_line", "verdict", "warnings_of"]
 
 
 def verdict(r: RunComparison, power: float) -> str:
@@ -26,7 +26,7 @@ def verdict(r: RunComparison, power: float) -> str:
         gate += describe(r.gate.margin, pts)
     return (
         f"{r.label_b or r.run_b} vs {r.label_a or r.run_a} on {r.task}/{r.metric}: {amount(c.delta, pts)}, "
-        f"{c.level:.0%} CI {interval(c.ci_low, c.ci_high, pts)}; {p}{mde}{gate}"
+        f"{level_text(c.level)} CI {interval(c.ci_low, c.ci_high, pts)}; {p}{mde}{gate}"
     )
 
 
@@ -36,7 +36,7 @@ DROP_ORDER = ("se unpair", "n10/n01", "se pair", "n", "A", "B")
 
 
 def rows_of(results: list[RunComparison]) -> list[list[Any]]:
-    """Table rows (delta and CI in points, or in the metric's units off [0, 1]); one table per pair of runs."""
+    """Table rows (delta and CI in points, or in the metric's units off [0, 1]), from task/metric on."""
     rows = []
     for r in results:
         c = r.comparison
@@ -47,6 +47,34 @@ def rows_of(results: list[RunComparison]) -> list[list[Any]]:
                      difference(c.delta, r.points), interval(c.ci_low, c.ci_high, r.points),
                      f"{p:.2g}", fmt(c.se, 4), fmt(c.se_unpaired, 4), n, disc])
     return rows
+
+
+def layout(results: list[RunComparison]) -> tuple[str | None, list[str], list[list[Any]], int]:
+    """One table for all comparisons: title, columns, rows and the number of label columns.
+    Two runs: the title names B and A.  One baseline against many: the title names A and a
+    first column B (a row per candidate and task/metric).  Every pair: columns B and A."""
+    pairs = list(dict.fromkeys((r.run_a, r.run_b) for r in results))
+    first = results[0]
+    a, b = first.label_a or first.run_a, first.label_b or first.run_b
+    if len(pairs) == 1:
+        return f"B = {b}  vs  A = {a}", COLUMNS, rows_of(results), 1
+    runs_b = [r.label_b or r.run_b for r in results]
+    if len({r.run_a for r in results}) == 1:
+        rows = [[x, *row] for x, row in zip(runs_b, rows_of(results), strict=True)]
+        return f"A = {a} (baseline); B = each run below", ["B = run", *COLUMNS], rows, 2
+    runs_a = [r.label_a or r.run_a for r in results]
+    rows = [[x, y, *row] for x, y, row in zip(runs_b, runs_a, rows_of(results), strict=True)]
+    return None, ["B = run", "A = run", *COLUMNS], rows, 3
+
+
+def family_line(results: list[RunComparison]) -> str:
+    """The one multiplicity choice, as it applies to p, the intervals and the gate
+    (:mod:`evaladdon.stats.paired.family`)."""
+    method, k = results[0].adjust_method, len(results)
+    each = level_text(results[0].comparison.level)
+    kind = "false-coverage-rate adjusted (Benjamini-Yekutieli)" if method == "bh" else "simultaneous (Bonferroni)"
+    gate = "; the gate needs the adjusted p and the interval" if any(r.gate is not None for r in results) else ""
+    return f"p: {method}-adjusted over {k} comparisons; intervals {kind}, each at {each}{gate}"
 
 
 def units_line(results: list[RunComparison]) -> str:
@@ -65,7 +93,7 @@ def _lines(results: list[RunComparison], power: float) -> list[str]:
     the verdicts."""
     lines = []
     if any(r.p_adjusted is not None for r in results):
-        lines.append(f"p: {results[0].adjust_method}-adjusted over {len(results)} comparisons; {units_line(results)}")
+        lines.append(f"{family_line(results)}; {units_line(results)}")
     elif not all(r.points for r in results):
         lines.append(units_line(results))
     return lines + [verdict(r, power) for r in results]
@@ -108,14 +136,11 @@ def render(
 
     con = console(stream)
     width = terminal_width(con.file)
-    pairs = list(dict.fromkeys((r.run_a, r.run_b) for r in results))
-    for run_a, run_b in pairs:
-        group = [r for r in results if (r.run_a, r.run_b) == (run_a, run_b)]
-        title = f"B = {group[0].label_b or run_b}  vs  A = {group[0].label_a or run_a}"
-        if markdown:
-            con.file.write(f"**{markdown_cell(title)}**\n\n" + markdown_table(COLUMNS, rows_of(group)) + "\n")
-        else:
-            con.print(table(title, COLUMNS, rows_of(group), n_left=1, drop=DROP_ORDER, wide=wide))
+    title, columns, rows, n_left = layout(results)
+    if markdown:
+        con.file.write((f"**{markdown_cell(title)}**\n\n" if title else "") + markdown_table(columns, rows) + "\n")
+    else:
+        con.print(table(title, columns, rows, n_left=n_left, drop=DROP_ORDER, wide=wide))
     for line in _lines(results, power):
         if markdown:
             con.file.write(markdown_cell(line) + "\n\n")

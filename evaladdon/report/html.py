@@ -14,7 +14,7 @@ from evaladdon.analysis.compare_table import RunComparison
 from evaladdon.report.plots import epoch_variance_plot, forest_plot, power_curve_plot
 from evaladdon.report.escape import clean
 from evaladdon.report.text import fmt
-from evaladdon.report.units import amount, column_unit, difference, interval, magnitude, size
+from evaladdon.report.units import amount, column_unit, difference, interval, level_text, magnitude, size
 from evaladdon.stats import power_curve
 from evaladdon.analysis.summarize import GroupSummary
 
@@ -111,7 +111,7 @@ def _comparisons_section(comparisons: Sequence[RunComparison], power: float) -> 
         mde = f"; this set can detect {size(r.mde, r.points)} at {power:.0%} power" if r.mde else ""
         parts.append(f"<p class='verdict'>{html.escape(r.label_b or r.run_b)} vs "
                      f"{html.escape(r.label_a or r.run_a)} on {html.escape(r.task)}/{html.escape(r.metric)}: "
-                     f"{amount(c.delta, r.points)}, {c.level:.0%} CI {interval(c.ci_low, c.ci_high, r.points)}; "
+                     f"{amount(c.delta, r.points)}, {level_text(c.level)} CI {interval(c.ci_low, c.ci_high, r.points)}; "
                      f"p = {c.p_value:.3g} ({html.escape(c.test)}){mde}</p>")
     return parts
 

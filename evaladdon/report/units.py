@@ -19,7 +19,8 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
-__all__ = ["LARGE", "amount", "column_unit", "describe", "difference", "interval", "magnitude", "number", "size"]
+__all__ = ["LARGE", "amount", "column_unit", "describe", "difference", "interval", "level_text", "magnitude", "number",
+           "size"]
 
 LARGE = 1e6
 """At or above this magnitude a number is written in scientific notation (``1.23e+300``)."""
@@ -85,6 +86,12 @@ def column_unit(points: Sequence[bool]) -> str:
     """The unit of a column of differences, for its title: ``pts``, ``units`` or ``pts/units``."""
     kinds = set(points)
     return "pts" if kinds == {True} else "units" if kinds == {False} else "pts/units"
+
+
+def level_text(level: float) -> str:
+    """A confidence level as a percentage, with the digits a family's level needs: ``95%``,
+    ``98.3%`` (0.95 over 3 comparisons)."""
+    return f"{100 * level:.3g}%"
 
 
 def describe(fraction: float, bounded: bool = True) -> str:
