@@ -119,41 +119,21 @@ def compare_groups(
             except EvalAddonError as exc:
                 skip(run_a, run_b, task, metric_name, groups.why_unpaired(run_a, run_b, task, metric_name, exc))
                 continue
-            alignment = paired.alignment
             try:
-                comp = compare_paired(
-                    paired.a,
-                    paired.b,
-                    paired.clusters,
-                    one_epoch=alignment.one_epoch,
-                    level=level,
-                    test=test,
-                    interval=interval,
-                    cluster_method=cluster_method,
-                    n_permutations=n_permutations,
-                    seed=seed,
-                )
+                comp = compare_paired(paired.a, paired.b, paired.clusters, one_epoch=paired.alignment.one_epoch,
+                                      level=level, test=test, interval=interval, cluster_method=cluster_method,
+                                      n_permutations=n_permutations, seed=seed)
             except ValueError as exc:
                 skip(run_a, run_b, task, metric_name, str(exc))
                 continue
             points = shown_in_points(paired.a, paired.b)
             m = margin(points) if callable(margin) else margin
-            results.append(
-                RunComparison(
-                    run_a=run_a,
-                    run_b=run_b,
-                    model_a=str(groups.model_of(run_a)),
-                    model_b=str(groups.model_of(run_b)),
-                    task=str(task),
-                    metric=str(metric_name),
-                    alignment=alignment,
-                    comparison=comp,
-                    gate=regression_gate(comp.ci_low, comp.ci_high, m) if m is not None else None,
-                    label_a=labels[run_a],
-                    label_b=labels[run_b],
-                    points=points,
-                )
-            )
+            results.append(RunComparison(
+                run_a=run_a, run_b=run_b, model_a=str(groups.model_of(run_a)), model_b=str(groups.model_of(run_b)),
+                task=str(task), metric=str(metric_name), alignment=paired.alignment, comparison=comp,
+                gate=regression_gate(comp.ci_low, comp.ci_high, m) if m is not None else None,
+                label_a=labels[run_a], label_b=labels[run_b], points=points,
+            ))
     return results, missed
 
 
