@@ -4,10 +4,10 @@ the items left out and notes (everything from a log escaped by :mod:`evaladdon.r
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from evaladdon.analysis.results import RunComparison
-from evaladdon.report.text import console, fmt, markdown_table, table, terminal_width, warn
+from evaladdon.report.text import MIN_LABEL, console, cut_labels, fmt, markdown_table, table, terminal_width, warn
 from evaladdon.report.units import amount, describe, difference, interval, level_text, size
 
 __all__ = ["COLUMNS", "DROP_ORDER", "family_line", "layout", "render", "rows_of", "units_line", "verdict", "warnings_of"]
@@ -49,22 +49,44 @@ def rows_of(results: list[RunComparison]) -> list[list[Any]]:
     return rows
 
 
-def layout(results: list[RunComparison]) -> tuple[str | None, list[str], list[list[Any]], int]:
-    """One table for all comparisons: title, columns, rows and the number of label columns.
-    Two runs: the title names B and A.  One baseline against many: the title names A and a
-    first column B (a row per candidate and task/metric).  Every pair: columns B and A."""
+Title = Callable[[int], str]
+"""A title as a function of the width: it cuts its run labels (shared prefix first), never its
+separators, so a cut title cannot name the wrong run."""
+
+
+def _titled(parts: list[str], labels: list[str]) -> Title:
+    """``parts[0] + labels[0] + parts[1] + labels[1] ...``, the labels cut to fit the width."""
+    def fit(width: int) -> str:
+        fixed = sum(map(len, parts))
+        room = max(width - fixed, MIN_LABEL * len(labels))
+        if sum(map(len, labels)) <= room:
+            cut = labels
+        elif len(labels) == 1:
+            cut = cut_labels(labels, [room])
+        else:  # the shorter label keeps what it needs up to half; the other takes the rest
+            wa = min(len(labels[1]), max(room // 2, room - len(labels[0])))
+            cut = cut_labels(labels, [room - wa, wa])
+        return "".join(p + x for p, x in zip(parts, [*cut, *[""] * (len(parts) - len(cut))], strict=True))
+    return fit
+
+
+def layout(results: list[RunComparison]) -> tuple[Title | None, list[str], list[list[Any]], int, int]:
+    """One table for all comparisons: title, columns, rows, the number of label columns and of
+    run-name columns among them.  Two runs: the title names B and A.  One baseline against
+    many: the title names A and a first column B (a row per candidate and task/metric).  Every
+    pair: columns B and A."""
     pairs = list(dict.fromkeys((r.run_a, r.run_b) for r in results))
     first = results[0]
     a, b = first.label_a or first.run_a, first.label_b or first.run_b
     if len(pairs) == 1:
-        return f"B = {b}  vs  A = {a}", COLUMNS, rows_of(results), 1
+        return _titled(["B = ", "  vs  A = "], [b, a]), COLUMNS, rows_of(results), 1, 0
     runs_b = [r.label_b or r.run_b for r in results]
     if len({r.run_a for r in results}) == 1:
         rows = [[x, *row] for x, row in zip(runs_b, rows_of(results), strict=True)]
-        return f"A = {a} (baseline); B = each run below", ["B = run", *COLUMNS], rows, 2
+        return _titled(["A = ", " (baseline); B = each run below"], [a]), ["B = run", *COLUMNS], rows, 2, 1
     runs_a = [r.label_a or r.run_a for r in results]
     rows = [[x, y, *row] for x, y, row in zip(runs_b, runs_a, rows_of(results), strict=True)]
-    return None, ["B = run", "A = run", *COLUMNS], rows, 3
+    return None, ["B = run", "A = run", *COLUMNS], rows, 3, 2
 
 
 def family_line(results: list[RunComparison]) -> str:
@@ -136,11 +158,11 @@ def render(
 
     con = console(stream)
     width = terminal_width(con.file)
-    title, columns, rows, n_left = layout(results)
-    if markdown:
-        con.file.write((f"**{markdown_cell(title)}**\n\n" if title else "") + markdown_table(columns, rows) + "\n")
+    title, columns, rows, n_left, names = layout(results)
+    if markdown:  # labels are bounded (table.names.LABEL_MAX): the full title
+        con.file.write((f"**{markdown_cell(title(10**6))}**\n\n" if title else "") + markdown_table(columns, rows) + "\n")
     else:
-        con.print(table(title, columns, rows, n_left=n_left, drop=DROP_ORDER, wide=wide))
+        con.print(table(title, columns, rows, n_left=n_left, drop=DROP_ORDER, wide=wide, names=names))
     for line in _lines(results, power):
         if markdown:
             con.file.write(markdown_cell(line) + "\n\n")

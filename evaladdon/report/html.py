@@ -13,7 +13,7 @@ from typing import Any, Sequence
 from evaladdon.analysis.compare_table import RunComparison
 from evaladdon.report.plots import epoch_variance_plot, forest_plot, power_curve_plot
 from evaladdon.report.escape import clean
-from evaladdon.report.text import fmt
+from evaladdon.report.text import fmt, shorten
 from evaladdon.report.units import amount, column_unit, difference, interval, level_text, magnitude, size
 from evaladdon.stats import power_curve
 from evaladdon.analysis.summarize import GroupSummary
@@ -35,10 +35,15 @@ def _table(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
+PLOT_LABEL_MAX = 80
+"""The longest label on a plot (matplotlib lays out every character: a 20 KB label took minutes)."""
+
+
 def plot_label(text: str) -> str:
-    """A name from input as a matplotlib label: control characters shown as escapes, and
-    ``$`` escaped so two of them never start math text (which fails or renders TeX)."""
-    return clean(text).replace("$", r"\$")
+    """A name from input as a matplotlib label: at most :data:`PLOT_LABEL_MAX` characters (cut
+    in the middle), control characters shown as escapes, and ``$`` escaped so two of them never
+    start math text (which fails or renders TeX)."""
+    return shorten(clean(text), PLOT_LABEL_MAX).replace("$", r"\$")
 
 
 def _img(png: bytes, alt: str) -> str:
