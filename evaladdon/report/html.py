@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import base64
 import html
+import math
 from typing import Any, Sequence
 
 from evaladdon.analysis.compare_table import RunComparison
 from evaladdon.report.plots import epoch_variance_plot, forest_plot, power_curve_plot
 from evaladdon.report.escape import clean
 from evaladdon.report.text import fmt, shorten
-from evaladdon.report.units import amount, column_unit, difference, interval, level_text, magnitude, size
+from evaladdon.report.units import amount, column_unit, difference, interval, level_text, magnitude, number, size
 from evaladdon.stats import power_curve
 from evaladdon.analysis.summarize import GroupSummary
 
@@ -139,7 +140,7 @@ def _comparison_plots(comparisons: Sequence[RunComparison], power: float) -> lis
         curves = []
         for label, r in zip(labels, group, strict=True):
             c = r.comparison
-            if c.se > 0:
+            if c.se > 0 and math.isfinite(c.se * c.se * c.n):  # no curve for a variance past the float range
                 pc = power_curve(c.n, c.se * c.se * c.n, alpha=1 - c.level)
                 curves.append((plot_label(label), pc.delta, pc.power))
         if curves:
@@ -232,14 +233,14 @@ def render_rank_section(
     for label, r, drop in rankings:
         order = sorted(range(len(r.models)), key=lambda i: (int(r.rank[i]), i))
         parts.append(f"<h2>Ranking: {html.escape(label)}</h2>")
-        rows = [[int(r.rank[i]), r.models[i], f"{r.mean[i]:.3f}", interval(float(r.ci_low[i]), float(r.ci_high[i])),
+        rows = [[int(r.rank[i]), r.models[i], number(float(r.mean[i]), 3), interval(float(r.ci_low[i]), float(r.ci_high[i])),
                  interval(int(r.rank_low[i]), int(r.rank_high[i])), int(r.tier[i])] for i in order]
         parts.append(_table(["rank", "model", "mean", f"{r.level:.0%} CI", "rank range", "tier"], rows))
         parts.append(_img(rating_plot(list(r.models), list(r.mean), list(r.ci_low), list(r.ci_high),
                                       title=f"Mean scores with intervals: {label}", xlabel="mean score"),
                           "scores with intervals"))
-        parts.append(f"<p class='note'>{html.escape(r.method)}; winner's curse: the top score {r.top_score:.3f} "
-                     f"is optimistic by about {r.optimism:.3f} (bound {r.optimism_bound:.3f})</p>")
+        parts.append(f"<p class='note'>{html.escape(r.method)}; winner's curse: the top score {number(r.top_score, 3)} "
+                     f"is optimistic by about {number(r.optimism, 3)} (bound {number(r.optimism_bound, 3)})</p>")
         if drop:
             reasons = ", ".join(f"{v} {k}" for k, v in drop.items())
             parts.append(f"<p class='warn'>{html.escape(f'{sum(drop.values())} row(s) left out ({reasons})')}</p>")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from evaladdon.report.units import interval
+from evaladdon.report.units import interval, number
 
 if TYPE_CHECKING:  # pragma: no cover
     from evaladdon.analysis.rank import PreferenceRanking, ScoreRanking
@@ -136,8 +136,9 @@ def _pref_lines(pr: PreferenceRanking, cell: Any) -> list[str]:
 def _score_lines(sr: ScoreRanking, cell: Any) -> list[str]:
     r = sr.result
     return [f"{cell(sr.task)}/{cell(sr.metric)}: {r.n_items} shared items, {r.n_clusters} units; {r.method}",
-            f"winner's curse: top score {r.top_score:.3f} ({cell(r.top_model)}) is optimistic by about "
-            f"{r.optimism:.3f} (bootstrap; bound {r.optimism_bound:.3f}); corrected {r.top_corrected:.3f}"]
+            f"winner's curse: top score {number(r.top_score, 3)} ({cell(r.top_model)}) is optimistic by about "
+            f"{number(r.optimism, 3)} (bootstrap; bound {number(r.optimism_bound, 3)}); "
+            f"corrected {number(r.top_corrected, 3)}"]
 
 
 def _warnings(dropped: dict[str, int], notes: list[str], cell: Any, what: str = "row(s)") -> list[str]:

@@ -16,13 +16,13 @@ terminal or a PR comment raw.
 from __future__ import annotations
 
 import json
-import math
 import os
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
 from evaladdon.report.escape import clean, markdown_cell
+from evaladdon.report.units import number
 
 DEFAULT_WIDTH = 100
 MIN_LABEL = 8  # a label column is never shortened below this many characters
@@ -44,13 +44,8 @@ def terminal_width(stream: Any = None) -> int:
 
 
 def fmt(value: Any, digits: int = 4) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "nan"
-        return f"{value:.{digits}f}"
-    return str(value)
+    """A cell: :func:`evaladdon.report.units.number` (scientific notation for huge values)."""
+    return number(value, digits)
 
 
 def shorten(text: str, width: int) -> str:

@@ -19,6 +19,8 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
+import numpy as np
+
 __all__ = ["LARGE", "amount", "column_unit", "describe", "difference", "interval", "level_text", "magnitude", "number",
            "size"]
 
@@ -28,20 +30,19 @@ LARGE = 1e6
 
 def number(value: Any, digits: int = 4, signed: bool = False) -> str:
     """``value`` with ``digits`` decimals; ``-`` for None, ``nan``/``inf`` as such; scientific
-    notation when it is too large for a fixed format (or too small to show a digit)."""
+    notation from :data:`LARGE` on (``1e300`` is not printed as 301 digits)."""
     if value is None:
         return "-"
+    if isinstance(value, np.floating):
+        value = float(value)
     if not isinstance(value, float):
-        if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= LARGE:
-            value = float(value)
-        else:
-            return str(value)
+        return str(value)  # counts and text as they are
     sign = "+" if signed else ""
     if math.isnan(value):
         return "nan"
     if math.isinf(value):
         return f"{value:{sign}}"
-    if abs(value) >= LARGE or (value != 0 and abs(value) < 0.5 * 10.0 ** -digits):
+    if abs(value) >= LARGE:
         return f"{value:{sign}.{max(digits - 1, 2)}e}"
     return f"{value:{sign}.{digits}f}"
 
