@@ -119,3 +119,30 @@ def test_unit_interval_metric_in_points(tmp_path: Path, cli) -> None:
     path = _write(tmp_path / "bleu.csv", rows)
     code, out, _ = cli("compare", path, "--baseline", "base")
     assert code == 0 and "mt/bleu: +20.0 points" in out
+
+
+@pytest.fixture
+def classified(tmp_path: Path) -> Path:
+    rng = np.random.default_rng(11)
+    path = tmp_path / "cls.csv"
+    with path.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["run", "item", "value", "prediction", "label", "confidence"])
+        for i in range(80):
+            label = int(rng.integers(0, 2))
+            for run, acc in (("A", 0.8), ("B", 0.65)):
+                pred = label if rng.uniform() < acc else 1 - label
+                w.writerow([run, i, float(pred == label), pred, label, round(float(rng.uniform(0.55, 0.95)), 3)])
+    return path
+
+
+def test_metric_family_units(classified: Path, cli) -> None:
+    """``compare --metric``: f1 (in [0, 1]) in points, nll (nats) in its own units; the gate's margin
+    shown in the same units."""
+    code, out, _ = cli("compare", classified, "--metric", "f1_macro", "--n-boot", "200", "--json")
+    delta = json.loads(out)["results"][0]["delta"]
+    code, out, _ = cli("compare", classified, "--metric", "f1_macro", "--n-boot", "200", "--margin", "2pt")
+    assert code == 0 and "delta and CI in points" in out
+    assert f"{100 * delta:+.1f}" in out and "m = 2.0 points (0.02)" in out
+    code, out, _ = cli("compare", classified, "--metric", "nll", "--n-boot", "200", "--margin", "0.1")
+    assert code == 0 and "in the metric's own units" in out and "(m = 0.1," in out
