@@ -98,3 +98,9 @@ def test_huge_names_bounded_everywhere(tmp_path: Path, cli) -> None:
         else:
             r = json.loads(out)["results"][0]
             assert len(r["label_a"]) <= LABEL_MAX and len(r["label_b"]) <= LABEL_MAX
+
+
+def test_cut_labels_keeps_a_leading_mark() -> None:
+    got = cut_labels(["[reported] " + PREFIX + "HjeS8B", "[reported] " + PREFIX + "Xq91aa"], [24, 24])
+    assert all(x.startswith("[reported] …") and len(x) <= 24 for x in got), got
+    assert got[0].endswith("HjeS8B") and got[1].endswith("Xq91aa")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
@@ -62,14 +63,21 @@ def shorten(text: str, width: int) -> str:
 def cut_labels(labels: Sequence[str], widths: Sequence[int]) -> list[str]:
     """Labels that name runs, each in at most its width, cut so they still tell runs apart: first
     the prefix they all share is cut from the start (``…-20250514:HjeS8B``), then, if still too
-    long, the middle (:func:`shorten`), so a label never loses the end that distinguishes it."""
-    distinct = list(dict.fromkeys(labels))
+    long, the middle (:func:`shorten`), so a label never loses the end that distinguishes it.
+    A leading mark such as ``[reported] `` or ``[incomplete] `` is kept whole."""
+    marks = [m.group(0) if (m := _MARK.match(x)) else "" for x in labels]
+    names = [x[len(m):] for x, m in zip(labels, marks, strict=True)]
+    distinct = list(dict.fromkeys(names))
     prefix = os.path.commonprefix(distinct) if len(distinct) > 1 else ""
     out = []
-    for text, width in zip(labels, widths, strict=True):
-        k = min(len(prefix), len(text) - width + 1) if len(text) > width else 0
-        out.append(shorten(ELLIPSIS + text[k:] if k > 1 else text, width))
+    for mark, text, width in zip(marks, names, widths, strict=True):
+        room = max(width - len(mark), 2)
+        k = min(len(prefix), len(text) - room + 1) if len(text) > room else 0
+        out.append(shorten(mark + shorten(ELLIPSIS + text[k:] if k > 1 else text, room), width))
     return out
+
+
+_MARK = re.compile(r"^\[[a-z ]+\] ")
 
 
 TASK_MIN = 16
