@@ -14,9 +14,12 @@ from typing import Any, Protocol, Sequence
 
 import numpy as np
 
+from evaladdon.analysis.options import Margin
 from evaladdon.analysis.results import Alignment, RunComparison, Skipped
 from evaladdon.errors import EvalAddonError
-from evaladdon.stats import adjust_pvalues, compare_paired, regression_gate
+from evaladdon.stats import GateDecision, adjust_pvalues, compare_paired, regression_gate
+from evaladdon.stats.paired.family import at_level, family_level, tested_gate
+from evaladdon.table.scale import shown_in_points
 
 
 class PairSource(Protocol):
@@ -64,6 +67,12 @@ def why_unpaired_text(exc: EvalAddonError, sides: Sequence[tuple[int, dict[str, 
     return "no items in common"
 
 
+NOT_BLOCKING = ("no scored items in either run", "share no (task, metric)")
+"""Reasons a comparison was not made that hide nothing, so a gate may pass: neither run scored
+the metric, or the two runs have no (task, metric) in common (a folder holding a run of another
+task).  They are listed in every output mode; no input is counted as unreadable for them."""
+
+
 def compare_groups(
     groups: PairSource,
     pairs: Sequence[tuple[str, str]],
@@ -74,19 +83,21 @@ def compare_groups(
     interval: str = "auto",
     cluster_method: str = "cr2",
     strict: bool = False,
-    margin: float | None = None,
+    margin: Margin = None,
     n_permutations: int = 10_000,
     seed: int | None = 0,
     raise_first: bool = False,
 ) -> tuple[list[RunComparison], list[Skipped]]:
     """The comparisons of :func:`compare_table` (not yet adjusted) and those not made; with
-    ``raise_first`` the first comparison not made is raised instead."""
+    ``raise_first`` the first comparison not made is raised instead.  ``margin``: the gate's
+    margin, or a function of the comparison's scale giving it (``GateOptions.margin_for``:
+    points on a metric in [0, 1], the metric's own units otherwise)."""
     results: list[RunComparison] = []
     missed: list[Skipped] = []
 
     def skip(run_a: str, run_b: str, task: str | None, metric_name: str | None, reason: str) -> None:
         item = Skipped(run_a, run_b, labels[run_a], labels[run_b], task, metric_name, reason,
-                       blocking=not reason.startswith("no scored items in either run"))
+                       blocking=not reason.startswith(NOT_BLOCKING))
         if raise_first:
             what = f"task {task!r}, metric {metric_name!r}, " if task is not None else ""
             raise EvalAddonError(f"{what}runs {run_a!r} vs {run_b!r}: {reason}")
@@ -108,53 +119,55 @@ def compare_groups(
             except EvalAddonError as exc:
                 skip(run_a, run_b, task, metric_name, groups.why_unpaired(run_a, run_b, task, metric_name, exc))
                 continue
-            alignment = paired.alignment
             try:
-                comp = compare_paired(
-                    paired.a,
-                    paired.b,
-                    paired.clusters,
-                    one_epoch=alignment.one_epoch,
-                    level=level,
-                    test=test,
-                    interval=interval,
-                    cluster_method=cluster_method,
-                    n_permutations=n_permutations,
-                    seed=seed,
-                )
+                comp = compare_paired(paired.a, paired.b, paired.clusters, one_epoch=paired.alignment.one_epoch,
+                                      level=level, test=test, interval=interval, cluster_method=cluster_method,
+                                      n_permutations=n_permutations, seed=seed)
             except ValueError as exc:
                 skip(run_a, run_b, task, metric_name, str(exc))
                 continue
-            results.append(
-                RunComparison(
-                    run_a=run_a,
-                    run_b=run_b,
-                    model_a=str(groups.model_of(run_a)),
-                    model_b=str(groups.model_of(run_b)),
-                    task=str(task),
-                    metric=str(metric_name),
-                    alignment=alignment,
-                    comparison=comp,
-                    gate=regression_gate(comp.ci_low, comp.ci_high, margin) if margin is not None else None,
-                    label_a=labels[run_a],
-                    label_b=labels[run_b],
-                )
-            )
+            points = shown_in_points(paired.a, paired.b)
+            m = margin(points) if callable(margin) else margin
+            results.append(RunComparison(
+                run_a=run_a, run_b=run_b, model_a=str(groups.model_of(run_a)), model_b=str(groups.model_of(run_b)),
+                task=str(task), metric=str(metric_name), alignment=paired.alignment, comparison=comp,
+                gate=regression_gate(comp.ci_low, comp.ci_high, m) if m is not None else None,
+                label_a=labels[run_a], label_b=labels[run_b], points=points,
+            ))
     return results, missed
 
 
 def finish_comparisons(results: list[RunComparison], missed: list[Skipped], skipped: list[Skipped] | None,
                        adjust: str) -> list[RunComparison]:
-    """``missed`` added to ``skipped``; an error when nothing was compared; p-values adjusted
-    over all ``results`` (``adjust``)."""
+    """``missed`` added to ``skipped``; an error when nothing was compared; then the one
+    multiplicity choice ``adjust`` over all ``results`` applied to p-values, intervals and gates
+    alike (:func:`family`)."""
     if skipped is not None:
         skipped.extend(missed)
     if not results and missed:
         first = missed[0]
         more = f" and {len(missed) - 1} more (--verbose lists them)" if len(missed) > 1 else ""
         raise EvalAddonError(f"nothing could be compared: {first.line()[len('not compared: '):]}{more}")
+    return family(results, adjust)
+
+
+def family(results: list[RunComparison], adjust: str) -> list[RunComparison]:
+    """The comparisons as one family (:mod:`evaladdon.stats.paired.family`): p-values adjusted
+    by ``adjust`` (when more than one), each interval at the family's level, and each gate on
+    that interval and the adjusted p (a regression is shown only where the test rejects)."""
+    if not results:
+        return results
+    level = results[0].comparison.level
     if len(results) > 1 and adjust != "none":
         adjusted = adjust_pvalues(np.array([r.comparison.p_value for r in results]), adjust,
                                   nan_policy="omit")  # an undefined test stays NaN, outside the family
-        results = [replace(r, p_adjusted=float(p), adjust_method=adjust) for r, p in zip(results, adjusted, strict=True)]
-    return results
+        k_level = family_level(level, len(results), adjust, int(np.sum(adjusted < 1.0 - level)))
+        results = [replace(r, p_adjusted=float(p), adjust_method=adjust, comparison=at_level(r.comparison, k_level))
+                   for r, p in zip(results, adjusted, strict=True)]
+    return [r if r.gate is None else replace(r, gate=_gate(r, 1.0 - level)) for r in results]
+
+
+def _gate(r: RunComparison, alpha: float) -> GateDecision:
+    c = r.comparison
+    assert r.gate is not None
+    return tested_gate(c.ci_low, c.ci_high, r.gate.margin, c.p_value if r.p_adjusted is None else r.p_adjusted, alpha)

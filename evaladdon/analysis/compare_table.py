@@ -14,6 +14,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from evaladdon.analysis.options import Margin
 from evaladdon.errors import EvalAddonError
 from evaladdon.analysis.results import Alignment, RunComparison, Skipped  # noqa: F401 - re-exported
 from evaladdon.analysis.compare import Paired, compare_groups, finish_comparisons, why_unpaired_text  # noqa: F401
@@ -234,7 +235,7 @@ def compare_table(
     cluster_method: str = "cr2",
     strict: bool = False,
     adjust: str = "holm",
-    margin: float | None = None,
+    margin: Margin = None,
     n_permutations: int = 10_000,
     seed: int | None = 0,
     skipped: list[Skipped] | None = None,

@@ -15,7 +15,12 @@ from typing import Any, Callable
 
 from evaladdon.errors import EvalAddonError
 
-__all__ = ["CompareOptions", "Effect", "GateOptions", "InputOptions", "RouteLimits", "RoutePolicy", "SummarizeOptions"]
+__all__ = ["CompareOptions", "Effect", "GateOptions", "InputOptions", "Margin", "RouteLimits", "RoutePolicy",
+           "SummarizeOptions"]
+
+Margin = float | Callable[[bool], "float | None"] | None
+"""A gate's margin: a number on the metric's scale, a function of the comparison's scale giving
+it (``True``: the metric is shown in points), or None (no gate)."""
 
 
 @dataclass(frozen=True)
@@ -182,15 +187,17 @@ class GateOptions:
     fail_on_regression: bool = False
     allow_skipped: bool = False
 
+    def __post_init__(self) -> None:
+        if self.margin is not None and self.margin.value < 0:  # negative on every scale: refused up front
+            raise EvalAddonError(f"--margin {self.margin.text}: the margin is a drop that does not matter; give it >= 0")
+
     def margin_for(self, bounded: bool) -> float | None:
-        """The margin on the metric's scale (``bounded``: in [0, 1]); None without a gate."""
+        """The margin on the comparison's scale (``bounded``: its values lie in [0, 1], shown in
+        points); None without a gate.  The pairing loop calls it for each comparison, so the
+        margin is read in the units that comparison is shown in."""
         if self.margin is None and not self.fail_on_regression:
             return None
-        m = self.margin.resolve(bounded, "--margin") if self.margin is not None else 0.0
-        if m < 0:
-            assert self.margin is not None
-            raise EvalAddonError(f"--margin {self.margin.text}: the margin is a drop that does not matter; give it >= 0")
-        return m
+        return self.margin.resolve(bounded, "--margin") if self.margin is not None else 0.0
 
 
 @dataclass(frozen=True)
@@ -211,10 +218,11 @@ class CompareOptions:
     seed: int | None = 0
     n_boot: int = 2000
 
-    def pairing(self, margin: float | None) -> dict[str, Any]:
+    def pairing(self) -> dict[str, Any]:
         """The keywords every compare route hands the pairing loop (one list, so that no route
         can leave one out): level, test, interval, cluster method, strict, adjustment, the
-        margin on the metric's scale (:meth:`GateOptions.margin_for`) and the seed."""
+        margin as a function of each comparison's scale (:meth:`GateOptions.margin_for`, so it
+        is read in the units the comparison is shown in) and the seed."""
         return {"level": self.level, "test": self.test, "interval": self.interval,
                 "cluster_method": self.cluster_method, "strict": self.strict, "adjust": self.adjust,
-                "margin": margin, "seed": self.seed}
+                "margin": self.gate.margin_for, "seed": self.seed}

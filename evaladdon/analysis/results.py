@@ -41,6 +41,9 @@ class RunComparison(Result):
     gate: GateDecision | None = None
     label_a: str = ""
     label_b: str = ""
+    points: bool = True
+    """Shown in percentage points (every compared value in [0, 1]) or in the metric's own units
+    (:func:`evaladdon.table.scale.shown_in_points`); the gate's margin is on the same scale."""
 
     def flat(self) -> dict[str, Any]:
         c, al = self.comparison, self.alignment
@@ -89,6 +92,7 @@ class RunComparison(Result):
             "mde_note": self.mde_note,
             "decision": self.gate.decision if self.gate else None,
             "margin": self.gate.margin if self.gate else None,
+            "units": "points" if self.points else "metric",
             "only_a": al.only_a,
             "only_b": al.only_b,
             "hash_mismatch": al.hash_mismatch,
@@ -113,4 +117,5 @@ class Skipped(Result):
 
     def line(self) -> str:
         what = f" on {self.task}/{self.metric}" if self.task is not None else ""
-        return f"not compared: {self.label_b} vs {self.label_a}{what}: {self.reason}"
+        left = "" if self.blocking else " (left out; hides nothing from the gate)"
+        return f"not compared: {self.label_b} vs {self.label_a}{what}: {self.reason}{left}"

@@ -34,7 +34,8 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--fail-on-regression", action="store_true",
                    help="exit 1 when a regression is shown; exit 2 when an input or comparison was skipped")
     p.add_argument("--margin", type=parse_effect, metavar="M",
-                   help="largest drop that does not count as a regression: 2pt (points) or 0.02 (default 0)")
+                   help="largest drop that does not count as a regression, in the units shown: 2pt (points) or "
+                        "0.02 on a metric in [0, 1], the metric's own units otherwise (default 0)")
     p.add_argument("--power", type=float, default=0.8, help="power for the minimum detectable effect (default 0.8)")
     p.add_argument("--seed", type=int, default=0, help="seed for permutation and bootstrap")
     p.add_argument("--n-boot", type=int, default=2000, metavar="N",
@@ -57,14 +58,14 @@ def run(args: argparse.Namespace) -> int:
                                 sys.stdout, json=args.json, markdown=args.markdown, quiet=args.quiet,
                                 regression=got.regression and not args.json)
         return EXIT_REGRESSION if got.regression else 0
-    loaded, skipped, bounded = got.loaded, got.skipped, got.bounded
+    loaded, skipped = got.loaded, got.skipped
     alpha = 1.0 - opts.level
     results = [dataclasses.replace(r, mde=m, mde_note=why)
                for r in got.results for m, why in [mde_and_note(r, opts.power, alpha)]]
     if args.json:
         emit(args, [r.flat() for r in results], loaded, loaded.notes, skipped)
     else:
-        render(results, opts.power, args.quiet, args.markdown, sys.stdout, None, args.wide, bounded)
+        render(results, opts.power, args.quiet, args.markdown, sys.stdout, None, args.wide)
         emit(args, [], loaded, list(loaded.notes) + warnings_of(results), skipped)
     refused = gate_refuses_skips(args, loaded, skipped)
     if refused:

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import base64
 import html
+import math
 from typing import Any, Sequence
 
 from evaladdon.analysis.compare_table import RunComparison
 from evaladdon.report.plots import epoch_variance_plot, forest_plot, power_curve_plot
 from evaladdon.report.escape import clean
-from evaladdon.report.text import fmt, signed_points
+from evaladdon.report.text import fmt, shorten
+from evaladdon.report.units import amount, column_unit, difference, interval, level_text, magnitude, number, size
 from evaladdon.stats import power_curve
 from evaladdon.analysis.summarize import GroupSummary
 
@@ -34,10 +36,15 @@ def _table(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
+PLOT_LABEL_MAX = 80
+"""The longest label on a plot (matplotlib lays out every character: a 20 KB label took minutes)."""
+
+
 def plot_label(text: str) -> str:
-    """A name from input as a matplotlib label: control characters shown as escapes, and
-    ``$`` escaped so two of them never start math text (which fails or renders TeX)."""
-    return clean(text).replace("$", r"\$")
+    """A name from input as a matplotlib label: at most :data:`PLOT_LABEL_MAX` characters (cut
+    in the middle), control characters shown as escapes, and ``$`` escaped so two of them never
+    start math text (which fails or renders TeX)."""
+    return shorten(clean(text), PLOT_LABEL_MAX).replace("$", r"\$")
 
 
 def _img(png: bytes, alt: str) -> str:
@@ -75,7 +82,7 @@ def _scores_section(summaries: Sequence[GroupSummary]) -> list[str]:
     rows = []
     for s in summaries:
         e = s.estimate
-        rows.append([s.label or s.run, f"{s.task}/{s.metric}", e.mean, e.se, f"{fmt(e.ci_low)} to {fmt(e.ci_high)}",
+        rows.append([s.label or s.run, f"{s.task}/{s.metric}", e.mean, e.se, interval(e.ci_low, e.ci_high, digits=4),
                      e.se_naive, e.deff, e.n_items, e.n_clusters, e.n_epochs_max, e.method])
     parts.append(_table(["run", "task/metric", "mean", "se", f"{summaries[0].estimate.level:.0%} CI" if summaries
                          else "CI", "naive se", "deff", "items", "clusters", "epochs", "method"], rows))
@@ -97,31 +104,47 @@ def _comparisons_section(comparisons: Sequence[RunComparison], power: float) -> 
     for r in comparisons:
         c = r.comparison
         crow.append([f"{r.label_b or r.run_b} vs {r.label_a or r.run_a}", f"{r.task}/{r.metric}", c.mean_a,
-                     c.mean_b, signed_points(c.delta), f"{signed_points(c.ci_low)} to {signed_points(c.ci_high)}",
+                     c.mean_b, difference(c.delta, r.points), interval(c.ci_low, c.ci_high, r.points),
                      c.p_value, r.p_adjusted, c.se_paired, c.se_unpaired, c.n,
                      f"{c.discordance.n10}/{c.discordance.n01}" if c.discordance else "-",
-                     None if r.mde is None else 100 * r.mde])
-    parts.append(_table(["B vs A", "task/metric", "A", "B", "delta (pts)", "CI (pts)", "p", "p adjusted",
-                         "se paired", "se unpaired", "n", "n10/n01", "MDE (pts)"], crow))
-    labels = [f"{r.label_b or r.run_b} vs {r.label_a or r.run_a}: {r.task}/{r.metric}" for r in comparisons]
-    parts.append(_img(forest_plot([plot_label(x) for x in labels], [r.comparison.delta for r in comparisons],
-                                  [r.comparison.ci_low for r in comparisons],
-                                  [r.comparison.ci_high for r in comparisons]), "forest plot"))
-    curves = []
-    for label, r in zip(labels, comparisons, strict=True):
-        c = r.comparison
-        if c.se > 0:
-            pc = power_curve(c.n, c.se * c.se * c.n, alpha=1 - c.level)
-            curves.append((plot_label(label), pc.delta, pc.power))
-    if curves:
-        parts.append(_img(power_curve_plot(curves, power), "power curve"))
+                     None if r.mde is None else magnitude(r.mde, r.points)])
+    unit = column_unit([r.points for r in comparisons])
+    parts.append(_table(["B vs A", "task/metric", "A", "B", f"delta ({unit})", f"CI ({unit})", "p", "p adjusted",
+                         "se paired", "se unpaired", "n", "n10/n01", f"MDE ({unit})"], crow))
+    parts += _comparison_plots(comparisons, power)
     for r in comparisons:
         c = r.comparison
-        mde = f"; this set can detect {100 * r.mde:.1f} points at {power:.0%} power" if r.mde else ""
+        mde = f"; this set can detect {size(r.mde, r.points)} at {power:.0%} power" if r.mde else ""
         parts.append(f"<p class='verdict'>{html.escape(r.label_b or r.run_b)} vs "
                      f"{html.escape(r.label_a or r.run_a)} on {html.escape(r.task)}/{html.escape(r.metric)}: "
-                     f"{signed_points(c.delta)} points, {c.level:.0%} CI {signed_points(c.ci_low)} to "
-                     f"{signed_points(c.ci_high)}; p = {c.p_value:.3g} ({html.escape(c.test)}){mde}</p>")
+                     f"{amount(c.delta, r.points)}, {level_text(c.level)} CI {interval(c.ci_low, c.ci_high, r.points)}; "
+                     f"p = {c.p_value:.3g} ({html.escape(c.test)}){mde}</p>")
+    return parts
+
+
+def _comparison_plots(comparisons: Sequence[RunComparison], power: float) -> list[str]:
+    """The forest plot and the power curves, one of each per scale (points for metrics in
+    [0, 1], the metrics' own units otherwise: two scales never share an axis)."""
+    parts = []
+    for points in (True, False):
+        group = [r for r in comparisons if r.points == points]
+        if not group:
+            continue
+        scale = 100.0 if points else 1.0
+        unit = "points" if points else "the metric's units"
+        labels = [f"{r.label_b or r.run_b} vs {r.label_a or r.run_a}: {r.task}/{r.metric}" for r in group]
+        parts.append(_img(forest_plot([plot_label(x) for x in labels], [r.comparison.delta for r in group],
+                                      [r.comparison.ci_low for r in group], [r.comparison.ci_high for r in group],
+                                      title=f"Paired differences (B - A), {unit}", scale=scale, unit=unit),
+                          "forest plot"))
+        curves = []
+        for label, r in zip(labels, group, strict=True):
+            c = r.comparison
+            if c.se > 0 and math.isfinite(c.se * c.se * c.n):  # no curve for a variance past the float range
+                pc = power_curve(c.n, c.se * c.se * c.n, alpha=1 - c.level)
+                curves.append((plot_label(label), pc.delta, pc.power))
+        if curves:
+            parts.append(_img(power_curve_plot(curves, power, scale=scale, unit=unit), "power curve"))
     return parts
 
 
@@ -185,8 +208,8 @@ def render_rank_section(
         ties = "ties split half/half" if bt.ties == "half" else f"Davidson ties (nu = {bt.tie_param:.3g})"
         anchor = f"{bt.anchor} = {bt.base:g}" if bt.anchor else f"mean {bt.base:g}"
         parts.append(f"<p class='note'>{html.escape(f'{bt.n_battles:g} battles in {bt.n_clusters} clusters; {ties}; Elo scale, {anchor}; {bt.level:.0%} {bt.interval} intervals')}</p>")
-        rows = [[int(bt.rank[i]), bt.models[i], f"{bt.rating[i]:.1f}", f"{bt.ci_low[i]:.1f} to {bt.ci_high[i]:.1f}",
-                 f"{int(bt.rank_low[i])}-{int(bt.rank_high[i])}", f"{bt.battles[i].sum():g}"] for i in order]
+        rows = [[int(bt.rank[i]), bt.models[i], f"{bt.rating[i]:.1f}", interval(float(bt.ci_low[i]), float(bt.ci_high[i]), digits=1),
+                 interval(int(bt.rank_low[i]), int(bt.rank_high[i])), f"{bt.battles[i].sum():g}"] for i in order]
         parts.append(_table(["rank", "model", "rating", f"{bt.level:.0%} CI", "rank range", "battles"], rows))
         parts.append(_img(rating_plot(list(bt.models), list(bt.rating), list(bt.ci_low), list(bt.ci_high),
                                       ref=bt.base), "ratings with intervals"))
@@ -210,14 +233,14 @@ def render_rank_section(
     for label, r, drop in rankings:
         order = sorted(range(len(r.models)), key=lambda i: (int(r.rank[i]), i))
         parts.append(f"<h2>Ranking: {html.escape(label)}</h2>")
-        rows = [[int(r.rank[i]), r.models[i], f"{r.mean[i]:.3f}", f"{r.ci_low[i]:.3f} to {r.ci_high[i]:.3f}",
-                 f"{int(r.rank_low[i])}-{int(r.rank_high[i])}", int(r.tier[i])] for i in order]
+        rows = [[int(r.rank[i]), r.models[i], number(float(r.mean[i]), 3), interval(float(r.ci_low[i]), float(r.ci_high[i])),
+                 interval(int(r.rank_low[i]), int(r.rank_high[i])), int(r.tier[i])] for i in order]
         parts.append(_table(["rank", "model", "mean", f"{r.level:.0%} CI", "rank range", "tier"], rows))
         parts.append(_img(rating_plot(list(r.models), list(r.mean), list(r.ci_low), list(r.ci_high),
                                       title=f"Mean scores with intervals: {label}", xlabel="mean score"),
                           "scores with intervals"))
-        parts.append(f"<p class='note'>{html.escape(r.method)}; winner's curse: the top score {r.top_score:.3f} "
-                     f"is optimistic by about {r.optimism:.3f} (bound {r.optimism_bound:.3f})</p>")
+        parts.append(f"<p class='note'>{html.escape(r.method)}; winner's curse: the top score {number(r.top_score, 3)} "
+                     f"is optimistic by about {number(r.optimism, 3)} (bound {number(r.optimism_bound, 3)})</p>")
         if drop:
             reasons = ", ".join(f"{v} {k}" for k, v in drop.items())
             parts.append(f"<p class='warn'>{html.escape(f'{sum(drop.values())} row(s) left out ({reasons})')}</p>")
@@ -243,7 +266,7 @@ def metrics_section(groups: Sequence[Any]) -> str:
     for g in groups:
         for e in g.estimates:
             if e.name in headline or e.name.startswith("pass") or "," in e.name:
-                rows.append([g.label, f"{g.task}/{g.metric}", e.name, e.estimate, f"{fmt(e.ci_low)} to {fmt(e.ci_high)}",
+                rows.append([g.label, f"{g.task}/{g.metric}", e.name, e.estimate, interval(e.ci_low, e.ci_high, digits=4),
                              e.n_items, e.n_clusters, e.method])
     if not rows:
         return ""

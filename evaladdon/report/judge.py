@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from evaladdon.report.text import console, fmt, markdown_table, table
+from evaladdon.report.units import interval
 
 __all__ = ["judge_warnings", "write_judge_table"]
 
@@ -23,7 +24,7 @@ def judge_warnings(results: list[dict[str, Any]]) -> list[str]:
 def write_judge_table(results: list[dict[str, Any]], *, markdown: bool = False, wide: bool = False) -> None:
     """The table on stdout (markdown, or a terminal table that drops columns to fit)."""
     rows = [[r["label"], f"{r['task']}/{r['metric']}", fmt(r["observed"], 3), fmt(r["corrected"], 3),
-             f"{fmt(r['ci_low'], 3)}-{fmt(r['ci_high'], 3)}", fmt(r["sensitivity"], 3), fmt(r["specificity"], 3),
+             interval(r['ci_low'], r['ci_high']), fmt(r["sensitivity"], 3), fmt(r["specificity"], 3),
              fmt(r["kappa"], 3), r["n_labelled"]] for r in results]
     con = console()
     if markdown:

@@ -9,7 +9,8 @@ from typing import Any
 
 from evaladdon.report.escape import clean, markdown_cell
 from evaladdon.report.text import console, fmt, table, write_json
-from evaladdon.analysis.metrics import LOWER_IS_BETTER
+from evaladdon.analysis.metrics import LOWER_IS_BETTER, UNBOUNDED
+from evaladdon.report.units import describe, difference, interval
 
 __all__ = ["COLUMNS", "render", "short_method", "write_metric_comparison"]
 
@@ -26,16 +27,18 @@ def write_metric_comparison(results: list[Any], gates: list[Any], labels: dict[s
                    for r, g in zip(results, gates or [None] * len(results), strict=True)]
         write_json({"results": records, "skipped": [], "notes": list(notes)}, stream)
         return
+    points = metric not in UNBOUNDED  # the scale metric_gates reads --margin on: points, or nats for nll
     rows = []
     for r in results:
         c = r.comparison
         rows.append([clean(f"{labels.get(r.run_b, r.run_b)} vs {labels.get(r.run_a, r.run_a)}"),
                      clean(f"{r.task}/{r.metric}"), fmt(c.estimate_a, 4),
-                     fmt(c.estimate_b, 4), fmt(c.delta, 4), f"{fmt(c.ci_low, 4)},{fmt(c.ci_high, 4)}",
+                     fmt(c.estimate_b, 4), difference(c.delta, points), interval(c.ci_low, c.ci_high, points),
                      f"{c.p_value:.2g}", c.n_items])
     con = console(stream)
     columns = ["B vs A", "task/metric", "A", "B", "delta", "CI", "p", "n"]
-    title = f"{metric}: B - A, {results[0].comparison.level:.0%} interval"
+    unit = "delta and CI in points" if points else "delta and CI in the metric's own units"
+    title = f"{metric}: B - A, {results[0].comparison.level:.0%} interval; {unit}"
     if markdown:
         con.file.write(f"**{markdown_cell(title)}**\n\n| " + " | ".join(columns) + " |\n|---|---|"
                        + "---:|" * (len(columns) - 2) + "".join("\n| " + " | ".join(markdown_cell(v) for v in r)
@@ -51,7 +54,7 @@ def write_metric_comparison(results: list[Any], gates: list[Any], labels: dict[s
             con.print(f"note: {clean(n)}")
     for r, g in zip(results, gates, strict=False):  # (no gate asked: no gates, no lines)
         better = "lower is better" if metric in LOWER_IS_BETTER else "higher is better"
-        con.print(f"gate: {clean(r.task)}/{clean(r.metric)}: {g.decision} (m = {g.margin:g}, {better})")
+        con.print(f"gate: {clean(r.task)}/{clean(r.metric)}: {g.decision} (m = {describe(g.margin, points)}, {better})")
     if not quiet:
         for n in notes:
             sys.stderr.write(f"warning: {clean(n)}\n")
@@ -79,7 +82,7 @@ def _rows(groups: list[Any], esc: Any) -> list[list[Any]]:
                 continue
             n = f"{e.n_items}" + (f"/{e.n_clusters}c" if e.n_clusters is not None else "")
             rows.append([esc(g.label), esc(f"{g.task}/{g.metric}"), esc(e.name), fmt(e.estimate, 4),
-                         f"{fmt(e.ci_low, 3)}-{fmt(e.ci_high, 3)}", n, short_method(e.method)])
+                         interval(e.ci_low, e.ci_high), n, short_method(e.method)])
     return rows
 
 

@@ -27,30 +27,33 @@ def _png(fig: Any) -> bytes:
 
 
 def forest_plot(labels: Sequence[str], delta: Sequence[float], low: Sequence[float], high: Sequence[float],
-                title: str = "Paired differences (B - A), points") -> bytes:
+                title: str = "Paired differences (B - A), points", scale: float = 100.0, unit: str = "points") -> bytes:
+    """Differences with their intervals, times ``scale`` (100: points of a proportion; 1: a
+    metric's own units, :mod:`evaladdon.report.units`)."""
     plt = _plt()
     n = len(labels)
     fig, ax = plt.subplots(figsize=(7.5, 0.5 * n + 1.4))
     ys = list(range(n))[::-1]
-    d = [100 * x for x in delta]
-    err_lo = [100 * (x - lo) for x, lo in zip(delta, low, strict=True)]
-    err_hi = [100 * (hi - x) for x, hi in zip(delta, high, strict=True)]
+    d = [scale * x for x in delta]
+    err_lo = [scale * (x - lo) for x, lo in zip(delta, low, strict=True)]
+    err_hi = [scale * (hi - x) for x, hi in zip(delta, high, strict=True)]
     ax.errorbar(d, ys, xerr=[err_lo, err_hi], fmt="o", color="#1f4e79", ecolor="#6b8fb5", capsize=4)
     ax.axvline(0, color="#999999", lw=1, ls="--")
     ax.set_yticks(ys)
     ax.set_yticklabels(labels)
-    ax.set_xlabel("difference in points (interval at the report's level)")
+    ax.set_xlabel(f"difference in {unit} (interval at the report's level)")
     ax.set_title(title)
     return _png(fig)
 
 
-def power_curve_plot(curves: Sequence[tuple[str, Sequence[float], Sequence[float]]], target: float = 0.8) -> bytes:
+def power_curve_plot(curves: Sequence[tuple[str, Sequence[float], Sequence[float]]], target: float = 0.8,
+                     scale: float = 100.0, unit: str = "points") -> bytes:
     plt = _plt()
     fig, ax = plt.subplots(figsize=(7.5, 3.6))
     for label, deltas, power in curves:
-        ax.plot([100 * d for d in deltas], power, label=label)
+        ax.plot([scale * d for d in deltas], power, label=label)
     ax.axhline(target, color="#999999", lw=1, ls="--")
-    ax.set_xlabel("true difference (points)")
+    ax.set_xlabel(f"true difference ({unit})")
     ax.set_ylabel("power")
     ax.set_ylim(0, 1.02)
     ax.set_title("Power of the paired comparison at this number of items")

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from evaladdon.report.units import interval, number
+
 if TYPE_CHECKING:  # pragma: no cover
     from evaladdon.analysis.rank import PreferenceRanking, ScoreRanking
 
@@ -74,8 +76,8 @@ def _rows_pref(pr: PreferenceRanking, cell: Any) -> tuple[list[str], list[list[A
     rows = []
     for i in _order(r.rank):
         rows.append([str(int(r.rank[i])), cell(r.models[i]), fmt(float(r.rating[i]), 1),
-                     f"{fmt(float(r.ci_low[i]), 1)} to {fmt(float(r.ci_high[i]), 1)}",
-                     f"{int(r.rank_low[i])}-{int(r.rank_high[i])}", f"{r.battles[i].sum():g}"])
+                     interval(float(r.ci_low[i]), float(r.ci_high[i]), digits=1),
+                     interval(int(r.rank_low[i]), int(r.rank_high[i])), f"{r.battles[i].sum():g}"])
     return cols, rows
 
 
@@ -91,7 +93,7 @@ def _rows_pairs(pr: PreferenceRanking, cell: Any, limit: int = 30) -> tuple[list
         for j in order[x + 1:]:
             if r.battles[i, j] > 0:
                 rows.append([cell(r.models[i]), cell(r.models[j]), f"{r.battles[i, j]:g}", fmt(float(r.win_rate[i, j]), 3),
-                             f"{fmt(float(r.win_rate_low[i, j]), 3)}-{fmt(float(r.win_rate_high[i, j]), 3)}",
+                             interval(float(r.win_rate_low[i, j]), float(r.win_rate_high[i, j])),
                              fmt(float(r.predicted[i, j]), 3)])
     return cols, rows if len(rows) <= limit else []
 
@@ -104,8 +106,8 @@ def _rows_score(sr: ScoreRanking, cell: Any) -> tuple[list[str], list[list[Any]]
     rows = []
     for i in _order(r.rank):
         rows.append([str(int(r.rank[i])), cell(r.models[i]), fmt(float(r.mean[i]), 3),
-                     f"{fmt(float(r.ci_low[i]), 3)} to {fmt(float(r.ci_high[i]), 3)}",
-                     f"{int(r.rank_low[i])}-{int(r.rank_high[i])}", str(int(r.tier[i]))])
+                     interval(float(r.ci_low[i]), float(r.ci_high[i])),
+                     interval(int(r.rank_low[i]), int(r.rank_high[i])), str(int(r.tier[i]))])
     return cols, rows
 
 
@@ -127,15 +129,16 @@ def _pref_lines(pr: PreferenceRanking, cell: Any) -> list[str]:
         p = pr.position
         lines.append(f"position bias ({p.n_pairs} swapped pairs): agreement {p.agreement:.2f}, kappa {p.kappa:.2f}; "
                      f"first position wins {p.first_position_rate:.2f} of {p.n_decisive_games} decisive games "
-                     f"(CI {p.first_low:.2f}-{p.first_high:.2f}, p = {p.p_value:.3g})")
+                     f"(CI {interval(p.first_low, p.first_high, digits=2)}, p = {p.p_value:.3g})")
     return lines
 
 
 def _score_lines(sr: ScoreRanking, cell: Any) -> list[str]:
     r = sr.result
     return [f"{cell(sr.task)}/{cell(sr.metric)}: {r.n_items} shared items, {r.n_clusters} units; {r.method}",
-            f"winner's curse: top score {r.top_score:.3f} ({cell(r.top_model)}) is optimistic by about "
-            f"{r.optimism:.3f} (bootstrap; bound {r.optimism_bound:.3f}); corrected {r.top_corrected:.3f}"]
+            f"winner's curse: top score {number(r.top_score, 3)} ({cell(r.top_model)}) is optimistic by about "
+            f"{number(r.optimism, 3)} (bootstrap; bound {number(r.optimism_bound, 3)}); "
+            f"corrected {number(r.top_corrected, 3)}"]
 
 
 def _warnings(dropped: dict[str, int], notes: list[str], cell: Any, what: str = "row(s)") -> list[str]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from evaladdon.report.text import console, fmt, markdown_table, table
+from evaladdon.report.units import interval
 
 __all__ = ["COLUMNS", "DROP_ORDER", "render", "reported_notes", "reported_rows", "rows_of", "warnings_of"]
 
@@ -25,7 +26,7 @@ def rows_of(summaries: list[Any], incomplete: dict[tuple[str, str, str], Any] | 
         n = f"{e.n_items}" + (f"/{e.n_clusters}c" if e.n_clusters is not None else "") + (
             f"x{e.n_epochs_max}" if e.n_epochs_max > 1 else ""
         )
-        ci = f"{fmt(e.ci_low, 3)}-{fmt(e.ci_high, 3)}"
+        ci = interval(e.ci_low, e.ci_high)
         rows.append([mark + (s.label or s.run), f"{s.task}/{s.metric}", fmt(e.mean, 3), fmt(e.se, 4), ci, fmt(e.se_naive, 4),
                      fmt(e.deff, 2), n, e.method.replace("t-cluster-", "t ")])
     return rows
@@ -80,7 +81,7 @@ def render(
 def reported_rows(reported: list[Any]) -> list[list[Any]]:
     """Table rows of harness-reported values (results-only inputs): no naive SE or deff to show."""
     return [[f"[reported] {r.run}", f"{r.task}/{r.metric}", fmt(r.value, 3), fmt(r.stderr, 4),
-             f"{fmt(r.ci_low, 3)}-{fmt(r.ci_high, 3)}" if r.ci_low is not None else "-", "-", "-",
+             interval(r.ci_low, r.ci_high) if r.ci_low is not None else "-", "-", "-",
              "-" if r.n is None else str(r.n), "reported"] for r in reported]
 
 

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
+from evaladdon.analysis.options import Margin
 from evaladdon.analysis.results import Alignment
 from evaladdon.errors import EvalAddonError
 from evaladdon.analysis.compare import Paired, compare_groups, finish_comparisons, why_unpaired_text
@@ -210,7 +211,7 @@ class FastStore:
     bounded: bool
 
     def compare(self, baseline: str | None, all_pairs: bool, *, level: float, test: str, interval: str,
-                cluster_method: str, strict: bool, adjust: str, margin: float | None, seed: int | None,
+                cluster_method: str, strict: bool, adjust: str, margin: Margin, seed: int | None,
                 skipped: list[Any] | None) -> list[Any]:
         """``compare_table`` of the rows (``choose_pairs`` first, as the command does)."""
         info = self.groups.info()
@@ -267,7 +268,6 @@ def compare(opts: CompareOptions, limits: RouteLimits) -> Comparisons:
     fast = fast_store(str(i.store), i.where, i.metric, check_metric_name, max_rows=limits.store_array_rows)
     if fast is None:
         raise Decline("a large selection, a query DuckDB refuses, or rows that are not a canonical store's")
-    margin = opts.gate.margin_for(fast.bounded)
     skipped: list[Any] = []
-    results = fast.compare(opts.baseline, opts.all_pairs, **opts.pairing(margin), skipped=skipped)
-    return Comparisons(results, Loaded(None, list(fast.notes)), fast.bounded, skipped)  # type: ignore[arg-type]
+    results = fast.compare(opts.baseline, opts.all_pairs, **opts.pairing(), skipped=skipped)
+    return Comparisons(results, Loaded(None, list(fast.notes)), all(r.points for r in results), skipped)  # type: ignore[arg-type]

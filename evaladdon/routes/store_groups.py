@@ -16,9 +16,9 @@ compared (:func:`evaladdon.analysis.compare.compare_groups`) and its rows releas
 
 What the one-table path decides over all rows is decided over all runs here: the run order,
 labels and the baseline from the manifest's combinations (checked against each group's rows:
-a disagreement raises :class:`ManifestMismatch`: the route declines and the next reads at once), whether the
-metric is bounded from a pass over the ``value`` column, p-values adjusted over all
-comparisons at the end.  ``tests/routes/test_store_compare_groups.py`` forces small groups and holds
+a disagreement raises :class:`ManifestMismatch`: the route declines and the next reads at once),
+p-values adjusted over all comparisons at the end (each comparison's units are decided by the
+pairing loop on the values it compares).  ``tests/routes/test_store_compare_groups.py`` forces small groups and holds
 text and JSON output equal to the one-table path.
 """
 
@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
+from evaladdon.analysis.options import Margin
 from evaladdon.errors import EvalAddonError
 from evaladdon.store.chunks import groups_of
 from evaladdon.store.query import Selection, load_selection, select
@@ -83,26 +84,8 @@ def grouped_store(root: str, where: str | None, cluster: str | None, metric: str
     return GroupedStore(sel, groups, runs, sel.notes(), cluster, metric)
 
 
-def bounded(gs: GroupedStore) -> bool:
-    """Whether every finite stored value (of ``gs.metric``) lies in [0, 1], one log at a time
-    (``table.scale.bounded_metric`` of the whole table)."""
-    import pyarrow.parquet as pq
-
-    from evaladdon.table.scale import unit_interval
-
-    columns = ["value"] + (["metric"] if gs.metric is not None else [])
-    for f in gs.sel.files:
-        t = pq.read_table(f, columns=columns)
-        v = t.column("value").to_numpy().astype(float, copy=False)
-        if gs.metric is not None:
-            v = v[(t.column("metric").to_numpy(zero_copy_only=False) == gs.metric)]
-        if not unit_interval(v):
-            return False
-    return True
-
-
 def compare_store(gs: GroupedStore, baseline: str, *, level: float, test: str, interval: str, cluster_method: str,
-                  strict: bool, adjust: str, margin: float | None, seed: int | None,
+                  strict: bool, adjust: str, margin: Margin, seed: int | None,
                   skipped: list[Any] | None) -> list[Any]:
     """``compare_table`` of every stored run against ``baseline``, a group of logs at a time."""
     from evaladdon.analysis.compare_table import GroupRows, JoinedGroups, compare_groups, finish_comparisons
@@ -230,13 +213,11 @@ def compare(opts: CompareOptions, limits: RouteLimits) -> Comparisons:
                             max_rows=limits.store_group_rows)
     if grouped is None:
         raise Decline("no --baseline, a small selection, per-row terms, a run in two logs or a log stored twice")
-    is_bounded = bounded(grouped)
     loaded = Loaded(empty_table(), list(grouped.notes))
-    margin = opts.gate.margin_for(is_bounded)
     assert opts.baseline is not None
     skipped: list[Any] = []
     try:
-        results = compare_store(grouped, opts.baseline, **opts.pairing(margin), skipped=skipped)
+        results = compare_store(grouped, opts.baseline, **opts.pairing(), skipped=skipped)
     except ManifestMismatch as exc:  # the manifest does not describe the stored rows: read them at once
         raise Decline(str(exc)) from None
-    return Comparisons(results, loaded, is_bounded, skipped)
+    return Comparisons(results, loaded, all(r.points for r in results), skipped)

@@ -101,19 +101,18 @@ def compare(opts: CompareOptions) -> Comparisons:
     from evaladdon.routes.results import Comparisons
     from evaladdon.table.names import choose_pairs_in
 
-    loaded, bounded = _loaded_and_bounded(opts)
-    margin = opts.gate.margin_for(bounded)
+    loaded = load(opts.inputs)
     skipped: list[Any] = []
     try:
         pairs = choose_pairs_in(loaded.table, baseline=opts.baseline, all_pairs=opts.all_pairs)
-        results = compare_table(loaded.table, pairs, opts.inputs.metric, **opts.pairing(margin), skipped=skipped)
+        results = compare_table(loaded.table, pairs, opts.inputs.metric, **opts.pairing(), skipped=skipped)
     except EvalAddonError as exc:
         if not loaded.skipped:
             raise
         first = loaded.skipped[0]
         raise EvalAddonError(f"{exc} ({len(loaded.skipped)} input(s) not read; first: {first['path']}: "
                              f"{first['reason']})") from None
-    return Comparisons(results, loaded, bounded, skipped)
+    return Comparisons(results, loaded, all(r.points for r in results), skipped)
 
 
 def compare_metric_family(opts: CompareOptions) -> MetricComparisons:

@@ -52,6 +52,20 @@ def _short_ids(ids: list[str]) -> list[str]:
     return ids
 
 
+def _differing_parts(models: dict[str, Any]) -> dict[str, Any]:
+    """Models named ``k=v, k=v`` (DeepEval's hyperparameters) by the parts that differ between
+    runs only, when every model is so named and some parts are shared: ``temperature=0.7``
+    rather than ``model=gpt-4o, prompt=..., temperature=0.7``."""
+    parts = {r: str(m).split(", ") for r, m in models.items()}
+    if len(parts) < 2 or not all(all("=" in p for p in ps) for ps in parts.values()):
+        return models
+    shared = set.intersection(*(set(ps) for ps in parts.values()))
+    if not shared:
+        return models
+    out = {r: ", ".join(p for p in ps if p not in shared) for r, ps in parts.items()}
+    return out if all(out.values()) else models
+
+
 def labels_of(rows: Iterable[tuple[Any, Any, Any, Any]], user: dict[str, str] | None = None) -> dict[str, str]:
     """Short readable names for runs, unique among the runs of ``rows``: the distinct
     (run, model, task, source) combinations of a table, in table order.
@@ -77,6 +91,7 @@ def labels_of(rows: Iterable[tuple[Any, Any, Any, Any]], user: dict[str, str] | 
         runs_of_source.setdefault(source, set()).add(run)
     runs = list(models)
     per_source = {s: len(r) for s, r in runs_of_source.items()}
+    shown = _differing_parts(models)
 
     def task_text(run: str) -> str:
         ts = sorted(map(str, tasks[run]))
@@ -90,8 +105,8 @@ def labels_of(rows: Iterable[tuple[Any, Any, Any, Any]], user: dict[str, str] | 
         return None if _AUTO_STEM.match(s) else s
 
     levels = [
-        lambda r: str(models[r]),
-        lambda r: f"{models[r]}:{task_text(r)}",
+        lambda r: str(shown[r]),
+        lambda r: f"{shown[r]}:{task_text(r)}",
         stem,
         None,  # model:task:short id (needs the other colliding runs)
     ]
@@ -103,7 +118,7 @@ def labels_of(rows: Iterable[tuple[Any, Any, Any, Any]], user: dict[str, str] | 
         cands: dict[str, str | None]
         if level is None:
             short = _short_ids(todo)
-            cands = {r: f"{models[r]}:{task_text(r)}:{s}" for r, s in zip(todo, short, strict=True)}
+            cands = {r: f"{shown[r]}:{task_text(r)}:{s}" for r, s in zip(todo, short, strict=True)}
         else:
             cands = {r: level(r) for r in todo}
         taken = Counter(list(label.values()) + [c for c in cands.values() if c])  # linear, not count() per run
@@ -115,7 +130,29 @@ def labels_of(rows: Iterable[tuple[Any, Any, Any, Any]], user: dict[str, str] | 
         label[r] = r
     # a label equal to another run's id would make --baseline ambiguous: use ids there
     ids = set(runs)
-    return {r: (v if v == r or v not in ids else r) for r, v in ((r, label[r]) for r in runs)}
+    return _bounded({r: (v if v == r or v not in ids else r) for r, v in ((r, label[r]) for r in runs)})
+
+
+LABEL_MAX = 120
+"""The longest label a run gets (a 100 KB model name made the HTML report's plots take minutes and
+gigabytes): longer ones keep their head and tail around an ellipsis, still unique."""
+
+
+def _bounded(labels: dict[str, str]) -> dict[str, str]:
+    """``labels`` with each at most :data:`LABEL_MAX` characters (cut in the middle); when two
+    cut labels would be equal, each ends in a short hash of its full text."""
+    import hashlib
+
+    def cut(text: str, keep: int) -> str:
+        head = keep // 2
+        return text[:head] + "…" + text[len(text) - (keep - head - 1):]
+
+    out = {r: (v if len(v) <= LABEL_MAX else cut(v, LABEL_MAX)) for r, v in labels.items()}
+    seen = Counter(out.values())
+    for r, v in labels.items():
+        if len(v) > LABEL_MAX and seen[out[r]] > 1:
+            out[r] = cut(v, LABEL_MAX - 8) + "#" + hashlib.sha256(v.encode()).hexdigest()[:7]
+    return out
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,8 @@ def files(tmp_path: Path) -> dict[str, Path]:
     out["one"] = tmp_path / "one.csv"
     (tmp_path / "other.csv").write_text("model,id,score\nn,x,1\nn,y,0\n")
     out["other"] = tmp_path / "other.csv"
+    (tmp_path / "same.csv").write_text("model,id,score\nn,a,0\nn,b,1\n")  # one.csv's items: a margin is read per comparison
+    out["same"] = tmp_path / "same.csv"
     (tmp_path / "othertask.csv").write_text("model,task,id,score\nk,t2,a,1\nk,t2,b,0\n")
     out["othertask"] = tmp_path / "othertask.csv"
     (tmp_path / "epochs.csv").write_text("model,id,score,epoch\nm,a,1,1\nm,a,0,2\nm,b,1,1\nm,b,1,2\n")
@@ -62,7 +64,7 @@ CASES = [
     (["compare", "{one}", "{other}", "--baseline", "zzz"], "--baseline 'zzz' names no run (runs: m, n)"),
     (["compare", "{cont}", "{one}", "--test", "mcnemar"], "needs 0/1 scores with one epoch"),
     (["compare", "{one}", "{other}", "--margin=-1pt", "--fail-on-regression"], "give it >= 0"),
-    (["compare", "{one}", "{other}", "--margin", "2", "--fail-on-regression"], "did you mean 2pt?"),
+    (["compare", "{one}", "{same}", "--margin", "2", "--fail-on-regression"], "did you mean 2pt?"),
     (["report", "{one}", "-o", "{tmp}/r.pdf"], "the report is HTML"),
     (["report", "{one}", "{other}", "--baseline", "zzz", "-o", "{tmp}/r.html"], "--baseline 'zzz' names no run"),
     (["report", "{one}", "-o", "{one}"], "the report is HTML"),
