@@ -60,7 +60,7 @@ def is_bookkeeping(note: str) -> bool:
     from evaladdon.table.usable import PLUGIN_PAYLOAD
 
     only_payload = (r"\((?:left out: \{" + re.escape(repr(PLUGIN_PAYLOAD)) + r": \d+\}|\d+ "
-                    + re.escape(PLUGIN_PAYLOAD) + r")\)$")
+                    + re.escape(PLUGIN_PAYLOAD) + r")\)(?: \(left out; hides nothing from the gate\))?$")
     return note.startswith("ignored ") or re.search(only_payload, note) is not None
 
 

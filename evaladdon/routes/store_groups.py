@@ -159,10 +159,12 @@ def summarize_store(
     summaries: list[Any] = []
     label_rows: list[pd.DataFrame] = []
     has_metric = metric is None
+    seen: set[str] = set()  # the metrics that exist, for the error of a --metric none has
     for files in groups:
         table = load_selection(sel, files, cluster).table
         label_rows.append(distinct_rows(table, ("run", "model", "task", "source")).astype(object))
         if metric is not None and not (table["metric"] == metric).any():
+            seen.update(str(m) for m in table["metric"].unique())
             continue
         has_metric = True
         try:
@@ -173,7 +175,9 @@ def summarize_store(
                 raise
         del table
     if not has_metric:  # e.g. a metric family name, which check_metric lets through
-        raise EvalAddonError(f"no rows with metric {metric!r}")
+        from evaladdon.table.checks import closest
+
+        raise EvalAddonError(f"no rows with metric {metric!r}{closest(str(metric), seen)}")
     if not summaries:
         raise EvalAddonError("no scored rows to summarize" + (f": {'; '.join(notes)}" if notes else ""))
     labels = run_labels(pd.concat(label_rows, ignore_index=True))
