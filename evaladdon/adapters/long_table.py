@@ -16,7 +16,8 @@ Files are parsed by pyarrow (``pyarrow.csv`` multi-threaded, ``pyarrow.parquet``
 (``str`` dtype in pandas 3) so a 10-million-row table needs no 10 million Python strings.
 JSON lines that pyarrow refuses (the ``NaN``/``Infinity`` literals Python writes, a column
 of mixed types, nesting) are read by :func:`read_json_records` instead.  A UTF-8 byte-order
-mark is skipped.
+mark is skipped.  JSON nested deeper than :data:`evaladdon.adapters.common.guard.MAX_DEPTH`
+is refused before pyarrow sees it (its parser recurses and would crash the process).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ else:
 
     pd = lazy_module("pandas")  # imported on first use (the lean summarize of Inspect logs needs none)
 
+from evaladdon.adapters.common.guard import check_file_depth
 from evaladdon.adapters.common.jsonlines import read_json_records
 from evaladdon.adapters.common.scores import MISSING, NON_FINITE, NON_NUMERIC, coerce_scores, convert_strings
 from evaladdon.errors import InputError
@@ -101,8 +103,13 @@ def _read_jsonl(path: Path) -> Any:
     pa = _pyarrow()
     from pyarrow import json as pajson
 
-    head = path.open("rb").read(4)
+    with path.open("rb") as fh:
+        head = fh.read(4)
     if not head.lstrip(b"\xef\xbb\xbf").lstrip().startswith(b"["):
+        # pyarrow's JSON parser recurses once per level and dies with SIGSEGV near 10,000
+        # levels: the one depth guard of all readers first (streamed, bounded memory), line by
+        # line as pyarrow reads it (the record reader below checks each document it parses)
+        check_file_depth(path, lines=True)
         try:
             return pajson.read_json(path, read_options=pajson.ReadOptions(block_size=1 << 24))
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
