@@ -37,7 +37,7 @@ else:
 
     pd = lazy_module("pandas")  # imported on first use (the lean summarize of Inspect logs needs none)
 
-from evaladdon.adapters.common.guard import check_file_depth
+from evaladdon.adapters.common.guard import check_file_depth, check_regular
 from evaladdon.adapters.common.jsonlines import read_json_records
 from evaladdon.adapters.common.scores import MISSING, NON_FINITE, NON_NUMERIC, coerce_scores, convert_strings
 from evaladdon.errors import InputError
@@ -124,6 +124,7 @@ def _read_jsonl(path: Path) -> Any:
 def read_arrow_table(path: Path) -> Any:
     """The file as a ``pyarrow.Table`` (csv/tsv/parquet/jsonl), or a DataFrame for JSON the
     arrow reader refuses.  One-line :class:`InputError` for anything unreadable."""
+    check_regular(path)  # (judge's label files come here without the registry)
     suffix = path.suffix.lower()
     pa = _pyarrow()
     try:

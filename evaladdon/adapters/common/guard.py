@@ -1,6 +1,6 @@
-"""Limits on what a log may make the readers do: JSON nesting depth, decompressed size (all adapters).
+"""Limits on what a log may make the readers do: JSON nesting depth, decompressed size, what is read at all.
 
-Both are checked before any recursive parser (orjson, the stdlib ``json``, pydantic inside
+Depth and size are checked before any recursive parser (orjson, the stdlib ``json``, pydantic inside
 inspect_ai) sees a document, and each refusal is one line naming the file (``InputError``,
 exit 2 in the CLI).
 
@@ -8,6 +8,8 @@ exit 2 in the CLI).
   bracket depth outside JSON strings.  Written here because no JSON library offers a
   depth check without parsing (orjson stops at 1,024 levels on its own; ``json`` and
   inspect_ai's streaming header reader grow memory with the square of the depth).
+- **Regular files** (:func:`check_regular`): a FIFO, a device or a socket named as an input is
+  refused before it is opened (``/dev/zero`` or a pipe would be read forever).
 - **Decompressed size** (:func:`read_member`): a zip member is read in bounded chunks
   (deflate through ``zipfile``; zstd, method 93, which Inspect writes by default and the
   stdlib ``zipfile`` of Python < 3.14 cannot open, through ``zstandard``), refusing past
@@ -17,6 +19,8 @@ exit 2 in the CLI).
 
 from __future__ import annotations
 
+import os
+import stat
 import struct
 import zipfile
 from pathlib import Path
@@ -211,6 +215,31 @@ def check_lines_depth(path: Path, limit: int = MAX_DEPTH, chunk_size: int = _CHU
                 chunk = chunk[cut:]
             if scanner.feed(chunk) > limit:
                 raise InputError(f"JSON nested more than {limit} levels deep; refusing to parse it", str(path))
+
+
+_KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def not_regular(path: Path) -> str | None:
+    """Why ``path`` (links followed) is no regular file to read -- ``"a FIFO (named pipe)"``, ``"a
+    character device"``, ... -- or ``None`` for a regular file, a folder, or a path that is not
+    there (those are told apart where the inputs are resolved)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    return next((what for test, what in _KINDS if test(mode)), "not a regular file")
+
+
+def check_regular(path: Path) -> None:
+    """Refuse, in one line, an input that is a FIFO, a device or a socket: reading ``/dev/zero``
+    or a pipe nobody writes to never ends (checked by ``stat`` before anything opens it)."""
+    what = not_regular(path)
+    if what is not None:
+        raise InputError(f"is {what}, not a regular file; refusing to read it", str(path))
 
 
 def strip_bom(data: bytes) -> bytes:
