@@ -148,6 +148,30 @@ def read_arrow_table(path: Path) -> Any:
     raise InputError(f"unsupported table format {suffix!r}; use csv, tsv, jsonl or parquet", str(path))
 
 
+QUOTED_FORMULA = r"^'[=+\-@\t\r']"
+QUOTED_NUMBER = r"^'[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$"
+
+
+def unquote_formulas(table: Any) -> Any:
+    """The text cells of a CSV written by ``evaladdon export`` as they were before it made them
+    safe for spreadsheets (``evaladdon.cli.export_cmd.spreadsheet_safe``: a ``'`` before a cell
+    that starts with ``= + - @``, tab, carriage return or ``'`` and is no plain number): that
+    ``'`` taken off again, by arrow's string kernels (columns without a leading ``'`` untouched)."""
+    pa = _pyarrow()
+    import pyarrow.compute as pc
+
+    for i, name in enumerate(table.column_names):
+        col = table.column(i)
+        if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)):
+            continue
+        if not pc.any(pc.starts_with(col, "'")).as_py():
+            continue
+        quoted = pc.and_(pc.match_substring_regex(col, QUOTED_FORMULA),
+                         pc.invert(pc.match_substring_regex(col, QUOTED_NUMBER)))
+        table = table.set_column(i, name, pc.if_else(quoted, pc.utf8_slice_codeunits(col, 1), col))
+    return table
+
+
 def read_raw_table(path: Path) -> pd.DataFrame:
     """The file as a DataFrame of its own columns (used by ``judge`` for label files)."""
     t = read_arrow_table(path)
@@ -382,6 +406,8 @@ def _read_long_table(p: Path, cluster: str | None) -> pd.DataFrame:
         raise InputError("the table has no rows", where)
     names = cols.names
     exported = all(c in names for c in COLUMNS)
+    if exported and cols.arrow and p.suffix.lower() in (".csv", ".tsv"):
+        cols.data = unquote_formulas(cols.data)
     item_col, value_col = _pick(names, "item"), _pick(names, "value")
     if item_col is None or value_col is None:
         need = [n for n, c in (("item", item_col), ("value", value_col)) if c is None]
