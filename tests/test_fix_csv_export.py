@@ -80,3 +80,13 @@ def test_a_table_without_hostile_cells_is_written_as_before(tmp_path: Path, caps
     assert out.read_bytes() == (b"run,source,harness,task,model,metric,item,epoch,value,raw,cluster,item_hash,error\n"
                                 + f"t,{src},table,t,t,value,q1,1,-1.0,-1,,,\n".encode()
                                 + f"t,{src},table,t,t,value,q2,1,0.5,0.5,,,\n".encode())
+
+
+def test_export_notes_reach_the_terminal_escaped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    (folder / "ok.csv").write_text("item,value\nq1,1\n")
+    (folder / "bad\x1b[2J.json").write_text("{}")  # skipped, with a note naming it
+    code, _, err = run_cli(capsys, "export", folder, "-o", tmp_path / "out.csv")
+    assert code == 0, err
+    assert "\x1b" not in err and "bad\\x1b[2J.json" in err

@@ -148,8 +148,10 @@ def run(args: argparse.Namespace) -> int:
     df = loaded.table
     write_table(df, out, input_paths(args))
     if not args.quiet:
+        from evaladdon.report.escape import clean
+
         unusable = int(df["error"].notna().sum())
-        for note in loaded.notes:
-            sys.stderr.write(f"warning: {note}\n")
-        sys.stderr.write(f"wrote {len(df)} rows ({unusable} with an error reason) to {out}\n")
+        for note in loaded.notes:  # names from the inputs: never a control character on the terminal
+            sys.stderr.write(clean(f"warning: {note}") + "\n")
+        sys.stderr.write(clean(f"wrote {len(df)} rows ({unusable} with an error reason) to {out}") + "\n")
     return 0

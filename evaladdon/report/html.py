@@ -34,12 +34,6 @@ def _table(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def plot_label(text: str) -> str:
-    """A name from input as a matplotlib label: control characters shown as escapes, and
-    ``$`` escaped so two of them never start math text (which fails or renders TeX)."""
-    return clean(text).replace("$", r"\$")
-
-
 def _img(png: bytes, alt: str) -> str:
     return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{base64.b64encode(png).decode()}">'
 
@@ -83,7 +77,7 @@ def _scores_section(summaries: Sequence[GroupSummary]) -> list[str]:
     if epochs:
         parts.append("<h2>Epoch variance</h2>")
         parts.append(_img(epoch_variance_plot(
-            [plot_label(f"{s.label or s.run} {s.task}/{s.metric}") for s in epochs],
+            [f"{s.label or s.run} {s.task}/{s.metric}" for s in epochs],
             [s.estimate.epoch_variance.within_var for s in epochs],  # type: ignore[union-attr]
             [s.estimate.epoch_variance.between_var for s in epochs],  # type: ignore[union-attr]
         ), "epoch variance"))
@@ -104,7 +98,7 @@ def _comparisons_section(comparisons: Sequence[RunComparison], power: float) -> 
     parts.append(_table(["B vs A", "task/metric", "A", "B", "delta (pts)", "CI (pts)", "p", "p adjusted",
                          "se paired", "se unpaired", "n", "n10/n01", "MDE (pts)"], crow))
     labels = [f"{r.label_b or r.run_b} vs {r.label_a or r.run_a}: {r.task}/{r.metric}" for r in comparisons]
-    parts.append(_img(forest_plot([plot_label(x) for x in labels], [r.comparison.delta for r in comparisons],
+    parts.append(_img(forest_plot(labels, [r.comparison.delta for r in comparisons],
                                   [r.comparison.ci_low for r in comparisons],
                                   [r.comparison.ci_high for r in comparisons]), "forest plot"))
     curves = []
@@ -112,7 +106,7 @@ def _comparisons_section(comparisons: Sequence[RunComparison], power: float) -> 
         c = r.comparison
         if c.se > 0:
             pc = power_curve(c.n, c.se * c.se * c.n, alpha=1 - c.level)
-            curves.append((plot_label(label), pc.delta, pc.power))
+            curves.append((label, pc.delta, pc.power))
     if curves:
         parts.append(_img(power_curve_plot(curves, power), "power curve"))
     for r in comparisons:
