@@ -472,7 +472,9 @@ def _read_long_table(p: Path, cluster: str | None) -> pd.DataFrame:
     for name, col in (("model", model_col), ("run", run_col)):
         if col is not None:
             used.add(col)
-            out[name] = cols.strings(col)[0]
+            out[name], blank = cols.strings(col)
+            if blank.any() and (name == "run" or run_col is None):  # a run needs a name (the model's, without a run column)
+                raise InputError(f"row {int(np.flatnonzero(blank)[0]) + 1}: empty run id in column {col!r}", where)
     if run_col is None:
         out["run"] = out["model"] if model_col is not None else constant(p.stem)
     if model_col is None:
