@@ -111,6 +111,8 @@ def atomic_path(dest: str | os.PathLike[str], inputs: Iterable[str | os.PathLike
         os.chmod(tmp_path, new_file_mode(d))
         if d.is_symlink():  # planted while we wrote
             raise EvalAddonError("refusing to write through a symbolic link", str(d))
+        if d.exists() and not d.is_file():  # a FIFO or device node made while we wrote: never replaced
+            raise EvalAddonError("is not a regular file; give a file name", str(d))
         os.replace(tmp_path, d)
     except OSError as exc:
         tmp_path.unlink(missing_ok=True)

@@ -17,7 +17,8 @@ Files are parsed by pyarrow (``pyarrow.csv`` multi-threaded, ``pyarrow.parquet``
 (``str`` dtype in pandas 3) so a 10-million-row table needs no 10 million Python strings.
 JSON lines that pyarrow refuses (the ``NaN``/``Infinity`` literals Python writes, a column
 of mixed types, nesting) are read by :func:`read_json_records` instead.  A UTF-8 byte-order
-mark is skipped.
+mark is skipped.  JSON nested deeper than :data:`evaladdon.adapters.common.guard.MAX_DEPTH`
+is refused before pyarrow sees it (its parser recurses and would crash the process).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ else:
 
     pd = lazy_module("pandas")  # imported on first use (the lean summarize of Inspect logs needs none)
 
+from evaladdon.adapters.common.guard import check_file_depth, check_regular
 from evaladdon.adapters.common.jsonlines import read_json_records
 from evaladdon.adapters.common.scores import MISSING, NON_FINITE, NON_NUMERIC, coerce_scores, convert_strings
 from evaladdon.errors import InputError
@@ -107,8 +109,13 @@ def _read_jsonl(path: Path) -> Any:
     pa = _pyarrow()
     from pyarrow import json as pajson
 
-    head = path.open("rb").read(4)
+    with path.open("rb") as fh:
+        head = fh.read(4)
     if not head.lstrip(b"\xef\xbb\xbf").lstrip().startswith(b"["):
+        # pyarrow's JSON parser recurses once per level and dies with SIGSEGV near 10,000
+        # levels: the one depth guard of all readers first (streamed, bounded memory), line by
+        # line as pyarrow reads it (the record reader below checks each document it parses)
+        check_file_depth(path, lines=True)
         try:
             return pajson.read_json(path, read_options=pajson.ReadOptions(block_size=1 << 24))
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
@@ -123,6 +130,7 @@ def _read_jsonl(path: Path) -> Any:
 def read_arrow_table(path: Path) -> Any:
     """The file as a ``pyarrow.Table`` (csv/tsv/parquet/jsonl), or a DataFrame for JSON the
     arrow reader refuses.  One-line :class:`InputError` for anything unreadable."""
+    check_regular(path)  # (judge's label files come here without the registry)
     suffix = path.suffix.lower()
     pa = _pyarrow()
     try:
@@ -144,6 +152,30 @@ def read_arrow_table(path: Path) -> Any:
             raise InputError("the file is empty", str(path)) from None
         raise InputError(f"cannot read as {suffix[1:]}: {text}", str(path)) from None
     raise InputError(f"unsupported table format {suffix!r}; use csv, tsv, jsonl or parquet", str(path))
+
+
+QUOTED_FORMULA = r"^'[=+\-@\t\r']"
+QUOTED_NUMBER = r"^'[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$"
+
+
+def unquote_formulas(table: Any) -> Any:
+    """The text cells of a CSV written by ``evaladdon export`` as they were before it made them
+    safe for spreadsheets (``evaladdon.cli.export_cmd.spreadsheet_safe``: a ``'`` before a cell
+    that starts with ``= + - @``, tab, carriage return or ``'`` and is no plain number): that
+    ``'`` taken off again, by arrow's string kernels (columns without a leading ``'`` untouched)."""
+    pa = _pyarrow()
+    import pyarrow.compute as pc
+
+    for i, name in enumerate(table.column_names):
+        col = table.column(i)
+        if not (pa.types.is_string(col.type) or pa.types.is_large_string(col.type)):
+            continue
+        if not pc.any(pc.starts_with(col, "'")).as_py():
+            continue
+        quoted = pc.and_(pc.match_substring_regex(col, QUOTED_FORMULA),
+                         pc.invert(pc.match_substring_regex(col, QUOTED_NUMBER)))
+        table = table.set_column(i, name, pc.if_else(quoted, pc.utf8_slice_codeunits(col, 1), col))
+    return table
 
 
 def read_raw_table(path: Path) -> pd.DataFrame:
@@ -395,6 +427,8 @@ def _read_long_table(p: Path, cluster: str | None) -> pd.DataFrame:
         raise InputError("the table has no rows", where)
     names = cols.names
     exported = all(c in names for c in COLUMNS)
+    if exported and cols.arrow and p.suffix.lower() in (".csv", ".tsv"):
+        cols.data = unquote_formulas(cols.data)
     if _pick(names, "value") is None and "prediction" in names and "label" in names:
         cols = _with_correct(cols)  # a table of predictions and labels: its score is whether they agree
         names = cols.names
@@ -462,7 +496,9 @@ def _read_long_table(p: Path, cluster: str | None) -> pd.DataFrame:
     for name, col in (("model", model_col), ("run", run_col)):
         if col is not None:
             used.add(col)
-            out[name] = cols.strings(col)[0]
+            out[name], blank = cols.strings(col)
+            if blank.any() and (name == "run" or run_col is None):  # a run needs a name (the model's, without a run column)
+                raise InputError(f"row {int(np.flatnonzero(blank)[0]) + 1}: empty run id in column {col!r}", where)
     if run_col is None:
         out["run"] = out["model"] if model_col is not None else constant(p.stem)
     if model_col is None:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Protocol
 
 from evaladdon.adapters import helm
+from evaladdon.adapters.common.guard import check_regular, not_regular
 from evaladdon.adapters.deepeval import looks_like_deepeval, read_deepeval
 from evaladdon.adapters.inspect_log import is_inspect_json, read_inspect_log, read_inspect_part
 from evaladdon.adapters.lm_eval import (
@@ -230,31 +231,46 @@ def reader_of(fn: ReadFn) -> Reader:
     return _BY_FN.get(fn) or Format("", lambda path, head: False, fn)
 
 
+LOG_SUFFIXES = (".json", ".jsonl", ".ndjson", ".eval", ".csv", ".tsv", ".parquet", ".txt")
+"""Names a log or a table may have: a file so named that is not read is listed as skipped."""
+
+
 def walk_files(root: Path, notes: list[str]) -> list[Path]:
-    """Every file below ``root``, following symbolic links to folders once (cycles noted).
+    """Every regular file below ``root``, following symbolic links to folders once (cycles noted).
 
     ``Path.rglob`` does not follow linked folders, which silently skipped them; a link that
-    leads back into a folder already walked is noted and not walked twice.
+    leads back into a folder already walked is noted and not walked twice.  Nothing below
+    ``root`` that could hold a log goes unmentioned: a folder that cannot be opened, and a
+    FIFO, device or socket named like a log (:data:`LOG_SUFFIXES`), are skipped with their
+    reason (another FIFO or socket is noted as ignored); none of them is ever opened.
     """
     out: list[Path] = []
     seen: set[str] = set()
-    for folder, dirs, names in os.walk(root, followlinks=True):
+
+    def unreadable(exc: OSError) -> None:
+        notes.append(f"skipped {exc.filename}: cannot open the folder ({exc.strerror or exc})")
+
+    for folder, dirs, names in os.walk(root, followlinks=True, onerror=unreadable):
         real = os.path.realpath(folder)
         if real in seen:
             notes.append(f"skipped {folder}: a symbolic link to a folder already read ({real})")
             dirs[:] = []
             continue
         seen.add(real)
+        dirs.sort()  # the same notes, in the same order, on every file system
         for d in dirs:
             full = Path(folder) / d
             if full.is_symlink() and not full.exists():
                 notes.append(f"skipped {full}: a broken symbolic link")
-        for name in names:
+        for name in sorted(names):
             f = Path(folder) / name
             if f.is_file():
                 out.append(f)
-            elif f.is_symlink():
+            elif f.is_symlink() and not f.exists():
                 notes.append(f"skipped {f}: a broken symbolic link")
+            elif (what := not_regular(f)) is not None:
+                verb = "skipped" if f.suffix.lower() in LOG_SUFFIXES else "ignored"
+                notes.append(f"{verb} {f}: {what}, not a regular file; not read")
     return sorted(out)
 
 
@@ -277,6 +293,17 @@ def is_bookkeeping(path: Path) -> bool:
     return path.name in BOOKKEEPING or path.name.endswith(".evaladdon.json")
 
 
+def _sniff_found(found: list[Path], notes: list[str]) -> list[tuple[Path, ReadFn | None, str]]:
+    """:func:`sniff` of each file found in a folder; one that cannot be opened is skipped with its reason."""
+    out: list[tuple[Path, ReadFn | None, str]] = []
+    for f in found:
+        try:
+            out.append((f, *sniff(f)))
+        except OSError as exc:
+            notes.append(f"skipped {f}: cannot read ({exc.strerror or type(exc).__name__})")
+    return out
+
+
 def expand_paths(paths: Iterable[str | Path]) -> tuple[list[tuple[Path, ReadFn, bool]], list[str]]:
     """Readable files (as given, and found recursively in directories) and skip notes.
 
@@ -293,7 +320,7 @@ def expand_paths(paths: Iterable[str | Path]) -> tuple[list[tuple[Path, ReadFn, 
             continue
         if p.is_dir():
             found = 0
-            sniffed = [(f, *sniff(f)) for f in walk_files(p, notes)]
+            sniffed = _sniff_found(walk_files(p, notes), notes)
             # lm-eval results next to samples only name runs and filters: read via pairing
             sample_dirs = {f.parent for f, reader, _ in sniffed if reader is read_samples}
             for f, reader, what in sniffed:
@@ -312,6 +339,7 @@ def expand_paths(paths: Iterable[str | Path]) -> tuple[list[tuple[Path, ReadFn, 
             if not found:
                 raise InputError("no readable logs or tables in this directory", str(p))
         else:
+            check_regular(p)  # /dev/zero or a FIFO would be read forever: refused before it is opened
             reader, what = sniff(p)
             if reader is None:
                 raise InputError(f"{what}; expected an Inspect log, lm-eval output, HELM run, promptfoo or DeepEval output, or a table ({', '.join(TABLE_SUFFIXES)})",

@@ -42,9 +42,14 @@ def preference_ranking(paths: list[str], ties: str = "half", anchor: str | None 
                        seed: int | None = 0, level: float = 0.95, sandwich: bool = False,
                        unit: str = "cluster") -> PreferenceRanking:
     """Read preference files and fit Bradley–Terry (clusters are kept apart per source file)."""
+    from pathlib import Path
+
+    from evaladdon.adapters.common.guard import check_regular
     from evaladdon.adapters.preferences import read_preferences
     from evaladdon.stats.ranking.bradley_terry import bradley_terry, position_bias
 
+    for given in paths:  # a FIFO or a device would be read forever: refused before it is opened
+        check_regular(Path(given))
     prefs = read_preferences(paths)
     bt = prefs.battles
     key = bt["item"] if unit == "item" else bt["cluster"]

@@ -2,7 +2,9 @@
 
 What is written reads back as it was (``export`` then ``summarize`` on the file gives the
 same numbers): every canonical column is written, floats with full precision, and the
-table reader recognises an export by its columns.  The file is written atomically
+table reader recognises an export by its columns.  A CSV export is safe to open in a
+spreadsheet: a text cell that would start a formula gets a leading ``'`` (OWASP's advice on
+CSV injection), which the table reader takes off again.  The file is written atomically
 (a temporary file renamed into place) and never over one of the inputs.
 """
 
@@ -55,6 +57,66 @@ def _sql_path(path: Path) -> str:
     return str(path).replace("'", "''")
 
 
+FORMULA_START = r"^[=+\-@\t\r']"
+"""Cells that a spreadsheet would run as a formula (OWASP's list: ``= + - @``, tab, carriage
+return), and cells that already start with the ``'`` that marks them as text (so the prefix
+can be taken off again exactly: :func:`evaladdon.adapters.long_table.unquote_formulas`)."""
+PLAIN_NUMBER = r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$"
+"""A cell that is a number as it stands (``-1``, ``+0.5``): a spreadsheet reads it as that number."""
+
+
+def _text_safe(s: Any) -> Any:
+    """``s`` (text) with ``'`` before every cell that starts like a formula and is no plain number;
+    ``s`` itself when no cell does."""
+    import numpy as np
+
+    text = s.astype("string")
+    starts = text.str.contains(FORMULA_START, regex=True).fillna(False).to_numpy(dtype=bool)
+    if not starts.any():
+        return s
+    at = np.flatnonzero(starts)
+    risky = at[~text.iloc[at].str.contains(PLAIN_NUMBER, regex=True).fillna(False).to_numpy(dtype=bool)]
+    if not len(risky):
+        return s
+    out = s.astype(object).copy()
+    out.iloc[risky] = ("'" + text.iloc[risky]).astype(object).to_numpy()
+    return out
+
+
+def spreadsheet_safe(df: Any) -> Any:
+    """``df`` with no text cell a spreadsheet would run as a formula (CSV injection): such cells get
+    a leading ``'``, as OWASP advises; numeric columns, and text cells that are plain numbers, are
+    left as they are.  Vectorised (pandas' string methods; a categorical's labels only)."""
+    import pandas as pd
+
+    out = {}
+    for name in df.columns:
+        col = df[name]
+        if isinstance(col.dtype, pd.CategoricalDtype):
+            labels = pd.Series(col.cat.categories, dtype=object)
+            safe = _text_safe(labels)
+            if safe is not labels:
+                out[name] = col.cat.rename_categories(list(safe))
+        elif not pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(col.dtype):
+            safe = _text_safe(col)
+            if safe is not col:
+                out[name] = safe
+    return df.assign(**out) if out else df
+
+
+def _write_csv(df: Any, path: Path) -> None:
+    """CSV that reads back as it was and is safe to open in a spreadsheet (:func:`spreadsheet_safe`).
+    Python's csv writer quotes a cell holding a line break of its line terminator only: a carriage
+    return inside a cell is quoted when the lines end in CRLF (RFC 4180's line end), so a table
+    with one is written so; any other keeps ``\\n``."""
+    import pandas as pd
+
+    df = spreadsheet_safe(df)
+    text = [c for c in df.columns if not pd.api.types.is_numeric_dtype(df[c].dtype)]
+    cr = any(df[c].astype("string").str.contains("\r", regex=False).any() for c in text)
+    df.to_csv(path, index=False, lineterminator="\r\n" if cr else "\n")
+
+
 def write_table(df: Any, out: Path, inputs: list[str]) -> None:
     """``df`` to ``out`` in the format its suffix names, atomically, refusing to overwrite
     any of ``inputs``."""
@@ -65,7 +127,7 @@ def write_table(df: Any, out: Path, inputs: list[str]) -> None:
         raise EvalAddonError(f"unsupported output type {suffix or '(none)'!r}; use .csv, .jsonl or .parquet", str(out))
     with atomic_path(out, inputs) as tmp:
         if suffix == ".csv":
-            df.to_csv(tmp, index=False)
+            _write_csv(df, tmp)
         elif suffix == ".jsonl":
             _write_jsonl(df, tmp)
         else:
@@ -86,8 +148,10 @@ def run(args: argparse.Namespace) -> int:
     df = loaded.table
     write_table(df, out, input_paths(args))
     if not args.quiet:
+        from evaladdon.report.escape import clean
+
         unusable = int(df["error"].notna().sum())
-        for note in loaded.notes:
-            sys.stderr.write(f"warning: {note}\n")
-        sys.stderr.write(f"wrote {len(df)} rows ({unusable} with an error reason) to {out}\n")
+        for note in loaded.notes:  # names from the inputs: never a control character on the terminal
+            sys.stderr.write(clean(f"warning: {note}") + "\n")
+        sys.stderr.write(clean(f"wrote {len(df)} rows ({unusable} with an error reason) to {out}") + "\n")
     return 0

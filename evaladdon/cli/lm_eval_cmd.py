@@ -26,7 +26,8 @@ def run(args: argparse.Namespace) -> int:
     import json
 
     from evaladdon._util.safe_write import atomic_write_text, check_destination
-    from evaladdon.integrations.lm_eval_posthoc import posthoc
+    from evaladdon.adapters.common.guard import check_regular
+    from evaladdon.integrations.lm_eval_posthoc import posthoc, samples_for
     from evaladdon.report.escape import clean
     from evaladdon.stats._base.result import json_safe
 
@@ -42,6 +43,8 @@ def run(args: argparse.Namespace) -> int:
     if args.output and len(files) > 1:
         raise InputError("-o/--output needs exactly one results file")
     for f in files:
+        for given in (f, *samples_for(f)):
+            check_regular(given)  # a FIFO or a device would be read forever: refused before it is opened
         out = Path(args.output) if args.output else f.with_name(f.stem + ".evaladdon.json")
         # the results file, every samples file beside it and every input: never overwritten
         inputs = [f, *f.parent.glob("samples_*"), *args.paths]

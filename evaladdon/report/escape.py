@@ -30,6 +30,16 @@ def clean(text: object) -> str:
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|<>~])")
+# GitHub turns these into math, mentions (notifications) and links: made plain with character
+# references, which its parsers never read as syntax.  A mention is found in the rendered text
+# (a reference there is decoded first), so a zero-width space after its ``@`` breaks it (as
+# Renovate does); ``pass@1`` (``@`` after a letter) is no mention and is left alone
+_MD_INERT = (
+    (re.compile(r"\$"), "&#36;"),
+    (re.compile(r"(?<![0-9A-Za-z_])@(?=[0-9A-Za-z])"), "@&#8203;"),
+    (re.compile(r"(?i)(?<=[a-z])://"), "&#58;//"),
+    (re.compile(r"(?i)\bwww\."), lambda m: m.group(0)[:3] + "&#46;"),
+)
 
 
 def markdown_cell(text: object) -> str:
@@ -37,7 +47,12 @@ def markdown_cell(text: object) -> str:
 
     Controls are escaped as in :func:`clean`; markdown punctuation (``|``, brackets, ``<``,
     backticks, emphasis marks ...) is backslash-escaped so no link, image, HTML tag or code
-    span forms, and ``&`` becomes ``&amp;`` so no character reference forms.
+    span forms, and ``&`` becomes ``&amp;`` so no character reference forms.  GitHub's
+    extensions are kept inert too: ``$`` (math) and the ``:`` of ``://`` and ``.`` of ``www.``
+    (bare links) become character references, and ``@name`` gets a zero-width space
+    (``@&#8203;name``) so it mentions nobody.
     """
-    s = clean(text).replace("&", "&amp;")
-    return _MD_SPECIAL.sub(r"\\\1", s)
+    s = _MD_SPECIAL.sub(r"\\\1", clean(text).replace("&", "&amp;"))
+    for pattern, inert in _MD_INERT:
+        s = pattern.sub(inert, s)  # type: ignore[arg-type]
+    return s

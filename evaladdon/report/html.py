@@ -42,9 +42,9 @@ PLOT_LABEL_MAX = 80
 
 def plot_label(text: str) -> str:
     """A name from input as a matplotlib label: at most :data:`PLOT_LABEL_MAX` characters (cut
-    in the middle), control characters shown as escapes, and ``$`` escaped so two of them never
-    start math text (which fails or renders TeX)."""
-    return shorten(clean(text), PLOT_LABEL_MAX).replace("$", r"\$")
+    in the middle), control characters shown as escapes (the plots draw text literally:
+    :mod:`evaladdon.report.plots`, so ``$`` needs no escape)."""
+    return shorten(clean(text), PLOT_LABEL_MAX)
 
 
 def _img(png: bytes, alt: str) -> str:
@@ -90,7 +90,7 @@ def _scores_section(summaries: Sequence[GroupSummary]) -> list[str]:
     if epochs:
         parts.append("<h2>Epoch variance</h2>")
         parts.append(_img(epoch_variance_plot(
-            [plot_label(f"{s.label or s.run} {s.task}/{s.metric}") for s in epochs],
+            [f"{s.label or s.run} {s.task}/{s.metric}" for s in epochs],
             [s.estimate.epoch_variance.within_var for s in epochs],  # type: ignore[union-attr]
             [s.estimate.epoch_variance.between_var for s in epochs],  # type: ignore[union-attr]
         ), "epoch variance"))

@@ -20,9 +20,9 @@ from evaladdon.table.columns import (COLUMNS, HARNESSES, KEY, NULLABLE_STRING_CO
                                      _is_none, _str_categorical, empty_table, finalize, object_values)
 
 
-def _describe_rows(df: pd.DataFrame, mask: np.ndarray, limit: int = 3) -> str:
-    rows = df.loc[mask, list(KEY)].head(limit)
-    parts = [", ".join(f"{k}={r[k]!r}" for k in KEY) for _, r in rows.iterrows()]
+def _describe_rows(df: pd.DataFrame, mask: np.ndarray, limit: int = 3, columns: tuple[str, ...] = KEY) -> str:
+    rows = df.loc[mask, list(columns)].head(limit)
+    parts = [", ".join(f"{k}={r[k]!r}" for k in columns) for _, r in rows.iterrows()]
     return "; ".join(f"row {i} ({p})" for i, p in zip(rows.index.tolist(), parts, strict=True))
 
 
@@ -79,11 +79,22 @@ def validate(df: pd.DataFrame) -> pd.DataFrame:
         )
     dup = duplicated_keys(df)
     if dup.any():
+        sources = _sources(df, dup)
+        where = sources[0] if len(sources) == 1 else None  # one file: named as every input error names it
         raise TableError(
-            f"(run, task, metric, item, epoch) must be unique; {int(dup.sum())} row(s) share a key: "
-            f"{_describe_rows(df, dup)}"
+            f"(run, task, metric, item, epoch) must be unique; {int(dup.sum())} row(s) share a key"
+            + (f" (rows from {', '.join(map(repr, sources))})" if len(sources) > 1 else "")
+            + f": {_describe_rows(df, dup, columns=KEY if len(sources) < 2 else ('source', *KEY))}",
+            where,
         )
     return df
+
+
+def _sources(df: pd.DataFrame, mask: np.ndarray, limit: int = 4) -> list[str]:
+    """The files (``source``) of the rows in ``mask``, in table order (at most ``limit``)."""
+    if "source" not in df.columns:
+        return []
+    return [str(s) for s in pd.unique(df.loc[mask, "source"].astype(object))[:limit]]
 
 
 def concat(tables: Iterable[pd.DataFrame]) -> pd.DataFrame:

@@ -1,6 +1,6 @@
-"""Limits on what a log may make the readers do: JSON nesting depth, decompressed size (all adapters).
+"""Limits on what a log may make the readers do: JSON nesting depth, decompressed size, what is read at all.
 
-Both are checked before any recursive parser (orjson, the stdlib ``json``, pydantic inside
+Depth and size are checked before any recursive parser (orjson, the stdlib ``json``, pydantic inside
 inspect_ai) sees a document, and each refusal is one line naming the file (``InputError``,
 exit 2 in the CLI).
 
@@ -8,6 +8,8 @@ exit 2 in the CLI).
   bracket depth outside JSON strings.  Written here because no JSON library offers a
   depth check without parsing (orjson stops at 1,024 levels on its own; ``json`` and
   inspect_ai's streaming header reader grow memory with the square of the depth).
+- **Regular files** (:func:`check_regular`): a FIFO, a device or a socket named as an input is
+  refused before it is opened (``/dev/zero`` or a pipe would be read forever).
 - **Decompressed size** (:func:`read_member`): a zip member is read in bounded chunks
   (deflate through ``zipfile``; zstd, method 93, which Inspect writes by default and the
   stdlib ``zipfile`` of Python < 3.14 cannot open, through ``zstandard``), refusing past
@@ -17,6 +19,8 @@ exit 2 in the CLI).
 
 from __future__ import annotations
 
+import os
+import stat
 import struct
 import zipfile
 from pathlib import Path
@@ -58,51 +62,55 @@ class DepthScanner:
 
     def feed(self, data: bytes | memoryview) -> int:
         b = np.frombuffer(data, dtype=np.uint8)
-        n = len(b)
-        if n == 0:
+        if len(b) == 0:
             return self.max_depth
-        quotes = np.flatnonzero(b == 34)
-        if len(quotes):
-            # a quote is escaped when an odd run of backslashes precedes it; only quotes right
-            # after a backslash (or at the chunk's start) can be, and their runs are short, so
-            # extend those runs one byte at a time
-            if isinstance(data, bytes) and b'\\"' not in data:  # a C substring search: none escaped
-                cand = np.empty(0, dtype=np.int64)
-            else:
-                cand = np.flatnonzero(b[np.maximum(quotes - 1, 0)] == 92)  # (a quote at 0 sees itself)
-            if quotes[0] == 0:
-                cand = np.concatenate(([0], cand))
-            if len(cand):
-                run = np.zeros(len(cand), dtype=np.int64)
-                active = np.arange(len(cand))
-                k = 1
-                while len(active):
-                    pos = quotes[cand[active]] - k
-                    inside = pos >= 0
-                    run[active[~inside]] += self.trailing_backslashes  # the run began in the last chunk
-                    active, pos = active[inside], pos[inside]
-                    hit = b[pos] == 92
-                    run[active[hit]] += 1
-                    active = active[hit]
-                    k += 1
-                quotes = np.delete(quotes, cand[run % 2 == 1])
-        # [ ] { } are exactly the bytes with (b & 0xD9) == 0x59 that are not Y _ y DEL:
-        # two passes over the chunk instead of seven, then a test on the candidates
-        cand = np.flatnonzero((b & 0xD9) == 0x59)
-        kind = b[cand]
-        opening = (kind == 91) | (kind == 123)
-        is_bracket = opening | (kind == 93) | (kind == 125)
-        brackets = cand[is_bracket]
+        quotes = self._real_quotes(b, data)
+        brackets, opening = _brackets(b)
         if len(brackets):
             # a bracket is outside strings when an even number of real quotes precede it
             before = np.searchsorted(quotes, brackets) + int(self.in_string)
             outside = before % 2 == 0
             if outside.any():
-                step = np.where(opening[is_bracket][outside], 1, -1)
+                step = np.where(opening[outside], 1, -1)
                 depth = self.depth + np.cumsum(step)
                 self.max_depth = max(self.max_depth, int(depth.max()))
                 self.depth = int(depth[-1])
         self.in_string = (len(quotes) + int(self.in_string)) % 2 == 1
+        self._carry_backslashes(b)
+        return self.max_depth
+
+    def _real_quotes(self, b: np.ndarray, data: bytes | memoryview) -> np.ndarray:
+        """Positions of the quotes in ``b`` that are not escaped by a backslash."""
+        quotes = np.flatnonzero(b == 34)
+        if not len(quotes):
+            return quotes
+        # a quote is escaped when an odd run of backslashes precedes it; only quotes right
+        # after a backslash (or at the chunk's start) can be, and their runs are short, so
+        # extend those runs one byte at a time
+        if isinstance(data, bytes) and b'\\"' not in data:  # a C substring search: none escaped
+            cand = np.empty(0, dtype=np.int64)
+        else:
+            cand = np.flatnonzero(b[np.maximum(quotes - 1, 0)] == 92)  # (a quote at 0 sees itself)
+        if quotes[0] == 0:
+            cand = np.concatenate(([0], cand))
+        if not len(cand):
+            return quotes
+        run = np.zeros(len(cand), dtype=np.int64)
+        active = np.arange(len(cand))
+        k = 1
+        while len(active):
+            pos = quotes[cand[active]] - k
+            inside = pos >= 0
+            run[active[~inside]] += self.trailing_backslashes  # the run began in the last chunk
+            active, pos = active[inside], pos[inside]
+            hit = b[pos] == 92
+            run[active[hit]] += 1
+            active = active[hit]
+            k += 1
+        return np.delete(quotes, cand[run % 2 == 1])
+
+    def _carry_backslashes(self, b: np.ndarray) -> None:
+        n = len(b)
         if b[n - 1] != 92:
             self.trailing_backslashes = 0
         else:
@@ -111,6 +119,50 @@ class DepthScanner:
                 self.trailing_backslashes += n
             else:
                 self.trailing_backslashes = first_plain_from_end
+
+
+def _brackets(b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Positions of ``[ ] { }`` in ``b`` and whether each opens."""
+    # [ ] { } are exactly the bytes with (b & 0xD9) == 0x59 that are not Y _ y DEL:
+    # two passes over the chunk instead of seven, then a test on the candidates
+    cand = np.flatnonzero((b & 0xD9) == 0x59)
+    kind = b[cand]
+    opening = (kind == 91) | (kind == 123)
+    is_bracket = opening | (kind == 93) | (kind == 125)
+    return cand[is_bracket], opening[is_bracket]
+
+
+class LinesDepthScanner(DepthScanner):
+    """:class:`DepthScanner` for JSON lines: every line is its own document, so a newline
+    starts again at depth 0 outside any string (JSON text has no raw newline inside a
+    string).  Needed where a parser reads lines in parallel blocks (``pyarrow.json``): a
+    broken line (an odd quote, stray closing brackets) must not hide a deep line after it
+    from the scan, as it would in one running count over the file."""
+
+    def feed(self, data: bytes | memoryview) -> int:
+        b = np.frombuffer(data, dtype=np.uint8)
+        newlines = np.flatnonzero(b == 10)
+        if not len(newlines):
+            return super().feed(data)
+        quotes = self._real_quotes(b, data)
+        brackets, opening = _brackets(b)
+        # quotes before the start of each line of the chunk (line 0 began in an earlier chunk)
+        quotes_before_line = np.concatenate(([0], np.searchsorted(quotes, newlines)))
+        last_depth = 0
+        if len(brackets):
+            line = np.searchsorted(newlines, brackets)
+            before = np.searchsorted(quotes, brackets) - quotes_before_line[line] + (line == 0) * int(self.in_string)
+            outside = before % 2 == 0
+            line = line[outside]
+            running = np.concatenate(([0], np.cumsum(np.where(opening[outside], 1, -1))))
+            # depth within its own line: the running count less its value where the line began
+            depth = running[1:] - running[np.searchsorted(line, line)] + (line == 0) * self.depth
+            if len(depth):
+                self.max_depth = max(self.max_depth, int(depth.max()))
+                last_depth = int(depth[-1]) if line[-1] == len(newlines) else 0
+        self.depth = last_depth
+        self.in_string = (len(quotes) - int(quotes_before_line[-1])) % 2 == 1
+        self._carry_backslashes(b)
         return self.max_depth
 
 
@@ -123,13 +175,71 @@ def check_depth(data: bytes | memoryview, where: str, what: str = "the document"
             raise InputError(f"{what} is nested more than {limit} levels deep; refusing to parse it", where)
 
 
-def check_file_depth(path: Path, limit: int = MAX_DEPTH) -> None:
-    """:func:`check_depth` over a file, in bounded chunks."""
+def check_file_depth(path: Path, limit: int = MAX_DEPTH, lines: bool = False) -> None:
+    """:func:`check_depth` over a file, in bounded chunks (``lines``: each line its own document,
+    :func:`check_lines_depth`)."""
+    if lines:
+        return check_lines_depth(path, limit)
     scanner = DepthScanner()
     with path.open("rb") as fh:
         while chunk := fh.read(_CHUNK):
             if scanner.feed(chunk) > limit:
                 raise InputError(f"JSON nested more than {limit} levels deep; refusing to parse it", str(path))
+    return None
+
+
+def _most_openings(chunk: bytes, cut: int, carried: int) -> int:
+    """The most ``[`` and ``{`` on one of the lines ending in ``chunk[:cut]`` (the first line
+    counted from ``carried``, its depth where it began)."""
+    b = np.frombuffer(chunk, dtype=np.uint8, count=cut)
+    opens = np.flatnonzero((b & 0xDF) == 0x5B)  # exactly [ and {
+    if not len(opens):
+        return carried
+    per_line = np.bincount(np.searchsorted(np.flatnonzero(b == 10), opens))
+    return max(int(per_line.max()), int(per_line[0]) + carried)
+
+
+def check_lines_depth(path: Path, limit: int = MAX_DEPTH, chunk_size: int = _CHUNK) -> None:
+    """Refuse a JSON-lines file with a line nested deeper than ``limit`` (:class:`LinesDepthScanner`).
+
+    A line nests no deeper than its count of ``[`` and ``{``: where no line ending in a chunk
+    has more than ``limit`` of them (the usual case), only the chunk's last, unfinished line is
+    scanned (half the time of scanning every byte, which costs about what pyarrow's parse of
+    the file costs)."""
+    scanner = LinesDepthScanner()
+    with path.open("rb") as fh:
+        while chunk := fh.read(chunk_size):
+            cut = chunk.rfind(b"\n") + 1
+            if cut and _most_openings(chunk, cut, scanner.depth) <= limit:
+                scanner.depth, scanner.in_string, scanner.trailing_backslashes = 0, False, 0
+                chunk = chunk[cut:]
+            if scanner.feed(chunk) > limit:
+                raise InputError(f"JSON nested more than {limit} levels deep; refusing to parse it", str(path))
+
+
+_KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def not_regular(path: Path) -> str | None:
+    """Why ``path`` (links followed) is no regular file to read -- ``"a FIFO (named pipe)"``, ``"a
+    character device"``, ... -- or ``None`` for a regular file, a folder, or a path that is not
+    there (those are told apart where the inputs are resolved)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    return next((what for test, what in _KINDS if test(mode)), "not a regular file")
+
+
+def check_regular(path: Path) -> None:
+    """Refuse, in one line, an input that is a FIFO, a device or a socket: reading ``/dev/zero``
+    or a pipe nobody writes to never ends (checked by ``stat`` before anything opens it)."""
+    what = not_regular(path)
+    if what is not None:
+        raise InputError(f"is {what}, not a regular file; refusing to read it", str(path))
 
 
 def strip_bom(data: bytes) -> bytes:
