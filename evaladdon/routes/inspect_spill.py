@@ -7,7 +7,7 @@ than ``RouteLimits.spill_bytes``, or found while read in memory to hold more tha
 instead, in four passes:
 
 1. **route** (:class:`~evaladdon.routes._partitions.Router`): the native streaming reader
-   (:func:`~evaladdon.adapters.inspect_json.read_json_stream`) hands each sample record to
+   (:func:`~evaladdon.adapters.inspect.stream.read_json_stream`) hands each sample record to
    a router that writes it (``marshal`` of plain data: sequence number, id, epoch, score
    values, cluster value, error, limit; never pickle) to one of K partition files in a
    ``tempfile.TemporaryDirectory``.  The partition is a CRC-32 of ``str(id)``, so every
@@ -22,7 +22,7 @@ instead, in four passes:
    the log over at once.
 2. **scan** (:func:`_scan`): per partition, the (id, epoch) keys with the sequence of their
    first record and the score names of their last one: the global rules of
-   :func:`~evaladdon.adapters.inspect_rows.build_part` that one partition cannot see --
+   :func:`~evaladdon.adapters.inspect.rows.build_part` that one partition cannot see --
    the log's score-name order (results first, then as names first appear in the kept
    samples, in table order), the duplicate count, the kept-sample count (incomplete-log
    note) -- are made from them.
@@ -168,9 +168,9 @@ def _build(router: Router, scan: _Scan, log: Any, f: Path, cluster: str | None, 
     columns let go) to name the run by.  With ``labels`` (id-keyed batches, clusters spanning
     them) each part's global cluster codes go to a ``g.npy`` file as well."""
     from evaladdon._util.gc import no_cyclic_gc
-    from evaladdon.adapters.inspect_lean import COLUMNS
-    from evaladdon.adapters.inspect_records import SampleRecord, Score
-    from evaladdon.adapters.inspect_rows import Collector, LogData, build_part
+    from evaladdon.adapters.inspect.columns import COLUMNS
+    from evaladdon.adapters.inspect.records import SampleRecord, Score
+    from evaladdon.adapters.inspect.rows import Collector, LogData, build_part
     from evaladdon.routes._columns import _group_arrays, _metric_rows
     from evaladdon.table.usable import unusable_reasons
 
@@ -259,8 +259,8 @@ def summarize_spilled(opts: SummarizeOptions, f: Path, notes: list[str], name_of
     from evaladdon.table.loaded import Loaded
     from evaladdon.adapters import name_runs, separate_runs
     from evaladdon._util.gc import no_cyclic_gc
-    from evaladdon.adapters.inspect_json import NotNative, read_json_stream
-    from evaladdon.adapters.inspect_rows import _notes, incomplete_of
+    from evaladdon.adapters.inspect.stream import NotNative, read_json_stream
+    from evaladdon.adapters.inspect.rows import _notes, incomplete_of
     from evaladdon.analysis.summarize import marks_from
     from evaladdon.routes.results import Summaries
     from evaladdon.table.names import labels_of

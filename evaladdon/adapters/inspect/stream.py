@@ -3,15 +3,15 @@
 - JSON logs (any file name): the top-level keys before ``samples`` through ijson's event
   stream, then each ``samples[*]`` built by ijson's C backend and cut to the fields used
   (transcripts, messages, output, attachments dropped at once) and, every few thousand
-  samples, made columns (:class:`~evaladdon.adapters.inspect_rows.Collector`), so memory
+  samples, made columns (:class:`~evaladdon.adapters.inspect.rows.Collector`), so memory
   holds the largest single sample and the table's columns whatever the file size.
-- shared with :mod:`evaladdon.adapters.inspect_native` (the ``.eval`` zips): a parsed sample or
+- shared with :mod:`evaladdon.adapters.inspect.native` (the ``.eval`` zips): a parsed sample or
   summary -> its record (:func:`record`), the header check (:func:`_header_of`), the parser of
   a member's bytes (:func:`_loads`), the byte streams ijson reads (depth-checked, prefixed).
 
 Anything else (log format versions other than 2 and 3, ``NaN`` literals in a streamed JSON
 log) raises :class:`NotNative`, and the caller falls back to Inspect's own reader.  Records
-come out in the shape of :mod:`evaladdon.adapters.inspect_rows`.
+come out in the shape of :mod:`evaladdon.adapters.inspect.rows`.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from evaladdon.adapters.common.guard import (
     DepthScanner,
     check_depth,
 )
-from evaladdon.adapters.inspect_records import SampleRecord, make_record, score_fields
-from evaladdon.adapters.inspect_rows import Collector, LogData
+from evaladdon.adapters.inspect.records import SampleRecord, make_record, score_fields
+from evaladdon.adapters.inspect.rows import Collector, LogData
 from evaladdon.adapters.tuning import DEFAULT, ReadTuning
 from evaladdon.errors import InputError
 
@@ -47,7 +47,7 @@ def _loads(data: bytes, where: str, what: str) -> Any:
     """orjson; the stdlib parser only for what orjson refuses, after the depth scan.
 
     Text orjson accepts is at most 1,024 deep (it stops itself there) and nothing downstream
-    recurses into values (see :func:`evaladdon.adapters.inspect_rows.build_table`), so the
+    recurses into values (see :func:`evaladdon.adapters.inspect.rows.build_table`), so the
     fast path needs no scan (the policy of :mod:`evaladdon.adapters.common.jsonlines`)."""
     try:
         return orjson.loads(data)
@@ -181,7 +181,7 @@ class _Prefixed:
 def read_json_stream(path: Path, cluster: str | None = None, records: Collector | None = None, *,
                      tuning: ReadTuning | None = None) -> LogData:
     """A JSON log streamed with ijson's C backend (see module docstring); its records go
-    into a :class:`~evaladdon.adapters.inspect_rows.Collector` (for ``cluster``, batches of
+    into a :class:`~evaladdon.adapters.inspect.rows.Collector` (for ``cluster``, batches of
     ``tuning.batch_size``) as they are read, so memory does not grow by a record per sample."""
     try:
         import ijson
