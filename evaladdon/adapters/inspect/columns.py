@@ -38,6 +38,8 @@ from evaladdon.adapters.inspect.walk import (
     UNSCORED,
     Texts,
     Walked,
+    collected_metrics,
+    first_seen_metrics,
     first_seen_names,
     known_metrics,
     row_plan,
@@ -214,7 +216,8 @@ def _label_text(b: bytes) -> str:
 
 
 # long: the rules of build_part on columns, in its order; step 4d of the redesign merges the two
-def build_lean_part(col: Collector, log: LogData, path: Path, cluster: str | None, result_names: list[str]) -> Any:
+def build_lean_part(col: Collector, log: LogData, path: Path, cluster: str | None,
+                    results: list[tuple[str, str | None]]) -> Any:
     """:func:`~evaladdon.adapters.inspect.rows.build_part` of a lean collector: a
     :class:`LeanPart` (the same rows as the table path's part, as numbers and codes)."""
     where = str(path)
@@ -234,8 +237,9 @@ def build_lean_part(col: Collector, log: LogData, path: Path, cluster: str | Non
         return a if kept is None else a[kept]
 
     # metrics: the log's results first, then as they first appear in the kept samples
-    first_seen = first_seen_names(g.score_name, g.nscores, kept, n, len(col.names))
-    known = known_metrics(col, result_names, first_seen)
+    known = log.known if log.known is not None else known_metrics(
+        results, collected_metrics(col, first_seen_metrics(g.metrics, g.nrows, kept, n)),
+        [list(col.names)[c] for c in first_seen_names(g.score_name, g.nscores, kept, n, len(col.names))])
     texts = col.texts
     if n_kept and not known:
         code = texts.code.get(SAMPLE_ERROR)
@@ -393,8 +397,9 @@ class ColumnsSink:
     def flush(self, col: Collector, w: Walked) -> None:
         flush_lean(col, w)
 
-    def build(self, col: Collector, log: LogData, path: Path, cluster: str | None, result_names: list[str]) -> Any:
-        return build_lean_part(col, log, path, cluster, result_names)
+    def build(self, col: Collector, log: LogData, path: Path, cluster: str | None,
+              results: list[tuple[str, str | None]]) -> Any:
+        return build_lean_part(col, log, path, cluster, results)
 
 
 COLUMNS = ColumnsSink()

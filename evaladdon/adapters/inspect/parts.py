@@ -37,6 +37,7 @@ class _Batch(NamedTuple):
     score_name: np.ndarray  # int64: code in Collector.names
     # per row (scored samples only; unscored ones get their rows at the end, one per known name)
     metrics: np.ndarray  # object
+    metric_codes: np.ndarray  # int64: code in Collector.metric_texts
     raws: np.ndarray  # object: raw_strings of the value
     values: np.ndarray  # float64 (NaN where the row has a reason)
     row_errors: np.ndarray  # object

@@ -71,7 +71,18 @@ from evaladdon.adapters.inspect.parts import (
     convert_pending,
 )
 from evaladdon.adapters.inspect.records import SampleRecord, _declared, _run_of
-from evaladdon.adapters.inspect.walk import UNSCORED, Texts, Walked, first_seen_names, known_metrics, row_plan, walk
+from evaladdon.adapters.inspect.walk import (
+    UNSCORED,
+    Texts,
+    Walked,
+    collected_metrics,
+    first_seen_metrics,
+    first_seen_names,
+    known_metrics,
+    result_scores,
+    row_plan,
+    walk,
+)
 from evaladdon.adapters.tuning import DEFAULT, ReadTuning
 from evaladdon.errors import InputError
 
@@ -87,6 +98,7 @@ class LogData:
     unlisted: int  # members no summary listed (read from the member itself)
     summary_source: str
     samples_logged: bool = True  # False: a JSON log without a ``samples`` key (header only)
+    known: list[str] | None = None  # the log's metrics, when the records are only some of its samples (spilled)
 
 
 class RowsSink:
@@ -121,17 +133,17 @@ class RowsSink:
             raw = _objects(w.raws) if w.all_str else raw_strings(pd.Series(w.raws, dtype=object)).to_numpy()
             codes, uniques = pd.factorize(raw)  # equal raw texts as one object
             raw = np.asarray(uniques, dtype=object)[codes]
-            metrics = col.metric_texts.objects(np.asarray(w.metrics, dtype=np.int64))
         else:
             values, row_errors, raw = np.empty(0), np.empty(0, dtype=object), np.empty(0, dtype=object)
-            metrics = np.empty(0, dtype=object)
+        codes = np.asarray(w.metrics, dtype=np.int64)
+        metrics = col.metric_texts.objects(codes)
         col.batches.append(_Batch(
             _strings(w.items), np.array(w.epochs, dtype=np.int64), w.scored, w.nrows, w.reasons, w.errors,
             _strings(w.hashes), _strings(w.labels),
             col.cluster_texts.objects(w.clusters) if w.clusters is not None else None, w.meta_keys,
             {key: _objects(mcol) for key, mcol in w.metas.items()},
             w.nscores, np.array(w.score_name, dtype=np.int64),
-            metrics, raw, values, row_errors, _strings(w.answers), np.array(w.confidences, dtype=float)))
+            metrics, codes, raw, values, row_errors, _strings(w.answers), np.array(w.confidences, dtype=float)))
 
 
 ROWS = RowsSink()
@@ -235,8 +247,7 @@ def build_part(log: LogData, path: Path, cluster: str | None, *, tuning: ReadTun
     where = str(path)
     header = log.header
     spec = header.get("eval") or {}
-    results = header.get("results") if isinstance(header.get("results"), dict) else {}
-    result_names = [str(s.get("name")) for s in (results or {}).get("scores") or [] if isinstance(s, dict)]
+    results = result_scores(header)
 
     if isinstance(log.records, Pending):
         return _pending_part(log, path, cluster, log.records, spec)
@@ -249,7 +260,7 @@ def build_part(log: LogData, path: Path, cluster: str | None, *, tuning: ReadTun
         raise InputError(f"cannot read as an Inspect log (sample {str(col.bad[0])[:40]!r} has no id or integer epoch)",
                          where)
     if col.lean:
-        return col.lean.build(col, log, path, cluster, result_names)  # type: ignore[no-any-return]
+        return col.lean.build(col, log, path, cluster, results)  # type: ignore[no-any-return]
     batches = col.batches
     items = _cat_strings([b.items for b in batches])
     epochs = _cat(batches, "epochs", np.int64)
@@ -285,10 +296,12 @@ def build_part(log: LogData, path: Path, cluster: str | None, *, tuning: ReadTun
         return a if kept is None else _take_strings(a, kept)
 
     # metrics: the log's results first, then as they first appear in the kept samples
-    first_seen = first_seen_names(_cat(batches, "score_name", np.int64), _cat(batches, "nscores", np.int64), kept, n,
-                                  len(col.names))
-    known = known_metrics(col, result_names, first_seen)
     scored_all = _cat(batches, "scored", bool)
+    nrows_all = _cat(batches, "nrows", np.int64)
+    known = log.known if log.known is not None else known_metrics(
+        results, collected_metrics(col, first_seen_metrics(_cat(batches, "metric_codes", np.int64), nrows_all, kept, n)),
+        [list(col.names)[c] for c in first_seen_names(_cat(batches, "score_name", np.int64),
+                                                      _cat(batches, "nscores", np.int64), kept, n, len(col.names))])
     if n_kept and not known:
         raise no_scores(n_kept, int(sel(_cat(batches, "errors", bool)).sum()), where)
 
@@ -301,7 +314,6 @@ def build_part(log: LogData, path: Path, cluster: str | None, *, tuning: ReadTun
                         cluster, where)
 
     # rows: a scored sample's own rows, an unscored one a row per known metric
-    nrows_all = _cat(batches, "nrows", np.int64)
     plan = row_plan(kept, scored_all, nrows_all, len(known), _cat(batches, "reasons", np.int64))
     total, row_sample = plan.total, plan.row_sample
     metrics = _cat(batches, "metrics", object)

@@ -230,19 +230,53 @@ def walk(col: Any, recs: list[SampleRecord], rich: bool) -> Walked | None:
                   row_sample, hashes, labels, meta_keys, metas, raws, all_str, answers, confidences)
 
 
-def known_metrics(col: Any, result_names: list[str], first_seen: Any) -> list[str]:
-    """The metrics of a log, each a row of an unscored sample: its results' score names first,
-    then the others as they first appear in the kept samples (``first_seen``: codes into
-    ``col.names``), each score name as the metrics its scored samples made of it (a dict-valued
-    score: ``name/key``), a name no sample scored as itself.  Both sinks' rule."""
-    names = list(col.names)
-    known = list(dict.fromkeys(result_names))
-    seen = set(known)
-    for c in first_seen:
-        if names[c] not in seen:
-            seen.add(names[c])
-            known.append(names[c])
-    return known
+def result_scores(header: dict[str, Any]) -> list[tuple[str, str | None]]:
+    """(name, scorer) of each entry of the log's ``results.scores`` (Inspect names a dict-valued
+    scorer's keyed metrics ``name=key, scorer=scorer``; any other entry ``name == scorer``)."""
+    results = header.get("results")
+    scores = results.get("scores") if isinstance(results, dict) else None
+    return [(str(s.get("name")), None if s.get("scorer") is None else str(s.get("scorer")))
+            for s in scores or [] if isinstance(s, dict)]
+
+
+def known_metrics(results: list[tuple[str, str | None]], metrics: list[tuple[str, str, bool]],
+                  names: list[str]) -> list[str]:
+    """The metrics of a log, each a row of an unscored sample (issue 25, item 6: an errored
+    sample is a dropped row of every real metric, not of its scorer's or keys' bare names).
+
+    ``results``: :func:`result_scores`; ``metrics``: (metric, its score name, whether the score
+    was a plain value) in order of first appearance in the kept samples; ``names``: the score
+    names in that order.  The results' metrics first (a keyed entry as ``scorer/name``, the
+    metric the samples make of it, unless the samples score ``name`` plainly), then the
+    samples' metrics, then a score name none of whose kept values made a metric (an empty
+    dict) as itself.  Both sinks' rule, and the spilled route's (over the whole log)."""
+    plain = {n for _, n, p in metrics if p}
+    known = [f"{scorer}/{name}" if scorer and scorer != name and name not in plain else name for name, scorer in results]
+    known += [m for m, _, _ in metrics]
+    covered = {n for _, n, _ in metrics}
+    known += [n for n in names if n not in covered]
+    return list(dict.fromkeys(known))
+
+
+def collected_metrics(col: Any, first: list[int]) -> list[tuple[str, str, bool]]:
+    """(metric, score name, plain) of the metric codes ``first`` of a collector (for :func:`known_metrics`)."""
+    key_of = {code: nk for nk, code in col.metric_codes.items()}
+    texts = col.metric_texts.names()
+    return [(texts[c], key_of[c][0], key_of[c][1] is None) for c in first]
+
+
+def first_seen_metrics(codes: np.ndarray, nrows: np.ndarray, kept: np.ndarray | None, n: int) -> list[int]:
+    """Metric codes (per walked row) in the order they first appear in the kept samples' rows
+    (table order: a kept sample at its place in ``kept``); ``nrows`` per sample."""
+    if kept is None:  # every row in order: codes are numbered as they first appear
+        return [int(c) for c in np.unique(codes)]
+    position = np.full(n, -1, dtype=np.int64)
+    position[kept] = np.arange(len(kept))
+    pos = position[np.repeat(np.arange(n), np.asarray(nrows, dtype=np.int64))]
+    keep = pos >= 0
+    seq = np.asarray(codes)[keep][np.argsort(pos[keep], kind="stable")]
+    uniq, at = np.unique(seq, return_index=True)
+    return [int(c) for c in uniq[np.argsort(at)]]
 
 
 def first_seen_names(score_name: np.ndarray, nscores: np.ndarray, kept: np.ndarray | None, n: int,
