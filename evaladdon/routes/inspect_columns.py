@@ -109,13 +109,20 @@ def _Capped(cluster: str | None, cap: int) -> Any:
 def _spilled(opts: SummarizeOptions, f: Path, notes: list[str], name_of: dict[Path, str],
              skipped: list[Any], limits: RouteLimits) -> Summaries | None:
     """The spilled summary of the one log ``f`` (:mod:`evaladdon.routes.inspect_spill`), or ``None``
-    when its clusters are too lopsided to spill (:class:`~evaladdon.routes.inspect_spill.Lopsided`):
-    then it is read in memory, as before spilling existed."""
+    when its clusters are too lopsided to spill (:class:`~evaladdon.routes.inspect_spill.Lopsided`)
+    or the disk takes no partitions (``OSError``: TMPDIR full or missing; a note says the memory
+    bound is not kept, issue 26 item 7): then it is read in memory, as before spilling existed."""
     from evaladdon.routes import inspect_spill as spill
 
+    n_notes = len(notes)
     try:
         return spill.summarize_spilled(opts, f, notes, name_of, skipped, limits)
     except spill.Lopsided:
+        return None
+    except OSError as exc:  # no room in TMPDIR (or none): this route reads it in memory, and says so
+        del notes[n_notes:]
+        notes.append(f"{f}: could not spill to disk ({exc.strerror or exc}); read in memory instead, "
+                     "so its memory is not bounded")
         return None
 
 

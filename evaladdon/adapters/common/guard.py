@@ -55,12 +55,15 @@ class DepthScanner:
         self.max_depth = 0
         self.in_string = False
         self.trailing_backslashes = 0
+        self.chunk_in_string = False  # in a string at the start of the last chunk fed
+        self.quotes = np.empty(0, dtype=np.int64)  # positions of the last chunk's real (unescaped) quotes
 
     def feed(self, data: bytes | memoryview) -> int:
         b = np.frombuffer(data, dtype=np.uint8)
         n = len(b)
         if n == 0:
             return self.max_depth
+        self.chunk_in_string = self.in_string
         quotes = np.flatnonzero(b == 34)
         if len(quotes):
             # a quote is escaped when an odd run of backslashes precedes it; only quotes right
@@ -102,6 +105,7 @@ class DepthScanner:
                 depth = self.depth + np.cumsum(step)
                 self.max_depth = max(self.max_depth, int(depth.max()))
                 self.depth = int(depth[-1])
+        self.quotes = quotes  # the chunk's real quotes (what else reads it asks where its strings are)
         self.in_string = (len(quotes) + int(self.in_string)) % 2 == 1
         if b[n - 1] != 92:
             self.trailing_backslashes = 0

@@ -9,7 +9,7 @@ Two readers give the identical canonical table (tested on every real log in ../s
 - ``inspect``: Inspect's own ``inspect_ai.log`` readers (header, then sample summaries for
   ``.eval``, the full log for JSON logs, whose summaries Inspect would build from a full read
   anyway).  It also reads what the native reader does not recognise: log format version 1
-  (the 2024 ``results.scorer`` layout, bare ``NaN`` literals streamed from JSON), versions
+  (the 2024 ``results.scorer`` layout), versions
   newer than 3, other zip compressions.
 
 ``read_inspect_log(path, cluster, reader="auto")`` uses the native reader and falls back to

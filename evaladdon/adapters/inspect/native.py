@@ -55,6 +55,7 @@ from evaladdon.adapters.inspect.stream import (
     _Prefixed,
     _record_at,
     record,
+    restore_constants,
 )
 from evaladdon.adapters.inspect.parts import Pending, label_bytes
 from evaladdon.adapters.inspect.records import item_hash, label_of, score_code, thin_metadata, thin_text, truncate_text
@@ -124,7 +125,7 @@ class _MemberStream:
 def _stream_summaries(zf: Any, info: zipfile.ZipInfo, where: str, add: Callable[[Any], None]) -> None:
     """Each sample summary of a large ``summaries.json`` to ``add``, parsed by ijson's C backend
     a sample at a time (depth-scanned as it is read); what ``orjson`` would not parse either
-    (bare NaN, a truncated array) ends the fast path (:class:`NotNative`)."""
+    (a truncated array) ends the fast path (:class:`NotNative`)."""
     try:
         import ijson
 
@@ -142,7 +143,7 @@ def _stream_summaries(zf: Any, info: zipfile.ZipInfo, where: str, add: Callable[
         for s in backend.items(checked, "item", use_float=True, buf_size=LEAN_BUFFER):
             if not isinstance(s, dict):
                 raise InputError("cannot read as an Inspect log (summaries.json is not a list of samples)", where)
-            add(s)
+            add(restore_constants(s) if checked.constants else s)
     except ijson.common.JSONError as exc:
         raise NotNative(f"summaries.json the streaming parser does not read: {str(exc)[:80]}") from None
     finally:
