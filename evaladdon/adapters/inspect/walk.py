@@ -265,34 +265,31 @@ def collected_metrics(col: Any, first: list[int]) -> list[tuple[str, str, bool]]
     return [(texts[c], key_of[c][0], key_of[c][1] is None) for c in first]
 
 
-def first_seen_metrics(codes: np.ndarray, nrows: np.ndarray, kept: np.ndarray | None, n: int) -> list[int]:
-    """Metric codes (per walked row) in the order they first appear in the kept samples' rows
-    (table order: a kept sample at its place in ``kept``); ``nrows`` per sample."""
-    if kept is None:  # every row in order: codes are numbered as they first appear
-        return [int(c) for c in np.unique(codes)]
+def _first_in_kept(codes: np.ndarray, counts: np.ndarray, kept: np.ndarray, n: int) -> list[int]:
+    """The distinct ``codes`` (``counts[j]`` of them for sample ``j``, in sample order) in the
+    order they first appear in the kept samples (table order: a kept sample at its place in ``kept``)."""
     position = np.full(n, -1, dtype=np.int64)
     position[kept] = np.arange(len(kept))
-    pos = position[np.repeat(np.arange(n), np.asarray(nrows, dtype=np.int64))]
+    pos = position[np.repeat(np.arange(n), np.asarray(counts, dtype=np.int64))]
     keep = pos >= 0
     seq = np.asarray(codes)[keep][np.argsort(pos[keep], kind="stable")]
     uniq, at = np.unique(seq, return_index=True)
     return [int(c) for c in uniq[np.argsort(at)]]
 
 
+def first_seen_metrics(codes: np.ndarray, nrows: np.ndarray, kept: np.ndarray | None, n: int) -> list[int]:
+    """Metric codes (per walked row; ``nrows`` per sample) in the order they first appear in the kept samples' rows."""
+    if kept is None:  # every row in order: codes are numbered as they first appear
+        return [int(c) for c in np.unique(codes)]
+    return _first_in_kept(codes, nrows, kept, n)
+
+
 def first_seen_names(score_name: np.ndarray, nscores: np.ndarray, kept: np.ndarray | None, n: int,
                      n_names: int) -> Any:
-    """Codes of the score names in the order they first appear in the kept samples (table
-    order: a kept sample at its place in ``kept``); ``score_name`` per score, ``nscores`` per
-    sample."""
+    """Score name codes (per score; ``nscores`` per sample) in the order they first appear in the kept samples."""
     if kept is None:
         return range(n_names)
-    position = np.full(n, -1, dtype=np.int64)
-    position[kept] = np.arange(len(kept))
-    pos = position[np.repeat(np.arange(n), np.asarray(nscores, dtype=np.int64))]
-    keep = pos >= 0
-    seq = np.asarray(score_name)[keep][np.argsort(pos[keep], kind="stable")]
-    uniq, at = np.unique(seq, return_index=True)
-    return [int(c) for c in uniq[np.argsort(at)]]
+    return _first_in_kept(score_name, nscores, kept, n)
 
 
 class RowPlan(NamedTuple):
