@@ -179,11 +179,11 @@ def walk(col: Any, recs: list[SampleRecord], rich: bool) -> Walked | None:
             keys: list[str] = []
             for k, v in md.items():
                 if isinstance(v, (str, int, float, bool)):
-                    key = f"meta.{k}"
-                    keys.append(key)
-                    mcol = metas.get(key)
+                    column = f"meta.{k}"
+                    keys.append(column)
+                    mcol = metas.get(column)
                     if mcol is None:
-                        mcol = metas[key] = [nan] * m
+                        mcol = metas[column] = [nan] * m
                     mcol[j] = share(v, v) if type(v) is str else v
             kt = tuple(keys)
             code = key_sets.get(kt)
