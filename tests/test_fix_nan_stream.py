@@ -85,6 +85,18 @@ def test_the_native_stream_reads_a_log_with_nan_literals(tmp_path: Path) -> None
     assert df.loc[4, "label"] == "NaN" and math.isnan(df.loc[3, "meta.weight"])
 
 
+def test_inspects_reader_gives_the_same_table_run_id_included(tmp_path: Path) -> None:
+    """Inspect's reader (``reader="inspect"``) takes the stored ``eval_id`` from the raw header,
+    which a NaN stderr in the results made unreadable: the run id was ``run_id:task_id``."""
+    import pandas as pd
+
+    pytest.importorskip("inspect_ai", reason="inspect-ai is an optional extra, not installed here")
+    from evaladdon.adapters.inspect.log import read_inspect_log
+
+    f = _nan_log(tmp_path / "nan.json")
+    pd.testing.assert_frame_equal(read_inspect_log(f, reader="inspect"), read_inspect_log(f, reader="native"))
+
+
 def _summarize(path: Path, policy: RoutePolicy, *extra: str) -> tuple[int, dict[str, Any], list[Any]]:
     outcomes: list[Any] = []
     policy = RoutePolicy(only=policy.only, limits=policy.limits, observe=outcomes.append)

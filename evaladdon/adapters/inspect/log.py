@@ -171,7 +171,7 @@ def _raw_eval_id(p: Path, is_zip: bool) -> Any:
     which would give the same log a new run id at every read."""
     import orjson
 
-    from evaladdon.adapters.inspect.stream import _header_events
+    from evaladdon.adapters.inspect.stream import _DepthCheckedFile, _header_events
 
     try:
         if is_zip:
@@ -185,7 +185,10 @@ def _raw_eval_id(p: Path, is_zip: bool) -> Any:
             with p.open("rb") as fh:
                 if fh.read(len(BOM)) != BOM:
                     fh.seek(0)
-                raw, _ = _header_events(iter(ijson.get_backend("yajl2_c").parse(fh, use_float=True)))
+                # (through the depth check, which also reads NaN/Infinity literals: a NaN stderr in
+                # the results must not cost the log its eval_id, hence its run id)
+                raw, _ = _header_events(iter(ijson.get_backend("yajl2_c").parse(_DepthCheckedFile(fh, str(p)),
+                                                                                use_float=True)))
         return (raw.get("eval") or {}).get("eval_id")
     except Exception:  # noqa: BLE001 - unreadable raw header: Inspect's reader reports it
         return None
