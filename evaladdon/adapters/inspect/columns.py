@@ -33,17 +33,7 @@ import numpy as np
 from evaladdon.adapters.inspect.parts import Part, label_bytes
 from evaladdon.adapters.inspect.records import _run_of
 from evaladdon.adapters.inspect.rows import _CANONICAL, _notes, incomplete_of, no_scores, raise_first_failure
-from evaladdon.adapters.inspect.walk import (
-    SAMPLE_ERROR,
-    UNSCORED,
-    Texts,
-    Walked,
-    collected_metrics,
-    first_seen_metrics,
-    first_seen_names,
-    known_metrics,
-    row_plan,
-)
+from evaladdon.adapters.inspect.walk import SAMPLE_ERROR, UNSCORED, Texts, Walked, log_metrics, row_plan
 from evaladdon.adapters.common.scores import coerce_values
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -237,9 +227,7 @@ def build_lean_part(col: Collector, log: LogData, path: Path, cluster: str | Non
         return a if kept is None else a[kept]
 
     # metrics: the log's results first, then as they first appear in the kept samples
-    known = log.known if log.known is not None else known_metrics(
-        results, collected_metrics(col, first_seen_metrics(g.metrics, g.nrows, kept, n)),
-        [list(col.names)[c] for c in first_seen_names(g.score_name, g.nscores, kept, n, len(col.names))])
+    known = log_metrics(col, log.known, results, g.metrics, g.nrows, g.score_name, g.nscores, kept, n)
     texts = col.texts
     if n_kept and not known:
         code = texts.code.get(SAMPLE_ERROR)

@@ -71,18 +71,7 @@ from evaladdon.adapters.inspect.parts import (
     convert_pending,
 )
 from evaladdon.adapters.inspect.records import SampleRecord, _declared, _run_of
-from evaladdon.adapters.inspect.walk import (
-    UNSCORED,
-    Texts,
-    Walked,
-    collected_metrics,
-    first_seen_metrics,
-    first_seen_names,
-    known_metrics,
-    result_scores,
-    row_plan,
-    walk,
-)
+from evaladdon.adapters.inspect.walk import UNSCORED, Texts, Walked, log_metrics, result_scores, row_plan, walk
 from evaladdon.adapters.tuning import DEFAULT, ReadTuning
 from evaladdon.errors import InputError
 
@@ -298,10 +287,8 @@ def build_part(log: LogData, path: Path, cluster: str | None, *, tuning: ReadTun
     # metrics: the log's results first, then as they first appear in the kept samples
     scored_all = _cat(batches, "scored", bool)
     nrows_all = _cat(batches, "nrows", np.int64)
-    known = log.known if log.known is not None else known_metrics(
-        results, collected_metrics(col, first_seen_metrics(_cat(batches, "metric_codes", np.int64), nrows_all, kept, n)),
-        [list(col.names)[c] for c in first_seen_names(_cat(batches, "score_name", np.int64),
-                                                      _cat(batches, "nscores", np.int64), kept, n, len(col.names))])
+    known = log_metrics(col, log.known, results, _cat(batches, "metric_codes", np.int64), nrows_all,
+                        _cat(batches, "score_name", np.int64), _cat(batches, "nscores", np.int64), kept, n)
     if n_kept and not known:
         raise no_scores(n_kept, int(sel(_cat(batches, "errors", bool)).sum()), where)
 

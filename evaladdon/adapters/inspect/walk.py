@@ -277,6 +277,20 @@ def _first_in_kept(codes: np.ndarray, counts: np.ndarray, kept: np.ndarray, n: i
     return [int(c) for c in uniq[np.argsort(at)]]
 
 
+def log_metrics(col: Any, log_known: list[str] | None, results: list[tuple[str, str | None]], codes: np.ndarray,
+                nrows: np.ndarray, score_name: np.ndarray, nscores: np.ndarray, kept: np.ndarray | None,
+                n: int) -> list[str]:
+    """The metrics of a log whose ``n`` walked samples a collector ``col`` holds (``codes`` the
+    metric of each walked row, ``nrows`` per sample; ``score_name`` each score's name, ``nscores``
+    per sample; ``kept`` the kept samples, None: all): :func:`known_metrics`, or ``log_known``
+    when the caller knows them (the spilled route: a part sees only some of the log)."""
+    if log_known is not None:
+        return log_known
+    names = list(col.names)
+    return known_metrics(results, collected_metrics(col, first_seen_metrics(codes, nrows, kept, n)),
+                         [names[c] for c in first_seen_names(score_name, nscores, kept, n, len(names))])
+
+
 def first_seen_metrics(codes: np.ndarray, nrows: np.ndarray, kept: np.ndarray | None, n: int) -> list[int]:
     """Metric codes (per walked row; ``nrows`` per sample) in the order they first appear in the kept samples' rows."""
     if kept is None:  # every row in order: codes are numbered as they first appear
