@@ -159,7 +159,7 @@ def member(zf, name):
 """
 WORK = {
     "evaladdon native": """
-from evaladdon.adapters.inspect_log import read_inspect_log
+from evaladdon.adapters.inspect.log import read_inspect_log
 for p in PATHS:
     df = read_inspect_log(p, cluster="passage", reader="native")
 """,
@@ -186,7 +186,7 @@ if PATHS:
         rc = main(["summarize", "--json", "--cluster", "passage", *PATHS], routes=policy)
     assert rc == 0 and took[0].detail is None, (rc, took)
 else:  # what the lean path imports (the statistics, the CLI, orjson and ijson)
-    import evaladdon.cli.summarize_cmd, evaladdon.adapters.inspect_native, evaladdon.stats.mean, ijson
+    import evaladdon.cli.summarize_cmd, evaladdon.adapters.inspect.native, evaladdon.stats.mean, ijson
 assert "pandas" not in sys.modules
 """,
     "evaladdon summarize (lean, spilled)": """
@@ -200,7 +200,7 @@ if PATHS:
         rc = main(["summarize", "--json", "--cluster", "passage", *PATHS], routes=policy)
     assert rc == 0 and took[0].detail == "spilled", (rc, took)
 else:  # what the lean path imports (the statistics, the CLI, orjson and ijson)
-    import evaladdon.cli.summarize_cmd, evaladdon.adapters.inspect_native, evaladdon.stats.mean, ijson
+    import evaladdon.cli.summarize_cmd, evaladdon.adapters.inspect.native, evaladdon.stats.mean, ijson
 assert "pandas" not in sys.modules
 """,
     "summarize CLI, table path": """
@@ -309,7 +309,7 @@ import json, sys, time, zipfile, orjson, zstandard
 sys.path.insert(0, {repo!r})
 import pandas
 from evaladdon.adapters import read_runs
-from evaladdon.adapters.inspect_log import read_inspect_log
+from evaladdon.adapters.inspect.log import read_inspect_log
 PATHS = json.loads(sys.argv[1])
 WHAT = sys.argv[2]
 """ + FLOOR_MEMBER + """c0 = time.process_time()
@@ -431,7 +431,7 @@ def tiny_log(path: Path, n: int) -> None:
     UUID-like ids, ``metadata.passage`` one of n/200, a ``match`` score), written a sample at a time."""
     import zipfile
 
-    from evaladdon.adapters.inspect_native import read_member
+    from evaladdon.adapters.inspect.native import read_member
 
     with zipfile.ZipFile(SAMPLE_EVAL) as zf:  # (zstd members: read_member)
         header = json.loads(read_member(zf, zf.getinfo("header.json"), str(SAMPLE_EVAL)))

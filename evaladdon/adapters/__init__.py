@@ -13,7 +13,7 @@ re-exported here, as is :class:`~evaladdon.table.loaded.Loaded` (its old place).
 from __future__ import annotations
 
 from evaladdon.adapters import helm
-from evaladdon.adapters.inspect_log import read_inspect_log, read_inspect_part
+from evaladdon.adapters.inspect.log import read_inspect_log, read_inspect_part
 from evaladdon.adapters.read import (
     PARTS,
     _convert_pending,

@@ -20,8 +20,8 @@ else:
 
     pd = lazy_module("pandas")  # imported on first use (the lean summarize of Inspect logs needs none)
 
-from evaladdon.adapters.inspect_parts import Part, convert_pending
-from evaladdon.adapters.inspect_rows import frame
+from evaladdon.adapters.inspect.parts import Part, convert_pending
+from evaladdon.adapters.inspect.rows import frame
 from evaladdon.adapters.lm_eval import SamplesPart, frame_parts
 from evaladdon.adapters.registry import ReadFn, inputs, reader_of
 from evaladdon.adapters.tuning import DEFAULT, ReadOptions, ReadTuning
@@ -101,7 +101,7 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
     options = ReadOptions(cluster, tuning or DEFAULT, split, all_metrics)
     files, notes, name_of, skipped = inputs(paths)
     # Inspect logs stay Parts (rows before the column operations) until the end, where each
-    # stretch of consecutive ones becomes ONE DataFrame (inspect_rows.frame): per-file
+    # stretch of consecutive ones becomes ONE DataFrame (inspect.rows.frame): per-file
     # DataFrames and finalize were most of the cost of many small logs
     tables: list[pd.DataFrame | Part | SamplesPart] = []
     sources: list[Path] = []

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Protocol
 from evaladdon.adapters import helm
 from evaladdon.adapters.common.guard import check_regular, not_regular
 from evaladdon.adapters.deepeval import looks_like_deepeval, read_deepeval
-from evaladdon.adapters.inspect_log import is_inspect_json, read_inspect_log, read_inspect_part
+from evaladdon.adapters.inspect.log import is_inspect_json, read_inspect_log, read_inspect_part
 from evaladdon.adapters.lm_eval import (
     looks_like_results_json,
     looks_like_samples_jsonl,

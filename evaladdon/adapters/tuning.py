@@ -17,7 +17,7 @@ class ReadTuning:
     """Switches and thresholds of the readers' fast paths (defaults: the readers' own)."""
 
     combine_inspect: bool = True
-    """Read Inspect logs as :class:`~evaladdon.adapters.inspect_rows.Part` and make one DataFrame of
+    """Read Inspect logs as :class:`~evaladdon.adapters.inspect.rows.Part` and make one DataFrame of
     consecutive ones (False: one table per log, the reference the tests compare with)."""
 
     combine_lm_eval: bool = True
@@ -26,23 +26,23 @@ class ReadTuning:
     the tests compare with)."""
 
     pending_rows: int = 200_000
-    """Rows of small Inspect logs kept as Python lists (:class:`~evaladdon.adapters.inspect_rows.Pending`)
+    """Rows of small Inspect logs kept as Python lists (:class:`~evaladdon.adapters.inspect.rows.Pending`)
     before they are converted together, so a read of thousands of logs holds at most this many
     rows as Python objects (~0.8 KB a row) besides the columns."""
 
     quick: bool = True
     """Read ordinary ``.eval`` summaries straight into row lists
-    (:func:`~evaladdon.adapters.inspect_native.quick_rows`; False: as records through the
-    :class:`~evaladdon.adapters.inspect_rows.Collector`, the reference the tests compare with)."""
+    (:func:`~evaladdon.adapters.inspect.native.quick_rows`; False: as records through the
+    :class:`~evaladdon.adapters.inspect.rows.Collector`, the reference the tests compare with)."""
 
     stream_bytes: int = 8 * 2**20
     """A ``summaries.json`` larger than this (decompressed) is streamed with ijson when the records
-    go straight into a :class:`~evaladdon.adapters.inspect_rows.Collector`
+    go straight into a :class:`~evaladdon.adapters.inspect.rows.Collector`
     (``read_eval_zip(records=...)``): a 20,000-sample one is ~50 MB of JSON, ~3-4x that as parsed
     objects."""
 
     batch_size: int = 1024
-    """Samples a :class:`~evaladdon.adapters.inspect_rows.Collector` holds as records before it
+    """Samples a :class:`~evaladdon.adapters.inspect.rows.Collector` holds as records before it
     turns them into columns (peak RSS of a 60,000-sample JSON log: 188 MB at 512, 192 MB at 2,048,
     208 MB at 16,384)."""
 

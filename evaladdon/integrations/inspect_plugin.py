@@ -36,7 +36,7 @@ from inspect_ai.scorer._reducer.types import ScoreReducer
 from inspect_ai.solver import TaskState
 
 from evaladdon import stats
-from evaladdon.adapters.inspect_log import read_inspect_log
+from evaladdon.adapters.inspect.log import read_inspect_log
 from evaladdon.table.names import dotted
 from evaladdon.table.usable import usable_rows
 

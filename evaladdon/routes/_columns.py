@@ -47,7 +47,7 @@ def _first_appearance_codes(codes: np.ndarray, good: np.ndarray | None, k: int |
     ``None``) of non-negative integer ``codes`` below ``k`` (``pd.factorize`` of the good
     rows' labels, at those rows; the other rows keep some code no statistic reads): a
     block of rows at a time, no sort of every row."""
-    from evaladdon.adapters.inspect_lean import first_positions
+    from evaladdon.adapters.inspect.columns import first_positions
 
     if k is None:
         k = int(codes.max()) + 1 if len(codes) else 0
@@ -64,10 +64,10 @@ def _group_arrays(run: str, task: str, m: str, pieces: list[tuple[Any, np.ndarra
                   cluster: str | None, done: list[Any]) -> Any:
     """One group's :class:`~evaladdon.analysis.summarize.GroupArrays` from the rows of its logs: item and
     cluster codes in order of first appearance among the usable rows (what ``summarize_table``
-    passes), errors as codes (:class:`~evaladdon.adapters.inspect_lean.CodedTexts`).  The
+    passes), errors as codes (:class:`~evaladdon.adapters.inspect.columns.CodedTexts`).  The
     columns of the logs in ``done`` (no later group reads them) are let go as soon as they
     are taken, so that the group's codes do not come on top of them."""
-    from evaladdon.adapters.inspect_lean import CodedTexts
+    from evaladdon.adapters.inspect.columns import CodedTexts
     from evaladdon.analysis.summarize import GroupArrays
 
     def cat(attr: str) -> np.ndarray:

@@ -182,6 +182,8 @@ class _Scan:
         """Partition ``i``'s kept samples' first sequence numbers, in order."""
         return np.fromfile(self.root / "seq.bin", dtype=np.int64, count=self.sizes[i], offset=8 * self.offsets[i])
     best: dict[str, tuple[int, int]] = field(default_factory=dict)  # score name -> (first seq, index in sample)
+    # metric -> (first seq, row in sample), its score name, whether a plain value made it (not a dict's key)
+    metrics: dict[str, tuple[tuple[int, int], str, bool]] = field(default_factory=dict)
     n_records: int = 0
     n_kept: int = 0
 
@@ -206,6 +208,8 @@ def _scan(files: list[Path], root: Path) -> _Scan:
                     b = best.get(name)
                     if b is None or (seq, j) < b:
                         best[name] = (seq, j)
+                if scores:
+                    _scan_metrics(out.metrics, seq, scores)
             out.offsets.append(out.n_kept)
             seq_file.write(np.sort(np.fromiter((v[0] for v in keys.values()), dtype=np.int64, count=len(keys))).tobytes())
             out.sizes.append(len(keys))
@@ -214,6 +218,19 @@ def _scan(files: list[Path], root: Path) -> _Scan:
             out.n_kept += len(keys)
             del keys
     return out
+
+
+def _scan_metrics(metrics: dict[str, tuple[tuple[int, int], str, bool]], seq: int, scores: dict[str, Any]) -> None:
+    """The metrics a kept sample's ``scores`` make (as the walk names them: a dict value a
+    metric ``name/key`` a key), each kept at its first (sequence, row) over the log."""
+    k = 0
+    for name, value in scores.items():
+        pairs = [(f"{name}/{key}", False) for key in value] if isinstance(value, dict) else [(name, True)]
+        for metric, plain in pairs:
+            m = metrics.get(metric)
+            if m is None or (seq, k) < m[0]:
+                metrics[metric] = ((seq, k), name, plain)
+            k += 1
 
 
 def merge_files(limit: int = RouteLimits.merge_files) -> int:

@@ -9,12 +9,12 @@ way -- a log the reader refuses, a wrong ``--cluster``, a key ``validate`` would
 a non-ASCII score string -- also hands over to the table path, which reports it as always.
 
 One reader, two consumers: the records come from the same native reader
-(:mod:`evaladdon.adapters.inspect_native`) into a ``Collector(lean=COLUMNS)``
-(:mod:`evaladdon.adapters.inspect_rows`), whose :func:`~evaladdon.adapters.inspect_rows.build_part`
+(:mod:`evaladdon.adapters.inspect.native`) into a ``Collector(lean=COLUMNS)``
+(:mod:`evaladdon.adapters.inspect.rows`), whose :func:`~evaladdon.adapters.inspect.rows.build_part`
 applies the same rules (duplicates, unscored rows, score-name order, errors and limits,
-notes, incomplete logs) to columns of numbers (:mod:`evaladdon.adapters.inspect_lean`): per
+notes, incomplete logs) to columns of numbers (:mod:`evaladdon.adapters.inspect.columns`): per
 row the value (float64), the sample's id as fixed-width bytes
-(:func:`~evaladdon.adapters.inspect_rows.label_bytes`), and as narrow integers its epoch and
+(:func:`~evaladdon.adapters.inspect.rows.label_bytes`), and as narrow integers its epoch and
 the codes of its metric, error and cluster (~26 bytes a row for short ids).  Each group's
 arrays are made from them a block at a time (:func:`_first_appearance_codes`), and a log's
 columns are let go as its last group takes them, so the peak is the statistics' own
@@ -64,10 +64,10 @@ def _read_part(f: Path, cluster: str | None, cap: int | None = None) -> Any:
     """The ``LeanPart`` of log ``f``; more than ``cap`` records (not ``None``) raise
     :class:`evaladdon.routes.inspect_spill.TooMany`."""
     from evaladdon._util.gc import no_cyclic_gc
-    from evaladdon.adapters.inspect_json import NotNative, read_json_stream
-    from evaladdon.adapters.inspect_native import read_eval_zip
-    from evaladdon.adapters.inspect_lean import COLUMNS
-    from evaladdon.adapters.inspect_rows import Collector, build_part
+    from evaladdon.adapters.inspect.stream import NotNative, read_json_stream
+    from evaladdon.adapters.inspect.native import read_eval_zip
+    from evaladdon.adapters.inspect.columns import COLUMNS
+    from evaladdon.adapters.inspect.rows import Collector, build_part
 
     try:
         with no_cyclic_gc():
@@ -81,8 +81,8 @@ def _read_part(f: Path, cluster: str | None, cap: int | None = None) -> Any:
 
 
 def _capped_class() -> type:
-    from evaladdon.adapters.inspect_lean import COLUMNS
-    from evaladdon.adapters.inspect_rows import Collector
+    from evaladdon.adapters.inspect.columns import COLUMNS
+    from evaladdon.adapters.inspect.rows import Collector
     from evaladdon.routes.inspect_spill import TooMany
 
     class Capped(Collector):
@@ -109,13 +109,20 @@ def _Capped(cluster: str | None, cap: int) -> Any:
 def _spilled(opts: SummarizeOptions, f: Path, notes: list[str], name_of: dict[Path, str],
              skipped: list[Any], limits: RouteLimits) -> Summaries | None:
     """The spilled summary of the one log ``f`` (:mod:`evaladdon.routes.inspect_spill`), or ``None``
-    when its clusters are too lopsided to spill (:class:`~evaladdon.routes.inspect_spill.Lopsided`):
-    then it is read in memory, as before spilling existed."""
+    when its clusters are too lopsided to spill (:class:`~evaladdon.routes.inspect_spill.Lopsided`)
+    or the disk takes no partitions (``OSError``: TMPDIR full or missing; a note says the memory
+    bound is not kept, issue 26 item 7): then it is read in memory, as before spilling existed."""
     from evaladdon.routes import inspect_spill as spill
 
+    n_notes = len(notes)
     try:
         return spill.summarize_spilled(opts, f, notes, name_of, skipped, limits)
     except spill.Lopsided:
+        return None
+    except OSError as exc:  # no room in TMPDIR (or none): this route reads it in memory, and says so
+        del notes[n_notes:]
+        notes.append(f"{f}: could not spill to disk ({exc.strerror or exc}); read in memory instead, "
+                     "so its memory is not bounded")
         return None
 
 
@@ -125,7 +132,7 @@ def _summarize(opts: SummarizeOptions, limits: RouteLimits) -> Summaries:
     from evaladdon.routes.results import Summaries
     from evaladdon.table.loaded import Loaded
     from evaladdon.adapters import _progress, inputs, name_runs, separate_runs
-    from evaladdon.adapters.inspect_log import read_inspect_log
+    from evaladdon.adapters.inspect.log import read_inspect_log
     from evaladdon.table.names import labels_of
     from evaladdon.analysis.summarize import summarize_groups
 

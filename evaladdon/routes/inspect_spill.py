@@ -7,7 +7,7 @@ than ``RouteLimits.spill_bytes``, or found while read in memory to hold more tha
 instead, in four passes:
 
 1. **route** (:class:`~evaladdon.routes._partitions.Router`): the native streaming reader
-   (:func:`~evaladdon.adapters.inspect_json.read_json_stream`) hands each sample record to
+   (:func:`~evaladdon.adapters.inspect.stream.read_json_stream`) hands each sample record to
    a router that writes it (``marshal`` of plain data: sequence number, id, epoch, score
    values, cluster value, error, limit; never pickle) to one of K partition files in a
    ``tempfile.TemporaryDirectory``.  The partition is a CRC-32 of ``str(id)``, so every
@@ -22,8 +22,8 @@ instead, in four passes:
    the log over at once.
 2. **scan** (:func:`_scan`): per partition, the (id, epoch) keys with the sequence of their
    first record and the score names of their last one: the global rules of
-   :func:`~evaladdon.adapters.inspect_rows.build_part` that one partition cannot see --
-   the log's score-name order (results first, then as names first appear in the kept
+   :func:`~evaladdon.adapters.inspect.rows.build_part` that one partition cannot see --
+   the log's metrics (results first, then as they first appear in the kept
    samples, in table order), the duplicate count, the kept-sample count (incomplete-log
    note) -- are made from them.
 3. **build** (:func:`_build`): per batch of consecutive partitions (:func:`batches`: up to
@@ -31,9 +31,9 @@ instead, in four passes:
    items and clusters whole) a fresh ``Collector(cluster, lean=COLUMNS)`` gets the batch's
    records in their original order (a merge of its files by sequence number) and :func:`build_part` (the same code,
    the same rules: last record of a key wins, unscored rows, errors and limits, value and
-   cluster-field failures) makes its ``LeanPart``, with the log's score-name order handed
-   in as the header's result names (so an unscored sample gets a row per score name of the
-   whole log).  A log within one batch is one part, whose statistics are ``estimate_mean``'s
+   cluster-field failures) makes its ``LeanPart``, with the log's metrics handed in
+   (``LogData.known``, :func:`~evaladdon.adapters.inspect.walk.known_metrics` of the scan's
+   metrics: an unscored sample gets a row per metric of the whole log).  A log within one batch is one part, whose statistics are ``estimate_mean``'s
    own (the in-memory path's output, byte for byte).  Each (run, task, metric) group of it becomes arrays
    (:func:`~evaladdon.routes.inspect_columns._group_arrays`, the in-memory code); the usable rows'
    values, item and cluster codes go to ``.npy`` files, and what the group's summary needs
@@ -168,19 +168,18 @@ def _build(router: Router, scan: _Scan, log: Any, f: Path, cluster: str | None, 
     columns let go) to name the run by.  With ``labels`` (id-keyed batches, clusters spanning
     them) each part's global cluster codes go to a ``g.npy`` file as well."""
     from evaladdon._util.gc import no_cyclic_gc
-    from evaladdon.adapters.inspect_lean import COLUMNS
-    from evaladdon.adapters.inspect_records import SampleRecord, Score
-    from evaladdon.adapters.inspect_rows import Collector, LogData, build_part
+    from evaladdon.adapters.inspect.columns import COLUMNS
+    from evaladdon.adapters.inspect.records import SampleRecord, Score
+    from evaladdon.adapters.inspect.rows import Collector, LogData, build_part
+    from evaladdon.adapters.inspect.walk import known_metrics, result_scores
     from evaladdon.routes._columns import _group_arrays, _metric_rows
     from evaladdon.table.usable import unusable_reasons
 
-    header = dict(log.header)
-    results = header.get("results") if isinstance(header.get("results"), dict) else {}
-    result_names = [str(s.get("name")) for s in (results or {}).get("scores") or [] if isinstance(s, dict)]
-    known = list(dict.fromkeys(result_names))
-    known += [name for name, _ in sorted(scan.best.items(), key=lambda kv: kv[1]) if name not in set(known)]
-    # the log's score-name order, handed to each partition's build_part as its results' names
-    header["results"] = {"scores": [{"name": name} for name in known]}
+    # the log's metrics in the in-memory order (results first, then as they first appear in the
+    # kept samples), handed to each partition's build_part (an unscored sample a row of each)
+    metrics = sorted(scan.metrics.items(), key=lambda kv: kv[1][0])
+    known = known_metrics(result_scores(log.header), [(m, name, plain) for m, (_, name, plain) in metrics],
+                          [name for name, _ in sorted(scan.best.items(), key=lambda kv: kv[1])])
 
     def meta(cv: Any) -> dict[str, Any]:
         if cv is None or cluster is None:
@@ -202,8 +201,9 @@ def _build(router: Router, scan: _Scan, log: Any, f: Path, cluster: str | None, 
                 sc = t[3]
                 col.add(SampleRecord(t[1], t[2], None if sc is None else {k: Score(v, None, None) for k, v in sc.items()},
                                      meta(t[4]), t[5], t[6], None, None))
-            part = build_part(LogData(header=header, records=col, n_members=None, unlisted=0,
-                                      summary_source=log.summary_source, samples_logged=log.samples_logged), f, cluster)
+            part = build_part(LogData(header=log.header, records=col, n_members=None, unlisted=0,
+                                      summary_source=log.summary_source, samples_logged=log.samples_logged,
+                                      known=known), f, cluster)
             del col
         if part.n_samples != len(first_seq):
             raise NotLean("the batch's kept samples differ from its scan (an id digest collision?)")
@@ -259,8 +259,8 @@ def summarize_spilled(opts: SummarizeOptions, f: Path, notes: list[str], name_of
     from evaladdon.table.loaded import Loaded
     from evaladdon.adapters import name_runs, separate_runs
     from evaladdon._util.gc import no_cyclic_gc
-    from evaladdon.adapters.inspect_json import NotNative, read_json_stream
-    from evaladdon.adapters.inspect_rows import _notes, incomplete_of
+    from evaladdon.adapters.inspect.stream import NotNative, read_json_stream
+    from evaladdon.adapters.inspect.rows import _notes, incomplete_of
     from evaladdon.analysis.summarize import marks_from
     from evaladdon.routes.results import Summaries
     from evaladdon.table.names import labels_of

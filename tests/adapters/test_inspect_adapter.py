@@ -15,7 +15,7 @@ pytest.importorskip("inspect_ai")
 from inspect_ai.log import read_eval_log  # noqa: E402
 
 from evaladdon.adapters import read_runs, sniff  # noqa: E402
-from evaladdon.adapters.inspect_log import read_inspect_log  # noqa: E402
+from evaladdon.adapters.inspect.log import read_inspect_log  # noqa: E402
 from evaladdon.errors import InputError  # noqa: E402
 from evaladdon.analysis.summarize import summarize_table  # noqa: E402
 

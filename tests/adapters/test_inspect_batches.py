@@ -13,9 +13,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evaladdon.adapters import ReadTuning, inspect_parts, inspect_rows, read_runs
-from evaladdon.adapters.inspect_log import read_inspect_log
-from evaladdon.adapters.inspect_json import read_json_stream
+from evaladdon.adapters import ReadTuning, read_runs
+from evaladdon.adapters.inspect import parts as inspect_parts
+from evaladdon.adapters.inspect import rows as inspect_rows
+from evaladdon.adapters.inspect.log import read_inspect_log
+from evaladdon.adapters.inspect.stream import read_json_stream
 from evaladdon.errors import InputError
 
 from conftest import REPO
@@ -86,7 +88,7 @@ def test_any_batch_size_gives_the_table_of_one_batch(tmp_path: Path, monkeypatch
 
 def _read_records(samples: list[dict[str, Any]], header: dict[str, Any], cluster: str | None, batch: int) -> Any:
     """Records as the .eval reader hands them over (Python ints of any size: orjson / json)."""
-    from evaladdon.adapters.inspect_json import record
+    from evaladdon.adapters.inspect.stream import record
 
     log = inspect_rows.LogData(header, inspect_rows.Collector(cluster, batch).extend(record(s) for s in samples),
                                None, 0, "summaries.json")

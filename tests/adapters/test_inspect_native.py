@@ -17,8 +17,8 @@ import pytest
 
 from evaladdon.adapters import sniff
 from evaladdon.adapters.common.guard import MAX_DEPTH, read_member
-from evaladdon.adapters.inspect_log import is_inspect_json, read_inspect_log
-from evaladdon.adapters.inspect_records import item_hash
+from evaladdon.adapters.inspect.log import is_inspect_json, read_inspect_log
+from evaladdon.adapters.inspect.records import item_hash
 from evaladdon.errors import InputError
 
 from conftest import REPO
@@ -247,7 +247,7 @@ def test_no_scores_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str
 def test_native_reader_needs_no_inspect_ai(tmp_path: Path) -> None:
     code = (
         "import sys; sys.modules['inspect_ai'] = None\n"  # any import of inspect_ai fails
-        "from evaladdon.adapters.inspect_log import read_inspect_log\n"
+        "from evaladdon.adapters.inspect.log import read_inspect_log\n"
         f"df = read_inspect_log({str(SAMPLE / 'baseline.eval')!r}, cluster='passage.id')\n"
         "print(len(df), 'inspect_ai.log' in sys.modules)\n"
     )
@@ -408,7 +408,7 @@ def test_thin_text_equals_inspects_on_odd_whitespace() -> None:
 
     from inspect_ai.log._util import thin_text as inspects
 
-    from evaladdon.adapters.inspect_records import thin_text
+    from evaladdon.adapters.inspect.records import thin_text
 
     rng = random.Random(3)
     pieces = ["a", "word", "ü", "日本", " ", "  ", "\t", "\n", "\r\n", "\x0b", "\x0c", "\x1c", "\x85", "\xa0",

@@ -16,9 +16,10 @@ import pytest
 
 import evaladdon.adapters as adapters
 import evaladdon.adapters.read as read_mod
-from evaladdon.adapters import ReadTuning, inspect_native, sniff
+from evaladdon.adapters import ReadTuning, sniff
+from evaladdon.adapters.inspect import native as inspect_native
 from evaladdon.adapters.common.guard import read_member
-from evaladdon.adapters.inspect_log import read_inspect_log
+from evaladdon.adapters.inspect.log import read_inspect_log
 from evaladdon.errors import InputError
 
 from conftest import REPO
@@ -259,7 +260,7 @@ def test_score_code_maps_each_kind_of_value_as_written_out() -> None:
     """``score_code``, the one value rule of the three row builders, against the mapping
     written out value by value (Inspect's grades exactly, yes/no in any case, containers as
     a non-numeric text, the rest as it is) and the two failures it must raise."""
-    from evaladdon.adapters.inspect_records import score_code
+    from evaladdon.adapters.inspect.records import score_code
 
     want = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0, "c": "c", "Yes": 1.0, "NO": 0.0, "yes ": "yes ", "x": "x",
             "": ""}
@@ -310,8 +311,8 @@ def test_constant_columns_are_what_pandas_makes_of_the_texts(monkeypatch: pytest
     ``frame`` handed it before), dtype included, for one log and for several."""
     import numpy as np
 
-    from evaladdon.adapters import inspect_rows
-    from evaladdon.adapters.inspect_log import read_inspect_part
+    from evaladdon.adapters.inspect import rows as inspect_rows
+    from evaladdon.adapters.inspect.log import read_inspect_part
 
     logs = sorted(SAMPLE.glob("*.eval"))
     for chosen in ([logs[0]], logs):

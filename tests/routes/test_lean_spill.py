@@ -80,7 +80,7 @@ def test_partitions_keep_items_and_clusters_whole(tmp_path: Path) -> None:
     """Every record of an id lands in one partition; with a cluster field re-routed (many
     clusters: :func:`spill.reroute`), every record of a cluster, each file in sequence order;
     the router counts the distinct labels up to few_clusters; an id in two clusters refused."""
-    from evaladdon.adapters.inspect_records import SampleRecord, Score
+    from evaladdon.adapters.inspect.records import SampleRecord, Score
 
     recs = [SampleRecord(f"id{i % 37}", i // 37 + 1, {"m": Score(float(i % 2), None, None)},
                          {"a": {"c": f"c{i % 37 % 5}"}}, False, None, None, None) for i in range(37 * 3)]

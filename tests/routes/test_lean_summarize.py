@@ -30,9 +30,10 @@ def test_a_streamed_summaries_json_gives_the_same_lean_part(tmp_path: Path, monk
     """A summaries.json past ReadTuning.stream_bytes is streamed (ijson), into the same lean part."""
     import dataclasses
 
-    from evaladdon.adapters import ReadTuning, inspect_native
-    from evaladdon.adapters.inspect_lean import COLUMNS
-    from evaladdon.adapters.inspect_rows import Collector, build_part
+    from evaladdon.adapters import ReadTuning
+    from evaladdon.adapters.inspect import native as inspect_native
+    from evaladdon.adapters.inspect.columns import COLUMNS
+    from evaladdon.adapters.inspect.rows import Collector, build_part
 
     src = SAMPLE / "baseline.eval"
     s = short_eval(tmp_path / "short.eval")
@@ -133,7 +134,7 @@ def test_zip_directory_scan_equals_zipfile(tmp_path: Path, monkeypatch: pytest.M
 
 
 def test_label_bytes_keep_texts_apart() -> None:
-    from evaladdon.adapters.inspect_parts import label_bytes
+    from evaladdon.adapters.inspect.parts import label_bytes
 
     texts = ["a", "a\x00", "", None, "\u00e9", "e\u0301", "x" * 64, "x" * 65, "x" * 65 + "y", "x" * 66, "\ud800"]
     got = label_bytes(texts).tolist()
@@ -144,8 +145,8 @@ def test_label_bytes_keep_texts_apart() -> None:
 
 
 def test_grown_columns_widen_and_keep_values(monkeypatch: pytest.MonkeyPatch) -> None:
-    from evaladdon.adapters import inspect_lean
-    from evaladdon.adapters.inspect_lean import Columns, Grown, first_positions, narrow
+    from evaladdon.adapters.inspect import columns as inspect_lean
+    from evaladdon.adapters.inspect.columns import Columns, Grown, first_positions, narrow
 
     monkeypatch.setattr(inspect_lean, "CHUNK", 1000)  # batches across chunks, widened in a partly filled one
     grown = Grown()
@@ -154,7 +155,7 @@ def test_grown_columns_widen_and_keep_values(monkeypatch: pytest.MonkeyPatch) ->
     for size, top in ((3000, 100), (5000, 30_000), (2000, 70_000), (4000, 5)):
         ints = rng.integers(-1, top, size)
         ids = [f"id{x}" * (1 + x % 3) for x in rng.integers(0, 10**6, size)]
-        from evaladdon.adapters.inspect_parts import label_bytes
+        from evaladdon.adapters.inspect.parts import label_bytes
 
         cols = {name: narrow(ints) for name in Columns._fields}
         cols.update(items=label_bytes(ids), scored=ints > 0, values=ints * 0.5)

@@ -420,7 +420,7 @@ def _reference(argv: tuple[str, ...], ref: str) -> tuple[int, str, str, tuple[tu
 @lru_cache(maxsize=None)
 def _fields(f: Path) -> tuple[list[str], list[str]]:
     """A real log's metadata fields and metrics (none when the reader refuses the log)."""
-    from evaladdon.adapters.inspect_log import read_inspect_log
+    from evaladdon.adapters.inspect.log import read_inspect_log
 
     try:
         df = read_inspect_log(f)

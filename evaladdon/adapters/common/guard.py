@@ -59,11 +59,14 @@ class DepthScanner:
         self.max_depth = 0
         self.in_string = False
         self.trailing_backslashes = 0
+        self.chunk_in_string = False  # in a string at the start of the last chunk fed
+        self.quotes = np.empty(0, dtype=np.int64)  # positions of the last chunk's real (unescaped) quotes
 
     def feed(self, data: bytes | memoryview) -> int:
         b = np.frombuffer(data, dtype=np.uint8)
         if len(b) == 0:
             return self.max_depth
+        self.chunk_in_string = self.in_string
         quotes = self._real_quotes(b, data)
         brackets, opening = _brackets(b)
         if len(brackets):
@@ -75,6 +78,7 @@ class DepthScanner:
                 depth = self.depth + np.cumsum(step)
                 self.max_depth = max(self.max_depth, int(depth.max()))
                 self.depth = int(depth[-1])
+        self.quotes = quotes  # the chunk's real quotes (what else reads it asks where its strings are)
         self.in_string = (len(quotes) + int(self.in_string)) % 2 == 1
         self._carry_backslashes(b)
         return self.max_depth

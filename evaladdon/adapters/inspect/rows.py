@@ -1,14 +1,14 @@
 """Inspect sample records -> canonical rows (shared by the native and the inspect-ai readers).
 
 Both readers reduce a log to a header (plain dicts: ``version``, ``status``, ``eval``,
-``results``) and one :class:`~evaladdon.adapters.inspect_records.SampleRecord` per sample; a
+``results``) and one :class:`~evaladdon.adapters.inspect.records.SampleRecord` per sample; a
 :class:`Collector` turns every few thousand records into column batches (a streamed JSON log hands its records over as they
 are read, so memory holds columns, not records), :func:`build_part` finishes the columns
 (duplicates, unscored rows, metadata columns) and :func:`frame` makes the canonical table
 (one DataFrame and one ``finalize`` for many logs at once: ``read_runs``), so the two
 readers give the identical table by construction, whatever the batch size.  An ordinary
 ``.eval`` (every sample scored, with an id and an integer epoch, none twice) may arrive as
-row lists instead (:class:`Pending`, from ``inspect_native.quick_rows``), which ``frame``
+row lists instead (:class:`Pending`, from ``native.quick_rows``), which ``frame``
 converts for all such logs at once by the same rules.
 
 Rules:
@@ -25,7 +25,7 @@ Rules:
   metadata strings and score answers whitespace-collapsed and cut at 1,024 characters
   (Inspect's ``thin_text``), other metadata values over 1 KB of JSON replaced by Inspect's
   "Key removed from summary (> 1k)", targets cut at 5,120 characters.  Records are reduced
-  to these fields as they are read (:func:`~evaladdon.adapters.inspect_records.make_record`), so
+  to these fields as they are read (:func:`~evaladdon.adapters.inspect.records.make_record`), so
   memory does not grow with inputs or transcripts, and become columns batch by batch (:class:`Collector`).
 - ``prediction`` = the score's ``answer``; ``label`` = the sample ``target`` (a list of one
   target as that string, longer lists as a JSON array); ``confidence`` only from an explicit
@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from evaladdon.adapters.common.scores import coerce_scores, raw_strings
-from evaladdon.adapters.inspect_parts import (
+from evaladdon.adapters.inspect.parts import (
     Part,
     Pending,
     _as_objects,
@@ -63,7 +63,6 @@ from evaladdon.adapters.inspect_parts import (
     _column,
     _has_text,
     _is_arrow,
-    _names_in_kept_order,
     _objects,
     _records_column,
     _strings,
@@ -71,10 +70,10 @@ from evaladdon.adapters.inspect_parts import (
     _text_at,
     convert_pending,
 )
-from evaladdon.adapters.inspect_records import SampleRecord, _declared, _run_of, score_code
+from evaladdon.adapters.inspect.records import SampleRecord, _declared, _run_of
+from evaladdon.adapters.inspect.walk import UNSCORED, Texts, Walked, log_metrics, result_scores, row_plan, walk
 from evaladdon.adapters.tuning import DEFAULT, ReadTuning
 from evaladdon.errors import InputError
-from evaladdon.table.names import dotted
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -88,23 +87,71 @@ class LogData:
     unlisted: int  # members no summary listed (read from the member itself)
     summary_source: str
     samples_logged: bool = True  # False: a JSON log without a ``samples`` key (header only)
+    known: list[str] | None = None  # the log's metrics, when the records are only some of its samples (spilled)
+
+
+class RowsSink:
+    """The rows sink of :class:`~evaladdon.adapters.inspect.walk.Collector` (its default): each
+    walked batch becomes a :class:`_Batch` of the table's columns (values converted by
+    :func:`evaladdon.adapters.common.scores.coerce_scores`, raw texts, answers, labels, hashes,
+    metadata), and :func:`build_part` finishes them."""
+
+    def start(self, col: Collector) -> None:
+        """Nothing to set up: batches go to ``col.batches``."""
+
+    def drop(self, col: Collector) -> None:
+        col.batches.clear()
+
+    def flush(self, col: Collector, w: Walked) -> None:
+        import pandas as pd
+
+        row_sample = np.asarray(w.row_sample, dtype=np.int64)
+        convert = w.convert
+        if len(convert):
+            if all(type(c) is float or type(c) is int for c in convert):
+                # every value a number (grades already mapped): coerce_scores' numeric path, the same
+                # values and reasons (NaN/inf non-finite) without classifying objects one by one
+                values, value_error = coerce_scores(pd.Series(np.array(convert, dtype=float)))
+            else:
+                values, value_error = coerce_scores(pd.Series(convert, dtype=object))
+            row_reason = w.reasons[row_sample]
+            has_reason = row_reason >= 0
+            values = np.where(has_reason, np.nan, values)
+            row_errors = np.where(has_reason, col.texts.objects(row_reason), value_error.to_numpy())
+            # raw_strings' pandas round trip costs ~0.7 ms a batch, most of a small log's reading
+            raw = _objects(w.raws) if w.all_str else raw_strings(pd.Series(w.raws, dtype=object)).to_numpy()
+            codes, uniques = pd.factorize(raw)  # equal raw texts as one object
+            raw = np.asarray(uniques, dtype=object)[codes]
+        else:
+            values, row_errors, raw = np.empty(0), np.empty(0, dtype=object), np.empty(0, dtype=object)
+        codes = np.asarray(w.metrics, dtype=np.int64)
+        metrics = col.metric_texts.objects(codes)
+        col.batches.append(_Batch(
+            _strings(w.items), np.array(w.epochs, dtype=np.int64), w.scored, w.nrows, w.reasons, w.errors,
+            _strings(w.hashes), _strings(w.labels),
+            col.cluster_texts.objects(w.clusters) if w.clusters is not None else None, w.meta_keys,
+            {key: _objects(mcol) for key, mcol in w.metas.items()},
+            w.nscores, np.array(w.score_name, dtype=np.int64),
+            metrics, codes, raw, values, row_errors, _strings(w.answers), np.array(w.confidences, dtype=float)))
+
+
+ROWS = RowsSink()
+"""The rows sink: ``Collector(cluster)``."""
 
 
 class Collector:
-    """Sample records -> compact column batches as a log is read, so that what a log keeps
-    in memory is its table's columns, not one record per sample (a streamed ``.json`` log of
-    any size then stays near the size of its table: ``benchmarks/bench_inspect.py
-    --rss-sizes``).  Every ``batch_size`` records become numpy arrays (:class:`_Batch`:
-    per-sample columns, per-row columns of the scored samples, equal strings of a batch as
-    one object); :func:`build_part` finishes them with column operations (duplicates,
-    unscored rows, the order of score names and metadata columns), giving the table the
-    one-pass row builder gave, whatever the batch size (``tests/test_inspect_native.py``).
+    """Sample records -> a sink's columns as a log is read, so that what a log keeps in memory
+    is its table's columns, not one record per sample (a streamed ``.json`` log of any size
+    then stays near the size of its table: ``benchmarks/bench_inspect.py --rss-sizes``).
+    Every ``batch_size`` records go through :func:`~evaladdon.adapters.inspect.walk.walk` into the sink; ``build_part`` finishes
+    them with column operations (duplicates, unscored rows, the order of score names and
+    metadata columns), giving the same table whatever the batch size
+    (``tests/test_inspect_native.py``).
 
-    ``lean=COLUMNS`` (:data:`evaladdon.adapters.inspect_lean.COLUMNS`, the sink of the pandas-free
-    summarize, :mod:`evaladdon.routes.inspect_columns`): numbers and
-    codes only, grown into one set of columns (:mod:`evaladdon.adapters.inspect_lean`: ids as
-    :func:`label_bytes`, small integers at their narrowest width, repeated texts as codes),
-    and :func:`build_part` applies the same rules to them, giving a ``LeanPart``.
+    ``lean=None``: the rows sink (:data:`ROWS`); ``lean=COLUMNS``
+    (:data:`evaladdon.adapters.inspect.columns.COLUMNS`, the sink of the pandas-free
+    summarize, :mod:`evaladdon.routes.inspect_columns`): numbers and codes only, grown into one
+    set of columns, and ``build_part`` applies the same rules to them, giving a ``LeanPart``.
 
     Errors keep their precedence over the whole log: a sample without id or integer epoch
     is reported at the end (the first one), and a value that cannot be shown or converted
@@ -113,20 +160,24 @@ class Collector:
 
     def __init__(self, cluster: str | None = None, batch_size: int | None = None, lean: Any = None) -> None:
         self.cluster = cluster
-        # a columns sink (evaladdon.adapters.inspect_lean.COLUMNS): numbers only, no pandas, no
-        # pyarrow, no texts kept; None: the rows of the table (this module)
+        # a columns sink (evaladdon.adapters.inspect.columns.COLUMNS): numbers only, no pandas, no
+        # pyarrow, no texts kept; None: the rows of the table
         self.lean = lean
+        self.sink: Any = lean or ROWS
         self.batch_size = max(1, int(DEFAULT.batch_size if batch_size is None else batch_size))
-        self.batches: list[_Batch] = []
+        self.batches: list[Any] = []
         self.names: dict[str, int] = {}  # score names in order of first appearance -> code
-        self.key_sets: dict[tuple[str, ...], int] = {}  # tuples of meta.* keys -> code
+        self.metric_codes: dict[tuple[str, Any], int] = {}  # (score name, key or None) -> code in metric_texts
+        self.metric_texts = Texts()  # metric names (``name`` or ``name/key``)
+        self.texts = Texts()  # reasons (sample error, limit) and, in the columns sink, value errors
+        self.cluster_texts = Texts()  # cluster labels
+        self.key_sets: dict[tuple[str, ...], int] = {}  # tuples of meta.* keys -> code (rows sink)
         self.failed: dict[int, BaseException] = {}  # sample index -> first error of its rows
         self.bad: tuple[Any] | None = None  # (id,) of the first sample without id or integer epoch
         self.n = 0  # samples in batches
+        self.lean_columns: Any = None  # the columns sink's columns so far (its Grown)
         self._pending: list[SampleRecord] = []
-        self._metrics: dict[tuple[str, Any], str] = {}
-        if lean:  # the columns so far, and the codes of metric names, reasons, clusters
-            lean.start(self)
+        self.sink.start(self)
 
     def add(self, r: SampleRecord) -> None:
         self._pending.append(r)
@@ -138,155 +189,17 @@ class Collector:
             self.add(r)
         return self
 
-    # long: the per-record loop of the table reader, kept inline: no call per record (benchmarks/bench_inspect.py)
     def flush(self) -> None:
-        """The pending records -> one :class:`_Batch` (one pass over samples, then columns)."""
+        """The pending records through :func:`~evaladdon.adapters.inspect.walk.walk` into the sink."""
         recs, self._pending = self._pending, []
         if not recs or self.bad is not None:
             return
-        if self.lean:
-            self.lean.flush(self, recs)
+        walked = walk(self, recs, rich=not self.lean)
+        if walked is None:
+            self.sink.drop(self)
             return
-        m = len(recs)
-        base = self.n
-        cluster = self.cluster
-        names = self.names
-        key_sets = self.key_sets
-        metric_of = self._metrics
-        memo: dict[str, str] = {}  # equal strings of the batch as one object
-        share = memo.setdefault
-        items: list[str] = []
-        epochs: list[int] = []
-        scored = np.zeros(m, dtype=bool)
-        nrows = np.zeros(m, dtype=np.int64)
-        reasons: list[str | None] = []
-        errors = np.zeros(m, dtype=bool)
-        hashes: list[str | None] = []
-        labels: list[str | None] = []
-        clusters: list[str | None] = []
-        meta_keys = np.zeros(m, dtype=np.int64)
-        metas: dict[str, list[Any]] = {}
-        score_sample: list[int] = []
-        score_name: list[int] = []
-        metrics: list[str] = []
-        raws: list[Any] = []
-        all_str = True  # every raw value a str: raw_strings would give them back as they are
-        convert: list[Any] = []
-        answers: list[str | None] = []
-        confidences: list[float] = []
-        row_sample: list[int] = []
-        nan = np.nan
-        for j, r in enumerate(recs):
-            epoch = r.epoch
-            if isinstance(epoch, bool) or not isinstance(epoch, int) or r.id is None:
-                self.bad = (r.id,)  # reported by build_part; nothing after it matters
-                self.batches.clear()
-                return
-            items.append(str(r.id))
-            epochs.append(epoch)
-            sc = r.scores
-            errors[j] = r.error
-            reasons.append("sample error" if r.error else (
-                f"limit reached ({r.limit})" if r.limit is not None and not sc else None))
-            hashes.append(r.item_hash)
-            label = r.label
-            labels.append(label if label is None else share(label, label))
-            md = r.metadata
-            if cluster is not None:
-                cv = dotted(md, cluster)
-                clusters.append(None if cv is None or isinstance(cv, (dict, list)) else share(str(cv), str(cv)))
-            if md:
-                keys = []
-                for k, v in md.items():
-                    if isinstance(v, (str, int, float, bool)):
-                        key = f"meta.{k}"
-                        keys.append(key)
-                        col = metas.get(key)
-                        if col is None:
-                            col = metas[key] = [nan] * m
-                        col[j] = share(v, v) if type(v) is str else v
-                kt = tuple(keys)
-            else:
-                kt = ()
-            code = key_sets.get(kt)
-            if code is None:
-                code = key_sets[kt] = len(key_sets)
-            meta_keys[j] = code
-            if not sc:
-                continue
-            scored[j] = True
-            k0 = len(metrics)
-            for name, s in sc.items():
-                code = names.get(name)
-                if code is None:
-                    code = names[name] = len(names)
-                score_sample.append(j)
-                score_name.append(code)
-                answer = s.answer
-                if answer is not None:
-                    answer = share(answer, answer)
-                conf = nan if s.confidence is None else s.confidence
-                value = s.value
-                pairs = value.items() if isinstance(value, dict) else ((None, value),)
-                for key, v in pairs:
-                    metric = metric_of.get((name, key))
-                    if metric is None:
-                        metric = metric_of[(name, key)] = name if key is None else f"{name}/{key}"
-                    try:
-                        c = score_code(v)
-                    except Exception as exc:  # noqa: BLE001 - raised later if the sample is kept
-                        self.failed.setdefault(base + j, exc)
-                        v = c = None
-                    metrics.append(metric)
-                    raws.append(v)
-                    if type(v) is not str:
-                        all_str = False
-                    convert.append(c)
-                    answers.append(answer)
-                    confidences.append(conf)
-                    row_sample.append(j)
-            nrows[j] = len(metrics) - k0
-        k = len(metrics)
-        reason = np.empty(m, dtype=object)
-        reason[:] = reasons
-        import pandas as pd
-
-        if k:
-            if all(type(c) is float or type(c) is int for c in convert):
-                # every value a number (grades already mapped): coerce_scores' numeric path, the same
-                # values and reasons (NaN/inf non-finite) without classifying objects one by one
-                values, value_error = coerce_scores(pd.Series(np.array(convert, dtype=float)))
-            else:
-                values, value_error = coerce_scores(pd.Series(convert, dtype=object))
-            row_reason = reason[np.asarray(row_sample, dtype=np.int64)]
-            has_reason = pd.isna(row_reason) == False  # noqa: E712 - elementwise
-            values = np.where(has_reason, np.nan, values)
-            row_errors = np.where(has_reason, row_reason, value_error.to_numpy())
-            # raw_strings' pandas round trip costs ~0.7 ms a batch, most of a small log's reading
-            raw = _objects(raws) if all_str else raw_strings(pd.Series(raws, dtype=object)).to_numpy()
-            codes, uniques = pd.factorize(raw)  # equal raw texts as one object
-            raw = np.asarray(uniques, dtype=object)[codes]
-        else:
-            values, row_errors, raw = np.empty(0), np.empty(0, dtype=object), np.empty(0, dtype=object)
-        self.batches.append(_Batch(
-            _strings(items), np.array(epochs, dtype=np.int64), scored, nrows, reason, errors, _strings(hashes),
-            _strings(labels), _objects(clusters) if cluster is not None else None, meta_keys,
-            {key: _objects(col) for key, col in metas.items()},
-            np.array(score_sample, dtype=np.int64), np.array(score_name, dtype=np.int64),
-            _objects(metrics), raw, values, row_errors, _strings(answers), np.array(confidences, dtype=float)))
-        self.n += m
-
-
-def known_score_names(result_names: list[str], names: list[str], first_seen: Any) -> list[str]:
-    """Score names of a log: its results' first, then the others as they first appear in the
-    kept samples (``first_seen``: codes into ``names``).  Both reading paths' rule."""
-    known = list(dict.fromkeys(result_names))
-    seen = set(known)
-    for c in first_seen:
-        if names[c] not in seen:
-            seen.add(names[c])
-            known.append(names[c])
-    return known
+        self.sink.flush(self, walked)
+        self.n += len(recs)
 
 
 def no_scores(n_kept: int, n_err: int, where: Path) -> InputError:
@@ -323,8 +236,7 @@ def build_part(log: LogData, path: Path, cluster: str | None, *, tuning: ReadTun
     where = str(path)
     header = log.header
     spec = header.get("eval") or {}
-    results = header.get("results") if isinstance(header.get("results"), dict) else {}
-    result_names = [str(s.get("name")) for s in (results or {}).get("scores") or [] if isinstance(s, dict)]
+    results = result_scores(header)
 
     if isinstance(log.records, Pending):
         return _pending_part(log, path, cluster, log.records, spec)
@@ -337,7 +249,7 @@ def build_part(log: LogData, path: Path, cluster: str | None, *, tuning: ReadTun
         raise InputError(f"cannot read as an Inspect log (sample {str(col.bad[0])[:40]!r} has no id or integer epoch)",
                          where)
     if col.lean:
-        return col.lean.build(col, log, path, cluster, result_names)  # type: ignore[no-any-return]
+        return col.lean.build(col, log, path, cluster, results)  # type: ignore[no-any-return]
     batches = col.batches
     items = _cat_strings([b.items for b in batches])
     epochs = _cat(batches, "epochs", np.int64)
@@ -372,16 +284,11 @@ def build_part(log: LogData, path: Path, cluster: str | None, *, tuning: ReadTun
     def sel(a: Any) -> Any:
         return a if kept is None else _take_strings(a, kept)
 
-    # score names: the log's results first, then as they first appear in the kept samples
-    names = list(col.names)
-    if kept is None:
-        first_seen: Any = range(len(names))
-    else:
-        position = np.full(n, -1, dtype=np.int64)
-        position[kept] = np.arange(n_kept)
-        first_seen = _names_in_kept_order(batches, position)
-    known = known_score_names(result_names, names, first_seen)
+    # metrics: the log's results first, then as they first appear in the kept samples
     scored_all = _cat(batches, "scored", bool)
+    nrows_all = _cat(batches, "nrows", np.int64)
+    known = log_metrics(col, log.known, results, _cat(batches, "metric_codes", np.int64), nrows_all,
+                        _cat(batches, "score_name", np.int64), _cat(batches, "nscores", np.int64), kept, n)
     if n_kept and not known:
         raise no_scores(n_kept, int(sel(_cat(batches, "errors", bool)).sum()), where)
 
@@ -393,28 +300,19 @@ def build_part(log: LogData, path: Path, cluster: str | None, *, tuning: ReadTun
     raise_first_failure(bad_cluster, col.failed, n, sel, kept, lambda j: _text_at(kept_items, j), kept_epochs,
                         cluster, where)
 
-    # rows: a scored sample's own rows, an unscored one a row per known score name
-    nrows_all = _cat(batches, "nrows", np.int64)
-    scored = sel(scored_all)
-    counts = np.where(scored, sel(nrows_all), len(known))
-    total = int(counts.sum())
-    row_sample = np.repeat(np.arange(n_kept), counts)
+    # rows: a scored sample's own rows, an unscored one a row per known metric
+    plan = row_plan(kept, scored_all, nrows_all, len(known), _cat(batches, "reasons", np.int64))
+    total, row_sample = plan.total, plan.row_sample
     metrics = _cat(batches, "metrics", object)
     raws = _cat(batches, "raws", object)
     values = _cat(batches, "values", float)
     row_errors = _cat(batches, "row_errors", object)
     answers = _cat_strings([b.answers for b in batches])
     confidences = _cat(batches, "confidences", float)
-    if kept is not None or not scored.all():
-        sample = row_sample if kept is None else kept[row_sample]
-        ends = np.cumsum(counts)
-        within = np.arange(total) - np.repeat(ends - counts, counts)
-        own = scored_all[sample]
-        src = np.where(own, (np.cumsum(nrows_all) - nrows_all)[sample] + within, 0)
-        other = ~own
+    if plan.fill is not None:
+        src, other, within, reasons = plan.fill
+        reasons[reasons < 0] = col.texts(UNSCORED)
         known_arr = _objects(known)
-        reasons = sel(_cat(batches, "reasons", object))[row_sample[other]]
-        reasons[np.asarray(reasons == None, dtype=bool)] = "unscored sample"  # noqa: E711 - None or str
 
         def take(a: np.ndarray, fill: Any) -> np.ndarray:
             out = a[src] if len(a) else np.empty(total, dtype=a.dtype)
@@ -423,13 +321,14 @@ def build_part(log: LogData, path: Path, cluster: str | None, *, tuning: ReadTun
 
         metrics = take(metrics, known_arr[within[other]] if len(known_arr) else None)
         values = take(values, np.nan)
-        row_errors = take(row_errors, reasons)
+        row_errors = take(row_errors, col.texts.objects(reasons))
         raws = take(raws, "")
         answers = take(_as_objects(answers), None)
         confidences = take(confidences, np.nan)
+        del src, other, within, reasons
     incomplete = incomplete_of(log, n_kept)
-    per_row = (lambda a: _take_strings(a, row_sample)) if not (n_kept == total and kept is None and scored.all()
-                                                and bool((nrows_all == 1).all())) else (lambda a: a)
+    per_row = (lambda a: _take_strings(a, row_sample)) if not (plan.fill is None and n_kept == total
+                                                                and bool((nrows_all == 1).all())) else (lambda a: a)
     hashes = sel(_cat_strings([b.hashes for b in batches]))
     labels = sel(_cat_strings([b.labels for b in batches]))
 

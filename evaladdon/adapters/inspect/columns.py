@@ -1,16 +1,16 @@
 """The numbers of an Inspect log for the pandas-free summarize (``Collector(lean=COLUMNS)``).
 
-:class:`~evaladdon.adapters.inspect_rows.Collector` hands a lean collector's records to
-:func:`flush_lean`, and :func:`~evaladdon.adapters.inspect_rows.build_part` hands its
+:class:`~evaladdon.adapters.inspect.rows.Collector` hands a lean collector's records to
+:func:`flush_lean`, and :func:`~evaladdon.adapters.inspect.rows.build_part` hands its
 columns to :func:`build_lean_part`; the rules are the table path's (module docstring of
-:mod:`evaladdon.adapters.inspect_rows`: last record of an ``(id, epoch)`` wins at the place
+:mod:`evaladdon.adapters.inspect.rows`: last record of an ``(id, epoch)`` wins at the place
 of its first, unscored samples get a row per known score name, the same error precedence),
 and ``tests/test_lean_summarize.py`` holds the output of both paths byte for byte equal.
 
 What a sample costs (a streamed ``.json`` log of any size keeps only this; a 200,000-sample
 log of short ids ~26 bytes a sample):
 
-- its id as :func:`~evaladdon.adapters.inspect_rows.label_bytes` (the id's UTF-8 plus one
+- its id as :func:`~evaladdon.adapters.inspect.rows.label_bytes` (the id's UTF-8 plus one
   byte, or a 21-byte digest past 64 bytes; exact ids, not hashes of short ones: a collision
   would change a number);
 - every small integer at the narrowest width that holds what the log has so far (int8,
@@ -30,44 +30,17 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from evaladdon.adapters.inspect_parts import Part, label_bytes
-from evaladdon.adapters.inspect_records import _run_of, score_code
-from evaladdon.adapters.inspect_rows import _CANONICAL, _notes, incomplete_of, known_score_names, no_scores, raise_first_failure
+from evaladdon.adapters.inspect.parts import Part, label_bytes
+from evaladdon.adapters.inspect.records import _run_of
+from evaladdon.adapters.inspect.rows import _CANONICAL, _notes, incomplete_of, no_scores, raise_first_failure
+from evaladdon.adapters.inspect.walk import SAMPLE_ERROR, UNSCORED, Texts, Walked, log_metrics, row_plan
 from evaladdon.adapters.common.scores import coerce_values
-from evaladdon.table.names import dotted
 
 if TYPE_CHECKING:  # pragma: no cover
-    from evaladdon.adapters.inspect_records import SampleRecord
-    from evaladdon.adapters.inspect_rows import Collector, LogData
+    from evaladdon.adapters.inspect.rows import Collector, LogData
 
-SAMPLE_ERROR = "sample error"
-UNSCORED = "unscored sample"
-
-
-class Texts:
-    """Distinct texts of a log (metric names, error reasons, cluster labels) and their codes
-    0, 1, ... in order of first appearance; -1 stands for none."""
-
-    def __init__(self) -> None:
-        self.code: dict[str, int] = {}
-
-    def __call__(self, text: str) -> int:
-        c = self.code.get(text)
-        if c is None:
-            c = self.code[text] = len(self.code)
-        return c
-
-    def names(self) -> tuple[str, ...]:
-        return tuple(self.code)
-
-    def of_objects(self, texts: np.ndarray) -> np.ndarray:
-        """Codes (int64, -1 for ``None``) of an object array of ``str``/``None`` with few distinct values."""
-        out = np.full(len(texts), -1, dtype=np.int64)
-        has = np.asarray(texts != None, dtype=bool)  # noqa: E711 - elementwise
-        if has.any():
-            uniq, inverse = np.unique(texts[has], return_inverse=True)
-            out[has] = np.array([self(str(u)) for u in uniq], dtype=np.int64)[inverse.reshape(-1)]
-        return out
+__all__ = ["COLUMNS", "SAMPLE_ERROR", "UNSCORED", "CodedTexts", "Columns", "ColumnsSink", "Grown", "LeanPart", "Texts",
+           "first_positions", "narrow"]
 
 
 def narrow(a: np.ndarray) -> np.ndarray:
@@ -91,14 +64,14 @@ class Columns(NamedTuple):
     scored: np.ndarray  # bool: has a non-empty scores dict
     nrows: np.ndarray  # narrow int: rows of a scored sample
     nscores: np.ndarray  # narrow int: scores of the sample
-    reasons: np.ndarray  # narrow int: code in Collector.lean_texts of "sample error" / "limit reached (...)", -1 none
-    clusters: np.ndarray | None  # narrow int: code in Collector.lean_clusters, -1 where missing or not a scalar
+    reasons: np.ndarray  # narrow int: code in Collector.texts of "sample error" / "limit reached (...)", -1 none
+    clusters: np.ndarray | None  # narrow int: code in Collector.cluster_texts, -1 where missing or not a scalar
     # per score (the order score names first appear in)
     score_name: np.ndarray  # narrow int: code in Collector.names
     # per row (scored samples only)
-    metrics: np.ndarray  # narrow int: code in Collector.lean_metrics
+    metrics: np.ndarray  # narrow int: code in Collector.metric_texts
     values: np.ndarray  # float64 (NaN where the row has a reason)
-    row_errors: np.ndarray  # narrow int: code in Collector.lean_texts, -1 none
+    row_errors: np.ndarray  # narrow int: code in Collector.texts, -1 none
 
 
 CHUNK = 1 << 16
@@ -185,91 +158,27 @@ class Grown:
         return Columns(**out)
 
 
-# long: the per-record loop of the pandas-free reader, kept inline: no call per record (benchmarks/bench_inspect.py)
-def flush_lean(col: Collector, recs: list[SampleRecord]) -> None:
-    """Records -> the lean columns of ``col`` (one pass over the samples, then arrays)."""
-    m = len(recs)
-    base = col.n
-    cluster = col.cluster
-    names = col.names
-    metric_code = col.lean_metric_codes  # (score name, key) -> code
-    metric_of = col.lean_metrics
-    texts = col.lean_texts
-    cluster_of = col.lean_clusters
-    items: list[str] = []
-    epochs: list[int] = []
-    scored = np.zeros(m, dtype=bool)
-    nrows = np.zeros(m, dtype=np.int64)
-    nscores = np.zeros(m, dtype=np.int64)
-    reasons = np.full(m, -1, dtype=np.int64)
-    clusters = np.full(m, -1, dtype=np.int64) if cluster is not None else None
-    score_name: list[int] = []
-    metrics: list[int] = []
-    convert: list[Any] = []
-    row_sample: list[int] = []
-    for j, r in enumerate(recs):
-        epoch = r.epoch
-        if isinstance(epoch, bool) or not isinstance(epoch, int) or r.id is None:
-            col.bad = (r.id,)  # reported by build_part; nothing after it matters
-            col.lean_columns = None
-            col.batches = []
-            return
-        items.append(str(r.id))
-        epochs.append(epoch)
-        sc = r.scores
-        if r.error:
-            reasons[j] = texts(SAMPLE_ERROR)
-        elif r.limit is not None and not sc:
-            reasons[j] = texts(f"limit reached ({r.limit})")
-        if clusters is not None:
-            cv = dotted(r.metadata, cluster)  # type: ignore[arg-type]
-            if cv is not None and not isinstance(cv, (dict, list)):
-                clusters[j] = cluster_of(str(cv))
-        if not sc:
-            continue
-        scored[j] = True
-        nscores[j] = len(sc)
-        k0 = len(metrics)
-        for name, s in sc.items():
-            code = names.get(name)
-            if code is None:
-                code = names[name] = len(names)
-            score_name.append(code)
-            value = s.value
-            pairs = value.items() if isinstance(value, dict) else ((None, value),)
-            for key, v in pairs:
-                mc = metric_code.get((name, key))
-                if mc is None:
-                    mc = metric_code[(name, key)] = metric_of(name if key is None else f"{name}/{key}")
-                try:
-                    c = score_code(v)
-                except Exception as exc:  # noqa: BLE001 - raised later if the sample is kept
-                    col.failed.setdefault(base + j, exc)
-                    c = None
-                metrics.append(mc)
-                convert.append(c)
-                row_sample.append(j)
-        nrows[j] = len(metrics) - k0
-    if metrics:
-        values, value_error = coerce_values(convert)  # NeedsStringKernels for a non-ASCII string
-        rows = np.asarray(row_sample, dtype=np.int64)
-        row_reason = reasons[rows]
+def flush_lean(col: Collector, w: Walked) -> None:
+    """A walked batch (:func:`~evaladdon.adapters.inspect.walk.walk`) -> the lean columns of ``col``."""
+    texts = col.texts
+    if w.metrics:
+        values, value_error = coerce_values(w.convert)  # NeedsStringKernels for a non-ASCII string
+        row_reason = w.reasons[np.asarray(w.row_sample, dtype=np.int64)]
         has = row_reason >= 0
         values[has] = np.nan
         row_errors = np.where(has, row_reason, texts.of_objects(value_error))
     else:
         values, row_errors = np.empty(0), np.empty(0, dtype=np.int8)
-    ep = np.array(epochs, dtype=np.int64)
+    ep = np.array(w.epochs, dtype=np.int64)
     if len(ep) and (int(ep.min()) < -2**31 or int(ep.max()) >= 2**31):
         raise OverflowError("an epoch past 2**31")  # the table path reads such a log
     if col.lean_columns is None:
         col.lean_columns = Grown()
     col.lean_columns.add(Columns(
-        label_bytes(items), narrow(ep), scored, narrow(nrows), narrow(nscores), narrow(reasons),
-        narrow(clusters) if clusters is not None else None, narrow(np.array(score_name, dtype=np.int64)),
-        narrow(np.array(metrics, dtype=np.int64)), values, narrow(row_errors)))
-    col.batches = col.lean_columns.batches()  # items and epochs so far (read by the .eval reader)
-    col.n += m
+        label_bytes(w.items), narrow(ep), w.scored, narrow(w.nrows), narrow(w.nscores), narrow(w.reasons),
+        narrow(w.clusters) if w.clusters is not None else None, narrow(np.array(w.score_name, dtype=np.int64)),
+        narrow(np.array(w.metrics, dtype=np.int64)), values, narrow(row_errors)))
+    col.batches = col.lean_columns.batches()  # items and epochs so far (the .eval reader reads them)
 
 
 @dataclass
@@ -297,8 +206,9 @@ def _label_text(b: bytes) -> str:
 
 
 # long: the rules of build_part on columns, in its order; step 4d of the redesign merges the two
-def build_lean_part(col: Collector, log: LogData, path: Path, cluster: str | None, result_names: list[str]) -> Any:
-    """:func:`~evaladdon.adapters.inspect_rows.build_part` of a lean collector: a
+def build_lean_part(col: Collector, log: LogData, path: Path, cluster: str | None,
+                    results: list[tuple[str, str | None]]) -> Any:
+    """:func:`~evaladdon.adapters.inspect.rows.build_part` of a lean collector: a
     :class:`LeanPart` (the same rows as the table path's part, as numbers and codes)."""
     where = str(path)
     header = log.header
@@ -309,7 +219,71 @@ def build_lean_part(col: Collector, log: LogData, path: Path, cluster: str | Non
     items, epochs = g.items, g.epochs
     n = len(items)
 
-    # (id, epoch) keys; the last record of a key wins, at the place of its first record
+    kept, icode = _kept_samples(items, epochs)
+    n_kept = n if kept is None else len(kept)
+    n_dup = n - n_kept
+
+    def sel(a: np.ndarray) -> np.ndarray:
+        return a if kept is None else a[kept]
+
+    # metrics: the log's results first, then as they first appear in the kept samples
+    known = log_metrics(col, log.known, results, g.metrics, g.nrows, g.score_name, g.nscores, kept, n)
+    texts = col.texts
+    if n_kept and not known:
+        code = texts.code.get(SAMPLE_ERROR)
+        raise no_scores(n_kept, int((sel(g.reasons) == code).sum()) if code is not None else 0, where)
+
+    kept_items, kept_epochs = sel(items), sel(epochs)
+    clusters = sel(g.clusters) if cluster is not None and g.clusters is not None else None
+    # the first kept sample (in table order) whose cluster field or a value fails, as the
+    # table path meets them: cluster field first, then the sample's values
+    bad_cluster = np.flatnonzero(clusters < 0) if clusters is not None else np.empty(0, np.int64)
+    raise_first_failure(bad_cluster, col.failed, n, sel, kept, lambda j: _label_text(kept_items[j]), kept_epochs,
+                        cluster, where)
+
+    # rows: a scored sample's own rows, an unscored one a row per known metric
+    metrics, values, row_errors = g.metrics, g.values, g.row_errors
+    row_sample: np.ndarray | None = None  # None: row i is kept sample i
+    total = n_kept
+    if not (kept is None and bool(g.scored.all()) and bool((g.nrows == 1).all())):
+        plan = row_plan(kept, g.scored, g.nrows, len(known), g.reasons)
+        total, row_sample = plan.total, plan.row_sample
+        if plan.fill is not None:
+            src, other, within, reasons = plan.fill
+            reasons[reasons < 0] = texts(UNSCORED)
+            known_codes = np.array([col.metric_texts(k) for k in known], dtype=np.int64)
+
+            def take(a: np.ndarray, fill: Any) -> np.ndarray:
+                out = a[src] if len(a) else np.empty(total, dtype=a.dtype)
+                if out.dtype.kind == "i":
+                    out = out.astype(np.int64, copy=False)
+                out[other] = fill
+                return narrow(out) if out.dtype.kind == "i" else out
+
+            metrics = take(metrics, known_codes[within[other]] if len(known_codes) else -1)
+            values = take(values, np.nan)
+            row_errors = take(row_errors, reasons)
+            del src, other, within, reasons
+    per_row = (lambda a: a) if row_sample is None else (lambda a: a[row_sample])
+    incomplete = incomplete_of(log, n_kept)
+    item_codes = per_row(sel(icode)) if icode is not None else None
+    del icode
+    metric_names = col.metric_texts.names()
+    present = _first_seen_codes(metrics, len(metric_names))
+    return LeanPart(where, _run_of(spec), str(spec.get("task")), str(spec.get("model")), total,
+                    np.array([metric_names[c] for c in present], dtype=object), per_row(kept_items),
+                    per_row(kept_epochs), values, None, row_errors, None, None,
+                    per_row(clusters) if clusters is not None else None, None, None, {}, row_sample, n_kept,
+                    list(_CANONICAL), _notes(path, log, header, n_kept, n_dup), incomplete, True,
+                    metric_codes=metrics, metric_names=metric_names, error_texts=texts.names(),
+                    cluster_names=col.cluster_texts.names(), item_codes=item_codes)
+
+
+def _kept_samples(items: np.ndarray, epochs: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """The kept samples of (id, epoch) keys (``None``: all, in order; the last record of a key
+    wins, at the place of its first record) and a code of each sample's id (``None``: every
+    id distinct)."""
+    n = len(items)
     kept: np.ndarray | None = None
     icode: np.ndarray | None = None  # per sample: a code of its id (None: every id distinct)
     if n > 1:
@@ -330,86 +304,7 @@ def build_lean_part(col: Collector, log: LogData, path: Path, cluster: str | Non
                 del key, first
             del e
         del order, same
-    n_kept = n if kept is None else len(kept)
-    n_dup = n - n_kept
-
-    def sel(a: np.ndarray) -> np.ndarray:
-        return a if kept is None else a[kept]
-
-    # score names: the log's results first, then as they first appear in the kept samples
-    names = list(col.names)
-    if kept is None:
-        first_seen: Any = range(len(names))
-    else:
-        position = np.full(n, -1, dtype=np.int64)
-        position[kept] = np.arange(n_kept)
-        pos = position[np.repeat(np.arange(n), g.nscores.astype(np.int64))]
-        keep = pos >= 0
-        seq = g.score_name[keep][np.argsort(pos[keep], kind="stable")]
-        uniq, at = np.unique(seq, return_index=True)
-        first_seen = [int(c) for c in uniq[np.argsort(at)]]
-        del position, pos, keep, seq
-    known = known_score_names(result_names, names, first_seen)
-    texts = col.lean_texts
-    if n_kept and not known:
-        code = texts.code.get(SAMPLE_ERROR)
-        raise no_scores(n_kept, int((sel(g.reasons) == code).sum()) if code is not None else 0, where)
-
-    kept_items, kept_epochs = sel(items), sel(epochs)
-    clusters = sel(g.clusters) if cluster is not None and g.clusters is not None else None
-    # the first kept sample (in table order) whose cluster field or a value fails, as the
-    # table path meets them: cluster field first, then the sample's values
-    bad_cluster = np.flatnonzero(clusters < 0) if clusters is not None else np.empty(0, np.int64)
-    raise_first_failure(bad_cluster, col.failed, n, sel, kept, lambda j: _label_text(kept_items[j]), kept_epochs,
-                        cluster, where)
-
-    # rows: a scored sample's own rows, an unscored one a row per known score name
-    scored = sel(g.scored)
-    one_row_each = kept is None and bool(scored.all()) and bool((g.nrows == 1).all())
-    metrics, values, row_errors = g.metrics, g.values, g.row_errors
-    row_sample: np.ndarray | None = None  # None: row i is kept sample i
-    total = n_kept
-    if not one_row_each:
-        counts = np.where(scored, sel(g.nrows).astype(np.int64), len(known))
-        total = int(counts.sum())
-        row_sample = np.repeat(np.arange(n_kept), counts)
-        if kept is not None or not scored.all():
-            sample = row_sample if kept is None else kept[row_sample]
-            ends = np.cumsum(counts)
-            within = np.arange(total) - np.repeat(ends - counts, counts)
-            own = g.scored[sample]
-            nr = g.nrows.astype(np.int64)
-            src = np.where(own, (np.cumsum(nr) - nr)[sample] + within, 0)
-            del sample, ends, nr
-            other = ~own
-            known_codes = np.array([col.lean_metrics(k) for k in known], dtype=np.int64)
-            reasons = sel(g.reasons)[row_sample[other]].astype(np.int64)
-            reasons[reasons < 0] = texts(UNSCORED)
-
-            def take(a: np.ndarray, fill: Any) -> np.ndarray:
-                out = a[src] if len(a) else np.empty(total, dtype=a.dtype)
-                if out.dtype.kind == "i":
-                    out = out.astype(np.int64, copy=False)
-                out[other] = fill
-                return narrow(out) if out.dtype.kind == "i" else out
-
-            metrics = take(metrics, known_codes[within[other]] if len(known_codes) else -1)
-            values = take(values, np.nan)
-            row_errors = take(row_errors, reasons)
-            del src, other, within, own, reasons
-    per_row = (lambda a: a) if row_sample is None else (lambda a: a[row_sample])
-    incomplete = incomplete_of(log, n_kept)
-    item_codes = per_row(sel(icode)) if icode is not None else None
-    del icode
-    metric_names = col.lean_metrics.names()
-    present = _first_seen_codes(metrics, len(metric_names))
-    return LeanPart(where, _run_of(spec), str(spec.get("task")), str(spec.get("model")), total,
-                    np.array([metric_names[c] for c in present], dtype=object), per_row(kept_items),
-                    per_row(kept_epochs), values, None, row_errors, None, None,
-                    per_row(clusters) if clusters is not None else None, None, None, {}, row_sample, n_kept,
-                    list(_CANONICAL), _notes(path, log, header, n_kept, n_dup), incomplete, True,
-                    metric_codes=metrics, metric_names=metric_names, error_texts=texts.names(),
-                    cluster_names=col.lean_clusters.names(), item_codes=item_codes)
+    return kept, icode
 
 
 def _same_as_previous(items: np.ndarray, order: np.ndarray) -> np.ndarray:
@@ -464,7 +359,7 @@ class LeanPart(Part):
     appearance (what :func:`evaladdon.adapters.separate_runs` reads), ``metric_codes`` the
     metric of each row (a code in ``metric_names``), ``errors`` each row's error reason as a
     code in ``error_texts`` (-1 none), ``clusters`` codes in ``cluster_names``, ``items`` the
-    ids as :func:`~evaladdon.adapters.inspect_rows.label_bytes` and ``item_codes`` codes of
+    ids as :func:`~evaladdon.adapters.inspect.rows.label_bytes` and ``item_codes`` codes of
     them (equal ids, equal codes; ``None`` when every row's id is its own), ``row_sample``
     ``None`` when row i is kept sample i."""
 
@@ -476,21 +371,23 @@ class LeanPart(Part):
 
 
 class ColumnsSink:
-    """What a :class:`~evaladdon.adapters.inspect_rows.Collector` does with its records when it
-    collects numbers only (``Collector(cluster, lean=COLUMNS)``): grown columns instead of row
-    batches.  The collector calls it, so the rows module never imports this one."""
+    """The columns sink of :class:`~evaladdon.adapters.inspect.walk.Collector` (``Collector(cluster,
+    lean=COLUMNS)``): grown columns of numbers and codes instead of row batches."""
 
     def start(self, col: Collector) -> None:
-        """The columns so far (none), and the codes of metric names, reasons, clusters."""
-        col.lean_columns = None  # type: ignore[attr-defined]
-        col.lean_metric_codes = {}  # type: ignore[attr-defined]
-        col.lean_metrics, col.lean_texts, col.lean_clusters = Texts(), Texts(), Texts()  # type: ignore[attr-defined]
+        """The columns so far (none)."""
+        col.lean_columns = None
 
-    def flush(self, col: Collector, recs: list[SampleRecord]) -> None:
-        flush_lean(col, recs)
+    def drop(self, col: Collector) -> None:
+        col.lean_columns = None
+        col.batches = []
 
-    def build(self, col: Collector, log: LogData, path: Path, cluster: str | None, result_names: list[str]) -> Any:
-        return build_lean_part(col, log, path, cluster, result_names)
+    def flush(self, col: Collector, w: Walked) -> None:
+        flush_lean(col, w)
+
+    def build(self, col: Collector, log: LogData, path: Path, cluster: str | None,
+              results: list[tuple[str, str | None]]) -> Any:
+        return build_lean_part(col, log, path, cluster, results)
 
 
 COLUMNS = ColumnsSink()

@@ -1,7 +1,7 @@
-"""One Inspect log's rows as columns: the batches a :class:`~evaladdon.adapters.inspect_rows.Collector`
+"""One Inspect log's rows as columns: the batches a :class:`~evaladdon.adapters.inspect.rows.Collector`
 makes, the string columns, the log's :class:`Part` (or its row lists, :class:`Pending`, converted
-for many logs at once by :func:`convert_pending`); :func:`~evaladdon.adapters.inspect_rows.frame`
-makes the canonical table of them (see :mod:`evaladdon.adapters.inspect_rows`).
+for many logs at once by :func:`convert_pending`); :func:`~evaladdon.adapters.inspect.rows.frame`
+makes the canonical table of them (see :mod:`evaladdon.adapters.inspect.rows`).
 """
 
 from __future__ import annotations
@@ -25,18 +25,19 @@ class _Batch(NamedTuple):
     epochs: np.ndarray  # int64
     scored: np.ndarray  # bool: has a non-empty scores dict
     nrows: np.ndarray  # int64: rows of a scored sample
-    reasons: np.ndarray  # object: None, "sample error" or "limit reached (...)"
+    reasons: np.ndarray  # int64: code in Collector.texts of "sample error" / "limit reached (...)", -1 none
     errors: np.ndarray  # bool
     hashes: Strings
     labels: Strings
     clusters: np.ndarray | None  # object: str, None where the field is missing or not a scalar
     meta_keys: np.ndarray  # int64: code of the sample's tuple of meta.* keys (Collector.key_sets)
     metas: dict[str, np.ndarray]  # object per sample, NaN where the sample lacks the key
+    nscores: np.ndarray  # int64: scores of the sample
     # per score (the order score names first appear in)
-    score_sample: np.ndarray  # int64: sample of the batch
     score_name: np.ndarray  # int64: code in Collector.names
     # per row (scored samples only; unscored ones get their rows at the end, one per known name)
     metrics: np.ndarray  # object
+    metric_codes: np.ndarray  # int64: code in Collector.metric_texts
     raws: np.ndarray  # object: raw_strings of the value
     values: np.ndarray  # float64 (NaN where the row has a reason)
     row_errors: np.ndarray  # object
@@ -219,7 +220,7 @@ class Part:
 @dataclass
 class Pending:
     """An ordinary log's rows as Python lists, as the quick reader of ``.eval`` summaries
-    (:func:`evaladdon.adapters.inspect_native.quick_rows`) collects them: every sample with an
+    (:func:`evaladdon.adapters.inspect.native.quick_rows`) collects them: every sample with an
     id, an integer epoch and scores, no (id, epoch) twice, every value convertible, so that
     no rule of :func:`build_part` (duplicates, unscored rows, errors) applies and its rows are
     the samples' rows in order.  :func:`frame` converts the lists of all such logs at once
@@ -314,15 +315,3 @@ def convert_pending(parts: list[Part]) -> list[Part]:
             pending=None)
         at = end
     return [done.get(id(p), p) for p in parts]
-
-
-def _names_in_kept_order(batches: list[_Batch], position: np.ndarray) -> list[int]:
-    """Codes of the score names in the order they first appear in the kept samples (table order)."""
-    starts = np.cumsum([0] + [len(b.items) for b in batches[:-1]])
-    sample = np.concatenate([b.score_sample + s for b, s in zip(batches, starts, strict=True)]) if batches else np.empty(0, np.int64)
-    name = _cat(batches, "score_name", np.int64)
-    pos = position[sample]
-    keep = pos >= 0
-    seq = name[keep][np.argsort(pos[keep], kind="stable")]
-    uniq, at = np.unique(seq, return_index=True)
-    return [int(c) for c in uniq[np.argsort(at)]]

@@ -7,11 +7,11 @@ itself.  Deflate and zstd (Inspect's default writer) members, each bounded in de
 (:mod:`evaladdon.adapters.common.guard`), parsed by orjson (which stops at 1,024 levels) and
 depth-scanned only before the stdlib parser reads what orjson refused.  Anything else (log
 format versions other than 2 and 3, other zip compression) raises
-:class:`~evaladdon.adapters.inspect_json.NotNative`, and the caller falls back to Inspect's own
-reader.  Records come out in the shape of :mod:`evaladdon.adapters.inspect_rows`; JSON logs,
-and what both readers share, are :mod:`evaladdon.adapters.inspect_json`'s.
+:class:`~evaladdon.adapters.inspect.stream.NotNative`, and the caller falls back to Inspect's own
+reader.  Records come out in the shape of :mod:`evaladdon.adapters.inspect.rows`; JSON logs,
+and what both readers share, are :mod:`evaladdon.adapters.inspect.stream`'s.
 
-Given a :class:`~evaladdon.adapters.inspect_rows.Collector` (``records=``, the lean summarize
+Given a :class:`~evaladdon.adapters.inspect.rows.Collector` (``records=``, the lean summarize
 of :mod:`evaladdon.routes`), the records go into it as they are read: an ``.eval``'s directory is
 scanned without a ``ZipInfo`` per sample member (:mod:`evaladdon.adapters.common.zipdir`), a large
 ``summaries.json`` is streamed with ijson (zstd decompressed from the file a block at a time),
@@ -21,7 +21,7 @@ memory holds the collector's columns, not the log.
 The table path (:func:`read_eval_table`, what ``read_runs`` and ``read_inspect_log`` use)
 reads an ordinary ``.eval`` the same cheap way (``zipdir.scan`` in strict mode, each member
 in one read of its declared size) and, when no rule of ``build_part`` applies to it, puts its
-summaries straight into row lists (:func:`quick_rows`) that ``inspect_rows.frame`` converts
+summaries straight into row lists (:func:`quick_rows`) that ``rows.frame`` converts
 for all such logs of a read at once: most of the per-file cost of many small logs was the
 records, a column batch and a ``build_part`` per log.  Anything else is read as before
 (:func:`read_eval_zip`, records, ``Collector``), so its results and messages are unchanged.
@@ -45,7 +45,7 @@ from evaladdon.adapters.common.guard import (
     _check_growth,
     read_member,
 )
-from evaladdon.adapters.inspect_json import (
+from evaladdon.adapters.inspect.stream import (
     LEAN_BUFFER,
     NotNative,
     _DepthCheckedFile,
@@ -55,10 +55,11 @@ from evaladdon.adapters.inspect_json import (
     _Prefixed,
     _record_at,
     record,
+    restore_constants,
 )
-from evaladdon.adapters.inspect_parts import Pending, label_bytes
-from evaladdon.adapters.inspect_records import item_hash, label_of, score_code, thin_metadata, thin_text, truncate_text
-from evaladdon.adapters.inspect_rows import _CANONICAL, Collector, LogData
+from evaladdon.adapters.inspect.parts import Pending, label_bytes
+from evaladdon.adapters.inspect.records import item_hash, label_of, score_code, thin_metadata, thin_text, truncate_text
+from evaladdon.adapters.inspect.rows import _CANONICAL, Collector, LogData
 from evaladdon.adapters.tuning import DEFAULT, ReadTuning
 from evaladdon.errors import InputError
 from evaladdon.table.names import dotted
@@ -124,7 +125,7 @@ class _MemberStream:
 def _stream_summaries(zf: Any, info: zipfile.ZipInfo, where: str, add: Callable[[Any], None]) -> None:
     """Each sample summary of a large ``summaries.json`` to ``add``, parsed by ijson's C backend
     a sample at a time (depth-scanned as it is read); what ``orjson`` would not parse either
-    (bare NaN, a truncated array) ends the fast path (:class:`NotNative`)."""
+    (a truncated array) ends the fast path (:class:`NotNative`)."""
     try:
         import ijson
 
@@ -142,7 +143,7 @@ def _stream_summaries(zf: Any, info: zipfile.ZipInfo, where: str, add: Callable[
         for s in backend.items(checked, "item", use_float=True, buf_size=LEAN_BUFFER):
             if not isinstance(s, dict):
                 raise InputError("cannot read as an Inspect log (summaries.json is not a list of samples)", where)
-            add(s)
+            add(restore_constants(s) if checked.constants else s)
     except ijson.common.JSONError as exc:
         raise NotNative(f"summaries.json the streaming parser does not read: {str(exc)[:80]}") from None
     finally:
@@ -227,16 +228,16 @@ class _Unordinary(Exception):
 
 # long: the summaries.json fast path, one loop per sample with no call per score (benchmarks/bench_inspect.py)
 def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
-    """The rows of an ordinary log's summaries (see :class:`~evaladdon.adapters.inspect_rows.Pending`)
+    """The rows of an ordinary log's summaries (see :class:`~evaladdon.adapters.inspect.rows.Pending`)
     in one pass: what :func:`record` and ``Collector.flush`` do to each sample, without the
     records.  Anything a rule of ``build_part`` would act on (a sample without id, integer
     epoch or scores, an (id, epoch) twice, a missing cluster field) raises :class:`_Unordinary`,
     and the caller takes the records path; a value that cannot be shown or converted raises
-    what :func:`~evaladdon.adapters.inspect_rows.score_code` raises, and the caller reads the
+    what :func:`~evaladdon.adapters.inspect.rows.score_code` raises, and the caller reads the
     log again with :func:`read_eval_zip` (which words it).
 
     An answer met before in the log is thinned once, and a text target's label is
-    ``truncate_text`` of it (:func:`~evaladdon.adapters.inspect_rows.label_of` of a text)."""
+    ``truncate_text`` of it (:func:`~evaladdon.adapters.inspect.rows.label_of` of a text)."""
     n = len(summaries)
     if not n:
         raise _Unordinary("no samples")

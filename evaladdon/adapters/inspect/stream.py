@@ -3,23 +3,27 @@
 - JSON logs (any file name): the top-level keys before ``samples`` through ijson's event
   stream, then each ``samples[*]`` built by ijson's C backend and cut to the fields used
   (transcripts, messages, output, attachments dropped at once) and, every few thousand
-  samples, made columns (:class:`~evaladdon.adapters.inspect_rows.Collector`), so memory
+  samples, made columns (:class:`~evaladdon.adapters.inspect.rows.Collector`), so memory
   holds the largest single sample and the table's columns whatever the file size.
-- shared with :mod:`evaladdon.adapters.inspect_native` (the ``.eval`` zips): a parsed sample or
+- shared with :mod:`evaladdon.adapters.inspect.native` (the ``.eval`` zips): a parsed sample or
   summary -> its record (:func:`record`), the header check (:func:`_header_of`), the parser of
   a member's bytes (:func:`_loads`), the byte streams ijson reads (depth-checked, prefixed).
 
-Anything else (log format versions other than 2 and 3, ``NaN`` literals in a streamed JSON
-log) raises :class:`NotNative`, and the caller falls back to Inspect's own reader.  Records
-come out in the shape of :mod:`evaladdon.adapters.inspect_rows`.
+``NaN``/``Infinity`` literals are read as Python's ``json`` reads them (:class:`_DepthCheckedFile`).
+Anything else (log format versions other than 2 and 3) raises :class:`NotNative`, and the caller falls back to Inspect's own reader.  Records
+come out in the shape of :mod:`evaladdon.adapters.inspect.rows`.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import re
+import secrets
 from pathlib import Path
 from typing import Any, Iterator
 
+import numpy as np
 import orjson
 
 from evaladdon.adapters.common.guard import (
@@ -28,8 +32,8 @@ from evaladdon.adapters.common.guard import (
     DepthScanner,
     check_depth,
 )
-from evaladdon.adapters.inspect_records import SampleRecord, make_record, score_fields
-from evaladdon.adapters.inspect_rows import Collector, LogData
+from evaladdon.adapters.inspect.records import SampleRecord, make_record, score_fields
+from evaladdon.adapters.inspect.rows import Collector, LogData
 from evaladdon.adapters.tuning import DEFAULT, ReadTuning
 from evaladdon.errors import InputError
 
@@ -47,7 +51,7 @@ def _loads(data: bytes, where: str, what: str) -> Any:
     """orjson; the stdlib parser only for what orjson refuses, after the depth scan.
 
     Text orjson accepts is at most 1,024 deep (it stops itself there) and nothing downstream
-    recurses into values (see :func:`evaladdon.adapters.inspect_rows.build_table`), so the
+    recurses into values (see :func:`evaladdon.adapters.inspect.rows.build_table`), so the
     fast path needs no scan (the policy of :mod:`evaladdon.adapters.common.jsonlines`)."""
     try:
         return orjson.loads(data)
@@ -151,18 +155,86 @@ def _slim(sample: Any) -> dict[str, Any]:
     return {k: sample[k] for k in _SAMPLE_FIELDS if k in sample}
 
 
+_NONCE = secrets.token_hex(8)
+_CONSTANTS = {b"NaN": math.nan, b"Infinity": math.inf, b"-Infinity": -math.inf}
+_SENTINEL = {lit: json.dumps(f"\x00evaladdon JSON constant {lit.decode()} {_NONCE}").encode() for lit in _CONSTANTS}
+_VALUE_OF = {json.loads(text): _CONSTANTS[lit] for lit, text in _SENTINEL.items()}
+_LITERAL = re.compile(rb"-?Infinity|NaN")
+
+
+def _partial_literal(data: bytes) -> int:
+    """How many bytes at the end of ``data`` could begin a ``NaN``/``Infinity``/``-Infinity``
+    literal that the next read completes (0: none)."""
+    for k in range(min(8, len(data)), 0, -1):
+        tail = data[-k:]
+        # (a literal starts after a delimiter, never after a letter or digit: the N ending NaN begins nothing)
+        if any(len(lit) > k and lit.startswith(tail) for lit in _CONSTANTS) and (
+                k == len(data) or not data[-k - 1:-k].isalnum()):
+            return k
+    return 0
+
+
+def restore_constants(value: Any) -> Any:
+    """``value`` with the strings :class:`_DepthCheckedFile` put for ``NaN``/``Infinity``
+    literals made the floats they stand for (as Python's ``json`` reads them)."""
+    if isinstance(value, str):
+        return _VALUE_OF.get(value, value)
+    if isinstance(value, dict):
+        return {k: restore_constants(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [restore_constants(v) for v in value]
+    return value
+
+
 class _DepthCheckedFile:
     """A binary file whose bytes pass the depth scan as ijson reads them (one pass, bounded
-    memory): nothing nested deeper than ``MAX_DEPTH`` reaches the table code."""
+    memory): nothing nested deeper than ``MAX_DEPTH`` reaches the table code.
+
+    ``NaN``, ``Infinity`` and ``-Infinity`` outside strings (pydantic's JSON "constants",
+    which Inspect writes for a NaN score or stderr; Python's ``json`` reads them, ijson's C
+    backend does not) are handed to ijson as strings no log holds (a per-process nonce), which
+    :func:`restore_constants` makes floats again (``constants`` says whether any was met), so
+    such a log stays on the streaming (and spilled) path (issue 26, item 7).  Where a string
+    starts and ends is the depth scan's (its real quotes of the chunk); a literal split across
+    two reads is held back until the next."""
 
     def __init__(self, fh: Any, where: str) -> None:
         self.fh, self.where, self.scanner = fh, where, DepthScanner()
+        self.carry = b""
+        self.constants = False
 
     def read(self, n: int = -1) -> bytes:
-        data = self.fh.read(n)
+        if n == 0:
+            return b""
+        while True:
+            data = self.fh.read(n)
+            at_end = not data or n < 0
+            if self.carry:
+                data, self.carry = self.carry + data, b""
+            keep = 0 if at_end else _partial_literal(data)
+            if keep:
+                data, self.carry = data[:-keep], data[-keep:]
+            if data or at_end:
+                break
         if self.scanner.feed(data) > MAX_DEPTH:
             raise InputError(f"JSON nested more than {MAX_DEPTH} levels deep; refusing to parse it", self.where)
+        if b"NaN" in data or b"Infinity" in data:  # (a C substring search: almost always false)
+            data = self._constants(data)
         return data
+
+    def _constants(self, data: bytes) -> bytes:
+        quotes, inside = self.scanner.quotes, int(self.scanner.chunk_in_string)
+        out, at = [], 0
+        for m in _LITERAL.finditer(data):
+            if (int(np.searchsorted(quotes, m.start())) + inside) % 2:
+                continue  # in a string: text
+            out += [data[at:m.start()], _SENTINEL[m.group()]]
+            at = m.end()
+        if not out:
+            return data
+        self.constants = True
+        out.append(data[at:])
+        return b"".join(out)
 
 
 class _Prefixed:
@@ -178,10 +250,18 @@ class _Prefixed:
         return self.stream.read(n)
 
 
+def _add_samples(samples: Iterator[Any], checked: _DepthCheckedFile, records: Collector) -> None:
+    for sample in samples:
+        slim = _slim(sample)
+        if checked.constants:  # (texts hold no constants: the input is left as it is)
+            slim = {k: v if k == "input" else restore_constants(v) for k, v in slim.items()}
+        records.add(record(slim))
+
+
 def read_json_stream(path: Path, cluster: str | None = None, records: Collector | None = None, *,
                      tuning: ReadTuning | None = None) -> LogData:
     """A JSON log streamed with ijson's C backend (see module docstring); its records go
-    into a :class:`~evaladdon.adapters.inspect_rows.Collector` (for ``cluster``, batches of
+    into a :class:`~evaladdon.adapters.inspect.rows.Collector` (for ``cluster``, batches of
     ``tuning.batch_size``) as they are read, so memory does not grow by a record per sample."""
     try:
         import ijson
@@ -194,20 +274,20 @@ def read_json_stream(path: Path, cluster: str | None = None, records: Collector 
         with path.open("rb") as fh:
             skip = len(BOM) if fh.read(len(BOM)) == BOM else 0
             fh.seek(skip)
-            header, has_samples = _header_events(iter(backend.parse(_DepthCheckedFile(fh, where), use_float=True)))
-            header = _header_of(header, where)
+            head_file = _DepthCheckedFile(fh, where)
+            header, has_samples = _header_events(iter(backend.parse(head_file, use_float=True)))
+            header = _header_of(restore_constants(header) if head_file.constants else header, where)
             if records is None:
                 records = Collector(cluster, batch_size=(tuning or DEFAULT).batch_size)
             if has_samples:
                 fh.seek(skip)
                 checked = _DepthCheckedFile(fh, where)
                 buf = LEAN_BUFFER if records.lean else 2**20
-                for sample in backend.items(checked, "samples.item", use_float=True, buf_size=buf):
-                    records.add(record(_slim(sample)))
+                _add_samples(backend.items(checked, "samples.item", use_float=True, buf_size=buf), checked, records)
     except ijson.common.IncompleteJSONError as exc:
         text = " ".join(str(exc).split())
         if "invalid char" in text or "lexical error" in text:
-            raise NotNative(f"JSON the streaming parser does not read (NaN/Infinity literal?): {text[:80]}") from None
+            raise NotNative(f"JSON the streaming parser does not read: {text[:80]}") from None
         raise InputError(f"cannot read as an Inspect log (IncompleteJSONError: {text[:200]})", where) from None
     except ijson.common.JSONError as exc:
         raise InputError(f"cannot read as an Inspect log ({type(exc).__name__}: {str(exc)[:200]})", where) from None

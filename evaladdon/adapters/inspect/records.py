@@ -1,11 +1,11 @@
 """Inspect sample records: the fields of a sample the table needs, reduced as they are read.
 
-Both readers (:mod:`evaladdon.adapters.inspect_native`, :mod:`evaladdon.adapters.inspect_json`
-and Inspect's own, :mod:`evaladdon.adapters.inspect_log`) make one :class:`SampleRecord` per
+Both readers (:mod:`evaladdon.adapters.inspect.native`, :mod:`evaladdon.adapters.inspect.stream`
+and Inspect's own, :mod:`evaladdon.adapters.inspect.log`) make one :class:`SampleRecord` per
 sample (:func:`make_record`): texts in the form Inspect keeps in ``summaries.json``
 (:func:`thin_text`, :func:`thin_metadata`, :func:`truncate_text`), the input hash
 (:func:`item_hash`), the label (:func:`label_of`); and the one value rule of the row builders
-(:func:`score_code`).  The rules are written out in :mod:`evaladdon.adapters.inspect_rows`.
+(:func:`score_code`).  The rules are written out in :mod:`evaladdon.adapters.inspect.rows`.
 """
 
 from __future__ import annotations
@@ -199,7 +199,7 @@ def score_code(v: Any) -> Any:
     to show (``RecursionError``) and ``float()`` of an int past float range
     (``OverflowError``); each caller decides what that means (the collectors record it for
     the sample, the quick reader leaves the log to them).  The one rule of the three row
-    builders (``Collector.flush``, ``inspect_lean.flush_lean``, ``inspect_native.quick_rows``);
+    builders (``Collector.flush``, ``columns.flush_lean``, ``native.quick_rows``);
     oracle: ``tests/test_inspect_quick.py`` (value by value against the mapping written out)."""
     if isinstance(v, str):
         c = _GRADES.get(v)

@@ -2,21 +2,21 @@
 
 Two readers give the identical canonical table (tested on every real log in ../shared):
 
-- ``native`` (:mod:`evaladdon.adapters.inspect_native`): ``header.json`` + ``summaries.json``
+- ``native`` (:mod:`evaladdon.adapters.inspect.native`): ``header.json`` + ``summaries.json``
   (or the journal of an unfinished run) with orjson, JSON logs streamed with ijson
-  (:mod:`evaladdon.adapters.inspect_json`); needs no
+  (:mod:`evaladdon.adapters.inspect.stream`); needs no
   inspect-ai and reads at the speed of the raw parse (see ``benchmarks/bench_inspect.py``).
 - ``inspect``: Inspect's own ``inspect_ai.log`` readers (header, then sample summaries for
   ``.eval``, the full log for JSON logs, whose summaries Inspect would build from a full read
   anyway).  It also reads what the native reader does not recognise: log format version 1
-  (the 2024 ``results.scorer`` layout, bare ``NaN`` literals streamed from JSON), versions
+  (the 2024 ``results.scorer`` layout), versions
   newer than 3, other zip compressions.
 
 ``read_inspect_log(path, cluster, reader="auto")`` uses the native reader and falls back to
 Inspect's for anything it does not recognise; ``reader="native"`` refuses instead,
 ``reader="inspect"`` uses Inspect's reader only.  Both pass the same guards first (nesting
 depth, decompressed size: :mod:`evaladdon.adapters.common.guard`) and end in the same row
-builder (:mod:`evaladdon.adapters.inspect_rows`, which documents values, ``item_hash``,
+builder (:mod:`evaladdon.adapters.inspect.rows`, which documents values, ``item_hash``,
 ``prediction``/``label``/``confidence``, duplicates and incomplete logs).
 """
 
@@ -38,11 +38,11 @@ else:
 
 from evaladdon._util.gc import no_cyclic_gc
 from evaladdon.adapters.common.guard import BOM, MAX_DEPTH, check_depth, check_file_depth, read_member
-from evaladdon.adapters.inspect_json import NotNative, read_json_stream
-from evaladdon.adapters.inspect_native import read_eval_table
-from evaladdon.adapters.inspect_parts import Part
-from evaladdon.adapters.inspect_records import SampleRecord, make_record, score_fields
-from evaladdon.adapters.inspect_rows import LogData, build_part, table_of
+from evaladdon.adapters.inspect.stream import NotNative, read_json_stream
+from evaladdon.adapters.inspect.native import read_eval_table
+from evaladdon.adapters.inspect.parts import Part
+from evaladdon.adapters.inspect.records import SampleRecord, make_record, score_fields
+from evaladdon.adapters.inspect.rows import LogData, build_part, table_of
 from evaladdon.adapters.tuning import ReadTuning
 from evaladdon.errors import InputError
 from evaladdon.table.names import dotted
@@ -64,7 +64,7 @@ def read_inspect_part(path: str | Path, cluster: str | None = None, reader: str 
                       tuning: ReadTuning | None = None) -> Part:
     """One Inspect log's rows before the column operations (:func:`read_inspect_log` makes
     them a table; ``read_runs`` makes one table of many logs with
-    :func:`evaladdon.adapters.inspect_rows.frame`).  ``tuning``: the native reader's
+    :func:`evaladdon.adapters.inspect.rows.frame`).  ``tuning``: the native reader's
     :class:`~evaladdon.adapters.tuning.ReadTuning` (``quick``, ``batch_size``)."""
     p = Path(path)
     if reader not in READERS:
@@ -88,7 +88,7 @@ def _read_part(p: Path, cluster: str | None, reader: str, tuning: ReadTuning | N
             log = _read_with_inspect(p)
         return build_part(log, p, cluster, tuning=tuning)
     except RecursionError:
-        # orjson accepts up to 1,024 levels unscanned (inspect_json._loads); a value deep
+        # orjson accepts up to 1,024 levels unscanned (stream._loads); a value deep
         # enough to exhaust Python's stack when shown as text (str/repr) is refused here
         raise InputError(f"a value is nested more than {MAX_DEPTH} levels deep; refusing to read it", str(p)) from None
 
@@ -130,7 +130,7 @@ def _inspect_version() -> str:
 
 def _guard_zip(p: Path) -> list[tuple[str, int]]:
     """Bound and depth-scan the members Inspect will parse; the (id, epoch) of sample members."""
-    from evaladdon.adapters.inspect_native import _member_key
+    from evaladdon.adapters.inspect.native import _member_key
 
     try:
         with zipfile.ZipFile(p) as zf:
@@ -171,7 +171,7 @@ def _raw_eval_id(p: Path, is_zip: bool) -> Any:
     which would give the same log a new run id at every read."""
     import orjson
 
-    from evaladdon.adapters.inspect_json import _header_events
+    from evaladdon.adapters.inspect.stream import _DepthCheckedFile, _header_events
 
     try:
         if is_zip:
@@ -185,7 +185,10 @@ def _raw_eval_id(p: Path, is_zip: bool) -> Any:
             with p.open("rb") as fh:
                 if fh.read(len(BOM)) != BOM:
                     fh.seek(0)
-                raw, _ = _header_events(iter(ijson.get_backend("yajl2_c").parse(fh, use_float=True)))
+                # (through the depth check, which also reads NaN/Infinity literals: a NaN stderr in
+                # the results must not cost the log its eval_id, hence its run id)
+                raw, _ = _header_events(iter(ijson.get_backend("yajl2_c").parse(_DepthCheckedFile(fh, str(p)),
+                                                                                use_float=True)))
         return (raw.get("eval") or {}).get("eval_id")
     except Exception:  # noqa: BLE001 - unreadable raw header: Inspect's reader reports it
         return None
