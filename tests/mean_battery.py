@@ -1,5 +1,5 @@
 """A seeded battery of inputs for :func:`evaladdon.stats.estimate_mean` (shared by the frozen-reference
-test ``tests/test_mean_frozen.py`` and the parts test ``tests/test_mean_parts.py``).
+test ``tests/stats/test_mean_frozen.py`` and the parts test ``tests/stats/test_mean_parts.py``).
 
 Each case is a dict ``values, items, clusters, level, method, cluster_method``: 0/1 and
 continuous scores, one epoch / equal / unequal epochs, no clusters / few / many / singleton /

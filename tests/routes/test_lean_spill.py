@@ -1,7 +1,7 @@
 """Unit tests of the spilled Inspect route (:mod:`evaladdon.routes.inspect_spill`): its temporary
 directory goes also on errors, partitions keep items and clusters whole, batches and bounds; and
 its peak RSS on a log of many samples is below the in-memory path's (a subprocess each, slow).
-Its output against the table route's: tests/test_route_equality.py."""
+Its output against the table route's: tests/routes/test_route_equality.py."""
 
 from __future__ import annotations
 

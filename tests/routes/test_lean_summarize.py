@@ -1,7 +1,7 @@
 """Unit tests of the Inspect route in memory (:mod:`evaladdon.routes.inspect_columns` and the
 lean columns it reads): no pandas or pyarrow imported, the value converter and reason counts
 equal the table route's, the zip directory scan equals zipfile's, label bytes, grown columns,
-a streamed summaries.json.  Its output against the table route's: tests/test_route_equality.py."""
+a streamed summaries.json.  Its output against the table route's: tests/routes/test_route_equality.py."""
 
 from __future__ import annotations
 

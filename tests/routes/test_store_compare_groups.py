@@ -1,6 +1,6 @@
 """Unit tests of ``compare --store --baseline`` a group of stored logs at a time
 (evaladdon.routes.store_groups): never more than two logs read at once, a selection reused only
-while the manifest is unchanged.  Its output against the table route's: tests/test_route_equality.py."""
+while the manifest is unchanged.  Its output against the table route's: tests/routes/test_route_equality.py."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Unit tests of ``compare --store`` without pandas (the store_arrays route,
 evaladdon.routes.store_arrays): its not-missing mask, and pandas never imported.  Its output
-against the table route's: tests/test_route_equality.py."""
+against the table route's: tests/routes/test_route_equality.py."""
 
 from __future__ import annotations
 

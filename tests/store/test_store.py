@@ -1,6 +1,6 @@
 """The store (ingest, runs, --store/--where), export round trips, the one value converter and
 the table fast paths.  The store's and the Dask engine's output against the table route's:
-tests/test_route_equality.py."""
+tests/routes/test_route_equality.py."""
 
 from __future__ import annotations
 

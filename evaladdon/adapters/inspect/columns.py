@@ -5,7 +5,7 @@
 columns to :func:`build_lean_part`; the rules are the table path's (module docstring of
 :mod:`evaladdon.adapters.inspect.rows`: last record of an ``(id, epoch)`` wins at the place
 of its first, unscored samples get a row per known score name, the same error precedence),
-and ``tests/test_lean_summarize.py`` holds the output of both paths byte for byte equal.
+and ``tests/routes/test_lean_summarize.py`` holds the output of both paths byte for byte equal.
 
 What a sample costs (a streamed ``.json`` log of any size keeps only this; a 200,000-sample
 log of short ids ~26 bytes a sample):

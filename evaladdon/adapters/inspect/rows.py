@@ -146,7 +146,7 @@ class Collector:
     Every ``batch_size`` records go through :func:`~evaladdon.adapters.inspect.walk.walk` into the sink; ``build_part`` finishes
     them with column operations (duplicates, unscored rows, the order of score names and
     metadata columns), giving the same table whatever the batch size
-    (``tests/test_inspect_native.py``).
+    (``tests/adapters/test_inspect_native.py``).
 
     ``lean=None``: the rows sink (:data:`ROWS`); ``lean=COLUMNS``
     (:data:`evaladdon.adapters.inspect.columns.COLUMNS`, the sink of the pandas-free

@@ -25,7 +25,7 @@ from evaladdon.analysis.options import RouteLimits, RoutePolicy
 from evaladdon.cli.main import main
 
 from closeness import mismatches
-from test_inspect_batches import _base
+from built_logs import inspect_base as _base
 
 TRICKY = {"a": [math.nan, math.inf, -math.inf, 1.5], "s": "NaN, Infinity: -Infinity \\\" NaN", "k": {"NaN": math.nan},
           "t": ["x\\\\", math.nan, "\\\"NaN\\\"", -math.inf]}

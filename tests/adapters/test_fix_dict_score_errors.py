@@ -23,7 +23,7 @@ from evaladdon.analysis.options import RouteLimits, RoutePolicy
 from evaladdon.cli.main import main
 
 from closeness import mismatches
-from test_inspect_batches import _base
+from built_logs import inspect_base as _base
 
 
 def _dict_log(path: Path, keys: tuple[str, ...] = ("winrate",)) -> Path:
