@@ -87,7 +87,7 @@ class Manifest:
             raise InputError(f"the store's manifest is not valid JSON ({exc})", str(m)) from None
         if not isinstance(data, dict) or not isinstance(data.get("files"), dict):
             raise InputError("the store's manifest has no 'files' object", str(m))
-        return cls(r, dict(data["files"]))
+        return cls(r, _checked_entries(data["files"], r, m))
 
     def save(self) -> None:
         import orjson
@@ -111,6 +111,30 @@ class Manifest:
         """The sources whose data file is not in the store."""
         data = self.root / DATA
         return [s for s, e in self.entries.items() if not (data / str(e["file"])).is_file()]
+
+
+def _checked_entries(files: dict[str, Any], root: Path, m: Path) -> dict[str, dict[str, Any]]:
+    """The manifest's entries, each naming its content key and a data file inside the store's
+    ``data`` folder: a plain file name (no folder part, no ``..``), and not a symbolic link
+    leading out of the store.  Anything else is an error naming the manifest: queries open
+    and ingest deletes what the manifest names."""
+    data = root / DATA
+    outside = None
+    for source, e in files.items():
+        if not isinstance(e, dict) or not isinstance(e.get("file"), str) or not isinstance(e.get("key"), str):
+            raise InputError(f"the store's manifest has a malformed entry for {source!r}", str(m))
+        name = e["file"]
+        path = data / name
+        if name in ("", ".", "..") or os.path.basename(name) != name or "\\" in name or "\x00" in name:
+            outside = name
+        elif path.is_symlink():
+            real = path.resolve()
+            if root.resolve() not in real.parents:
+                outside = name
+        if outside is not None:
+            raise InputError(f"the store's manifest names a data file outside the store ({outside!r} for "
+                             f"{source})", str(m))
+    return dict(files)
 
 
 @contextlib.contextmanager
