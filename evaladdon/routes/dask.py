@@ -31,6 +31,8 @@ def dask_client(scheduler: str | None = None, n_workers: int = 2) -> Iterator[An
             client = Client(scheduler, timeout="10s")
         except (OSError, TimeoutError) as exc:
             raise EvalAddonError(f"cannot reach the Dask scheduler: {' '.join(str(exc).split())}", scheduler) from None
+        except (ValueError, TypeError) as exc:  # a malformed address: the error is the address's, not an input's
+            raise EvalAddonError(f"not a Dask scheduler address: {' '.join(str(exc).split())}", scheduler) from None
         with client:
             yield client
         return
