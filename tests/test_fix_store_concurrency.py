@@ -126,3 +126,16 @@ def test_a_busy_store_is_one_line_after_the_wait(tmp_path: Path, cli: Cli) -> No
     assert cli("ingest", tmp_path / "more", "--store", store, "--wait", "nan")[0] == 2
     code, _, err = cli("ingest", tmp_path / "more", "--store", store, "--wait", "0.2", "--quiet")
     assert code == 0 and "1 log(s) stored" in err
+
+
+def test_a_file_system_without_locks_is_one_line(tmp_path: Path, cli: Cli, monkeypatch: Any) -> None:
+    import errno
+    import fcntl
+
+    def no_locks(fd: int, op: int) -> None:
+        raise OSError(errno.ENOLCK, os.strerror(errno.ENOLCK))
+
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+    store = tmp_path / "store"
+    code, _, err = cli("ingest", tiny_logs(tmp_path / "logs", "a", 1)[0], "--store", store)
+    assert code == 2 and err == f"evaladdon: error: {store / '.lock'}: cannot lock the store: No locks available\n"

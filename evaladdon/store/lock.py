@@ -50,6 +50,14 @@ def _try_lock(fd: int) -> bool:
     return True
 
 
+def _locked(fd: int, root: Path) -> bool:
+    """:func:`_try_lock`; a file system that cannot lock (``ENOLCK``) is an error naming the lock file."""
+    try:
+        return _try_lock(fd)
+    except OSError as exc:
+        raise EvalAddonError(f"cannot lock the store: {exc.strerror or exc}", str(root / LOCK)) from None
+
+
 def _open_lock_file(root: Path) -> int:
     path = root / LOCK
     flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -72,7 +80,7 @@ def writer_lock(root: str | os.PathLike[str], wait: float = DEFAULT_WAIT,
     try:
         deadline = time.monotonic() + max(0.0, wait)
         told = False
-        while not _try_lock(fd):
+        while not _locked(fd, r):
             if time.monotonic() >= deadline:
                 raise EvalAddonError(f"the store is busy: another ingest is writing it (waited {wait:g} s; "
                                      "--wait SECONDS waits longer)", str(r))
