@@ -32,8 +32,11 @@ def run(args: argparse.Namespace) -> int:
         raise EvalAddonError("--workers must be at least 1")
     if not args.wait >= 0:  # NaN too
         raise EvalAddonError("--wait must be a number of seconds, 0 or more")
-    on_wait = None if args.quiet else lambda: sys.stderr.write(
-        f"{clean(str(args.store))}: another ingest is writing this store; waiting for it\n")
+
+    def waiting() -> None:
+        sys.stderr.write(f"{clean(str(args.store))}: another ingest is writing this store; waiting for it\n")
+
+    on_wait = None if args.quiet else waiting
     if args.scheduler and args.engine != "dask":
         raise EvalAddonError("--scheduler needs --engine dask")
     if args.engine == "dask":
