@@ -148,3 +148,18 @@ def test_nothing_may_follow_the_condition_in_the_parse(text: str) -> None:
             _check_tree(con, text)
     finally:
         con.close()
+
+
+def test_the_dask_reduction_leaves_the_condition_as_written(tmp_path: Path) -> None:
+    """The reduction on a Dask worker edits its query text: never inside ``--where``'s literals."""
+    pytest.importorskip("duckdb")
+    from evaladdon.routes.ingest import ingest
+    from evaladdon.store.reduce import reduce_file
+
+    path = tmp_path / "t.csv"
+    pd.DataFrame({"model": "m", "task": ["union_by_name=true"] * 3 + ["other"] * 3, "id": ["1", "2", "3"] * 2,
+                  "score": [1, 0, 1, 1, 1, 1]}).to_csv(path, index=False)
+    store = tmp_path / "store"
+    assert ingest([path], store, workers=1).stored == 1
+    items, _ = reduce_file(str(next((store / "data").glob("*.parquet"))), "task = 'union_by_name=true'")
+    assert items["task"].tolist() == ["union_by_name=true"] * 3 and items["s"].sum() == 2
