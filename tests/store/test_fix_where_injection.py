@@ -10,7 +10,8 @@ from typing import Any, Callable
 import pandas as pd
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+from conftest import REPO
+
 INSPECT = REPO / "sample_logs" / "inspect"
 Cli = Callable[..., tuple[int, str, str]]
 

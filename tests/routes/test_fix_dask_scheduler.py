@@ -7,7 +7,9 @@ from typing import Callable
 
 import pytest
 
-LOG = Path(__file__).resolve().parent.parent / "sample_logs" / "inspect" / "baseline.eval"
+from conftest import REPO
+
+LOG = REPO / "sample_logs" / "inspect" / "baseline.eval"
 
 
 @pytest.mark.parametrize("address", ["not a url", "tcp://", "foo://bar:1", "tcp://127.0.0.1:notaport"])
