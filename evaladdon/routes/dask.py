@@ -27,10 +27,18 @@ def dask_client(scheduler: str | None = None, n_workers: int = 2) -> Iterator[An
 
     logging.getLogger("distributed").setLevel(logging.CRITICAL)
     if scheduler:
+        from distributed.comm import get_address_host_port
+
+        try:  # checked before a Client exists: a half-made one lingers and closes itself later
+            get_address_host_port(scheduler)
+        except (ValueError, TypeError) as exc:
+            raise EvalAddonError(f"not a Dask scheduler address: {' '.join(str(exc).split())}", scheduler) from None
         try:
             client = Client(scheduler, timeout="10s")
         except (OSError, TimeoutError) as exc:
             raise EvalAddonError(f"cannot reach the Dask scheduler: {' '.join(str(exc).split())}", scheduler) from None
+        except (ValueError, TypeError) as exc:  # a malformed address: the error is the address's, not an input's
+            raise EvalAddonError(f"not a Dask scheduler address: {' '.join(str(exc).split())}", scheduler) from None
         with client:
             yield client
         return

@@ -7,9 +7,16 @@ Layout of ``DIR``::
 
 The key is the BLAKE2b digest of the log's bytes (streamed, 1 MiB at a time) and of the
 reading options (``--cluster``), so ingesting the same log again is a no-op and a changed log
-replaces its rows.  Every file is written atomically (temporary file + rename, through
-:mod:`evaladdon._util.safe_write`); the manifest is rewritten last, so an interrupted ingest
-leaves at worst an unreferenced data file, never a half-written one.
+replaces its rows.
+
+An ingest is one transaction (:func:`open_for_writing`, :func:`record_results`): under the
+store's writer lock (:mod:`evaladdon.store.lock`, so parallel ingests queue instead of deleting
+each other's files) the manifest is read, the new data files are written beside the old ones
+(atomically, temporary file + rename, through :mod:`evaladdon._util.safe_write`), the manifest
+is replaced atomically, and only then are the files it no longer names removed.  An ingest
+that fails or is killed leaves the store as it was plus unreferenced files, which the next
+ingest removes first.  A manifest entry whose data file is missing is read again when its log
+is ingested again, and dropped (with a warning) otherwise.
 
 Queries (:func:`evaladdon.store.query.load_store`) run in DuckDB inside the process.  Reading
 logs into the store is the ``ingest`` route's (:mod:`evaladdon.routes.ingest`): the store only
@@ -18,12 +25,13 @@ writes tables and keeps the manifest, and imports no reader.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 from evaladdon.errors import EvalAddonError, InputError
 
@@ -79,7 +87,7 @@ class Manifest:
             raise InputError(f"the store's manifest is not valid JSON ({exc})", str(m)) from None
         if not isinstance(data, dict) or not isinstance(data.get("files"), dict):
             raise InputError("the store's manifest has no 'files' object", str(m))
-        return cls(r, dict(data["files"]))
+        return cls(r, _checked_entries(data["files"], r, m))
 
     def save(self) -> None:
         import orjson
@@ -94,6 +102,64 @@ class Manifest:
         """Each stored data file once (the same content under two names is stored once)."""
         seen = dict.fromkeys(e["file"] for e in self.entries.values())
         return [self.root / DATA / f for f in seen]
+
+    def live(self) -> set[str]:
+        """The names of the data files the manifest refers to."""
+        return {str(e["file"]) for e in self.entries.values()}
+
+    def missing(self) -> list[str]:
+        """The sources whose data file is not in the store."""
+        data = self.root / DATA
+        return [s for s, e in self.entries.items() if not (data / str(e["file"])).is_file()]
+
+
+def _checked_entries(files: dict[str, Any], root: Path, m: Path) -> dict[str, dict[str, Any]]:
+    """The manifest's entries, each naming its content key and a data file inside the store's
+    ``data`` folder: a plain file name (no folder part, no ``..``), and not a symbolic link
+    leading out of the store.  Anything else is an error naming the manifest: queries open
+    and ingest deletes what the manifest names."""
+    data = root / DATA
+    try:  # one listing of the folder, not a stat per entry (1,000 entries: 6 ms, not 29)
+        with os.scandir(data) as it:
+            links = {d.name for d in it if d.is_symlink()}
+    except OSError:
+        links = set()
+    outside = None
+    for source, e in files.items():
+        if not isinstance(e, dict) or not isinstance(e.get("file"), str) or not isinstance(e.get("key"), str):
+            raise InputError(f"the store's manifest has a malformed entry for {source!r}", str(m))
+        name = e["file"]
+        if name in ("", ".", "..") or os.path.basename(name) != name or "\\" in name or "\x00" in name:
+            outside = name
+        elif name in links and root.resolve() not in (data / name).resolve().parents:
+            outside = name
+        if outside is not None:
+            raise InputError(f"the store's manifest names a data file outside the store ({outside!r} for "
+                             f"{source})", str(m))
+    return dict(files)
+
+
+@contextlib.contextmanager
+def open_for_writing(root: str | os.PathLike[str], wait: float | None = None,
+                     on_wait: Callable[[], None] | None = None) -> Iterator[Manifest]:
+    """The store's manifest (the store created when missing), read and kept under the writer
+    lock for the block, after what killed or failed writers left was swept away.  ``wait``:
+    seconds to wait for another writer (default :data:`evaladdon.store.lock.DEFAULT_WAIT`)."""
+    from evaladdon.store.lock import DEFAULT_WAIT, sweep, writer_lock
+
+    r = Path(root)
+    if not r.exists():
+        try:
+            r.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"cannot create the store: {exc.strerror or exc}", str(r)) from None
+    if not r.is_dir():
+        raise InputError("the store must be a directory", str(r))
+    with writer_lock(r, DEFAULT_WAIT if wait is None else wait, on_wait):
+        manifest = Manifest.load(r, create=True)
+        (r / DATA).mkdir(exist_ok=True)
+        sweep(r, DATA, manifest.live())
+        yield manifest
 
 
 def _table_to_parquet(df: Any, dest: Path) -> None:
@@ -182,6 +248,7 @@ class IngestReport:
     stored: int = 0
     unchanged: int = 0
     replaced: int = 0
+    repaired: int = 0
     errors: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -190,30 +257,43 @@ def record_results(manifest: Manifest, sources: list[str], explicit: list[bool],
                    report: IngestReport) -> IngestReport:
     """Enter each log's result (``stored``, ``unchanged`` or ``error``) in the manifest, save it
     last, and let the data files of replaced logs go.  A file named on the command line
-    (``explicit``) that could not be read is an error; one found in a directory is skipped."""
-    for source, named, res in zip(sources, explicit, results, strict=True):
-        if res["status"] == "error":  # a file named on the command line is an error, one found is skipped
-            (report.errors if named else report.notes).append(res["message"] if named else f"skipped {res['message']}")
-            continue
-        old = manifest.entries.get(source)
-        if res["status"] == "unchanged":
-            if old is not None and old.get("key") == res["key"]:
-                report.unchanged += 1
-                continue
-            twin = next(e for e in manifest.entries.values() if e["key"] == res["key"])
-            entry = dict(twin)
-        else:
-            entry = {k: v for k, v in res.items() if k != "status"}
-            report.notes.extend(entry.pop("notes", []))
-        entry["source"] = source
-        manifest.entries[source] = entry
-        if old is not None:
-            report.replaced += 1
-        else:
-            report.stored += 1
-    live = {e["file"] for e in manifest.entries.values()}
-    manifest.save()
-    for f in (manifest.root / DATA).glob("*.parquet"):  # replaced logs' rows go
-        if f.name not in live:
-            f.unlink(missing_ok=True)
+    (``explicit``) that could not be read is an error; one found in a directory is skipped.
+
+    Under the writer lock (:func:`open_for_writing`).  When anything fails before the manifest
+    is replaced, the data files written meanwhile are removed: the store is as it was."""
+    from evaladdon.store.lock import sweep
+
+    before = manifest.live()
+    try:
+        for source, named, res in zip(sources, explicit, results, strict=True):
+            _record_one(manifest, source, named, res, report)
+        manifest.save()
+    except BaseException:
+        sweep(manifest.root, DATA, before)
+        raise
+    sweep(manifest.root, DATA, manifest.live())  # replaced logs' rows go
     return report
+
+
+def _record_one(manifest: Manifest, source: str, named: bool, res: dict[str, Any], report: IngestReport) -> None:
+    if res["status"] == "error":  # a file named on the command line is an error, one found is skipped
+        (report.errors if named else report.notes).append(res["message"] if named else f"skipped {res['message']}")
+        return
+    old = manifest.entries.get(source)
+    if res["status"] == "unchanged":
+        if old is not None and old.get("key") == res["key"]:
+            report.unchanged += 1
+            return
+        twin = next(e for e in manifest.entries.values() if e["key"] == res["key"])
+        entry = dict(twin)
+    else:
+        entry = {k: v for k, v in res.items() if k != "status"}
+        report.notes.extend(entry.pop("notes", []))
+    entry["source"] = source
+    manifest.entries[source] = entry
+    if old is None:
+        report.stored += 1
+    elif old.get("key") == entry["key"]:  # its data file was missing: read again
+        report.repaired += 1
+    else:
+        report.replaced += 1

@@ -4,8 +4,10 @@
 (``run``, ``model``, ``task``, ``metric``, ``item``, ``value``, ``meta."..."`` ...).  It runs
 over a read-only view of the store only: the connection may read the store's data files and
 nothing else (``allowed_paths`` then ``enable_external_access=false`` and a locked
-configuration), and the query must be one ``SELECT`` statement, so the expression can
-neither read other files nor write.  SQL errors are reported in one line.
+configuration), and the expression must parse as one condition on a row
+(:func:`evaladdon.store.where.check_where`: no subquery, set operation, comment or second
+statement), so it can neither read other files, nor write, nor add rows.  SQL errors are
+reported in one line.
 
 Speed: the manifest knows each file's runs, models, tasks, metrics and harness.  When the
 expression only names those columns it is first evaluated on that small table to pick the
@@ -21,6 +23,7 @@ from typing import Any, Sequence
 
 from evaladdon.errors import EvalAddonError, InputError
 from evaladdon.store import DATA, MANIFEST, Manifest
+from evaladdon.store.where import check_where as check_where  # the routes import it from here
 
 RUN_COLUMNS = ("run", "model", "task", "metric", "harness", "source")
 
@@ -47,26 +50,6 @@ def connect(files: Sequence[Path]) -> Any:
     con.execute("SET enable_external_access=false")
     con.execute("SET lock_configuration=true")
     return con
-
-
-def check_where(where: str, con: Any = None) -> str:
-    """The expression, or a one-line error when it is not a single boolean expression.
-
-    ``con``: a DuckDB connection to parse with (default: DuckDB's module-level one, which
-    costs a database start-up the first time).
-    """
-    import duckdb
-
-    text = " ".join(where.split())
-    if not text:
-        raise EvalAddonError("--where is empty")
-    try:
-        statements = (duckdb if con is None else con).extract_statements(f"SELECT 1 WHERE ({text})")
-    except duckdb.Error as exc:
-        raise EvalAddonError(f"--where: {_one_line(exc)}") from None
-    if len(statements) != 1 or statements[0].type != duckdb.StatementType.SELECT:
-        raise EvalAddonError("--where must be one boolean expression (no ';', no other statements)")
-    return text
 
 
 def _one_line(exc: Exception) -> str:

@@ -34,8 +34,9 @@ def reduce_file(file: str, where: str | None = None) -> tuple[pd.DataFrame, pd.D
 
     con = connect([Path(file)])
     try:
-        rows = select_sql([Path(file)], where, columns="*, file_row_number AS _row").replace(
-            "union_by_name=true", "union_by_name=true, file_row_number=true")
+        rows = select_sql([Path(file)], None, columns="*, file_row_number AS _row").replace(
+            "union_by_name=true", "union_by_name=true, file_row_number=true")  # not in --where's literals
+        rows += f" WHERE ({where})" if where else ""
         items = con.execute(f"""
             SELECT run, task, metric, item, any_value(model) AS model, any_value(source) AS source,
                    any_value(harness) AS harness, count(*) AS n, sum(value) AS s,
