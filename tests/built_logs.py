@@ -96,3 +96,13 @@ def inspect_edge_samples() -> tuple[dict[str, Any], list[dict[str, Any]]]:
     out.append(copy.deepcopy(inspect_base()[1][5]))
     out.insert(20, copy.deepcopy(out[4]))
     return header, out
+
+
+def nest(data: bytes, depth: int, at: float) -> bytes:
+    """Wrap a JSON value found at ``at`` (the next ``:``) in ``depth`` arrays."""
+    i = data.find(b":", int(len(data) * at))
+    if i < 0:
+        return b"[" * depth + data + b"]" * depth
+    j = data.find(b",", i)
+    j = len(data) if j < 0 else j
+    return data[: i + 1] + b"[" * depth + data[i + 1 : j] + b"]" * depth + data[j:]

@@ -19,6 +19,7 @@ from evaladdon.adapters.common.guard import (MAX_DEPTH, DepthScanner, LinesDepth
                                              check_lines_depth)
 from evaladdon.errors import InputError
 
+from built_logs import nest
 from conftest import REPO, run_cli as run_in_process
 
 DEEP = 20_000
@@ -93,15 +94,6 @@ def test_the_lines_check_in_chunks(tmp_path: Path, chunk: int) -> None:
     with pytest.raises(InputError, match="nested more than"):
         check_lines_depth(deep, chunk_size=chunk)
 
-
-def nest(data: bytes, depth: int, at: float) -> bytes:
-    """Wrap the JSON value after the first ``:`` past ``at`` in ``depth`` arrays (as the CLI fuzz test does)."""
-    i = data.find(b":", int(len(data) * at))
-    if i < 0:
-        return b"[" * depth + data + b"]" * depth
-    j = data.find(b",", i)
-    j = len(data) if j < 0 else j
-    return data[: i + 1] + b"[" * depth + data[i + 1 : j] + b"]" * depth + data[j:]
 
 
 def listing(folder: Path) -> set[str]:

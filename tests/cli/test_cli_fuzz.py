@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from evaladdon.cli.main import main
 
+from built_logs import nest
 from conftest import REAL_LOGS
 
 SEEDS = [
@@ -45,15 +46,6 @@ def flip(data: bytes, positions: list[int], value: int) -> bytes:
             b[p % len(b)] ^= value or 1
     return bytes(b)
 
-
-def nest(data: bytes, depth: int, at: float) -> bytes:
-    """Wrap a JSON value found at ``at`` (the next ``:``) in ``depth`` arrays."""
-    i = data.find(b":", int(len(data) * at))
-    if i < 0:
-        return b"[" * depth + data + b"]" * depth
-    j = data.find(b",", i)
-    j = len(data) if j < 0 else j
-    return data[: i + 1] + b"[" * depth + data[i + 1 : j] + b"]" * depth + data[j:]
 
 
 def rename_key(data: bytes, at: float, new: str) -> bytes:

@@ -2,30 +2,14 @@
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from children import child as _child, wait_for as _wait_for
 
-
-def _child(script: str, tmp: Path, *args: str) -> subprocess.Popen[str]:
-    env = {**os.environ, "PYTHONPATH": str(REPO), "TMPDIR": str(tmp)}
-    return subprocess.Popen([sys.executable, "-c", script, *args], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-
-
-def _wait_for(path: Path, proc: subprocess.Popen[str], seconds: float = 120) -> None:
-    deadline = time.monotonic() + seconds
-    while not path.exists():
-        assert proc.poll() is None, proc.communicate()
-        assert time.monotonic() < deadline, "the child never got there"
-        time.sleep(0.05)
 
 
 SPILL_THEN_WAIT = """

@@ -7,16 +7,13 @@ import errno
 import json
 import os
 import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import Callable
 
 import pandas as pd
 import pytest
 
-from conftest import REPO
+from children import child as _child, wait_for as _wait_for
 
 Cli = Callable[..., tuple[int, str, str]]
 
@@ -32,19 +29,6 @@ def snapshot(store: Path) -> dict[str, bytes]:
     return {str(f.relative_to(store)): f.read_bytes() for f in sorted(store.rglob("*")) if f.is_file()
             and f.name != ".lock"}
 
-
-def _child(script: str, tmp: Path, *args: str) -> subprocess.Popen[str]:
-    env = {**os.environ, "PYTHONPATH": str(REPO), "TMPDIR": str(tmp)}
-    return subprocess.Popen([sys.executable, "-c", script, *args], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-
-
-def _wait_for(path: Path, proc: subprocess.Popen[str], seconds: float = 120) -> None:
-    deadline = time.monotonic() + seconds
-    while not path.exists():
-        assert proc.poll() is None, proc.communicate()
-        assert time.monotonic() < deadline, "the child never got there"
-        time.sleep(0.05)
 
 
 INGEST_THEN_WAIT = """
