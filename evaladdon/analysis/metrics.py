@@ -522,11 +522,21 @@ def metric_gates(results: list[Any], metric: str, margin: Any, fail_on_regressio
         return []
     from evaladdon.stats import regression_gate
 
-    bounded = metric not in UNBOUNDED
-    m = margin.resolve(bounded, "--margin") if margin is not None else 0.0
     gates = []
     for r in results:
         c = r.comparison
+        m = margin.resolve(in_points(metric, c), "--margin") if margin is not None else 0.0
         lo, hi = (c.ci_low, c.ci_high) if metric not in LOWER_IS_BETTER else (-c.ci_high, -c.ci_low)
         gates.append(regression_gate(lo, hi, m))
     return gates
+
+
+def in_points(metric: str, comparison: Any) -> bool:
+    """Whether a ``compare --metric`` comparison is shown (and its ``--margin`` read) in points:
+    the units rule of :func:`evaladdon.table.scale.shown_in_points`, on the two estimates compared
+    (a metric that can leave [0, 1] -- nll, an mcc or kappa below 0, a corpus BLEU on 0-100 -- is
+    in its own units)."""
+    import math
+
+    values = (comparison.estimate_a, comparison.estimate_b)
+    return metric not in UNBOUNDED and all(math.isfinite(v) and 0.0 <= v <= 1.0 for v in values)

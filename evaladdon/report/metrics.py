@@ -9,7 +9,7 @@ from typing import Any
 
 from evaladdon.report.escape import clean, markdown_cell
 from evaladdon.report.text import console, fmt, table, write_json
-from evaladdon.analysis.metrics import LOWER_IS_BETTER, UNBOUNDED
+from evaladdon.analysis.metrics import LOWER_IS_BETTER, in_points
 from evaladdon.report.units import describe, difference, interval
 
 __all__ = ["COLUMNS", "render", "short_method", "write_metric_comparison"]
@@ -27,17 +27,20 @@ def write_metric_comparison(results: list[Any], gates: list[Any], labels: dict[s
                    for r, g in zip(results, gates or [None] * len(results), strict=True)]
         write_json({"results": records, "skipped": [], "notes": list(notes)}, stream)
         return
-    points = metric not in UNBOUNDED  # the scale metric_gates reads --margin on: points, or nats for nll
+    points = [in_points(metric, r.comparison) for r in results]  # the scale metric_gates reads --margin on
     rows = []
-    for r in results:
+    for r, pts in zip(results, points, strict=True):
         c = r.comparison
         rows.append([clean(f"{labels.get(r.run_b, r.run_b)} vs {labels.get(r.run_a, r.run_a)}"),
                      clean(f"{r.task}/{r.metric}"), fmt(c.estimate_a, 4),
-                     fmt(c.estimate_b, 4), difference(c.delta, points), interval(c.ci_low, c.ci_high, points),
+                     fmt(c.estimate_b, 4), difference(c.delta, pts), interval(c.ci_low, c.ci_high, pts),
                      f"{c.p_value:.2g}", c.n_items])
     con = console(stream)
     columns = ["B vs A", "task/metric", "A", "B", "delta", "CI", "p", "n"]
-    unit = "delta and CI in points" if points else "delta and CI in the metric's own units"
+    unit = ("delta and CI in points" if all(points) else "delta and CI in the metric's own units" if not any(points)
+            else "delta and CI in points, except the rows marked (units) in the metric's own units")
+    if any(points) and not all(points):
+        rows = [row if pts else [*row[:4], f"{row[4]} (units)", *row[5:]] for row, pts in zip(rows, points, strict=True)]
     title = f"{metric}: B - A, {results[0].comparison.level:.0%} interval; {unit}"
     if markdown:
         con.file.write(f"**{markdown_cell(title)}**\n\n| " + " | ".join(columns) + " |\n|---|---|"
@@ -52,9 +55,9 @@ def write_metric_comparison(results: list[Any], gates: list[Any], labels: dict[s
                       f"{r.n_left_out} row(s) not shared by both runs (left out)")
         for n in r.comparison.notes:
             con.print(f"note: {clean(n)}")
-    for r, g in zip(results, gates, strict=False):  # (no gate asked: no gates, no lines)
+    for r, g, pts in zip(results, gates, points, strict=False):  # (no gate asked: no gates, no lines)
         better = "lower is better" if metric in LOWER_IS_BETTER else "higher is better"
-        con.print(f"gate: {clean(r.task)}/{clean(r.metric)}: {g.decision} (m = {describe(g.margin, points)}, {better})")
+        con.print(f"gate: {clean(r.task)}/{clean(r.metric)}: {g.decision} (m = {describe(g.margin, pts)}, {better})")
     if not quiet:
         for n in notes:
             sys.stderr.write(f"warning: {clean(n)}\n")
