@@ -376,7 +376,8 @@ def load_selection(sel: Selection, files: Sequence[Path], cluster: str | None = 
     if cluster is not None:
         col = cluster if cluster in df.columns else f"meta.{cluster}"
         if col not in df.columns:
-            raise EvalAddonError(f"no stored column {cluster!r} to cluster on (nested metadata: ingest with --cluster)")
+            raise EvalAddonError(f"no stored column {cluster!r} to cluster on (metadata nested deeper than 3 levels: "
+                                 "ingest with --cluster)")
         df["cluster"] = cluster_ids(df[col])
     if clash:
         df = disambiguate(df)

@@ -58,7 +58,8 @@ from evaladdon.adapters.inspect.stream import (
     restore_constants,
 )
 from evaladdon.adapters.inspect.parts import Pending, label_bytes
-from evaladdon.adapters.inspect.records import item_hash, label_of, score_code, thin_metadata, thin_text, truncate_text
+from evaladdon.adapters.inspect.records import (item_hash, label_of, nested_scalars, score_code, thin_metadata,
+                                               thin_text, truncate_text)
 from evaladdon.adapters.inspect.rows import _CANONICAL, Collector, LogData
 from evaladdon.adapters.tuning import DEFAULT, ReadTuning
 from evaladdon.errors import InputError
@@ -308,6 +309,16 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
                         col = metas[key] = [nan] * n
                     meta_col[k] = col
                 col[j] = share(v, v) if type(v) is str else v
+            elif isinstance(v, dict):  # nested metadata: its scalar leaves as meta.k.sub (as the walk)
+                for k2, v2 in nested_scalars(k, v):
+                    col = meta_col.get(k2)
+                    if col is None:
+                        key = f"meta.{k2}"
+                        col = metas.get(key)
+                        if col is None:
+                            col = metas[key] = [nan] * n
+                        meta_col[k2] = col
+                    col[j] = share(v2, v2) if type(v2) is str else v2
         k0 = len(metrics)
         for name, sc in raw_scores.items():  # as record() and score_fields
             if type(sc) is not dict:

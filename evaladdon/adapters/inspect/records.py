@@ -44,6 +44,23 @@ class SampleRecord(NamedTuple):
 _REMOVED = "Key removed from summary (> 1k)"
 
 
+NESTED_DEPTH = 3
+"""How deep nested metadata is flattened into ``meta.a.b`` columns (``--cluster a.b`` reaches any depth)."""
+
+
+def nested_scalars(key: str, value: dict[str, Any], depth: int = NESTED_DEPTH) -> list[tuple[str, Any]]:
+    """The scalar leaves of a nested metadata dict as ``(key.sub, value)`` pairs, at most
+    ``depth`` levels down, so that a table (and a store) keeps them as ``meta.key.sub`` columns: a
+    field ``--cluster key.sub`` can name at query time, and an error can list."""
+    out: list[tuple[str, Any]] = []
+    for k, v in value.items():
+        if isinstance(v, (str, int, float, bool)):
+            out.append((f"{key}.{k}", v))
+        elif isinstance(v, dict) and depth > 1:
+            out += nested_scalars(f"{key}.{k}", v, depth - 1)
+    return out
+
+
 def thin_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
     """Inspect's summary form of sample metadata (``inspect_ai.log._util.thin_metadata``):
     strings thinned, other values over 1 KB of JSON replaced by Inspect's marker, so a

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from evaladdon.adapters.inspect.records import score_code
+from evaladdon.adapters.inspect.records import nested_scalars, score_code
 from evaladdon.table.names import dotted
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -178,13 +178,19 @@ def walk(col: Any, recs: list[SampleRecord], rich: bool) -> Walked | None:
             labels.append(label if label is None else share(label, label))
             keys: list[str] = []
             for k, v in md.items():
-                if isinstance(v, (str, int, float, bool)):
-                    column = f"meta.{k}"
+                if isinstance(v, dict):  # nested metadata: its scalar leaves as meta.k.sub
+                    pairs = nested_scalars(k, v)
+                elif isinstance(v, (str, int, float, bool)):
+                    pairs = [(k, v)]
+                else:
+                    continue
+                for k2, v2 in pairs:
+                    column = f"meta.{k2}"
                     keys.append(column)
                     mcol = metas.get(column)
                     if mcol is None:
                         mcol = metas[column] = [nan] * m
-                    mcol[j] = share(v, v) if type(v) is str else v
+                    mcol[j] = share(v2, v2) if type(v2) is str else v2
             kt = tuple(keys)
             code = key_sets.get(kt)
             if code is None:
