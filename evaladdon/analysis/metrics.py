@@ -383,7 +383,8 @@ def _add_corpus_level(df: pd.DataFrame, out: list[GroupMetrics], level: float, n
         return
     labels = run_labels(df)
     for run, task, est in found:
-        target = next((g for g in out if g.run == str(run) and g.task == str(task)), None)
+        same = [g for g in out if g.run == str(run) and g.task == str(task)]  # its own group first: the rows it read
+        target = next((g for g in same if g.metric == est.name), same[0] if same else None)
         if target is None:
             target = GroupMetrics(run=str(run), task=str(task), metric=est.name, label=labels.get(str(run), str(run)),
                                   n_rows=0, dropped={})

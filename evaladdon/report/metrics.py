@@ -70,6 +70,16 @@ def short_method(method: str) -> str:
     return method.split(" (")[0].replace("bootstrap", "boot").replace("mean of per-item unbiased estimates, ", "")
 
 
+def _corpus_inputs_used(group: Any) -> bool:
+    """A group of a corpus-level metric whose rows are all its per-item inputs and whose estimate
+    was computed from them (:mod:`evaladdon.analysis.corpus`): used, not left out (``--json``
+    still counts them under their reason)."""
+    from evaladdon.analysis.corpus import CORPUS_ERROR_PREFIX
+
+    return any(e.name == group.metric for e in group.estimates) and all(
+        str(k).startswith(CORPUS_ERROR_PREFIX) for k in group.dropped)
+
+
 def _plugin_payload(group: Any) -> bool:
     """A group whose every row is an evaladdon lm-eval plug-in payload (no estimate, no other reason)."""
     from evaladdon.table.usable import PLUGIN_PAYLOAD
@@ -109,7 +119,7 @@ def render(groups: list[Any], stream: Any = None, quiet: bool = False, markdown:
                   f"({sum(sum(g.dropped.values()) for g in ours)} rows; --json lists them)")
     for g in groups:  # rows left out are said in every mode
         label = esc(f"{g.label} / {g.task} / {g.metric}")
-        if g.dropped:
+        if g.dropped and not _corpus_inputs_used(g):
             con.print(f"warning: {label}: {sum(g.dropped.values())} row(s) left out "
                       f"({esc(', '.join(f'{v} {k}' for k, v in g.dropped.items()))})")
         for family, dropped in g.family_dropped.items():
