@@ -146,6 +146,10 @@ def finish_summaries(out: list[GroupSummary], notes: list[str] | None) -> list[G
     return out
 
 
+CORPUS_LEVEL = "corpus-level metric"
+"""The start of the reason lm-eval corpus-level inputs are left out under (:mod:`evaladdon.analysis.corpus`)."""
+
+
 def summarize_group(run: Any, task: Any, model: Any, metric_name: Any, dropped: dict[str, int], n_good: int,
                     n_clustered: int, estimate: Callable[[bool], MeanEstimate], labels: Mapping[str, str],
                     notes: list[str] | None) -> GroupSummary | None:
@@ -160,7 +164,11 @@ def summarize_group(run: Any, task: Any, model: Any, metric_name: Any, dropped: 
         message = f"{where}: no scored rows (left out: {dropped})"
         if notes is None:
             raise EvalAddonError(message)
-        notes.append(f"skipped {message}")
+        if dropped and all(str(k).startswith(CORPUS_LEVEL) for k in dropped):  # not a mean of item scores
+            notes.append(f"note: {where}: a corpus-level metric ({sum(dropped.values())} per-item inputs, not "
+                         "scores): `evaladdon metrics` estimates it")
+        else:
+            notes.append(f"skipped {message}")
         return None
     if 0 < n_clustered < n_good:
         raise EvalAddonError(f"{where}: {n_good - n_clustered} row(s) have no cluster id")

@@ -133,7 +133,8 @@ def render(groups: list[Any], stream: Any = None, quiet: bool = False, markdown:
     for g in groups:
         label = esc(f"{g.label} / {g.task} / {g.metric}")
         for family, why in g.missing.items():
-            con.print(f"missing: {label}: {family}: {esc(why)}")
+            if not (family == "all" and _corpus_inputs_used(g)):  # its estimate came from those rows
+                con.print(f"missing: {label}: {family}: {esc(why)}")
         if g.confusion is not None:
             con.print(f"confusion {label} (rows true, columns predicted; {esc(', '.join(g.confusion['labels']))}): "
                       f"{g.confusion['matrix']}")

@@ -29,3 +29,13 @@ def test_corpus_estimates_in_their_own_groups_equal_the_harness(real_logs: Path,
         assert g["metrics"][g["metric"]]["estimate"] == pytest.approx(harness, abs=1e-12)
     code, out, err = cli("metrics", folder, "--n-boot", "200")
     assert code == 0 and "corpus-level metric" not in out + err
+
+
+def test_summarize_points_to_metrics_and_metrics_lists_nothing_missing(real_logs: Path, cli: Cli) -> None:
+    folder = real_logs / RUNS
+    code, _, err = cli("summarize", folder)
+    assert code == 0 and "skipped run" not in err
+    assert "metric 'micro_f1,none': a corpus-level metric (20 per-item inputs, not scores): `evaladdon metrics` " \
+        "estimates it" in err
+    code, out, err = cli("metrics", folder, "--n-boot", "200")
+    assert not [line for line in (out + err).splitlines() if line.startswith("missing:") and "_f1,none: all:" in line]

@@ -46,15 +46,17 @@ def test_payload_rows_keep_their_reason() -> None:
     assert not table.loc[table["metric"].astype(str) == "acc,none", "error"].notna().any()
 
 
-def test_a_users_corpus_metric_still_warns(tmp_path: Path, cli: Cli) -> None:
-    """Only the project's own payloads are quiet: a corpus-level metric of the user's is a warning."""
+def test_a_users_corpus_metric_is_said(tmp_path: Path, cli: Cli) -> None:
+    """Only the project's own payloads are counted away: a corpus-level metric of the user's is named,
+    with where its estimate is (``metrics``; issue 25 item 13)."""
     folder = tmp_path / "run"
     folder.mkdir()
     rows = [{"doc_id": i, "doc": {"q": i}, "target": "a", "bleu": [["a"], "a"], "acc": float(i % 2),
              "filter": "none", "metrics": ["bleu", "acc"]} for i in range(6)]
     (folder / "samples_t_2026-01-01T00-00-00.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     code, _, err = cli("summarize", folder)
-    assert code == 0 and "warning: skipped run" in err and "'bleu,none'" in err
+    assert code == 0 and "metric 'bleu,none': a corpus-level metric (6 per-item inputs, not scores): " \
+        "`evaladdon metrics` estimates it" in err
 
 
 def test_compare_and_metrics_count_the_payloads_in_one_line(cli: Cli) -> None:
