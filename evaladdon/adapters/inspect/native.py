@@ -299,8 +299,14 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
                 raise _Unordinary("no cluster field")
             c = str(c)
             clusters.append(share(c, c))
-        for k, v in md.items():
-            if isinstance(v, (str, int, float, bool)):
+        for mk, mv in md.items():
+            if isinstance(mv, (str, int, float, bool)):
+                pairs: Any = ((mk, mv),)
+            elif isinstance(mv, dict):  # nested metadata: its scalar leaves as meta.k.sub (as the walk)
+                pairs = nested_scalars(mk, mv)
+            else:
+                continue
+            for k, v in pairs:
                 col = meta_col.get(k)
                 if col is None:
                     key = f"meta.{k}"
@@ -309,16 +315,6 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
                         col = metas[key] = [nan] * n
                     meta_col[k] = col
                 col[j] = share(v, v) if type(v) is str else v
-            elif isinstance(v, dict):  # nested metadata: its scalar leaves as meta.k.sub (as the walk)
-                for k2, v2 in nested_scalars(k, v):
-                    col = meta_col.get(k2)
-                    if col is None:
-                        key = f"meta.{k2}"
-                        col = metas.get(key)
-                        if col is None:
-                            col = metas[key] = [nan] * n
-                        meta_col[k2] = col
-                    col[j] = share(v2, v2) if type(v2) is str else v2
         k0 = len(metrics)
         for name, sc in raw_scores.items():  # as record() and score_fields
             if type(sc) is not dict:
