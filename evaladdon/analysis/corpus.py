@@ -36,9 +36,10 @@ import numpy as np
 import pandas as pd
 
 from evaladdon.stats.families import corpus as C
+from evaladdon.table.usable import CORPUS_LEVEL_PREFIX
 from evaladdon.stats.families.estimates import MetricEstimate
 
-CORPUS_ERROR_PREFIX = "corpus-level metric"
+CORPUS_ERROR_PREFIX = CORPUS_LEVEL_PREFIX  # the reason the reader gives those rows (table.usable)
 _BY_NAME = {"f1": "f1", "mcc": "matthews_corrcoef", "matthews_corrcoef": "matthews_corrcoef", "bleu": "bleu",
             "chrf": "chrf", "chrf++": "chrf++", "ter": "ter", "brier_score": "brier_score",
             "word_perplexity": "weighted_perplexity", "byte_perplexity": "weighted_perplexity",

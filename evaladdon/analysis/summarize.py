@@ -19,7 +19,7 @@ from evaladdon.errors import EvalAddonError
 from evaladdon.stats import MeanEstimate, estimate_mean
 from evaladdon.stats._base.result import Result
 from evaladdon.table.codes import group_positions, label_rows
-from evaladdon.table.usable import MISSING_FROM_LOG
+from evaladdon.table.usable import CORPUS_LEVEL_PREFIX, MISSING_FROM_LOG
 from evaladdon.table.usable import (NONFINITE, count_nonfinite, count_reasons, unusable,  # noqa: F401 - old names
                                     unusable_reasons, usable_rows)
 
@@ -146,10 +146,6 @@ def finish_summaries(out: list[GroupSummary], notes: list[str] | None) -> list[G
     return out
 
 
-CORPUS_LEVEL = "corpus-level metric"
-"""The start of the reason lm-eval corpus-level inputs are left out under (:mod:`evaladdon.analysis.corpus`)."""
-
-
 def summarize_group(run: Any, task: Any, model: Any, metric_name: Any, dropped: dict[str, int], n_good: int,
                     n_clustered: int, estimate: Callable[[bool], MeanEstimate], labels: Mapping[str, str],
                     notes: list[str] | None) -> GroupSummary | None:
@@ -164,7 +160,7 @@ def summarize_group(run: Any, task: Any, model: Any, metric_name: Any, dropped: 
         message = f"{where}: no scored rows (left out: {dropped})"
         if notes is None:
             raise EvalAddonError(message)
-        if dropped and all(str(k).startswith(CORPUS_LEVEL) for k in dropped):  # not a mean of item scores
+        if dropped and all(str(k).startswith(CORPUS_LEVEL_PREFIX) for k in dropped):  # not a mean of item scores
             notes.append(f"note: {where}: a corpus-level metric ({sum(dropped.values())} per-item inputs, not "
                          "scores): `evaladdon metrics` estimates it")
         else:

@@ -74,10 +74,10 @@ def _corpus_inputs_used(group: Any) -> bool:
     """A group of a corpus-level metric whose rows are all its per-item inputs and whose estimate
     was computed from them (:mod:`evaladdon.analysis.corpus`): used, not left out (``--json``
     still counts them under their reason)."""
-    from evaladdon.analysis.corpus import CORPUS_ERROR_PREFIX
+    from evaladdon.table.usable import CORPUS_LEVEL_PREFIX
 
     return any(e.name == group.metric for e in group.estimates) and all(
-        str(k).startswith(CORPUS_ERROR_PREFIX) for k in group.dropped)
+        str(k).startswith(CORPUS_LEVEL_PREFIX) for k in group.dropped)
 
 
 def _plugin_payload(group: Any) -> bool:

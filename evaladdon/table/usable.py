@@ -18,11 +18,15 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 __all__ = [
-    "MISSING_FROM_LOG", "NONFINITE", "PLUGIN_PAYLOAD", "count_nonfinite", "count_reasons", "unusable", "unusable_reasons", "usable_rows",
+    "CORPUS_LEVEL", "CORPUS_LEVEL_PREFIX", "MISSING_FROM_LOG", "NONFINITE", "PLUGIN_PAYLOAD", "count_nonfinite", "count_reasons", "unusable", "unusable_reasons", "usable_rows",
 ]
 
 NONFINITE = "non-finite value"
 MISSING_FROM_LOG = "missing from log"  # the error of rows a log declares but does not hold
+CORPUS_LEVEL_PREFIX = "corpus-level metric"
+CORPUS_LEVEL = f"{CORPUS_LEVEL_PREFIX} (per-item inputs, not a score)"
+"""The error of the rows of an lm-eval corpus-level metric: per-item inputs (``[gold, pred]``,
+``[refs, hyp]``) that :mod:`evaladdon.analysis.corpus` aggregates; never a mean of item scores."""
 PLUGIN_PAYLOAD = "evaladdon plug-in payload (per-item inputs of a clustered aggregation, not a score)"
 """The error of rows evaladdon's own lm-eval plug-in logged (``<metric>_clustered`` and
 ``<metric>_clustered_se``: the value and cluster of each doc, for the harness to aggregate).  The

@@ -43,9 +43,8 @@ from evaladdon.adapters.lm_eval.choices import _fill_multiple_choice, _mc_extra
 from evaladdon.adapters.tuning import DEFAULT, ReadTuning
 from evaladdon.errors import InputError
 from evaladdon.table.names import dotted_parts
-from evaladdon.table.usable import PLUGIN_PAYLOAD
+from evaladdon.table.usable import CORPUS_LEVEL, PLUGIN_PAYLOAD
 
-CORPUS_LEVEL = "corpus-level metric (per-item inputs, not a score)"
 PAYLOAD_NAME = re.compile(r"_clustered(?:_se(?:_cr1)?)?(?:,|$)")  # evaladdon's own plug-in payloads
 NOT_METRICS = {
     "doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter", "metrics", "doc_hash",
@@ -464,7 +463,7 @@ def _finish(sink: _Sink, cluster: str | None, tuning: ReadTuning) -> tuple[dict[
 def _plugin_payloads(metric: np.ndarray) -> np.ndarray:
     """Rows of evaladdon's own lm-eval plug-in payloads (``<m>_clustered``, ``<m>_clustered_se``,
     any filter; :mod:`evaladdon.integrations.lm_eval_plugin`), decided once per distinct name."""
-    names, codes = np.unique(metric.astype(str), return_inverse=True)
+    names, codes = np.unique(metric.astype(str), return_inverse=True)  # (not pd.factorize: ReadTuning's choice)
     ours = np.array([PAYLOAD_NAME.search(str(n)) is not None for n in names], dtype=bool)
     return ours[codes] if names.size else np.zeros(metric.shape, dtype=bool)
 
