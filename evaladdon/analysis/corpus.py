@@ -148,6 +148,35 @@ def prepare(aggregation: str, metric: str, items: list[Any]) -> Prepared | str:
     return f"no known way to aggregate {metric!r} (aggregation {aggregation!r})"
 
 
+def _prepare_for(aggregation: str, task: str, metric: str, items: list[Any]) -> Prepared | str:
+    """:func:`prepare`, or for a code aggregation the installed task's own function
+    (:func:`evaladdon.analysis.installed_tasks.installed_aggregation`: never the log's code)."""
+    prep = prepare(aggregation, metric, items)
+    if not isinstance(prep, str) or not aggregation.startswith("code:"):
+        return prep
+    from evaladdon.analysis.installed_tasks import installed_aggregation
+
+    found = installed_aggregation(task, metric, aggregation[5:])
+    if found is None:
+        return prep + f"; the installed lm-eval has no task {task!r} with it"
+    fn, where = found
+    return Prepared(aggregation, None, None, generic=fn,
+                    how=f"the installed lm-eval's own {aggregation[5:]!r} of task {task!r} ({where}; "
+                        "the log's copy of the code is never run), called once per replicate")
+
+
+def _harness_value_only(metric: str, why: str, ctx: dict[str, Any], n_items: int,
+                        level: float) -> MetricEstimate | None:
+    """The results file's own value, marked as such, for a metric evaladdon cannot recompute."""
+    reported = ctx["reported"].get(metric)
+    if not isinstance(reported, (int, float)) or isinstance(reported, bool):
+        return None
+    nan = float("nan")
+    return MetricEstimate(name=metric, estimate=float(reported), ci_low=nan, ci_high=nan, level=level,
+                          method="harness value (not recomputed)", n_items=n_items,
+                          notes=(f"the value lm-eval's results file reports, not recomputed: {why}",))
+
+
 def _harness_value(aggregation: str, items: list[Any]) -> float | None:
     """The harness's own aggregation function on all items (None when not importable/applicable)."""
     if aggregation.startswith("code:"):
@@ -241,9 +270,12 @@ def corpus_level_estimates(
                 skipped.append(f"{where}: unknown aggregation")
             continue
         items = _items_of(rows)
-        prep = prepare(agg, metric.split(",", 1)[0], items)
+        prep = _prepare_for(agg, task, metric.split(",", 1)[0], items)
         if isinstance(prep, str):
-            if skipped is not None:
+            shown = _harness_value_only(metric, prep, ctx, len(rows), level)
+            if shown is not None:
+                out.append((run, task, shown))
+            elif skipped is not None:
                 skipped.append(f"{where}: {prep}")
             continue
         units, clustered = _clusters_of(rows)

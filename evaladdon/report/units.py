@@ -55,11 +55,15 @@ def difference(value: float | None, points: bool = True) -> str:
     return number(100 * value, 1, signed=True) if points else number(value, 3, signed=True)
 
 
+def _absent(value: float | None) -> bool:
+    return value is None or value != value  # None or NaN
+
+
 def interval(low: float | None, high: float | None, points: bool | None = None, digits: int = 3) -> str:
     """An interval, the one convention of every output mode: ``low to high``.  ``points``
     True/False: the bounds of a difference (:func:`difference`); None: plain values with
     ``digits`` decimals."""
-    if low is None and high is None:
+    if _absent(low) and _absent(high):  # no interval (not computed): one mark, not "nan to nan"
         return "-"
     if points is None:
         return f"{number(low, digits)} to {number(high, digits)}"
