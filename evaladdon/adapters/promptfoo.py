@@ -51,6 +51,7 @@ else:
 from evaladdon.adapters.common.jsondoc import load_json, stable_hash, type_name
 from evaladdon.adapters.common.jsonlines import read_json_records
 from evaladdon.adapters.common.scores import coerce_scores, raw_strings
+from evaladdon.adapters.common.messages import one_line
 from evaladdon.errors import InputError
 from evaladdon.table import finalize
 
@@ -113,26 +114,8 @@ def looks_like_promptfoo_csv(head: bytes) -> bool:
 # ---------------------------------------------------------------- helpers
 
 
-_JS_STACK = re.compile(r"\n\s*Stack Trace:|\n\s+at\s")  # promptfoo: "<message>\nStack Trace: <err.stack>\n<code>"
-_PY_TRACEBACK = "Traceback (most recent call last):"
-
-
-def _without_traces(text: str) -> str:
-    """The message of a promptfoo error or reason without the JavaScript stack trace, the
-    assertion's code after it, or a Python traceback's frames (its last line, the exception, kept)."""
-    cut = _JS_STACK.search(text)
-    if cut is not None:
-        text = text[: cut.start()]
-    head, tb, tail = text.partition(_PY_TRACEBACK)
-    if tb:
-        last = next((line for line in reversed(tail.splitlines()) if line.strip()), "")
-        text = f"{head} {last.strip()}"
-    return text
-
-
 def _first_line(text: Any, limit: int = 160) -> str:
-    s = " ".join(_without_traces(str(text)).split())
-    return s if len(s) <= limit else s[: limit - 1] + "…"
+    return one_line(text, limit)
 
 
 def _short(label: str, limit: int = 48) -> str:

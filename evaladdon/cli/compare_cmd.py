@@ -40,6 +40,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed for permutation and bootstrap")
     p.add_argument("--n-boot", type=int, default=2000, metavar="N",
                    help="bootstrap replicates for --metric f1_macro, ece, average_precision ... (default 2000)")
+    p.add_argument("--rules", metavar="R1,R2",
+                   help="re-score from the logged answers under each rule (exact, normalized, numeric[:TOL], "
+                        "regex:PATTERN) and compare under each, side by side (see `evaladdon rescore`)")
     add_output(p)
     add_reporting(p, gate=True)
     p.set_defaults(run=run)
@@ -49,6 +52,10 @@ def run(args: argparse.Namespace) -> int:
     from evaladdon.cli.options import compare_options
     from evaladdon.routes.plan import MetricComparisons, plan_compare, run as run_routes
 
+    if args.rules:  # a different question (does the comparison depend on the scoring rule?): its own command
+        from evaladdon.cli.rescore_cmd import run_rules
+
+        return run_rules(args)
     opts = compare_options(args)
     got = run_routes(plan_compare(opts), opts.inputs.routes).value
     if isinstance(got, MetricComparisons):  # --metric f1_macro, roc_auc, ece, pass@2 ...

@@ -38,6 +38,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "rank": ("rank_cmd", "leaderboard with rating and rank intervals (Bradley–Terry or per-item scores)"),
     "metrics": ("metrics_cmd", "classification, ROC/PR, calibration and pass@k metrics with intervals"),
     "ingest": ("ingest_cmd", "store the canonical tables of logs in a Parquet dataset (DuckDB queries)"),
+    "rescore": ("rescore_cmd", "re-score runs from their logged answers under another scoring rule (no model called)"),
     "runs": ("runs_cmd", "list the runs kept in a store"),
     "lm-eval-stderr": ("lm_eval_cmd", "write clustered / group-level SEs next to lm-eval results files"),
 }
