@@ -1,0 +1,26 @@
+"""``evaladdon judge bias RUN... [--labels FILE] [--judge-model NAME]``: does the judge's verdict
+move with the answer's length, markdown or family? (:mod:`evaladdon.analysis.judge_bias`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from evaladdon.cli.common import emit, load
+
+
+def run(args: argparse.Namespace, labels: Any) -> int:
+    from evaladdon.analysis.judge_bias import judge_bias
+    from evaladdon.report.judge_bias import render_bias
+
+    args.paths = args.paths[1:]
+    loaded = load(args)
+    reports, dropped = judge_bias(loaded.table, labels=labels, judge_model=getattr(args, "judge_model", None),
+                                  metric=args.metric, level=args.level)
+    if args.json:
+        emit(args, [dict(r.flat(), dropped=dropped) for r in reports], loaded, loaded.notes)
+        return 0
+    render_bias(reports, dropped, sys.stdout, markdown=args.markdown)
+    emit(args, [], loaded, list(loaded.notes))
+    return 0

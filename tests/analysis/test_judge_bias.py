@@ -1,0 +1,109 @@
+"""Issue 28 item 1: judge-bias diagnostics (``judge bias``).  Oracles: statsmodels OLS with HC3 on
+the same regressors built independently (Python's ``re`` per answer); seeded Monte-Carlo: the
+size of each bias test under no bias, and a planted length bias found; a real Inspect
+model-graded log."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from evaladdon.analysis.judge_bias import judge_bias, model_family
+
+
+def _answers(rng: np.random.Generator, n: int) -> list[str]:
+    out = []
+    for _ in range(n):
+        words = " ".join(["word"] * int(rng.integers(1, 200)))
+        if rng.random() < 0.3:
+            words = "# Title\n" + words
+        if rng.random() < 0.4:
+            words += "\n- item one\n- item two"
+        if rng.random() < 0.3:
+            words += " **key point**"
+        out.append(words)
+    return out
+
+
+def _table(answers: list[str], verdicts: np.ndarray, runs: int = 2, models: tuple[str, ...] = ("a/x", "b/y"),
+           cluster: np.ndarray | None = None) -> pd.DataFrame:
+    n = len(answers)
+    run = np.arange(n) % runs
+    return pd.DataFrame({"run": [f"r{r}" for r in run], "task": "t", "metric": "judge", "item": [f"i{i // runs}" if runs > 1 else f"i{i}" for i in range(n)],
+                         "epoch": 1, "value": verdicts.astype(float), "error": None,
+                         "cluster": cluster if cluster is not None else None,
+                         "model": [models[r % len(models)] for r in run], "prediction": answers})
+
+
+def _oracle_design(answers: list[str]) -> np.ndarray:
+    length = [np.log2(len(a) + 1) for a in answers]
+    headers = [float(bool(re.search(r"(?m)^\s{0,3}#{1,6}\s", a))) for a in answers]
+    lists = [float(bool(re.search(r"(?m)^\s*(?:[-*+]|\d+[.)])\s", a))) for a in answers]
+    bold = [float(bool(re.search(r"\*\*[^*\n]+\*\*|__[^_\n]+__", a))) for a in answers]
+    return np.column_stack([length, headers, lists, bold])
+
+
+def test_equal_to_statsmodels_hc3_with_labels() -> None:
+    sm = pytest.importorskip("statsmodels.api")
+    rng = np.random.default_rng(0)
+    answers = _answers(rng, 300)
+    verdicts = (rng.random(300) < 0.6).astype(float)
+    labels = pd.Series((rng.random(300) < 0.5).astype(float), index=[f"i{i}" for i in range(300)])
+    (report,), dropped = judge_bias(_table(answers, verdicts, runs=1), labels=labels)
+    X = np.column_stack([np.ones(300), _oracle_design(answers)])
+    fit = sm.OLS(verdicts - labels.to_numpy(), X).fit(cov_type="HC3")
+    got = {c.name: c for c, _ in report.biases}
+    for j, name in enumerate(("length", "headers", "lists", "bold"), start=1):
+        assert got[name].estimate == pytest.approx(fit.params[j], rel=1e-9)
+        assert got[name].se == pytest.approx(fit.bse[j], rel=1e-9)
+    assert report.outcome.startswith("judge error") and dropped == {}
+
+
+def test_size_under_no_bias_and_a_planted_length_bias_is_found() -> None:
+    rng = np.random.default_rng(5)
+    reps, n, false_pos, found = 150, 400, 0, 0
+    for _ in range(reps):
+        answers = _answers(rng, n)
+        labels = pd.Series((rng.random(n) < 0.5).astype(float), index=[f"i{i}" for i in range(n)])
+        honest = labels.to_numpy().copy()
+        flip = rng.random(n) < 0.2
+        honest[flip] = 1 - honest[flip]  # an unbiased noisy judge
+        (rep,), _ = judge_bias(_table(answers, honest, runs=1), labels=labels)
+        false_pos += any(p < 0.05 for _, p in rep.biases)  # any rejection in the Holm family: FWER
+        length = np.array([len(a) for a in answers])
+        biased = np.where(length > np.median(length), np.maximum(honest, rng.random(n) < 0.5), honest)
+        (rep,), _ = judge_bias(_table(answers, biased, runs=1), labels=labels)
+        found += dict((c.name, p) for c, p in rep.biases)["length"] < 0.05
+    assert false_pos / reps <= 0.065 and found / reps >= 0.8, (false_pos / reps, found / reps)
+
+
+def test_self_preference_needs_labels_and_families() -> None:
+    assert model_family("openai/gpt-4o-mini") == model_family("gpt-5") == "openai"
+    assert model_family("anthropic/claude-sonnet-4") == "anthropic" and model_family("x/unknown") == "x"
+    rng = np.random.default_rng(2)
+    answers = _answers(rng, 200)
+    table = _table(answers, np.ones(200), models=("openai/gpt-4o", "anthropic/claude-3"))
+    labels = pd.Series(np.zeros(100), index=[f"i{i}" for i in range(100)])
+    (rep,), _ = judge_bias(table, labels=labels, judge_model="openai/gpt-4o-mini")
+    assert "self-preference" in [c.name for c, _ in rep.biases]
+    (rep,), _ = judge_bias(table, judge_model="openai/gpt-4o-mini")
+    assert "self-preference" not in [c.name for c, _ in rep.biases]
+    assert any("self-preference needs human labels" in n for n in rep.notes)
+
+
+def test_real_model_graded_log(real_logs: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    logs = real_logs / "inspect_scout_examples" / "examples" / "scanner" / "logs"
+    (log,) = logs.glob("*theory-of-mind*")
+    from evaladdon.adapters.read import read_runs
+
+    got = read_runs([log])
+    table = getattr(got, "table", got)
+    (rep,), _ = judge_bias(table)
+    assert rep.n_rows == 100 and rep.outcome == "verdict"
+    names = [c.name for c, _ in rep.biases]
+    assert names[0] == "length" and "headers" not in names  # no answer has a header: said, not estimated
+    assert any(n.startswith("headers: no variation") for n in rep.notes)
