@@ -37,3 +37,36 @@ def render_bias(reports: Sequence[Any], dropped: dict[str, int], stream: Any = N
                       "better); --labels regresses the judge's error instead")
     if dropped:
         con.print("left out: " + esc(", ".join(f"{v} {k}" for k, v in sorted(dropped.items()))))
+
+
+DRIFT_COLUMNS = ("items", "n", "A", "B", "B - A", "CI", "test", "p")
+
+
+def _drift_row(what: str, c: Any) -> list[Any]:
+    from evaladdon.report.units import difference
+
+    f = c.flat()
+    return [what, f["n"], number(f["mean_a"], 3), number(f["mean_b"], 3), difference(f["delta"], c.points),
+            interval(f["ci_low"], f["ci_high"], c.points), f["test"], number(f["p_value"], 4)]
+
+
+def render_drift(reports: Sequence[Any], labels: dict[str, str], stream: Any = None, markdown: bool = False) -> None:
+    """Judge drift (:func:`evaladdon.analysis.judge_drift.judge_drift`): the judge's change on the
+    same outputs beside the headline difference, and the share of it the judge explains."""
+    con = console(stream)
+    esc = markdown_cell if markdown else clean
+    for r in reports:
+        title = (f"B = {labels.get(r.run_b, r.run_b)} vs A = {labels.get(r.run_a, r.run_a)}, {r.task} / {r.metric}: "
+                 f"{r.n_same_output} of {r.n_shared} shared items have the same outputs")
+        rows = [_drift_row("all shared (headline)", r.headline)]
+        if r.judge_change is not None:
+            rows.append(_drift_row("same outputs (the judge's change)", r.judge_change))
+        if markdown:
+            con.file.write(f"**{markdown_cell(title)}**\n\n" + markdown_table(DRIFT_COLUMNS, rows) + "\n")
+        else:
+            con.print(table(esc(title), DRIFT_COLUMNS, rows, n_left=1))
+        if r.share is not None:
+            con.print(f"share of the headline difference from re-judging the same outputs: {number(r.share.estimate, 3)} "
+                      f"({interval(r.share.low, r.share.high)}, {r.share.level:.0%} {r.share.method})")
+        for note in r.notes:
+            con.print(f"note: {esc(note)}")
