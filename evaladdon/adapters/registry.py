@@ -153,6 +153,30 @@ def _refuse_preferences(path: Path, cluster: str | None = None) -> pd.DataFrame:
     return refuse_preferences(path, cluster)
 
 
+def _lighteval_details(path: Path) -> bool:
+    from evaladdon.adapters.lighteval import looks_like_details
+
+    return looks_like_details(path)
+
+
+def _lighteval_results(head: bytes) -> bool:
+    from evaladdon.adapters.lighteval import looks_like_results
+
+    return looks_like_results(head)
+
+
+def _read_lighteval_details(path: Path, cluster: str | None = None) -> pd.DataFrame:
+    from evaladdon.adapters.lighteval import read_details
+
+    return read_details(path, cluster)
+
+
+def _read_lighteval_results(path: Path, cluster: str | None = None) -> pd.DataFrame:
+    from evaladdon.adapters.lighteval import read_results
+
+    return read_results(path, cluster)
+
+
 def _json(test: Callable[[bytes], bool]) -> Callable[[Path, Head], bool]:
     """A test of a ``.json`` file's first bytes (byte-order mark and leading space removed)."""
     return lambda path, head: head.suffix == ".json" and test(head.text)
@@ -188,6 +212,7 @@ REGISTRY: tuple[Format, ...] = (
     Format("DeepEval test run", _json_at(looks_like_deepeval), read_deepeval),
     Format("promptfoo output", _json(looks_like_promptfoo_json), read_promptfoo),
     Format("lm-eval 0.3 write-out", _json_at(looks_like_write_out), read_write_out),
+    Format("lighteval results", _json(_lighteval_results), _read_lighteval_results),
     Format("lm-eval results", _json(looks_like_results_json), read_results_file),
     LM_EVAL_SAMPLES,
     Format(lambda head: "not a log or a table (unrecognised JSON)" if head.text[:1] in (b"{", b"[") else "not a log",
@@ -198,6 +223,8 @@ REGISTRY: tuple[Format, ...] = (
     Format("table", lambda path, head: head.suffix in (".jsonl", ".ndjson"), read_long_table),
     Format("promptfoo CSV export", lambda path, head: head.suffix in (".csv", ".tsv")
            and looks_like_promptfoo_csv(head.bytes), read_promptfoo),
+    Format("lighteval details", lambda path, head: head.suffix == ".parquet" and _lighteval_details(path),
+           _read_lighteval_details),
     Format("table", lambda path, head: head.suffix in TABLE_SUFFIXES, read_long_table),
     Format(lambda head: f"unsupported file type {head.suffix or '(none)'!r}", lambda path, head: True),
 )
