@@ -177,6 +177,30 @@ def _read_lighteval_results(path: Path, cluster: str | None = None) -> pd.DataFr
     return read_results(path, cluster)
 
 
+def _eee_aggregate(head: bytes) -> bool:
+    from evaladdon.adapters.every_eval_ever import looks_like_aggregate
+
+    return looks_like_aggregate(head)
+
+
+def _eee_instances(head: bytes) -> bool:
+    from evaladdon.adapters.every_eval_ever import looks_like_instances
+
+    return looks_like_instances(head)
+
+
+def _read_eee_aggregate(path: Path, cluster: str | None = None) -> pd.DataFrame:
+    from evaladdon.adapters.every_eval_ever import read_aggregate
+
+    return read_aggregate(path, cluster)
+
+
+def _read_eee_instances(path: Path, cluster: str | None = None) -> pd.DataFrame:
+    from evaladdon.adapters.every_eval_ever import read_instances
+
+    return read_instances(path, cluster)
+
+
 def _json(test: Callable[[bytes], bool]) -> Callable[[Path, Head], bool]:
     """A test of a ``.json`` file's first bytes (byte-order mark and leading space removed)."""
     return lambda path, head: head.suffix == ".json" and test(head.text)
@@ -204,6 +228,7 @@ REGISTRY: tuple[Format, ...] = (
     Format("a directory", lambda path, head: path.is_dir()),
     Format(helm.RUN_PART, lambda path, head: helm.is_run_part(path)),
     INSPECT,
+    Format("Every Eval Ever aggregate", _json(_eee_aggregate), _read_eee_aggregate),
     Format("inspect log", lambda path, head: head.suffix in (".json", ".txt") and head.text[:1] == b"{"
            and is_inspect_json(head.text), read_inspect_log, tuned=True, part=read_inspect_part,
            combine="combine_inspect"),
@@ -217,6 +242,7 @@ REGISTRY: tuple[Format, ...] = (
     LM_EVAL_SAMPLES,
     Format(lambda head: "not a log or a table (unrecognised JSON)" if head.text[:1] in (b"{", b"[") else "not a log",
            lambda path, head: head.suffix in (".json", ".txt")),
+    Format("Every Eval Ever instances", _lines(_eee_instances), _read_eee_instances),
     Format("lm-eval samples", _lines(looks_like_samples_jsonl), read_samples, tuned=True, part=read_samples_part,
            combine="combine_lm_eval"),
     Format("promptfoo output", _lines(looks_like_promptfoo_jsonl), read_promptfoo),
