@@ -201,6 +201,30 @@ def _read_eee_instances(path: Path, cluster: str | None = None) -> pd.DataFrame:
     return read_instances(path, cluster)
 
 
+def _swe(name: str) -> Callable[..., bool]:
+    """A SWE-bench sniffing test of :mod:`evaladdon.adapters.swe_bench`, imported when first asked."""
+    def test(*args: Any) -> bool:
+        from evaladdon.adapters import swe_bench
+
+        return bool(getattr(swe_bench, name)(*args))
+
+    return test
+
+
+_SWE_READERS: dict[str, ReadFn] = {}
+SWE_PART = "part of SWE-bench results (read through results.json)"
+
+
+def _swe_reader(name: str) -> ReadFn:
+    """A SWE-bench reader of :mod:`evaladdon.adapters.swe_bench` (one function object per name)."""
+    def read(path: Path, cluster: str | None = None) -> pd.DataFrame:
+        from evaladdon.adapters import swe_bench
+
+        return getattr(swe_bench, name)(path, cluster)  # type: ignore[no-any-return]
+
+    return _SWE_READERS.setdefault(name, read)
+
+
 def _json(test: Callable[[bytes], bool]) -> Callable[[Path, Head], bool]:
     """A test of a ``.json`` file's first bytes (byte-order mark and leading space removed)."""
     return lambda path, head: head.suffix == ".json" and test(head.text)
@@ -235,6 +259,12 @@ REGISTRY: tuple[Format, ...] = (
     Format("HELM run", _json(helm.looks_like_per_instance_stats), helm.read_helm_run, chooses=True),
     Format("HELM run-level stats", _json(helm.looks_like_run_stats), helm.refuse_run_stats),
     Format("DeepEval test run", _json_at(looks_like_deepeval), read_deepeval),
+    Format("SWE-bench run report", _json(_swe("looks_like_run_report")), _swe_reader("read_run_report")),
+    Format("SWE-bench instance report", _json_at(_swe("looks_like_instance_report")),
+           _swe_reader("read_instance_report")),
+    Format("SWE-bench results", _json_at(_swe("looks_like_results")), _swe_reader("read_results")),
+    Format(SWE_PART, lambda path, head: path.name in
+           ("resolved_by_repo.json", "resolved_by_time.json") and (path.parent / "results.json").is_file()),
     Format("promptfoo output", _json(looks_like_promptfoo_json), read_promptfoo),
     Format("lm-eval 0.3 write-out", _json_at(looks_like_write_out), read_write_out),
     Format("lighteval results", _json(_lighteval_results), _read_lighteval_results),
@@ -378,7 +408,7 @@ def expand_paths(paths: Iterable[str | Path]) -> tuple[list[tuple[Path, ReadFn, 
             sample_dirs = {f.parent for f, reader, _ in sniffed if reader is read_samples}
             for f, reader, what in sniffed:
                 if reader is None:
-                    if what == helm.RUN_PART:  # read through the run's per_instance_stats.json
+                    if what in (helm.RUN_PART, SWE_PART):  # read through the run's per-instance file
                         continue
                     if is_bookkeeping(f):
                         notes.append(f"ignored {f}: eval-set bookkeeping or an evaladdon output, not a run")
