@@ -201,3 +201,21 @@ def test_a_broken_details_file_is_one_line(cli: Any, tmp_path: Path) -> None:
     code, out, err = cli("summarize", bad)
     assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert str(bad) in err and "parquet" in err
+
+
+def test_perplexities_recomputed_as_lighteval_does(cli: Any, tmp_path: Path) -> None:
+    rng = np.random.default_rng(6)
+    lp = -rng.uniform(5, 40, 25)  # PerplexityPreparator: the summed log-probability of a reference
+    w = rng.integers(10, 60, 25)  # and its length in bytes / words
+    metrics = [{"word_perplexity": {"logprobs": float(a), "weights": int(b)},
+                "bits_per_byte": {"logprobs": float(a), "weights": int(b)}} for a, b in zip(lp, w, strict=True)]
+    # CorpusLevelPerplexityMetric: weighted_perplexity = exp(-sum lp / sum w); bits_per_byte = -sum lp / sum w / ln 2
+    want = {"word_perplexity": math.exp(-lp.sum() / w.sum()), "bits_per_byte": -lp.sum() / w.sum() / math.log(2)}
+    write_run(tmp_path, "m", {"lighteval|wikitext|0": details_rows([f"doc {i}" for i in range(25)], metrics, "doc")},
+              {"lighteval|wikitext|0": dict(want)})
+    code, out, err = cli("metrics", tmp_path, "--json")
+    assert code == 0, err
+    text = json.dumps(json.loads(out))
+    assert text.count("reproduces the results file's value") == 2
+    for v in want.values():
+        assert repr(float(v)) in text
