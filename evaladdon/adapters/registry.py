@@ -153,6 +153,78 @@ def _refuse_preferences(path: Path, cluster: str | None = None) -> pd.DataFrame:
     return refuse_preferences(path, cluster)
 
 
+def _lighteval_details(path: Path) -> bool:
+    from evaladdon.adapters.lighteval import looks_like_details
+
+    return looks_like_details(path)
+
+
+def _lighteval_results(head: bytes) -> bool:
+    from evaladdon.adapters.lighteval import looks_like_results
+
+    return looks_like_results(head)
+
+
+def _read_lighteval_details(path: Path, cluster: str | None = None) -> pd.DataFrame:
+    from evaladdon.adapters.lighteval import read_details
+
+    return read_details(path, cluster)
+
+
+def _read_lighteval_results(path: Path, cluster: str | None = None) -> pd.DataFrame:
+    from evaladdon.adapters.lighteval import read_results
+
+    return read_results(path, cluster)
+
+
+def _eee_aggregate(head: bytes) -> bool:
+    from evaladdon.adapters.every_eval_ever import looks_like_aggregate
+
+    return looks_like_aggregate(head)
+
+
+def _eee_instances(head: bytes) -> bool:
+    from evaladdon.adapters.every_eval_ever import looks_like_instances
+
+    return looks_like_instances(head)
+
+
+def _read_eee_aggregate(path: Path, cluster: str | None = None) -> pd.DataFrame:
+    from evaladdon.adapters.every_eval_ever import read_aggregate
+
+    return read_aggregate(path, cluster)
+
+
+def _read_eee_instances(path: Path, cluster: str | None = None) -> pd.DataFrame:
+    from evaladdon.adapters.every_eval_ever import read_instances
+
+    return read_instances(path, cluster)
+
+
+def _swe(name: str) -> Callable[..., bool]:
+    """A SWE-bench sniffing test of :mod:`evaladdon.adapters.swe_bench`, imported when first asked."""
+    def test(*args: Any) -> bool:
+        from evaladdon.adapters import swe_bench
+
+        return bool(getattr(swe_bench, name)(*args))
+
+    return test
+
+
+_SWE_READERS: dict[str, ReadFn] = {}
+SWE_PART = "part of SWE-bench results (read through results.json)"
+
+
+def _swe_reader(name: str) -> ReadFn:
+    """A SWE-bench reader of :mod:`evaladdon.adapters.swe_bench` (one function object per name)."""
+    def read(path: Path, cluster: str | None = None) -> pd.DataFrame:
+        from evaladdon.adapters import swe_bench
+
+        return getattr(swe_bench, name)(path, cluster)  # type: ignore[no-any-return]
+
+    return _SWE_READERS.setdefault(name, read)
+
+
 def _json(test: Callable[[bytes], bool]) -> Callable[[Path, Head], bool]:
     """A test of a ``.json`` file's first bytes (byte-order mark and leading space removed)."""
     return lambda path, head: head.suffix == ".json" and test(head.text)
@@ -180,24 +252,35 @@ REGISTRY: tuple[Format, ...] = (
     Format("a directory", lambda path, head: path.is_dir()),
     Format(helm.RUN_PART, lambda path, head: helm.is_run_part(path)),
     INSPECT,
+    Format("Every Eval Ever aggregate", _json(_eee_aggregate), _read_eee_aggregate),
     Format("inspect log", lambda path, head: head.suffix in (".json", ".txt") and head.text[:1] == b"{"
            and is_inspect_json(head.text), read_inspect_log, tuned=True, part=read_inspect_part,
            combine="combine_inspect"),
     Format("HELM run", _json(helm.looks_like_per_instance_stats), helm.read_helm_run, chooses=True),
     Format("HELM run-level stats", _json(helm.looks_like_run_stats), helm.refuse_run_stats),
     Format("DeepEval test run", _json_at(looks_like_deepeval), read_deepeval),
+    Format("SWE-bench run report", _json(_swe("looks_like_run_report")), _swe_reader("read_run_report")),
+    Format("SWE-bench instance report", _json_at(_swe("looks_like_instance_report")),
+           _swe_reader("read_instance_report")),
+    Format("SWE-bench results", _json_at(_swe("looks_like_results")), _swe_reader("read_results")),
+    Format(SWE_PART, lambda path, head: path.name in
+           ("resolved_by_repo.json", "resolved_by_time.json") and (path.parent / "results.json").is_file()),
     Format("promptfoo output", _json(looks_like_promptfoo_json), read_promptfoo),
     Format("lm-eval 0.3 write-out", _json_at(looks_like_write_out), read_write_out),
+    Format("lighteval results", _json(_lighteval_results), _read_lighteval_results),
     Format("lm-eval results", _json(looks_like_results_json), read_results_file),
     LM_EVAL_SAMPLES,
     Format(lambda head: "not a log or a table (unrecognised JSON)" if head.text[:1] in (b"{", b"[") else "not a log",
            lambda path, head: head.suffix in (".json", ".txt")),
+    Format("Every Eval Ever instances", _lines(_eee_instances), _read_eee_instances),
     Format("lm-eval samples", _lines(looks_like_samples_jsonl), read_samples, tuned=True, part=read_samples_part,
            combine="combine_lm_eval"),
     Format("promptfoo output", _lines(looks_like_promptfoo_jsonl), read_promptfoo),
     Format("table", lambda path, head: head.suffix in (".jsonl", ".ndjson"), read_long_table),
     Format("promptfoo CSV export", lambda path, head: head.suffix in (".csv", ".tsv")
            and looks_like_promptfoo_csv(head.bytes), read_promptfoo),
+    Format("lighteval details", lambda path, head: head.suffix == ".parquet" and _lighteval_details(path),
+           _read_lighteval_details),
     Format("table", lambda path, head: head.suffix in TABLE_SUFFIXES, read_long_table),
     Format(lambda head: f"unsupported file type {head.suffix or '(none)'!r}", lambda path, head: True),
 )
@@ -325,7 +408,7 @@ def expand_paths(paths: Iterable[str | Path]) -> tuple[list[tuple[Path, ReadFn, 
             sample_dirs = {f.parent for f, reader, _ in sniffed if reader is read_samples}
             for f, reader, what in sniffed:
                 if reader is None:
-                    if what == helm.RUN_PART:  # read through the run's per_instance_stats.json
+                    if what in (helm.RUN_PART, SWE_PART):  # read through the run's per-instance file
                         continue
                     if is_bookkeeping(f):
                         notes.append(f"ignored {f}: eval-set bookkeeping or an evaladdon output, not a run")

@@ -195,6 +195,10 @@ def _close(a: float, b: float) -> bool:
 
 
 def _context(source: str, task: str) -> dict[str, Any]:
+    if source.endswith(".parquet"):  # lighteval details: its aggregations and results file
+        from evaladdon.adapters.lighteval import harness_context as lighteval_context
+
+        return lighteval_context(source, task)
     from evaladdon.adapters.lm_eval import harness_context
 
     try:

@@ -24,7 +24,11 @@ FORMATS = (".csv", ".jsonl", ".parquet")
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("export", help="write the canonical per-item table (csv, jsonl, parquet)")
     p.add_argument("paths", nargs="*", metavar="PATH")
-    p.add_argument("-o", "--output", required=True, help="output file: .csv, .jsonl or .parquet")
+    p.add_argument("-o", "--output", required=True,
+                   help="output file: .csv, .jsonl or .parquet (a folder with --format every-eval-ever)")
+    p.add_argument("--format", choices=("table", "every-eval-ever"), default="table",
+                   help="table (default: the canonical per-item table) or every-eval-ever (the shared results "
+                        "schema: aggregate records with our SE and interval, and instance-level records)")
     p.add_argument("--cluster", metavar="FIELD", help="column or metadata field to cluster on")
     add_store(p)
     p.add_argument("--quiet", action="store_true")
@@ -141,6 +145,10 @@ def write_table(df: Any, out: Path, inputs: list[str]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     out = Path(args.output)
+    if args.format == "every-eval-ever":
+        from evaladdon.cli.eee_export import run_eee
+
+        return run_eee(args, out)
     if out.suffix.lower() not in FORMATS:
         raise EvalAddonError(f"unsupported output type {out.suffix or '(none)'!r}; use .csv, .jsonl or .parquet",
                              str(out))

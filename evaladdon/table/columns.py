@@ -39,7 +39,7 @@ COLUMNS: tuple[str, ...] = (
     "item_hash",
     "error",
 )
-HARNESSES: tuple[str, ...] = ("inspect", "lm_eval", "table", "helm", "promptfoo", "deepeval")
+HARNESSES: tuple[str, ...] = ("inspect", "lm_eval", "table", "helm", "promptfoo", "deepeval", "lighteval", "every_eval_ever", "swe_bench")
 
 OPTIONAL_COLUMNS: tuple[str, ...] = ("prediction", "label", "confidence", "score")
 """Optional per-row inputs of the metrics that are not means (present only when a reader has them):

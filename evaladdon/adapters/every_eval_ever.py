@@ -1,0 +1,263 @@
+"""Every Eval Ever (evaleval/every_eval_ever, schema 0.2-0.3) -> canonical rows.
+
+The shared results schema has two files per evaluation run (``data/<source>/<developer>/<model>/``):
+
+- the aggregate record ``<uuid>.json`` (``eval.schema.json``): ``evaluation_id``, ``model_info``,
+  ``eval_library`` and ``evaluation_results[]``, each with ``evaluation_name``, ``metric_config``
+  (``metric_id``/``metric_name``) and ``score_details`` (``score``, ``uncertainty``:
+  ``standard_error.value``, ``confidence_interval``, ``num_samples``);
+- the instance-level records ``<uuid>_samples.jsonl`` (``instance_level_eval.schema.json``), one
+  line per sample: ``evaluation_id``, ``model_id``, ``evaluation_name``, ``evaluation_result_id``,
+  ``sample_id``, ``sample_hash``, ``evaluation.score``, ``error``, ``metadata``.
+
+Instance records become rows: run = ``evaluation_id``, task = ``evaluation_name``, model =
+``model_id``, metric = the ``metric_id`` (else ``metric_name``) of the aggregate result the record's
+``evaluation_result_id`` (else its ``evaluation_name``) points to, ``score`` without one; item =
+``sample_id``, item_hash = ``sample_hash``; epoch = ``metadata.epoch`` when logged (evaladdon's
+exports write it), else the record's order among those of its sample.  A record with no numeric
+score keeps its ``error`` (or "missing value") as the row's reason.  With the aggregate beside it,
+a note says whether the mean of the rows reproduces each aggregate score.
+
+An aggregate record read alone gives harness-reported values (``attrs["reported"]``: the score,
+its standard error and ``num_samples``) for the results the instance file beside it (if any)
+does not hold; it is never read twice.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from evaladdon.adapters.common.jsondoc import load_json, type_name
+from evaladdon.adapters.common.jsonlines import iter_json_lines
+from evaladdon.adapters.common.scores import coerce_scores, raw_strings
+from evaladdon.errors import InputError
+from evaladdon.table import finalize
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+else:
+    from evaladdon._util.lazy import lazy_module
+
+    pd = lazy_module("pandas")
+
+__all__ = ["HARNESS", "looks_like_aggregate", "looks_like_instances", "read_aggregate", "read_instances"]
+
+HARNESS = "every_eval_ever"
+SAMPLES_SUFFIX = "_samples.jsonl"
+
+
+def looks_like_aggregate(head: bytes) -> bool:
+    """An aggregate record: an object with ``schema_version``, ``evaluation_id`` and (within the
+    first bytes) ``source_metadata``/``model_info``/``evaluation_results``."""
+    return head[:1] == b"{" and b'"schema_version"' in head and b'"evaluation_id"' in head and any(
+        k in head for k in (b'"evaluation_results"', b'"source_metadata"', b'"model_info"'))
+
+
+def looks_like_instances(head: bytes) -> bool:
+    """Instance-level JSON lines: the first object has ``schema_version``, ``evaluation_id`` and ``sample_id``."""
+    first = head.lstrip().split(b"\n", 1)[0]
+    return first[:1] == b"{" and all(k in first for k in (b'"schema_version"', b'"evaluation_id"', b'"sample_id"'))
+
+
+# ---------------------------------------------------------------- aggregate
+
+
+def _aggregate_doc(path: Path) -> dict[str, Any]:
+    doc = load_json(path)
+    if not isinstance(doc, dict):
+        raise InputError(f"expected an Every Eval Ever aggregate object, found {type_name(doc)}", str(path))
+    results = doc.get("evaluation_results")
+    if not isinstance(results, list):
+        raise InputError(f"'evaluation_results' is {type_name(results)}, expected an array", str(path))
+    return doc
+
+
+def _obj(d: dict[str, Any], key: str) -> dict[str, Any]:
+    """``d[key]`` when it is an object, else ``{}``."""
+    v = d.get(key)
+    return v if isinstance(v, dict) else {}
+
+
+def _metric_of(result: dict[str, Any]) -> str:
+    cfg = _obj(result, "metric_config")
+    for key in ("metric_id", "metric_name"):
+        if isinstance(cfg.get(key), str) and cfg[key]:
+            return str(cfg[key])
+    return "score"
+
+
+def _result_key(result: dict[str, Any]) -> str:
+    return str(result.get("evaluation_result_id") or result.get("evaluation_name"))
+
+
+def _model_of(doc: dict[str, Any]) -> str:
+    info = _obj(doc, "model_info")
+    return str(info.get("id") or info.get("name") or "unknown")
+
+
+def _number(v: Any) -> float | None:
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) else None
+
+
+def _uncertainty(result: dict[str, Any]) -> tuple[float | None, int | None]:
+    details = _obj(result, "score_details")
+    unc = _obj(details, "uncertainty")
+    se = _obj(unc, "standard_error")
+    n = unc.get("num_samples")
+    return _number(se.get("value")), n if isinstance(n, int) and not isinstance(n, bool) else None
+
+
+def samples_path_of(aggregate: Path, doc: dict[str, Any]) -> Path | None:
+    """The instance file beside an aggregate record (``detailed_evaluation_results.file_path``'s
+    name, else ``<stem>_samples.jsonl``), if present."""
+    detail = _obj(doc, "detailed_evaluation_results")
+    names = [Path(str(detail["file_path"])).name] if isinstance(detail.get("file_path"), str) else []
+    names.append(aggregate.stem + SAMPLES_SUFFIX)
+    return next((aggregate.parent / n for n in names if (aggregate.parent / n).is_file()), None)
+
+
+def _instance_keys(path: Path) -> set[str]:
+    return {str(r.get("evaluation_result_id") or r.get("evaluation_name"))
+            for _, r in iter_json_lines(path) if isinstance(r, dict)}
+
+
+def read_aggregate(path: str | Path, cluster: str | None = None) -> pd.DataFrame:
+    """An aggregate record: no rows; its scores as harness-reported values (module docstring)."""
+    from evaladdon.table import empty_table
+
+    p = Path(path)
+    doc = _aggregate_doc(p)
+    run, model = str(doc.get("evaluation_id") or p.stem), _model_of(doc)
+    samples = samples_path_of(p, doc)
+    covered = _instance_keys(samples) if samples is not None else set()
+    reported: list[dict[str, Any]] = []
+    skipped = 0
+    for res in doc["evaluation_results"]:
+        if not isinstance(res, dict):
+            skipped += 1
+            continue
+        details = _obj(res, "score_details")
+        value = _number(details.get("score"))
+        if _result_key(res) in covered:
+            continue
+        if value is None:
+            skipped += 1
+            continue
+        se, n = _uncertainty(res)
+        reported.append({"run": run, "source": str(p), "task": str(res.get("evaluation_name") or "?"), "model": model,
+                         "metric": _metric_of(res), "value": value, "stderr": se, "n": n})
+    notes = [f"{p}: Every Eval Ever aggregate: {len(reported)} reported score(s), unclustered and unpaired"
+             + (f"; {len(covered)} result(s) read from the instance-level records {samples.name}" if samples else "")]
+    if skipped:
+        notes.append(f"{p}: {skipped} Every Eval Ever result(s) with no numeric score left out")
+    table = empty_table()
+    table.attrs["notes"] = notes
+    table.attrs["reported"] = reported
+    return table
+
+
+# ---------------------------------------------------------------- instances
+
+
+def _aggregate_beside(path: Path) -> tuple[Path | None, dict[str, Any] | None]:
+    stem = path.name[: -len(SAMPLES_SUFFIX)] if path.name.endswith(SAMPLES_SUFFIX) else path.stem
+    agg = path.parent / f"{stem}.json"
+    if not agg.is_file():
+        return None, None
+    try:
+        return agg, _aggregate_doc(agg)
+    except InputError:
+        return agg, None
+
+
+def _records(path: Path) -> pd.DataFrame:
+    """The instance records as columns (one parse per line; nested fields flattened by pandas)."""
+    rows = []
+    for lineno, rec in iter_json_lines(path):
+        if not isinstance(rec, dict):
+            raise InputError(f"line {lineno}: expected an object, found {type_name(rec)}", str(path))
+        rows.append(rec)
+    if not rows:
+        raise InputError("no instance records", str(path))
+    frame = pd.json_normalize(rows, max_level=1)
+    for need in ("evaluation_id", "sample_id", "evaluation_name"):
+        if need not in frame or frame[need].isna().any():
+            k = int(np.flatnonzero(frame[need].isna().to_numpy())[0]) + 1 if need in frame else 1
+            raise InputError(f"record {k}: no {need!r}", str(path))
+    return frame
+
+
+def read_instances(path: str | Path, cluster: str | None = None) -> pd.DataFrame:
+    """Instance-level records (``*_samples.jsonl``) into canonical rows (module docstring)."""
+    p = Path(path)
+    where = str(p)
+    frame = _records(p)
+    agg_path, agg = _aggregate_beside(p)
+    metric_by_key = {_result_key(r): _metric_of(r) for r in (agg or {}).get("evaluation_results", [])
+                     if isinstance(r, dict)}
+    key = (frame["evaluation_result_id"].where(frame["evaluation_result_id"].notna(), frame["evaluation_name"])
+           if "evaluation_result_id" in frame else frame["evaluation_name"]).astype(str)
+    metric = key.map(metric_by_key).astype(object)
+    metric = metric.where(metric.notna(), "score")
+    score = frame["evaluation.score"] if "evaluation.score" in frame else pd.Series(np.nan, index=frame.index)
+    values, errors = coerce_scores(score)
+    if "error" in frame:
+        logged = frame["error"].where(frame["error"].notna(), None)
+        errors = errors.where(errors.isna() | logged.isna(), logged.astype(object))
+    item = frame["sample_id"].astype(str)
+    epoch = _epochs(frame, key, item)
+    model = frame["model_id"].astype(str) if "model_id" in frame else pd.Series(_model_of(agg or {}), index=frame.index)
+    out = pd.DataFrame({
+        "run": frame["evaluation_id"].astype(str), "source": where, "harness": HARNESS,
+        "task": frame["evaluation_name"].astype(str), "model": model, "metric": metric.to_numpy(),
+        "item": item.to_numpy(), "epoch": epoch, "value": values, "raw": raw_strings(score).to_numpy(),
+        "cluster": None, "item_hash": frame["sample_hash"].where(frame["sample_hash"].notna(), None).to_numpy()
+        if "sample_hash" in frame else None, "error": errors.to_numpy(),
+    })
+    if cluster is not None:
+        col = f"metadata.{cluster}"
+        if col not in frame or frame[col].isna().any():
+            raise InputError(f"some Every Eval Ever records have no metadata field {cluster!r} to cluster on", where)
+        out["cluster"] = frame[col].astype(str).to_numpy()
+    out = finalize(out)
+    notes = _check(out, agg, agg_path) if agg is not None and agg_path is not None else [
+        f"{where}: no Every Eval Ever aggregate record beside it; metric named 'score', values not checked"]
+    out.attrs["notes"] = notes
+    return out
+
+
+def _epochs(frame: pd.DataFrame, key: pd.Series, item: pd.Series) -> np.ndarray:
+    """``metadata.epoch`` when every record logs it, else the order among the records of one sample."""
+    if "metadata" in frame or "metadata.epoch" in frame:
+        logged = pd.to_numeric(frame.get("metadata.epoch"), errors="coerce") if "metadata.epoch" in frame else None
+        if logged is not None and logged.notna().all() and bool((logged >= 1).all()):
+            return logged.to_numpy(dtype=np.int64)
+    both = pd.DataFrame({"k": key.to_numpy(), "i": item.to_numpy()})
+    return both.groupby(["k", "i"], sort=False).cumcount().to_numpy(dtype=np.int64) + 1
+
+
+def _check(out: pd.DataFrame, agg: dict[str, Any], agg_path: Path) -> list[str]:
+    """Whether the mean of the usable rows (items averaged over epochs) reproduces each aggregate score."""
+    ok, notes = [], []
+    usable = out[out["error"].isna()]
+    for res in agg.get("evaluation_results", []):
+        if not isinstance(res, dict) or (score := _number(_obj(res, "score_details").get("score"))) is None:
+            continue
+        task, metric = str(res.get("evaluation_name")), _metric_of(res)
+        rows = usable[(usable["task"] == task) & (usable["metric"] == metric)]
+        if rows.empty:
+            continue
+        mean = float(rows.groupby("item")["value"].mean().mean())
+        if math.isclose(mean, score, rel_tol=1e-6, abs_tol=1e-9):
+            ok.append(f"{task}/{metric}")
+        else:
+            notes.append(f"{agg_path}: the aggregate reports {task}/{metric} = {score!r}; the mean of the "
+                         f"{rows['item'].nunique()} instance(s) is {mean!r} (DOES NOT reproduce it)")
+    if ok:
+        notes.insert(0, f"{agg_path}: the instance-level records reproduce the aggregate score(s) of {', '.join(ok)}")
+    return notes
+
