@@ -217,6 +217,8 @@ class CompareOptions:
     power: float = 0.8
     seed: int | None = 0
     n_boot: int = 2000
+    flips: int | None = None
+    """``--flips [N]``: list the items that flipped, N per comparison (0: all; None: none)."""
 
     def pairing(self) -> dict[str, Any]:
         """The keywords every compare route hands the pairing loop (one list, so that no route

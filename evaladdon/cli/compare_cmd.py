@@ -40,6 +40,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed for permutation and bootstrap")
     p.add_argument("--n-boot", type=int, default=2000, metavar="N",
                    help="bootstrap replicates for --metric f1_macro, ece, average_precision ... (default 2000)")
+    p.add_argument("--flips", type=int, nargs="?", const=10, metavar="N",
+                   help="list the items that flipped (right->wrong, wrong->right; graded scores: the largest "
+                        "drops), worst first: N per comparison (default 10; 0: all)")
     add_output(p)
     add_reporting(p, gate=True)
     p.set_defaults(run=run)
@@ -62,10 +65,17 @@ def run(args: argparse.Namespace) -> int:
     alpha = 1.0 - opts.level
     results = [dataclasses.replace(r, mde=m, mde_note=why)
                for r in got.results for m, why in [mde_and_note(r, opts.power, alpha)]]
+    flips = got.flips or []
     if args.json:
-        emit(args, [r.flat() for r in results], loaded, loaded.notes, skipped)
+        from evaladdon.report.flips import flip_records
+
+        emit(args, [r.flat() for r in results] + flip_records(flips, opts.flips), loaded, loaded.notes, skipped)
     else:
         render(results, opts.power, args.quiet, args.markdown, sys.stdout, None, args.wide)
+        if opts.flips is not None:
+            from evaladdon.report.flips import render_flips
+
+            render_flips(flips, opts.flips, sys.stdout, markdown=args.markdown, wide=args.wide)
         emit(args, [], loaded, list(loaded.notes) + warnings_of(results), skipped)
     refused = gate_refuses_skips(args, loaded, skipped)
     if refused:

@@ -107,7 +107,17 @@ def compare_options(args: argparse.Namespace) -> CompareOptions:
     return CompareOptions(input_options(args), baseline=args.baseline, all_pairs=args.all_pairs, level=args.level,
                           test=args.test, interval=args.interval, cluster_method=args.cluster_method,
                           adjust=args.adjust, strict=args.strict, gate=gate, power=args.power, seed=args.seed,
-                          n_boot=getattr(args, "n_boot", 2000))
+                          n_boot=getattr(args, "n_boot", 2000), flips=_flips(args))
+
+
+def _flips(args: argparse.Namespace) -> int | None:
+    """``--flips [N]``: N flips per comparison (0: all), None when not asked; a negative N refused."""
+    from evaladdon.errors import EvalAddonError
+
+    n = getattr(args, "flips", None)
+    if n is not None and n < 0:
+        raise EvalAddonError(f"--flips {n}: give how many flips to list per comparison (0: all)")
+    return n
 
 
 def load_runs(args: argparse.Namespace) -> Loaded:

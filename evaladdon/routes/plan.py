@@ -104,6 +104,7 @@ def plan_compare(opts: CompareOptions) -> list[Route]:
         def store_arrays() -> Any:
             from evaladdon.routes.store_arrays import compare
 
+            _per_item_rows(opts)
             return compare(opts, limits)
 
         routes.append(Route("store_arrays", store_arrays))
@@ -112,14 +113,24 @@ def plan_compare(opts: CompareOptions) -> list[Route]:
         def store_groups() -> Any:
             from evaladdon.routes.store_groups import compare
 
+            _per_item_rows(opts)
             return compare(opts, limits)
 
         routes.append(Route("store_groups", store_groups))
+    if family and opts.flips is not None:
+        raise EvalAddonError(f"--flips lists items whose score changed; --metric {i.metric} is a metric of the "
+                             "whole run, with no per-item score to flip")
     if family:
         routes.append(Route("metric_family", lambda: table.compare_metric_family(opts)))
     else:
         routes.append(Route("table", lambda: table.compare(opts)))
     return _choose(routes, policy)
+
+
+def _per_item_rows(opts: CompareOptions) -> None:
+    """Decline a route that pairs numbers without the per-item rows ``--flips`` lists."""
+    if opts.flips is not None:
+        raise Decline("--flips needs each item's rows (answers, inputs); only the table route keeps them")
 
 
 def plan_table(inputs: InputOptions, *, check_names: bool = True) -> list[Route]:

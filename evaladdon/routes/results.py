@@ -58,6 +58,8 @@ class Comparisons:
     loaded: Loaded
     bounded: bool
     skipped: list[Any]
+    flips: list[Any] | None = None
+    """With ``--flips``: the :class:`~evaladdon.analysis.flips.FlipSet` of each comparison."""
 
 
 @dataclass

@@ -112,7 +112,13 @@ def compare(opts: CompareOptions) -> Comparisons:
         first = loaded.skipped[0]
         raise EvalAddonError(f"{exc} ({len(loaded.skipped)} input(s) not read; first: {first['path']}: "
                              f"{first['reason']})") from None
-    return Comparisons(results, loaded, all(r.points for r in results), skipped)
+    flips = None
+    if opts.flips is not None:  # the items behind the comparisons (needs the per-item rows: this route)
+        from evaladdon.adapters.inspect.inputs import input_lines
+        from evaladdon.analysis.flips import find_flips
+
+        flips = find_flips(loaded.table, pairs, opts.inputs.metric, input_lines)
+    return Comparisons(results, loaded, all(r.points for r in results), skipped, flips)
 
 
 def compare_metric_family(opts: CompareOptions) -> MetricComparisons:
