@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from evaladdon.cli.common import add_reporting, emit, gate_refuses_skips
-from evaladdon.cli.options import add_inputs, add_output
+from evaladdon.cli.options import add_by, add_inputs, add_output
 from evaladdon.cli.units import parse_effect
 from evaladdon.report.compare import COLUMNS, DROP_ORDER, render, rows_of, verdict, warnings_of  # noqa: F401 - old place
 from evaladdon.stats import ADJUST_METHODS, PAIRED_INTERVALS, PAIRED_TESTS
@@ -43,6 +43,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--flips", type=int, nargs="?", const=10, metavar="N",
                    help="list the items that flipped (right->wrong, wrong->right; graded scores: the largest "
                         "drops), worst first: N per comparison (default 10; 0: all)")
+    add_by(p)
     add_output(p)
     add_reporting(p, gate=True)
     p.set_defaults(run=run)
@@ -69,9 +70,14 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         from evaladdon.report.flips import flip_records
 
-        emit(args, [r.flat() for r in results] + flip_records(flips, opts.flips), loaded, loaded.notes, skipped)
+        emit(args, [r.flat() for r in results] + flip_records(flips, opts.flips) + _subgroup_records(got.subgroups),
+             loaded, loaded.notes, skipped)
     else:
         render(results, opts.power, args.quiet, args.markdown, sys.stdout, None, args.wide)
+        if got.subgroups is not None:
+            from evaladdon.report.subgroups import render_subgroups
+
+            render_subgroups(results, got.subgroups, opts.min_size, sys.stdout, args.markdown, args.wide)
         if opts.flips is not None:
             from evaladdon.report.flips import render_flips
 
@@ -85,3 +91,12 @@ def run(args: argparse.Namespace) -> int:
             sys.stderr.write("evaladdon: regression shown\n")
         return EXIT_REGRESSION
     return 0
+
+
+def _subgroup_records(found: Any) -> list[dict[str, Any]]:
+    """``--by``'s JSON records (none without it)."""
+    if found is None:
+        return []
+    from evaladdon.report.subgroups import records
+
+    return records(found)
