@@ -16,7 +16,7 @@ __all__ = ["COMPARE_COLUMNS", "SUMMARY_COLUMNS", "interaction_line", "records", 
 
 OVERALL = "(all)"
 SUMMARY_COLUMNS = ["run", "task/metric", "subgroup", "n", "mean", "CI", "flag"]
-COMPARE_COLUMNS = ["B vs A", "task/metric", "subgroup", "n", "A", "B", "delta", "CI", "p", "p adj", "flag"]
+COMPARE_COLUMNS = ["B", "A", "task/metric", "subgroup", "n", "mean A", "mean B", "delta", "CI", "p", "p adj", "flag"]
 
 
 def _flag(small: bool, min_size: int) -> str:
@@ -46,7 +46,7 @@ def compare_rows(overall: Sequence[Any], subs: Sequence[SubgroupComparison], min
                 if (x.comparison.run_a, x.comparison.run_b, x.comparison.task, x.comparison.metric) == key]
         for label, comp, small in [(OVERALL, r, False)] + mine:
             c = comp.comparison
-            rows.append([f"{r.label_b or r.run_b} vs {r.label_a or r.run_a}", f"{r.task}/{r.metric}", label, c.n,
+            rows.append([r.label_b or r.run_b, r.label_a or r.run_a, f"{r.task}/{r.metric}", label, c.n,
                          fmt(c.mean_a, 3), fmt(c.mean_b, 3), difference(c.delta, comp.points),
                          interval(c.ci_low, c.ci_high, comp.points), f"{c.p_value:.2g}",
                          "-" if comp.p_adjusted is None else f"{comp.p_adjusted:.2g}", _flag(small, min_size)])
@@ -83,7 +83,8 @@ def render_subgroups(overall: Sequence[Any], found: Any, min_size: int, stream: 
         for line in lines:
             con.file.write(markdown_cell(line) + "\n\n")
         return
-    con.print(table(title, columns, rows, n_left=3, drop=("A", "B"), wide=wide, names=1))
+    con.print(table(title, columns, rows, n_left=4 if comparing else 3, drop=("mean A", "mean B"), wide=wide,
+                    names=2 if comparing else 1))
     for line in lines:
         con.print(line)
 

@@ -199,3 +199,20 @@ def test_cli_by_errors_and_routes(cli, tmp_path: Path) -> None:  # type: ignore[
     assert code == 0 and seen[-1].route == "table" and "by subject" in out
     code, out, _ = cli("summarize", "--store", tmp_path / "st", "--by", "subject", routes=RoutePolicy(observe=seen.append))
     assert code == 0 and seen[-1].route == "table" and "store_groups" in dict(seen[-1].declined)
+
+
+def test_real_lm_eval_doc_field_and_inspect_flips(cli, real_logs: Path) -> None:  # type: ignore[no-untyped-def]
+    """lm-eval samples of two repeats of one task, split by the doc field ``slot``: three subgroups
+    that add up to the 20 shared docs, each flagged small; the runs agree on every doc, so the
+    interaction test is not computed and says why (never a number from a zero variance)."""
+    d = real_logs / "lmeh_pr3936_negotiationtom_repeats" / "Qwen__Qwen3-8B"
+    a, b = sorted(d.glob("samples_negotiationtom_belief_*.jsonl"))[:2]
+    code, js, _ = cli("compare", a, b, "--by", "slot", "--json")
+    recs = json.loads(js)["results"]
+    subs = [r for r in recs if r.get("record") == "subgroup"]
+    assert code == 0 and {r["subgroup"] for r in subs} == {"high", "medium", "low"}
+    assert sum(r["n"] for r in subs) == 20 and all(r["small"] for r in subs)
+    (inter,) = [r for r in recs if r.get("record") == "interaction"]
+    assert inter["p_value"] is None and "undefined" in inter["note"]
+    code, out, _ = cli("compare", a, b, "--by", "slot")
+    assert code == 0 and "high" in out and "not tested" in out
