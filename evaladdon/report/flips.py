@@ -11,8 +11,8 @@ import html
 from typing import Any, Sequence
 
 from evaladdon.analysis.flips import FlipSet
-from evaladdon.report.escape import clean, markdown_cell
-from evaladdon.report.text import console, fmt, markdown_table, shorten, table
+from evaladdon.report.escape import clean, html_inline
+from evaladdon.report.text import console, fill, fmt, markdown_table, shorten, table
 
 __all__ = ["COLUMNS", "flip_records", "headline", "html_section", "render_flips", "rows_of"]
 
@@ -54,9 +54,9 @@ def render_flips(sets: Sequence[FlipSet], n: int | None, stream: Any = None, mar
         rows = rows_of(fs, n)
         if markdown:
             body = markdown_table(COLUMNS, rows) if rows else "no item changed\n"
-            con.file.write(f"<details><summary>{markdown_cell(line)}</summary>\n\n{body}\n</details>\n\n")
+            con.file.write(f"<details><summary>{html_inline(line)}</summary>\n\n{body}\n</details>\n\n")
         else:
-            con.print(line if rows else f"{line}: no item changed")
+            con.print(fill(line if rows else f"{line}: no item changed", con, wide))
             if rows:
                 con.print(table(None, COLUMNS, rows, n_left=7, drop=("cluster", "answer A", "answer B"), wide=wide,
                                 names=0))

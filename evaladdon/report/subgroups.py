@@ -9,7 +9,7 @@ from typing import Any, Sequence
 
 from evaladdon.analysis.subgroups import Interaction, SubgroupComparison, SubgroupSummary
 from evaladdon.report.escape import markdown_cell
-from evaladdon.report.text import console, fmt, markdown_table, table
+from evaladdon.report.text import console, fill, fmt, markdown_table, table
 from evaladdon.report.units import difference, interval
 
 __all__ = ["COMPARE_COLUMNS", "SUMMARY_COLUMNS", "interaction_line", "records", "render_subgroups"]
@@ -86,7 +86,7 @@ def render_subgroups(overall: Sequence[Any], found: Any, min_size: int, stream: 
     con.print(table(title, columns, rows, n_left=4 if comparing else 3, drop=("mean A", "mean B"), wide=wide,
                     names=2 if comparing else 1))
     for line in lines:
-        con.print(line)
+        con.print(fill(line, con, wide))
 
 
 def records(found: Any) -> list[dict[str, Any]]:

@@ -115,10 +115,12 @@ def test_compare_flips_outputs_are_escaped(cli, tmp_path: Path) -> None:  # type
     a, b = _pair_of_logs(tmp_path)
     code, out, _ = cli("compare", a, b, "--flips", "3")
     assert code == 0
-    assert "6 right->wrong, 3 wrong->right of 20 shared items (showing the worst 3)" in out.replace("\n", " ")
+    assert "6 right->wrong, 3 wrong->right of 20 shared items (showing the worst 3)" in " ".join(out.split())
     assert "\x1b" not in out and "\\x1b[31mred" in out  # the terminal never gets the escape
     code, md, _ = cli("compare", a, b, "--flips", "--markdown")
     assert "<details><summary>" in md and "</details>" in md and "<script>" not in md
+    summary = md.split("<summary>")[1].split("</summary>")[0]
+    assert "right-&gt;wrong" in summary and "\\" not in summary  # HTML escaping inside <summary>, not backslashes
     assert "\\<script\\>" in md and "@&#8203;here" in md
     code, js, _ = cli("compare", a, b, "--flips", "0", "--json")
     records = json.loads(js)["results"]
@@ -166,3 +168,11 @@ def test_flips_n_limits_rows_not_counts(cli, tmp_path: Path, n: int) -> None:  #
     code, js, _ = cli("compare", a, b, "--flips", str(n), "--json")
     flips = [r for r in json.loads(js)["results"] if r.get("record") == "flip"]
     assert len(flips) == n and [f["rank"] for f in flips] == list(range(1, n + 1))
+
+
+def test_html_inline_keeps_log_text_inert() -> None:
+    from evaladdon.report.escape import html_inline
+
+    got = html_inline("<b>x</b> & @someone $1+1$ see https://e.vil www.e.vil \x1b[2J")
+    assert "<b>" not in got and "&lt;b&gt;" in got and "&amp;" in got and "\x1b" not in got
+    assert "@&#8203;someone" in got and "&#36;" in got and "https&#58;//" in got and "www&#46;" in got
