@@ -68,9 +68,7 @@ def run(args: argparse.Namespace) -> int:
                for r in got.results for m, why in [mde_and_note(r, opts.power, alpha)]]
     flips = got.flips or []
     if args.json:
-        from evaladdon.report.flips import flip_records
-
-        emit(args, [r.flat() for r in results] + flip_records(flips, opts.flips) + _subgroup_records(got.subgroups),
+        emit(args, [r.flat() for r in results] + _flip_records(flips, opts.flips) + _subgroup_records(got.subgroups),
              loaded, loaded.notes, skipped)
     else:
         render(results, opts.power, args.quiet, args.markdown, sys.stdout, None, args.wide)
@@ -91,6 +89,16 @@ def run(args: argparse.Namespace) -> int:
             sys.stderr.write("evaladdon: regression shown\n")
         return EXIT_REGRESSION
     return 0
+
+
+def _flip_records(flips: list[Any], n: int | None) -> list[dict[str, Any]]:
+    """``--flips``' JSON records (none without it; imported only then: the fast store compare
+    imports no pandas)."""
+    if n is None:
+        return []
+    from evaladdon.report.flips import flip_records
+
+    return flip_records(flips, n)
 
 
 def _subgroup_records(found: Any) -> list[dict[str, Any]]:
