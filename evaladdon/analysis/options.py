@@ -176,6 +176,10 @@ class SummarizeOptions:
     level: float = 0.95
     method: str = "auto"
     cluster_method: str = "cr2"
+    by: str | None = None
+    """``--by FIELD``: also one estimate per subgroup of this field (None: none)."""
+    min_size: int = 30
+    """``--min-size``: subgroups of fewer items are flagged small."""
 
 
 @dataclass(frozen=True)
@@ -217,6 +221,12 @@ class CompareOptions:
     power: float = 0.8
     seed: int | None = 0
     n_boot: int = 2000
+    flips: int | None = None
+    """``--flips [N]``: list the items that flipped, N per comparison (0: all; None: none)."""
+    by: str | None = None
+    """``--by FIELD``: also one comparison per subgroup of this field (None: none)."""
+    min_size: int = 30
+    """``--min-size``: subgroups of fewer items are flagged small."""
 
     def pairing(self) -> dict[str, Any]:
         """The keywords every compare route hands the pairing loop (one list, so that no route

@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from evaladdon.cli.common import add_reporting, emit, gate_refuses_skips
-from evaladdon.cli.options import add_inputs, add_output
+from evaladdon.cli.options import add_by, add_inputs, add_output
 from evaladdon.cli.units import parse_effect
 from evaladdon.report.compare import COLUMNS, DROP_ORDER, render, rows_of, verdict, warnings_of  # noqa: F401 - old place
 from evaladdon.stats import ADJUST_METHODS, PAIRED_INTERVALS, PAIRED_TESTS
@@ -43,6 +43,10 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--rules", metavar="R1,R2",
                    help="re-score from the logged answers under each rule (exact, normalized, numeric[:TOL], "
                         "regex:PATTERN) and compare under each, side by side (see `evaladdon rescore`)")
+    p.add_argument("--flips", type=int, nargs="?", const=10, metavar="N",
+                   help="list the items that flipped (right->wrong, wrong->right; graded scores: the largest "
+                        "drops), worst first: N per comparison (default 10; 0: all)")
+    add_by(p)
     add_output(p)
     add_reporting(p, gate=True)
     p.set_defaults(run=run)
@@ -69,10 +73,20 @@ def run(args: argparse.Namespace) -> int:
     alpha = 1.0 - opts.level
     results = [dataclasses.replace(r, mde=m, mde_note=why)
                for r in got.results for m, why in [mde_and_note(r, opts.power, alpha)]]
+    flips = got.flips or []
     if args.json:
-        emit(args, [r.flat() for r in results], loaded, loaded.notes, skipped)
+        emit(args, [r.flat() for r in results] + _flip_records(flips, opts.flips) + _subgroup_records(got.subgroups),
+             loaded, loaded.notes, skipped)
     else:
         render(results, opts.power, args.quiet, args.markdown, sys.stdout, None, args.wide)
+        if got.subgroups is not None:
+            from evaladdon.report.subgroups import render_subgroups
+
+            render_subgroups(results, got.subgroups, opts.min_size, sys.stdout, args.markdown, args.wide)
+        if opts.flips is not None:
+            from evaladdon.report.flips import render_flips
+
+            render_flips(flips, opts.flips, sys.stdout, markdown=args.markdown, wide=args.wide)
         emit(args, [], loaded, list(loaded.notes) + warnings_of(results), skipped)
     refused = gate_refuses_skips(args, loaded, skipped)
     if refused:
@@ -82,3 +96,22 @@ def run(args: argparse.Namespace) -> int:
             sys.stderr.write("evaladdon: regression shown\n")
         return EXIT_REGRESSION
     return 0
+
+
+def _flip_records(flips: list[Any], n: int | None) -> list[dict[str, Any]]:
+    """``--flips``' JSON records (none without it; imported only then: the fast store compare
+    imports no pandas)."""
+    if n is None:
+        return []
+    from evaladdon.report.flips import flip_records
+
+    return flip_records(flips, n)
+
+
+def _subgroup_records(found: Any) -> list[dict[str, Any]]:
+    """``--by``'s JSON records (none without it)."""
+    if found is None:
+        return []
+    from evaladdon.report.subgroups import records
+
+    return records(found)

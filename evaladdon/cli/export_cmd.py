@@ -31,6 +31,10 @@ def add_parser(sub: Any) -> None:
                         "schema: aggregate records with our SE and interval, and instance-level records)")
     p.add_argument("--cluster", metavar="FIELD", help="column or metadata field to cluster on")
     add_store(p)
+    p.add_argument("--flips", action="store_true",
+                   help="write every item that flipped between the runs (right->wrong, wrong->right, graded "
+                        "changes), worst first, instead of the table")
+    p.add_argument("--baseline", metavar="RUN", help="with --flips: compare every run against this one")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(run=run)
 
@@ -153,13 +157,32 @@ def run(args: argparse.Namespace) -> int:
         raise EvalAddonError(f"unsupported output type {out.suffix or '(none)'!r}; use .csv, .jsonl or .parquet",
                              str(out))
     loaded = load_runs(args)
-    df = loaded.table
+    df = _flips_table(loaded.table, args) if getattr(args, "flips", False) else loaded.table
     write_table(df, out, input_paths(args))
     if not args.quiet:
         from evaladdon.report.escape import clean
 
-        unusable = int(df["error"].notna().sum())
+        unusable = int(df["error"].notna().sum()) if "error" in df else 0
         for note in loaded.notes:  # names from the inputs: never a control character on the terminal
             sys.stderr.write(clean(f"warning: {note}") + "\n")
-        sys.stderr.write(clean(f"wrote {len(df)} rows ({unusable} with an error reason) to {out}") + "\n")
+        what = "flips" if getattr(args, "flips", False) else f"rows ({unusable} with an error reason)"
+        sys.stderr.write(clean(f"wrote {len(df)} {what} to {out}") + "\n")
     return 0
+
+
+def _flips_table(df: Any, args: argparse.Namespace) -> Any:
+    """Every flip of every comparison (:func:`evaladdon.analysis.flips.find_flips`) as one frame,
+    a row per flip with its comparison's task, metric and runs."""
+    import pandas as pd
+
+    from evaladdon.adapters.inspect.inputs import input_lines
+    from evaladdon.analysis.flips import Flip, FlipSet, find_flips
+    from evaladdon.table.names import choose_pairs_in
+
+    if args.baseline is None and df["run"].nunique() < 2:
+        raise EvalAddonError("--flips compares runs: give two or more")
+    pairs = choose_pairs_in(df, baseline=args.baseline, all_pairs=False)
+    records = [r for fs in find_flips(df, pairs, None, input_lines) for r in fs.records()]
+    columns = ["record", *[f.name for f in FlipSet.__dataclass_fields__.values()][:6], "rank",
+               *Flip.__dataclass_fields__]
+    return pd.DataFrame(records, columns=columns).drop(columns="record")

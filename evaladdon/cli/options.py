@@ -96,7 +96,8 @@ def summarize_options(args: argparse.Namespace) -> SummarizeOptions:
     from evaladdon.analysis.options import SummarizeOptions
 
     return SummarizeOptions(input_options(args), level=args.level, method=args.method,
-                            cluster_method=args.cluster_method)
+                            cluster_method=args.cluster_method, by=getattr(args, "by", None),
+                            min_size=_min_size(args))
 
 
 def compare_options(args: argparse.Namespace) -> CompareOptions:
@@ -107,7 +108,36 @@ def compare_options(args: argparse.Namespace) -> CompareOptions:
     return CompareOptions(input_options(args), baseline=args.baseline, all_pairs=args.all_pairs, level=args.level,
                           test=args.test, interval=args.interval, cluster_method=args.cluster_method,
                           adjust=args.adjust, strict=args.strict, gate=gate, power=args.power, seed=args.seed,
-                          n_boot=getattr(args, "n_boot", 2000))
+                          n_boot=getattr(args, "n_boot", 2000), flips=_flips(args), by=getattr(args, "by", None),
+                          min_size=_min_size(args))
+
+
+def add_by(p: argparse.ArgumentParser) -> None:
+    """``--by FIELD`` and ``--min-size N`` (summarize, compare)."""
+    p.add_argument("--by", metavar="FIELD",
+                   help="also one result per subgroup of this metadata field, doc field or column, with a test "
+                        "of whether the subgroups differ")
+    p.add_argument("--min-size", type=int, default=30, metavar="N",
+                   help="with --by: flag subgroups of fewer than N items as small (default 30)")
+
+
+def _min_size(args: argparse.Namespace) -> int:
+    from evaladdon.errors import EvalAddonError
+
+    n = getattr(args, "min_size", 30)
+    if n < 1:
+        raise EvalAddonError(f"--min-size {n}: give the smallest subgroup size that is not flagged (>= 1)")
+    return int(n)
+
+
+def _flips(args: argparse.Namespace) -> int | None:
+    """``--flips [N]``: N flips per comparison (0: all), None when not asked; a negative N refused."""
+    from evaladdon.errors import EvalAddonError
+
+    n = getattr(args, "flips", None)
+    if n is not None and n < 0:
+        raise EvalAddonError(f"--flips {n}: give how many flips to list per comparison (0: all)")
+    return n
 
 
 def load_runs(args: argparse.Namespace) -> Loaded:

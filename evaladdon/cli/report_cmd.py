@@ -26,6 +26,8 @@ def add_parser(sub: Any) -> None:
     add_inputs(p)
     p.add_argument("--title", default="evaladdon report", help="the page title")
     p.add_argument("--power", type=float, default=0.8, help="power for the minimum detectable effect (default 0.8)")
+    p.add_argument("--flips", type=int, nargs="?", const=10, metavar="N",
+                   help="add the items that flipped, worst first: N per comparison (default 10; 0: all)")
     p.add_argument("--quiet", action="store_true", help="print nothing on success")
     add_reporting(p)
     p.set_defaults(run=run)
@@ -96,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
     sections = [metrics_section(compute_metrics(df, level=args.level, n_boot=1000, notes=notes))] \
         if has_metric_inputs(df) else []
     sections += rank_sections
+    sections += _flips_section(df, pairs if n_runs >= 2 else [], args)
     skips = skip_lines(loaded, skipped)
     page = render_report(summaries, comparisons, other_notes(loaded, notes), args.title, args.power, skipped=skips,
                          sections=sections)
@@ -106,3 +109,17 @@ def run(args: argparse.Namespace) -> int:
         left = f", {len(skips)} skipped" if skips else ""
         sys.stderr.write(clean(f"wrote {out} ({len(summaries)} summaries, {len(comparisons)} comparisons{left})") + "\n")
     return 0
+
+
+def _flips_section(df: Any, pairs: Any, args: argparse.Namespace) -> list[str]:
+    """With ``--flips`` and runs to compare: the report's collapsible "What flipped" section
+    (:mod:`evaladdon.report.flips`)."""
+    from evaladdon.adapters.inspect.inputs import input_lines
+    from evaladdon.analysis.flips import find_flips
+    from evaladdon.report.flips import html_section
+
+    if getattr(args, "flips", None) is None or not pairs:
+        return []
+    if args.flips < 0:
+        raise EvalAddonError(f"--flips {args.flips}: give how many flips to list per comparison (0: all)")
+    return [html_section(find_flips(df, pairs, args.metric, input_lines), args.flips)]

@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from evaladdon.cli.common import add_reporting, emit
-from evaladdon.cli.options import add_inputs, add_output
+from evaladdon.cli.options import add_by, add_inputs, add_output
 from evaladdon.analysis.summarize import MISSING_FROM_LOG, incomplete_marks, marks_from  # noqa: F401 - old place
 from evaladdon.report.summarize import (COLUMNS, DROP_ORDER, render, reported_notes,  # noqa: F401 - old place
                                         reported_rows, rows_of, warnings_of)
@@ -23,6 +23,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--method", choices=MEAN_METHODS, default="auto", help="interval method (default: auto)")
     p.add_argument("--cluster-method", choices=("cr1", "cr2"), default="cr2",
                    help="clustered SE: cr2 (default; Bell-McCaffrey with Satterthwaite df) or cr1 (t on C-1 df)")
+    add_by(p)
     add_output(p)
     add_reporting(p)
     p.set_defaults(run=run)
@@ -37,9 +38,17 @@ def run(args: argparse.Namespace) -> int:
     summaries, loaded, notes, marks, reported = got.summaries, got.loaded, got.notes, got.marks, got.reported
     if args.json:
         records = [dict(s.flat(), incomplete=marks.get((s.run, s.task, s.metric))) for s in summaries]
+        if got.subgroups is not None:
+            from evaladdon.report.subgroups import records as subgroup_records
+
+            records += subgroup_records(got.subgroups)
         emit(args, records + [r.flat() for r in reported], loaded, notes)
     else:
         render(summaries, sys.stdout, quiet=args.quiet, markdown=args.markdown, wide=args.wide, reported=reported,
                incomplete=marks)
+        if got.subgroups is not None:
+            from evaladdon.report.subgroups import render_subgroups
+
+            render_subgroups(summaries, got.subgroups, opts.min_size, sys.stdout, args.markdown, args.wide)
         emit(args, [], loaded, notes + warnings_of(summaries) + reported_notes(reported))
     return 0

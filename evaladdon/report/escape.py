@@ -56,3 +56,16 @@ def markdown_cell(text: object) -> str:
     for pattern, inert in _MD_INERT:
         s = pattern.sub(inert, s)  # type: ignore[arg-type]
     return s
+
+
+def html_inline(text: object) -> str:
+    """``text`` inside raw HTML of a markdown document (a ``<summary>`` of a PR comment's
+    ``<details>``): controls escaped as in :func:`clean`, then ``html.escape`` (no tag, no
+    character reference forms: GitHub does not read backslash escapes inside HTML), and GitHub's
+    extensions kept inert as in :func:`markdown_cell` (math, mentions, bare links)."""
+    import html
+
+    s = html.escape(clean(text))
+    for pattern, inert in _MD_INERT:
+        s = pattern.sub(inert, s)  # type: ignore[arg-type]
+    return s

@@ -236,6 +236,16 @@ def markdown_list(lines: Iterable[str]) -> str:
     return ("\n" + "\n".join(items) + "\n") if items else ""
 
 
+def fill(line: str, con: Console, wide: bool = False) -> str:
+    """A long sentence wrapped to the console's width (indented continuation lines), as the
+    verdict lines are; unwrapped with ``--wide``."""
+    import textwrap
+
+    if wide:
+        return line
+    return textwrap.fill(line, width=max(con.width, 20), subsequent_indent="  ", break_on_hyphens=False)
+
+
 def warn(lines: Iterable[str], stream: Any = None) -> None:
     """Warnings and notes for people: on stderr (never mixed into a table on stdout), cleaned."""
     out = stream if stream is not None else sys.stderr

@@ -74,6 +74,7 @@ def plan_summarize(opts: SummarizeOptions) -> list[Route]:
         def columns() -> Any:
             from evaladdon.routes.inspect_columns import summarize
 
+            _by_items(opts.by)
             return summarize(opts, limits)
 
         routes.append(Route("inspect_columns", columns))
@@ -82,6 +83,7 @@ def plan_summarize(opts: SummarizeOptions) -> list[Route]:
         def store_groups() -> Any:
             from evaladdon.routes.store_groups import summarize
 
+            _by_items(opts.by)
             return summarize(opts, limits)
 
         routes.append(Route("store_groups", store_groups))
@@ -104,6 +106,7 @@ def plan_compare(opts: CompareOptions) -> list[Route]:
         def store_arrays() -> Any:
             from evaladdon.routes.store_arrays import compare
 
+            _per_item_rows(opts)
             return compare(opts, limits)
 
         routes.append(Route("store_arrays", store_arrays))
@@ -112,14 +115,34 @@ def plan_compare(opts: CompareOptions) -> list[Route]:
         def store_groups() -> Any:
             from evaladdon.routes.store_groups import compare
 
+            _per_item_rows(opts)
             return compare(opts, limits)
 
         routes.append(Route("store_groups", store_groups))
+    if family and opts.by is not None:
+        raise EvalAddonError(f"--by splits per-item scores into subgroups; --metric {i.metric} is a metric of the "
+                             "whole run (compare a subgroup with --where on a store instead)")
+    if family and opts.flips is not None:
+        raise EvalAddonError(f"--flips lists items whose score changed; --metric {i.metric} is a metric of the "
+                             "whole run, with no per-item score to flip")
     if family:
         routes.append(Route("metric_family", lambda: table.compare_metric_family(opts)))
     else:
         routes.append(Route("table", lambda: table.compare(opts)))
     return _choose(routes, policy)
+
+
+def _per_item_rows(opts: CompareOptions) -> None:
+    """Decline a route that pairs numbers without the per-item rows ``--flips`` lists."""
+    if opts.flips is not None:
+        raise Decline("--flips needs each item's rows (answers, inputs); only the table route keeps them")
+    _by_items(opts.by)
+
+
+def _by_items(by: str | None) -> None:
+    """Decline a route that cannot give each item's subgroup (``--by``)."""
+    if by is not None:
+        raise Decline("--by needs each item's subgroup field; only the table route reads it")
 
 
 def plan_table(inputs: InputOptions, *, check_names: bool = True) -> list[Route]:

@@ -47,6 +47,8 @@ class Summaries:
     marks: dict[tuple[str, str, str], dict[str, Any]]
     reported: list[Any]
     route_detail: str | None = None
+    subgroups: Any = None
+    """With ``--by``: (subgroup summaries, interaction tests) of :mod:`evaladdon.analysis.subgroups`."""
 
 
 @dataclass
@@ -58,6 +60,10 @@ class Comparisons:
     loaded: Loaded
     bounded: bool
     skipped: list[Any]
+    flips: list[Any] | None = None
+    """With ``--flips``: the :class:`~evaladdon.analysis.flips.FlipSet` of each comparison."""
+    subgroups: Any = None
+    """With ``--by``: (subgroup comparisons, interaction tests) of :mod:`evaladdon.analysis.subgroups`."""
 
 
 @dataclass

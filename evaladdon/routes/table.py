@@ -83,7 +83,36 @@ def summarize(opts: SummarizeOptions) -> Summaries:
     if not loaded.table.empty or not reported:
         summaries = summarize_table(loaded.table, metric=opts.inputs.metric, level=opts.level, method=opts.method,
                                     cluster_method=opts.cluster_method, notes=notes)
-    return Summaries(summaries, loaded, notes, incomplete_marks(summaries, loaded), reported)
+    subgroups = None
+    if opts.by is not None and not loaded.table.empty:
+        from evaladdon.analysis.subgroups import item_subgroups, summarize_by
+
+        groups = item_subgroups(loaded.table, subgroup_labels(loaded, opts.inputs, opts.by), notes)
+        subgroups = summarize_by(loaded.table, groups, opts.by, metric=opts.inputs.metric, level=opts.level,
+                                 method=opts.method, cluster_method=opts.cluster_method, min_size=opts.min_size,
+                                 notes=notes)
+    return Summaries(summaries, loaded, notes, incomplete_marks(summaries, loaded), reported, subgroups=subgroups)
+
+
+def subgroup_labels(loaded: Loaded, inputs: InputOptions, by: str) -> Any:
+    """Each row's ``--by`` label: the column ``by`` or ``meta.<by>`` of the table, else the inputs
+    read again with ``by`` as the cluster field (how ``--cluster`` finds an Inspect metadata field,
+    an lm-eval doc field or a table column), matched on the row key."""
+    from evaladdon.table import KEY
+
+    df = loaded.table
+    for name in (by, f"meta.{by}"):
+        if name in df.columns and name not in KEY:
+            return df[name]
+    if inputs.cluster == by:
+        return df["cluster"]
+    try:
+        again = load(dataclasses.replace(inputs, cluster=by)).table
+    except EvalAddonError as exc:
+        raise EvalAddonError(f"--by {by}: {exc}".replace("--cluster", "--by").replace("to cluster on", "to group by")) \
+            from None
+    key = list(KEY)
+    return df[key].merge(again[key + ["cluster"]], on=key, how="left")["cluster"]
 
 
 def _loaded_and_bounded(opts: CompareOptions) -> tuple[Loaded, bool]:
@@ -112,7 +141,27 @@ def compare(opts: CompareOptions) -> Comparisons:
         first = loaded.skipped[0]
         raise EvalAddonError(f"{exc} ({len(loaded.skipped)} input(s) not read; first: {first['path']}: "
                              f"{first['reason']})") from None
-    return Comparisons(results, loaded, all(r.points for r in results), skipped)
+    subgroups = None
+    if opts.by is not None:
+        subgroups = _compare_subgroups(opts, loaded, pairs)
+    flips = None
+    if opts.flips is not None:  # the items behind the comparisons (needs the per-item rows: this route)
+        from evaladdon.adapters.inspect.inputs import input_lines
+        from evaladdon.analysis.flips import find_flips
+
+        flips = find_flips(loaded.table, pairs, opts.inputs.metric, input_lines)
+    return Comparisons(results, loaded, all(r.points for r in results), skipped, flips, subgroups)
+
+
+def _compare_subgroups(opts: CompareOptions, loaded: Loaded, pairs: Any) -> Any:
+    """``compare --by``: :func:`~evaladdon.analysis.subgroups.compare_by` (its notes join the table's)."""
+    from evaladdon.analysis.subgroups import compare_by, item_subgroups
+
+    assert opts.by is not None
+    notes = loaded.notes
+    groups = item_subgroups(loaded.table, subgroup_labels(loaded, opts.inputs, opts.by), notes)
+    return compare_by(loaded.table, groups, opts.by, pairs, metric=opts.inputs.metric, pairing=opts.pairing(),
+                      min_size=opts.min_size, notes=notes)
 
 
 def compare_metric_family(opts: CompareOptions) -> MetricComparisons:

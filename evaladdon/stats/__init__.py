@@ -83,6 +83,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
     ),
     "evaladdon.stats.paired.family": ("at_level", "family_level", "tested_gate"),
     "evaladdon.stats.paired.gate": ("INCONCLUSIVE", "NO_REGRESSION", "REGRESSION", "GateDecision", "regression_gate"),
+    "evaladdon.stats.paired.interaction": ("SubgroupWald", "subgroup_wald"),
     "evaladdon.stats.paired.mcnemar": ("Discordance", "McNemarResult", "discordance", "mcnemar"),
     "evaladdon.stats.paired.multiple": ("ADJUST_METHODS", "CochranQResult", "adjust_pvalues", "cochrans_q"),
     "evaladdon.stats.paired.paired": ("PAIRED_INTERVALS", "PAIRED_TESTS", "PairedComparison", "compare_paired"),
@@ -145,6 +146,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from evaladdon.stats.paired.family import at_level, family_level, tested_gate  # noqa: F401
     from evaladdon.stats.paired.gate import INCONCLUSIVE, NO_REGRESSION, REGRESSION, GateDecision  # noqa: F401
     from evaladdon.stats.paired.gate import regression_gate  # noqa: F401
+    from evaladdon.stats.paired.interaction import SubgroupWald, subgroup_wald  # noqa: F401
     from evaladdon.stats.paired.mcnemar import Discordance, McNemarResult, discordance, mcnemar  # noqa: F401
     from evaladdon.stats.paired.multiple import ADJUST_METHODS, CochranQResult, adjust_pvalues, cochrans_q  # noqa: F401
     from evaladdon.stats.paired.paired import PAIRED_INTERVALS, PAIRED_TESTS, PairedComparison  # noqa: F401

@@ -1,0 +1,107 @@
+"""The first line of some samples' inputs in an Inspect log (``compare --flips`` shows it beside
+each item that flipped).
+
+The canonical table holds no input text (only its content hash), so the few items a flip report
+shows are looked up again here: in an ``.eval`` zip the members ``samples/{id}_epoch_{n}.json`` of
+those ids (each within the size and ratio bounds of
+:func:`~evaladdon.adapters.common.guard.read_member`), in a JSON log its ``samples`` list.  The text
+is data only: it is never executed, and the report escapes it.  Anything unreadable gives no line
+(the flip is shown without it), never an error: the comparison itself was read already.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+from typing import Any, Iterable
+
+__all__ = ["FIRST_LINE_CHARS", "first_line", "input_lines"]
+
+FIRST_LINE_CHARS = 200
+"""Longest first line kept (longer ones end in an ellipsis)."""
+
+
+def _text(content: Any) -> str | None:
+    """The text of a message's content: a string, or the first text part of a list of parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        for part in content:
+            if isinstance(part, dict) and isinstance(part.get("text"), str):
+                return str(part["text"])
+    return None
+
+
+def first_line(sample_input: Any) -> str | None:
+    """The first non-blank line of an Inspect sample's ``input``: a string, or a list of chat
+    messages (the first user message's text; else the first message with text)."""
+    text: str | None = None
+    if isinstance(sample_input, str):
+        text = sample_input
+    elif isinstance(sample_input, list):
+        msgs = [m for m in sample_input if isinstance(m, dict)]
+        users = [m for m in msgs if m.get("role") == "user"]
+        for m in users + msgs:
+            text = _text(m.get("content"))
+            if text:
+                break
+    if not text:
+        return None
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    if not line:
+        return None
+    return line if len(line) <= FIRST_LINE_CHARS else line[: FIRST_LINE_CHARS - 1] + "…"
+
+
+def _from_zip(path: Path, wanted: set[str]) -> dict[str, str]:
+    import orjson
+
+    from evaladdon.adapters.common.guard import read_member
+    from evaladdon.adapters.inspect.native import _member_key
+
+    out: dict[str, str] = {}
+    with zipfile.ZipFile(path) as zf:
+        for info in zf.infolist():
+            name = info.filename
+            if not (name.startswith("samples/") and name.endswith(".json")):
+                continue
+            key = _member_key(name)
+            if key is None or key[0] not in wanted or key[0] in out:
+                continue
+            sample = orjson.loads(read_member(zf, info, str(path)))
+            line = first_line(sample.get("input")) if isinstance(sample, dict) else None
+            if line is not None:
+                out[key[0]] = line
+    return out
+
+
+def _from_json(path: Path, wanted: set[str]) -> dict[str, str]:
+    from evaladdon.adapters.common.jsondoc import load_json
+
+    doc = load_json(path)
+    samples = doc.get("samples") if isinstance(doc, dict) else None
+    out: dict[str, str] = {}
+    for sample in samples if isinstance(samples, list) else []:
+        if not isinstance(sample, dict) or str(sample.get("id")) not in wanted or str(sample.get("id")) in out:
+            continue
+        line = first_line(sample.get("input"))
+        if line is not None:
+            out[str(sample.get("id"))] = line
+    return out
+
+
+def input_lines(source: str, items: Iterable[str]) -> dict[str, str]:
+    """``{item: first line of its input}`` for those of ``items`` that the Inspect log ``source``
+    holds with an input; ``{}`` for any other file or one that cannot be read."""
+    wanted = {str(i) for i in items}
+    path = Path(source)
+    if not wanted or not path.is_file():
+        return {}
+    try:
+        if zipfile.is_zipfile(path):
+            return _from_zip(path, wanted)
+        if path.suffix.lower() == ".json":
+            return _from_json(path, wanted)
+    except Exception:  # noqa: BLE001 - the line is a courtesy: an unreadable log shows the flip without it
+        return {}
+    return {}
