@@ -61,6 +61,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "paired_bootstrap_metrics", "paired_totals_difference", "percentile_p", "ratio_of_totals",
         "replicate_tables", "weight_replicates",
     ),
+    "evaladdon.stats.robust_ols": ("Coefficient", "robust_ols"),
     "evaladdon.stats.families.calibration": (
         "DEFAULT_BINS", "CalibrationResult", "ReliabilityBin", "calibration_metrics", "calibration_tables",
         "compare_calibration", "equal_mass_bins", "equal_width_bins", "metrics_from_tables",
@@ -125,6 +126,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from evaladdon.stats.resampling import cluster_weights, interval_ends, paired_bootstrap_metrics  # noqa: F401
     from evaladdon.stats.resampling import paired_totals_difference, percentile_p, ratio_of_totals  # noqa: F401
     from evaladdon.stats.resampling import replicate_tables, weight_replicates  # noqa: F401
+    from evaladdon.stats.robust_ols import Coefficient, robust_ols  # noqa: F401
     from evaladdon.stats.families.calibration import DEFAULT_BINS, CalibrationResult, ReliabilityBin  # noqa: F401
     from evaladdon.stats.families.calibration import calibration_metrics, calibration_tables  # noqa: F401
     from evaladdon.stats.families.calibration import compare_calibration, equal_mass_bins  # noqa: F401
