@@ -39,6 +39,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "metrics": ("metrics_cmd", "classification, ROC/PR, calibration and pass@k metrics with intervals"),
     "ingest": ("ingest_cmd", "store the canonical tables of logs in a Parquet dataset (DuckDB queries)"),
     "runs": ("runs_cmd", "list the runs kept in a store"),
+    "watch": ("watch_cmd", "anytime-valid interval and decision of a run still being written"),
     "lm-eval-stderr": ("lm_eval_cmd", "write clustered / group-level SEs next to lm-eval results files"),
 }
 
