@@ -15,7 +15,7 @@ from evaladdon.analysis.sequential import SequentialResult
 from evaladdon.report.text import console, markdown_table, table
 from evaladdon.report.units import difference, interval, level_text, number
 
-__all__ = ["COLUMNS", "records", "rows_of", "write_sequential"]
+__all__ = ["COLUMNS", "fmt_n", "records", "rows_of", "write_sequential", "write_sequential_plan"]
 
 COLUMNS = ("run", "vs", "task", "metric", "n", "estimate", "interval", "decision", "at", "saved", "left out")
 
@@ -69,3 +69,32 @@ def write_sequential(results: Sequence[SequentialResult], stream: IO[str], markd
             from evaladdon.report.escape import clean, markdown_cell
 
             stream.write(("- " + markdown_cell(line) if markdown else clean(line)) + "\n")
+
+
+def write_sequential_plan(plan: dict[str, Any], bounded: bool, stream: IO[str] | None = None) -> None:
+    """``power --sequential``: items to a decision under the effect and under zero, beside the fixed n."""
+    import sys
+
+    from evaladdon.report.escape import clean
+    from evaladdon.report.units import describe
+
+    out = stream if stream is not None else sys.stdout
+    eff, zero = plan["under_effect"], plan["under_zero"]
+    rows = [[name, fmt_n(p["mean_n"]), fmt_n(p["median_n"]), fmt_n(p["q90_n"]), f"{100 * p['decided']:.1f}%",
+             f"{100 * p['wrong']:.1f}%"] for name, p in (("planned effect", eff), ("no difference", zero))]
+    title = (f"sequential plan ({eff['method']}, alpha {eff['alpha']:g}, {eff['reps']} simulated runs of up to "
+             f"{eff['horizon']} items)")
+    console(out).print(table(title, ["under", "mean items", "median", "90th pct", "decided", "wrong way"], rows))
+    fixed = plan.get("fixed_n")
+    effect_text = describe(abs(eff["delta"]), bounded)
+    line = (f"Sequentially, an effect of {effect_text} is decided after {fmt_n(eff['mean_n'])} items on average "
+            f"(Monte-Carlo SE {eff['mean_n_se']:.1f})" + (f", against {fixed} items for the fixed-n plan" if fixed else "")
+            + f"; with no difference it stops (wrongly) in {100 * zero['wrong']:.1f}% of runs and otherwise uses "
+            f"all {zero['horizon']} items.")
+    out.write(clean(line) + "\n")
+    for note in plan.get("notes", []):
+        out.write(clean(f"note: {note}") + "\n")
+
+
+def fmt_n(value: float) -> str:
+    return f"{value:.0f}" if value == value else "-"

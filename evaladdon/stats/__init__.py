@@ -105,6 +105,9 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
     "evaladdon.stats.sequential.mixture": (
         "ASYMPTOTIC_BURN_IN", "DEFAULT_T_OPT", "mixture_half_width", "mixture_r", "normal_mixture_sequence",
     ),
+    "evaladdon.stats.sequential.plan": (
+        "PLAN_GRID", "SequentialPlan", "draw_differences", "sequential_plans", "simulate_sequential",
+    ),
     "evaladdon.stats.sequential.sequence": (
         "ConfidenceSequence", "as_unit_scores", "plugin_bets", "plugin_moments", "running_intersection",
     ),
@@ -178,6 +181,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from evaladdon.stats.sequential.decide import first_decision, paired_sequence  # noqa: F401
     from evaladdon.stats.sequential.mixture import ASYMPTOTIC_BURN_IN, DEFAULT_T_OPT, mixture_half_width  # noqa: F401
     from evaladdon.stats.sequential.mixture import mixture_r, normal_mixture_sequence  # noqa: F401
+    from evaladdon.stats.sequential.plan import PLAN_GRID, SequentialPlan, draw_differences  # noqa: F401
+    from evaladdon.stats.sequential.plan import sequential_plans, simulate_sequential  # noqa: F401
     from evaladdon.stats.sequential.sequence import ConfidenceSequence, as_unit_scores, plugin_bets  # noqa: F401
     from evaladdon.stats.sequential.sequence import plugin_moments, running_intersection  # noqa: F401
     from evaladdon.stats.sequential.stream import RunningSequence  # noqa: F401

@@ -109,3 +109,16 @@ def test_watch_copies_of_shipped_logs(cli: Cli, tmp_path: Path) -> None:
     assert code == 0 and "undecided" in out
     code, out, err = cli("watch", tmp_path / "missing.eval", "--once")
     assert code == 2 and "Traceback" not in err
+
+
+def test_power_sequential_beside_the_fixed_plan(cli: Cli) -> None:
+    code, out, err = cli("power", "--paired", "--sd", "1", "--delta", "0.2", "--sequential", "--reps", "100", "--json")
+    res = json.loads(out)
+    seq = res["sequential"]
+    assert code == 0 and seq["fixed_n"] == res["n"] and seq["under_effect"]["horizon"] == 3 * res["n"]
+    assert seq["under_effect"]["mean_n"] < seq["under_zero"]["mean_n"] and seq["under_zero"]["wrong"] <= 0.1
+    code, out, err = cli("power", "--paired", "--discordance", "0.3", "--delta", "10pt", "--sequential", "--reps", "20",
+                         "--sequence", "bernstein")
+    assert code == 0 and "sequential plan (empirical Bernstein" in out and "fixed-n plan" in out
+    code, out, err = cli("power", "--paired", "--sd", "1", "--n", "100", "--sequential")
+    assert code == 2 and "--delta" in err and err.count("\n") == 1
