@@ -68,8 +68,13 @@ def _show(args: argparse.Namespace, results: list[Any], loaded: Any, notes: list
 
 def run_sequential(args: argparse.Namespace, live: bool) -> int:
     """One read and print: ``compare --sequential`` (``live`` False) or one poll of ``watch``."""
+    from evaladdon.cli.common import gate_refuses_skips
+
     results, loaded, notes = _read(args, live)
     _show(args, results, loaded, notes)
+    refused = gate_refuses_skips(args, loaded)
+    if refused:
+        return refused
     regression = any(r.is_regression for r in results)
     if regression and not args.json:
         sys.stderr.write("evaladdon: regression decided\n")
