@@ -2,7 +2,8 @@
 
 ``from evaladdon.inspect_ai import clustered_se, epoch_variance, mde, paired_delta,
 judge_corrected, mean_keep_epochs, epoch_tagged``; in Inspect's registry they are
-``evaladdon/clustered_se`` and so on.
+``evaladdon/clustered_se`` and so on.  ``sequential_stop(...)`` is an early-stopping manager
+(``Task(early_stopping=sequential_stop(width=0.1))``): stop on a confidence sequence.
 """
 
 from evaladdon.integrations.inspect_plugin import (
@@ -15,6 +16,7 @@ from evaladdon.integrations.inspect_plugin import (
     mean_keep_epochs,
     paired_delta,
 )
+from evaladdon.integrations.inspect_stopping import SequentialStop, sequential_stop
 
 __all__ = [
     "clustered_se",
@@ -25,4 +27,6 @@ __all__ = [
     "mde",
     "mean_keep_epochs",
     "paired_delta",
+    "SequentialStop",
+    "sequential_stop",
 ]

@@ -236,3 +236,21 @@ class CompareOptions:
         return {"level": self.level, "test": self.test, "interval": self.interval,
                 "cluster_method": self.cluster_method, "strict": self.strict, "adjust": self.adjust,
                 "margin": self.gate.margin_for, "seed": self.seed}
+
+
+@dataclass(frozen=True)
+class SequentialOptions:
+    """``compare --sequential`` and ``watch``: anytime-valid intervals read in the logged order.
+
+    ``baseline``: the run every other run is paired with (None: the only two runs, or for
+    ``watch`` without a baseline the single run's own score); ``margin``: the gate's margin
+    (read on each metric's scale); ``method``: ``betting``, ``bernstein`` or ``mixture``
+    (unbounded scores always use the mixture); ``live``: the log may still be written, so an
+    item counts only once all its epochs are in (:mod:`evaladdon.analysis.sequential`)."""
+
+    inputs: InputOptions
+    baseline: str | None = None
+    level: float = 0.95
+    margin: Effect | None = None
+    method: str = "betting"
+    live: bool = False

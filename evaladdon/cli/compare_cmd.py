@@ -11,7 +11,7 @@ from evaladdon.cli.common import add_reporting, emit, gate_refuses_skips
 from evaladdon.cli.options import add_by, add_inputs, add_output
 from evaladdon.cli.units import parse_effect
 from evaladdon.report.compare import COLUMNS, DROP_ORDER, render, rows_of, verdict, warnings_of  # noqa: F401 - old place
-from evaladdon.stats import ADJUST_METHODS, PAIRED_INTERVALS, PAIRED_TESTS
+from evaladdon.stats import ADJUST_METHODS, PAIRED_INTERVALS, PAIRED_TESTS, SEQUENCE_METHODS
 from evaladdon.analysis.power import mde_and_note, mde_note, minimum_detectable  # noqa: F401 - old place
 
 EXIT_REGRESSION = 1
@@ -47,6 +47,11 @@ def add_parser(sub: Any) -> None:
                    help="list the items that flipped (right->wrong, wrong->right; graded scores: the largest "
                         "drops), worst first: N per comparison (default 10; 0: all)")
     add_by(p)
+    p.add_argument("--sequential", action="store_true",
+                   help="read the runs in their logged order with anytime-valid intervals: what an early stop "
+                        "would have decided, and how many items it would have saved (docs/sequential.md)")
+    p.add_argument("--sequence", choices=SEQUENCE_METHODS, default="betting",
+                   help="with --sequential: the confidence sequence for scores in [0, 1] (default betting)")
     add_output(p)
     add_reporting(p, gate=True)
     p.set_defaults(run=run)
@@ -60,6 +65,10 @@ def run(args: argparse.Namespace) -> int:
         from evaladdon.cli.rescore_cmd import run_rules
 
         return run_rules(args)
+    if args.sequential:
+        from evaladdon.cli.watch_cmd import run_sequential
+
+        return run_sequential(args, live=False)
     opts = compare_options(args)
     got = run_routes(plan_compare(opts), opts.inputs.routes).value
     if isinstance(got, MetricComparisons):  # --metric f1_macro, roc_auc, ece, pass@2 ...

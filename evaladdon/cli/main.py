@@ -40,6 +40,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "ingest": ("ingest_cmd", "store the canonical tables of logs in a Parquet dataset (DuckDB queries)"),
     "rescore": ("rescore_cmd", "re-score runs from their logged answers under another scoring rule (no model called)"),
     "runs": ("runs_cmd", "list the runs kept in a store"),
+    "watch": ("watch_cmd", "anytime-valid interval and decision of a run still being written"),
     "lm-eval-stderr": ("lm_eval_cmd", "write clustered / group-level SEs next to lm-eval results files"),
 }
 

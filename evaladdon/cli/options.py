@@ -7,7 +7,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
-    from evaladdon.analysis.options import CompareOptions, InputOptions, SummarizeOptions
+    from evaladdon.analysis.options import CompareOptions, InputOptions, SequentialOptions, SummarizeOptions
     from evaladdon.table.loaded import Loaded
 
 ENGINES = ("local", "dask")
@@ -147,3 +147,11 @@ def load_runs(args: argparse.Namespace) -> Loaded:
     from evaladdon.routes.plan import load_table
 
     return load_table(input_options(args), check_names=False)
+
+
+def sequential_options(args: argparse.Namespace, live: bool) -> SequentialOptions:
+    """``compare --sequential`` and ``watch``: :class:`~evaladdon.analysis.options.SequentialOptions`."""
+    from evaladdon.analysis.options import SequentialOptions
+
+    return SequentialOptions(input_options(args), baseline=getattr(args, "baseline", None), level=args.level,
+                             margin=args.margin, method=args.sequence, live=live)

@@ -40,6 +40,15 @@ def add_parser(sub: Any) -> None:
                    help="test to plan for; auto (default) = what compare runs by default: mcnemar-exact (exact "
                         "power of McNemar's exact test) for --discordance, else wald (normal approximation); "
                         "mcnemar-connor-approx = Connor's 1987 approximation")
+    seq = p.add_argument_group("sequential plan (docs/sequential.md)")
+    seq.add_argument("--sequential", action="store_true",
+                     help="also simulate a sequential comparison: expected items to a decision under --delta and "
+                          "under no difference, beside the fixed-n plan")
+    seq.add_argument("--sequence", choices=("betting", "bernstein"), default="betting",
+                     help="confidence sequence for 0/1 designs (default betting)")
+    seq.add_argument("--reps", type=int, default=200, metavar="N", help="simulated runs (default 200)")
+    seq.add_argument("--horizon", type=int, metavar="N", help="items per simulated run (default 3x the fixed n)")
+    seq.add_argument("--seed", type=int, default=0, help="seed of the simulation (default 0)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(run=run)
 
@@ -162,8 +171,16 @@ def run(args: argparse.Namespace) -> int:
         result.update(type_s=rd.type_s, type_m=rd.type_m)
     if pilot is not None:
         result["pilot"] = pilot.to_dict()
+    if getattr(args, "sequential", False):
+        from evaladdon.cli.power_sequential import add_sequential
+
+        add_sequential(args, result, needed, discordance, variance, pilot)
     if args.json:
         write_json(result)
         return 0
     write_power(result, bounded, at_n, needed)
+    if "sequential" in result:
+        from evaladdon.report.sequential import write_sequential_plan
+
+        write_sequential_plan(result["sequential"], bounded)
     return 0

@@ -97,6 +97,23 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "pair_counts", "position_bias",
     ),
     "evaladdon.stats.ranking.ranking": ("RankingResult", "competition_ranks", "pairwise_tests", "rank_models"),
+    "evaladdon.stats.sequential.bounded": (
+        "BETTING_GRID", "bernstein_sequence", "betting_sequence", "hedged_log_capital",
+    ),
+    "evaladdon.stats.sequential.decide": (
+        "EQUIVALENT", "IMPROVEMENT", "NO_REGRESSION_SEQ", "REGRESSION_SEQ", "SEQUENCE_METHODS", "UNDECIDED",
+        "FirstDecision", "confidence_sequence", "decisions", "first_decision", "paired_sequence",
+    ),
+    "evaladdon.stats.sequential.mixture": (
+        "ASYMPTOTIC_BURN_IN", "DEFAULT_T_OPT", "mixture_half_width", "mixture_r", "normal_mixture_sequence",
+    ),
+    "evaladdon.stats.sequential.plan": (
+        "PLAN_GRID", "SequentialPlan", "draw_differences", "sequential_plans", "simulate_sequential",
+    ),
+    "evaladdon.stats.sequential.sequence": (
+        "ConfidenceSequence", "as_unit_scores", "plugin_bets", "plugin_moments", "running_intersection",
+    ),
+    "evaladdon.stats.sequential.stream": ("RunningSequence",),
 }
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -160,6 +177,19 @@ if TYPE_CHECKING:  # pragma: no cover
     from evaladdon.stats.ranking.bradley_terry import PairCounts, PositionBias, pair_counts, position_bias  # noqa: F401
     from evaladdon.stats.ranking.ranking import RankingResult, competition_ranks, pairwise_tests  # noqa: F401
     from evaladdon.stats.ranking.ranking import rank_models  # noqa: F401
+    from evaladdon.stats.sequential.bounded import BETTING_GRID, bernstein_sequence, betting_sequence  # noqa: F401
+    from evaladdon.stats.sequential.bounded import hedged_log_capital  # noqa: F401
+    from evaladdon.stats.sequential.decide import EQUIVALENT, IMPROVEMENT, NO_REGRESSION_SEQ  # noqa: F401
+    from evaladdon.stats.sequential.decide import REGRESSION_SEQ, SEQUENCE_METHODS, UNDECIDED  # noqa: F401
+    from evaladdon.stats.sequential.decide import FirstDecision, confidence_sequence, decisions  # noqa: F401
+    from evaladdon.stats.sequential.decide import first_decision, paired_sequence  # noqa: F401
+    from evaladdon.stats.sequential.mixture import ASYMPTOTIC_BURN_IN, DEFAULT_T_OPT, mixture_half_width  # noqa: F401
+    from evaladdon.stats.sequential.mixture import mixture_r, normal_mixture_sequence  # noqa: F401
+    from evaladdon.stats.sequential.plan import PLAN_GRID, SequentialPlan, draw_differences  # noqa: F401
+    from evaladdon.stats.sequential.plan import sequential_plans, simulate_sequential  # noqa: F401
+    from evaladdon.stats.sequential.sequence import ConfidenceSequence, as_unit_scores, plugin_bets  # noqa: F401
+    from evaladdon.stats.sequential.sequence import plugin_moments, running_intersection  # noqa: F401
+    from evaladdon.stats.sequential.stream import RunningSequence  # noqa: F401
 # END generated table
 
 _SHADOWED = frozenset({"bradley_terry", "item_table", "metric_names"})
