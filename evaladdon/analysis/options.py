@@ -176,6 +176,8 @@ class SummarizeOptions:
     level: float = 0.95
     method: str = "auto"
     cluster_method: str = "cr2"
+    errors: str = "exclude"
+    """Errored samples: exclude, fail or bounds (:mod:`evaladdon.table.errored`)."""
 
 
 @dataclass(frozen=True)
@@ -217,6 +219,9 @@ class CompareOptions:
     power: float = 0.8
     seed: int | None = 0
     n_boot: int = 2000
+    errors: str = "exclude"
+    """Errored samples: exclude, fail or bounds (:mod:`evaladdon.table.errored`); the gate also fails
+    when the candidate errors significantly more than the baseline, except under ``fail``."""
 
     def pairing(self) -> dict[str, Any]:
         """The keywords every compare route hands the pairing loop (one list, so that no route

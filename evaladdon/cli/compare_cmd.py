@@ -8,8 +8,9 @@ import sys
 from typing import Any
 
 from evaladdon.cli.common import add_reporting, emit, gate_refuses_skips
-from evaladdon.cli.options import add_inputs, add_output
+from evaladdon.cli.options import add_errors, add_inputs, add_output
 from evaladdon.cli.units import parse_effect
+from evaladdon.report.errors import error_regressions
 from evaladdon.report.compare import COLUMNS, DROP_ORDER, render, rows_of, verdict, warnings_of  # noqa: F401 - old place
 from evaladdon.stats import ADJUST_METHODS, PAIRED_INTERVALS, PAIRED_TESTS
 from evaladdon.analysis.power import mde_and_note, mde_note, minimum_detectable  # noqa: F401 - old place
@@ -40,6 +41,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed for permutation and bootstrap")
     p.add_argument("--n-boot", type=int, default=2000, metavar="N",
                    help="bootstrap replicates for --metric f1_macro, ece, average_precision ... (default 2000)")
+    add_errors(p)
     add_output(p)
     add_reporting(p, gate=True)
     p.set_defaults(run=run)
@@ -73,5 +75,9 @@ def run(args: argparse.Namespace) -> int:
     if opts.gate.fail_on_regression and any(r.gate is not None and r.gate.is_regression for r in results):
         if not args.json:
             sys.stderr.write("evaladdon: regression shown\n")
+        return EXIT_REGRESSION
+    if opts.gate.fail_on_regression and error_regressions(results, opts.errors, alpha):
+        if not args.json:
+            sys.stderr.write("evaladdon: regression shown (the candidate errors significantly more)\n")
         return EXIT_REGRESSION
     return 0

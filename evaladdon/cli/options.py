@@ -53,6 +53,14 @@ def add_inputs(p: argparse.ArgumentParser) -> None:
     add_store(p, engine=True)
 
 
+def add_errors(p: argparse.ArgumentParser) -> None:
+    """``--errors exclude|fail|bounds``: how errored samples count (evaladdon.table.errored)."""
+    p.add_argument("--errors", choices=("exclude", "fail", "bounds"), default="exclude",
+                   help="errored samples (sample errors, limits, unscored samples, provider errors): exclude "
+                        "(default; Inspect's default), fail (score 0: Inspect's score_on_error) or bounds "
+                        "(also the worst and best case)")
+
+
 def show_progress(args: argparse.Namespace) -> bool:
     """A progress bar only for people: not with --quiet/--json, nor when stderr is no terminal."""
     import sys
@@ -96,7 +104,7 @@ def summarize_options(args: argparse.Namespace) -> SummarizeOptions:
     from evaladdon.analysis.options import SummarizeOptions
 
     return SummarizeOptions(input_options(args), level=args.level, method=args.method,
-                            cluster_method=args.cluster_method)
+                            cluster_method=args.cluster_method, errors=getattr(args, "errors", "exclude"))
 
 
 def compare_options(args: argparse.Namespace) -> CompareOptions:
@@ -107,7 +115,7 @@ def compare_options(args: argparse.Namespace) -> CompareOptions:
     return CompareOptions(input_options(args), baseline=args.baseline, all_pairs=args.all_pairs, level=args.level,
                           test=args.test, interval=args.interval, cluster_method=args.cluster_method,
                           adjust=args.adjust, strict=args.strict, gate=gate, power=args.power, seed=args.seed,
-                          n_boot=getattr(args, "n_boot", 2000))
+                          n_boot=getattr(args, "n_boot", 2000), errors=getattr(args, "errors", "exclude"))
 
 
 def load_runs(args: argparse.Namespace) -> Loaded:

@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from evaladdon.cli.common import add_reporting, emit
-from evaladdon.cli.options import add_inputs, add_output
+from evaladdon.cli.options import add_errors, add_inputs, add_output
 from evaladdon.analysis.summarize import MISSING_FROM_LOG, incomplete_marks, marks_from  # noqa: F401 - old place
 from evaladdon.report.summarize import (COLUMNS, DROP_ORDER, render, reported_notes,  # noqa: F401 - old place
                                         reported_rows, rows_of, warnings_of)
@@ -23,6 +23,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--method", choices=MEAN_METHODS, default="auto", help="interval method (default: auto)")
     p.add_argument("--cluster-method", choices=("cr1", "cr2"), default="cr2",
                    help="clustered SE: cr2 (default; Bell-McCaffrey with Satterthwaite df) or cr1 (t on C-1 df)")
+    add_errors(p)
     add_output(p)
     add_reporting(p)
     p.set_defaults(run=run)
