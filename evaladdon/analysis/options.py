@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from evaladdon.errors import EvalAddonError
+from evaladdon.table.errored import check_policy
 
 __all__ = ["CompareOptions", "Effect", "GateOptions", "InputOptions", "Margin", "RouteLimits", "RoutePolicy",
            "SummarizeOptions"]
@@ -179,6 +180,9 @@ class SummarizeOptions:
     errors: str = "exclude"
     """Errored samples: exclude, fail or bounds (:mod:`evaladdon.table.errored`)."""
 
+    def __post_init__(self) -> None:
+        check_policy(self.errors)
+
 
 @dataclass(frozen=True)
 class GateOptions:
@@ -222,6 +226,9 @@ class CompareOptions:
     errors: str = "exclude"
     """Errored samples: exclude, fail or bounds (:mod:`evaladdon.table.errored`); the gate also fails
     when the candidate errors significantly more than the baseline, except under ``fail``."""
+
+    def __post_init__(self) -> None:
+        check_policy(self.errors)
 
     def pairing(self) -> dict[str, Any]:
         """The keywords every compare route hands the pairing loop (one list, so that no route
