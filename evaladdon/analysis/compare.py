@@ -184,7 +184,9 @@ def adjust_error_tests(results: list[RunComparison], adjust: str) -> list[RunCom
     adjusted = adjust_pvalues(raw, adjust, nan_policy="omit")
     out = list(results)
     for k, p in zip(tested, adjusted, strict=True):
-        out[k] = replace(out[k], error_test=replace(out[k].error_test, p_adjusted=float(p)))
+        test = out[k].error_test
+        assert test is not None
+        out[k] = replace(out[k], error_test=replace(test, p_adjusted=float(p)))
     return out
 
 
