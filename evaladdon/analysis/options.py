@@ -179,6 +179,8 @@ class SummarizeOptions:
     cluster_method: str = "cr2"
     errors: str = "exclude"
     """Errored samples: exclude, fail or bounds (:mod:`evaladdon.table.errored`)."""
+    flaky: bool = False
+    """Also the flaky items of runs with repeats (:mod:`evaladdon.analysis.flaky`): from the table."""
 
     def __post_init__(self) -> None:
         check_policy(self.errors)
@@ -226,9 +228,13 @@ class CompareOptions:
     errors: str = "exclude"
     """Errored samples: exclude, fail or bounds (:mod:`evaladdon.table.errored`); the gate also fails
     when the candidate errors significantly more than the baseline, except under ``fail``."""
+    max_flaky: float | None = None
+    """The gate fails when a candidate has more than this share of its repeated items unstable."""
 
     def __post_init__(self) -> None:
         check_policy(self.errors)
+        if self.max_flaky is not None and not 0.0 <= self.max_flaky < 1.0:
+            raise EvalAddonError(f"--max-flaky {self.max_flaky:g}: give a share in [0, 1) (0.1 = 10 % of items)")
 
     def pairing(self) -> dict[str, Any]:
         """The keywords every compare route hands the pairing loop (one list, so that no route

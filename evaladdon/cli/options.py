@@ -104,7 +104,8 @@ def summarize_options(args: argparse.Namespace) -> SummarizeOptions:
     from evaladdon.analysis.options import SummarizeOptions
 
     return SummarizeOptions(input_options(args), level=args.level, method=args.method,
-                            cluster_method=args.cluster_method, errors=getattr(args, "errors", "exclude"))
+                            cluster_method=args.cluster_method, errors=getattr(args, "errors", "exclude"),
+                            flaky=getattr(args, "flaky", None) is not None)
 
 
 def compare_options(args: argparse.Namespace) -> CompareOptions:
@@ -115,7 +116,8 @@ def compare_options(args: argparse.Namespace) -> CompareOptions:
     return CompareOptions(input_options(args), baseline=args.baseline, all_pairs=args.all_pairs, level=args.level,
                           test=args.test, interval=args.interval, cluster_method=args.cluster_method,
                           adjust=args.adjust, strict=args.strict, gate=gate, power=args.power, seed=args.seed,
-                          n_boot=getattr(args, "n_boot", 2000), errors=getattr(args, "errors", "exclude"))
+                          n_boot=getattr(args, "n_boot", 2000), errors=getattr(args, "errors", "exclude"),
+                          max_flaky=getattr(args, "max_flaky", None))
 
 
 def load_runs(args: argparse.Namespace) -> Loaded:
