@@ -411,6 +411,11 @@ ERROR_CASES = [
                          ("summarize, store", ["summarize", "--json", "--store", "{errstore}"]),
                          ("compare, logs", ["compare", "--json", *_ERR_BASE]),
                          ("compare, store", ["compare", "--store", "{errstore}", "--baseline", "errbase"]))],
+    # flaky items read every repeat: the table route alone
+    _c("flaky: summarize, logs", ["summarize", "--json", "{errlogs}", "--flaky"], "table"),
+    _c("flaky: summarize, store", ["summarize", "--store", "{errstore}", "--flaky", "2"], "table"),
+    _c("flaky: compare, store, gate", ["compare", "--store", "{errstore}", "--baseline", "errbase", "--max-flaky",
+                                       "0.3"], "table"),
 ]
 
 CASES = ERROR_CASES + FIRST_CASES + INSPECT_CASES + SPILL_CASES + ARRAYS_CASES + GROUPS_CASES + SUMMARY_CASES
