@@ -32,8 +32,8 @@ import numpy as np
 from evaladdon.errors import EvalAddonError
 from evaladdon.table.scale import unit_interval
 
-__all__ = ["ERRORED_REASONS", "ERROR_POLICIES", "apply_policy", "check_policy", "count_errors", "errored_mask",
-           "is_errored"]
+__all__ = ["ERRORED_REASONS", "ERROR_POLICIES", "apply_policy", "apply_policy_table", "check_policy", "count_errors",
+           "errored_mask", "is_errored"]
 
 ERROR_POLICIES = ("exclude", "fail", "bounds")
 ERRORED_REASONS = ("sample error", "unscored sample", "provider error")
@@ -91,3 +91,31 @@ def apply_policy(values: np.ndarray, error: Any, has_error: np.ndarray, policy: 
     error = np.asarray(error[np.arange(len(values))], dtype=object)  # a copy (fancy indexing)
     error[bad] = None
     return values, error, has_error & ~bad, n_errors
+
+
+def apply_policy_table(df: Any, policy: str) -> tuple[Any, int]:
+    """A canonical table under ``policy`` (``fail``: :func:`apply_policy` on each (run, task, metric)
+    whose usable values lie in [0, 1], vectorised over groups), and its number of errored rows.
+    For the commands that read the table itself (``metrics``); ``exclude``/``bounds`` return it as given."""
+    import pandas as pd
+
+    from evaladdon.table.codes import key_codes
+    from evaladdon.table.columns import GROUP
+
+    error = df["error"].to_numpy(dtype=object)
+    has_error = ~pd.isna(error)
+    bad = errored_mask(error, has_error)
+    n_errors = int(bad.sum())
+    if policy != "fail" or n_errors == 0:
+        return df, n_errors
+    values = df["value"].to_numpy(dtype=float)
+    group = pd.factorize(key_codes(df, GROUP))[0]
+    usable = ~has_error & np.isfinite(values)
+    outside = usable & ((values < 0) | (values > 1))
+    off_unit = np.bincount(group[outside], minlength=int(group.max()) + 1) > 0  # a group with a value off [0, 1]
+    fill = bad & ~off_unit[group]
+    values = values.copy()
+    values[fill] = 0.0
+    error = error.copy()
+    error[fill] = None
+    return df.assign(value=values, error=error), n_errors

@@ -133,3 +133,23 @@ def test_real_logs_without_errors_are_the_same_under_every_policy(cli: Cli, real
         for got, want in zip(recs, records["exclude"], strict=True):
             assert got["n_errors"] == 0 and got["error_rate"] == 0 and got["errors"] == e
             assert got["mean"] == want["mean"] and got["ci_low"] == want["ci_low"] and got["bounds"] is None
+
+
+def test_metrics_pass_at_k_counts_errored_attempts_as_failed(cli: Cli, tmp_path: Path) -> None:
+    """``metrics --errors fail``: an errored epoch is a failed attempt for pass@k (counted from the log)."""
+    path = errored_log(tmp_path / "e.json", "ep", 3, 0.2, 0.6, n_items=30, epochs=3)
+    samples = json.loads(path.read_text())["samples"]
+    by_item: dict[str, list[int]] = {}
+    for s in samples:
+        ok = bool(s.get("scores")) and s["scores"]["match"]["value"] == "C"
+        by_item.setdefault(s["id"], []).append(int(ok))
+    want_pass1 = sum(sum(v) / len(v) for v in by_item.values()) / len(by_item)
+    rc, out, err = cli("metrics", path, "--errors", "fail", "--json")
+    assert rc == 0, err
+    doc = json.loads(out)
+    (group,) = doc["groups"]
+    assert group["metrics"]["pass@1"]["estimate"] == pytest.approx(want_pass1) and group["dropped"] == {}
+    assert any("--errors fail" in n for n in doc["notes"])
+    rc, out, _ = cli("metrics", path, "--json")
+    (group,) = json.loads(out)["groups"]
+    assert sum(group["dropped"].values()) == sum(1 for s in samples if not s.get("scores"))

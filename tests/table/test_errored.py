@@ -62,3 +62,22 @@ def test_check_policy() -> None:
     assert check_policy("bounds") == "bounds"
     with pytest.raises(EvalAddonError, match="choose one of exclude, fail, bounds"):
         check_policy("drop")
+
+
+def test_apply_policy_table_fails_errored_rows_of_unit_groups_only() -> None:
+    import pandas as pd
+
+    from evaladdon.table.errored import apply_policy_table
+
+    df = pd.DataFrame({"run": ["a"] * 4 + ["b"] * 3, "task": "t", "metric": ["m"] * 4 + ["score"] * 3,
+                       "item": ["1", "2", "3", "4", "1", "2", "3"],
+                       "value": [1.0, np.nan, 0.0, np.nan, 4.5, np.nan, 2.0],
+                       "error": [None, "sample error", None, "non-numeric value", None, "provider error", None]})
+    same, n = apply_policy_table(df, "exclude")
+    assert same is df and n == 2
+    got, n = apply_policy_table(df, "fail")
+    assert n == 2
+    assert got["value"].iloc[1] == 0.0 and pd.isna(got["error"].iloc[1])  # a 0/1 metric: failed
+    assert np.isnan(got["value"].iloc[3]) and got["error"].iloc[3] == "non-numeric value"  # not errored
+    assert np.isnan(got["value"].iloc[5]) and got["error"].iloc[5] == "provider error"  # a 0-5 score: no worst
+    assert df["error"].iloc[1] == "sample error"  # the input is not written to
