@@ -106,15 +106,12 @@ class RunComparison(Result):
             "dropped_b": al.dropped_b,
             "notes": list(c.notes),
             "errors": self.errors,
-            "n_errors_a": count_errors(al.dropped_a) if self.errors != "fail" else self._errors("errors_a"),
-            "n_errors_b": count_errors(al.dropped_b) if self.errors != "fail" else self._errors("errors_b"),
+            "n_errors_a": self.error_test.errors_a if self.error_test else count_errors(al.dropped_a),
+            "n_errors_b": self.error_test.errors_b if self.error_test else count_errors(al.dropped_b),
             "error_rate_a": self.error_test.rate_a if self.error_test else None,
             "error_rate_b": self.error_test.rate_b if self.error_test else None,
             "error_test": self.error_test.flat() if self.error_test else None,
         }
-
-    def _errors(self, side: str) -> int | None:
-        return getattr(self.error_test, side) if self.error_test else None
 
 
 @dataclass(frozen=True)
