@@ -105,3 +105,16 @@ def test_real_five_epoch_log_set(cli: Cli, real_logs: Path) -> None:
         seen_unstable += record["flaky"]["n_unstable"]
         with_epochs += 1
     assert with_epochs >= 1 and seen_unstable > 0  # some real items do flip between epochs
+
+
+def test_item_ids_from_the_log_are_escaped(cli: Cli, tmp_path: Path) -> None:
+    """An item id with a terminal escape and markdown table syntax reaches no output raw."""
+    path = errored_log(tmp_path / "h.json", "hostile", 6, 0.0, 0.5, n_items=6, epochs=4)
+    doc = json.loads(path.read_text())
+    for s in doc["samples"]:
+        s["id"] = "\x1b[31m|evil|" + s["id"]
+    path.write_text(json.dumps(doc))
+    rc, out, err = cli("summarize", path, "--flaky")
+    assert rc == 0 and "unstable items" in err and "\x1b" not in err + out
+    rc, out, _ = cli("summarize", path, "--flaky", "--markdown")
+    assert rc == 0 and "unstable items" in out and "\x1b" not in out and "|evil|" not in out
