@@ -119,6 +119,8 @@ def plan_compare(opts: CompareOptions) -> list[Route]:
             return compare(opts, limits)
 
         routes.append(Route("store_groups", store_groups))
+    if family and opts.max_flaky is not None:
+        raise EvalAddonError(f"--max-flaky reads the items of a mean of item scores, not --metric {i.metric}")
     if family and opts.errors != "exclude":
         raise EvalAddonError(f"--errors {opts.errors} applies to means of item scores, not to --metric {i.metric} "
                              "(its errored samples are left out and counted)")

@@ -118,3 +118,8 @@ def test_item_ids_from_the_log_are_escaped(cli: Cli, tmp_path: Path) -> None:
     assert rc == 0 and "unstable items" in err and "\x1b" not in err + out
     rc, out, _ = cli("summarize", path, "--flaky", "--markdown")
     assert rc == 0 and "unstable items" in out and "\x1b" not in out and "|evil|" not in out
+
+
+def test_max_flaky_with_a_metric_family_is_refused(cli: Cli, epochs_logs: tuple[Path, Path]) -> None:
+    rc, _, err = cli("compare", *epochs_logs, "--metric", "pass@2", "--max-flaky", "0.1")
+    assert rc == 2 and "--max-flaky reads the items of a mean of item scores" in err
