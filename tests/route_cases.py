@@ -342,6 +342,49 @@ def coded_both(root: Path) -> Path:
     return root
 
 
+def errored_log(path: Path, eval_id: str, seed: int, p_error: float, p_correct: float, n_items: int = 60,
+                epochs: int = 1) -> Path:
+    """An Inspect log of ``n_items`` samples (``epochs`` each) of which about ``p_error`` errored
+    (``error`` set, no scores: Inspect's default, ``fail_on_error`` tolerating them), some hit a
+    limit, the others scored C/I with probability ``p_correct``; ids shared across logs."""
+    header, _ = _base()
+    header = copy.deepcopy(header)
+    header["eval"]["eval_id"] = header["eval"]["run_id"] = eval_id
+    header.pop("results", None)
+    rng = np.random.default_rng(seed)
+    samples: list[dict[str, Any]] = []
+    for e in range(1, epochs + 1):
+        for i in range(n_items):
+            s: dict[str, Any] = {"id": f"q{i:03d}", "epoch": e, "input": f"question {i}", "target": "A"}
+            u = rng.uniform()
+            if u < p_error:
+                s["error"], s["scores"] = {"message": "RateLimitError", "traceback": ""}, None
+            elif u < p_error + 0.02:
+                s["limit"], s["scores"] = {"type": "token"}, None
+            else:
+                s["scores"] = {"match": {"value": "C" if rng.uniform() < p_correct else "I"}}
+            samples.append(s)
+    return _write(path, header, samples)
+
+
+def errored_logs(root: Path) -> Path:
+    """Two runs of one task with errored samples (the candidate errors more), and a third of epochs."""
+    errored_log(root / "base.json", "errbase", 1, 0.03, 0.6)
+    errored_log(root / "cand.json", "errcand", 2, 0.25, 0.7)
+    errored_log(root / "epochs.json", "errepochs", 3, 0.1, 0.6, epochs=3)
+    return root
+
+
+def errored_store(root: Path) -> Path:
+    """:func:`errored_logs` ingested into a store."""
+    from evaladdon.routes.ingest import ingest
+
+    logs = errored_logs(root / "logs") if (root / "logs").mkdir() is None else root
+    store = root / "store"
+    assert ingest([logs], store, workers=1).stored == 3
+    return store
+
+
 def _in(name: str, fn: Callable[[Path], Path]) -> Callable[[Path], Path]:
     """A builder of one input in its own directory ``root/name``."""
     def build(root: Path) -> Path:
@@ -372,6 +415,8 @@ BUILDERS: dict[str, Callable[[Path], Path]] = {
     "arrays": _in("arrays", arrays_store),
     "groups": _in("groups", groups_store),
     "summaries": _in("summaries", summaries_store),
+    "errlogs": _in("errlogs", errored_logs),
+    "errstore": _in("errstore", errored_store),
 }
 
 

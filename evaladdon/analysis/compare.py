@@ -18,6 +18,7 @@ from evaladdon.analysis.options import Margin
 from evaladdon.analysis.results import Alignment, RunComparison, Skipped
 from evaladdon.errors import EvalAddonError
 from evaladdon.stats import GateDecision, adjust_pvalues, compare_paired, regression_gate
+from evaladdon.stats.paired.error_rate import compare_error_rates
 from evaladdon.stats.paired.family import at_level, family_level, tested_gate
 from evaladdon.table.scale import shown_in_points
 
@@ -37,6 +38,9 @@ class PairSource(Protocol):
 
     def why_unpaired(self, run_a: Any, run_b: Any, task: Any, metric: Any, exc: EvalAddonError) -> str:
         """Why ``pair`` failed, in the user's terms."""
+
+    def errored(self, run_a: Any, run_b: Any, task: Any, metric: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Over the items both runs attempted (scored or errored): errored in A, errored in B."""
 
 
 @dataclass(frozen=True)
@@ -127,12 +131,14 @@ def compare_groups(
                 skip(run_a, run_b, task, metric_name, str(exc))
                 continue
             points = shown_in_points(paired.a, paired.b)
+            errored = getattr(groups, "errored", None)  # a source that knows no errors (a test's arrays): None
+            error_test = compare_error_rates(*errored(run_a, run_b, task, metric_name)) if errored else None
             m = margin(points) if callable(margin) else margin
             results.append(RunComparison(
                 run_a=run_a, run_b=run_b, model_a=str(groups.model_of(run_a)), model_b=str(groups.model_of(run_b)),
                 task=str(task), metric=str(metric_name), alignment=paired.alignment, comparison=comp,
                 gate=regression_gate(comp.ci_low, comp.ci_high, m) if m is not None else None,
-                label_a=labels[run_a], label_b=labels[run_b], points=points,
+                label_a=labels[run_a], label_b=labels[run_b], points=points, error_test=error_test,
             ))
     return results, missed
 
@@ -157,6 +163,7 @@ def family(results: list[RunComparison], adjust: str) -> list[RunComparison]:
     that interval and the adjusted p (a regression is shown only where the test rejects)."""
     if not results:
         return results
+    results = adjust_error_tests(results, adjust)
     level = results[0].comparison.level
     if len(results) > 1 and adjust != "none":
         adjusted = adjust_pvalues(np.array([r.comparison.p_value for r in results]), adjust,
@@ -165,6 +172,22 @@ def family(results: list[RunComparison], adjust: str) -> list[RunComparison]:
         results = [replace(r, p_adjusted=float(p), adjust_method=adjust, comparison=at_level(r.comparison, k_level))
                    for r, p in zip(results, adjusted, strict=True)]
     return [r if r.gate is None else replace(r, gate=_gate(r, 1.0 - level)) for r in results]
+
+
+def adjust_error_tests(results: list[RunComparison], adjust: str) -> list[RunComparison]:
+    """The error-rate tests of the comparisons as one family of their own, adjusted by ``adjust``
+    (Holm by default) when more than one: the error gate reads the adjusted p."""
+    tested = [k for k, r in enumerate(results) if r.error_test is not None]
+    if len(tested) < 2 or adjust == "none":
+        return results
+    raw = np.array([results[k].error_test.p_value for k in tested])  # type: ignore[union-attr]
+    adjusted = adjust_pvalues(raw, adjust, nan_policy="omit")
+    out = list(results)
+    for k, p in zip(tested, adjusted, strict=True):
+        test = out[k].error_test
+        assert test is not None
+        out[k] = replace(out[k], error_test=replace(test, p_adjusted=float(p)))
+    return out
 
 
 def _gate(r: RunComparison, alpha: float) -> GateDecision:

@@ -8,7 +8,7 @@ a warning (or refused with ``strict``); nothing different is paired silently.
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import numpy as np
@@ -21,6 +21,7 @@ from evaladdon.analysis.compare import Paired, compare_groups, finish_comparison
 from evaladdon.stats.item_means import item_table as per_item
 from evaladdon.table.codes import first_present  # noqa: F401 - its old place
 from evaladdon.table.codes import group_positions
+from evaladdon.table.errored import apply_policy, errored_mask
 from evaladdon.table.usable import usable_rows
 from evaladdon.table.names import choose_pairs_in as choose_pairs  # noqa: F401 - the names on a table
 from evaladdon.table.names import resolve_run_in as resolve_run  # noqa: F401
@@ -54,15 +55,24 @@ def align_runs(
 @dataclass(frozen=True)
 class Side:
     """One run's rows of a (task, metric), ready to pair: its per-item table (:func:`item_table`
-    of the usable rows) and the rows left out, by reason."""
+    of the usable rows), the rows left out, by reason, and the items with an errored row
+    (:mod:`evaladdon.table.errored`; under ``--errors fail`` they are among the usable items too)."""
 
     items: pd.DataFrame
     dropped: dict[str, int]
+    errored: pd.Index = field(default_factory=lambda: pd.Index([]))
 
 
-def side_of(rows: pd.DataFrame) -> Side:
+def side_of(rows: pd.DataFrame, errors: str = "exclude") -> Side:
+    """:class:`Side` of one run's rows of a (task, metric) under the policy ``errors``."""
+    error = rows["error"].to_numpy(dtype=object)
+    has_error = ~pd.isna(error)
+    errored = errored_mask(error, has_error)
+    if errors == "fail" and errored.any():
+        values, error, has_error, _ = apply_policy(rows["value"].to_numpy(dtype=float), error, has_error, "fail")
+        rows = rows.assign(value=values, error=error)
     good, dropped = usable_rows(rows)
-    return Side(item_table(good), dropped)
+    return Side(item_table(good), dropped, pd.Index(pd.unique(rows["item"].to_numpy()[errored])))
 
 
 def align_rows(
@@ -133,6 +143,14 @@ class _Pairs:
     def pair(self, run_a: Any, run_b: Any, task: Any, metric: Any, strict: bool) -> Paired:
         return paired_of(self, run_a, run_b, task, metric, strict)  # type: ignore[arg-type]
 
+    def errored(self, run_a: Any, run_b: Any, task: Any, metric: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Whether each item both runs attempted (scored or errored) errored in A and in B."""
+        side = self.side  # type: ignore[attr-defined]
+        sa, sb = side(run_a, task, metric), side(run_b, task, metric)
+        shared = sa.items.index.union(sa.errored, sort=False).intersection(
+            sb.items.index.union(sb.errored, sort=False), sort=False)
+        return shared.isin(sa.errored), shared.isin(sb.errored)
+
     def why_unpaired(self, run_a: Any, run_b: Any, task: Any, metric: Any, exc: EvalAddonError) -> str:
         rows = self.rows  # type: ignore[attr-defined]
         return _why_unpaired(rows(run_a, task, metric), rows(run_b, task, metric), exc)
@@ -144,8 +162,9 @@ class GroupRows(_Pairs):
     compare takes its own rows instead of masking the whole table: with masks, one baseline
     against 100 runs of 20,000 items (2M rows) cost ~1 s a pair, growing with the table."""
 
-    def __init__(self, df: pd.DataFrame) -> None:
+    def __init__(self, df: pd.DataFrame, errors: str = "exclude") -> None:
         self.df = df
+        self.errors = errors  # the policy for errored samples (evaladdon.table.errored)
         self._narrow = df[list(ALIGN_COLUMNS)]
         self._sides: OrderedDict[tuple[Any, Any, Any], Side] = OrderedDict()
         self._rows: dict[tuple[Any, Any, Any], np.ndarray | slice] = {}
@@ -180,7 +199,7 @@ class GroupRows(_Pairs):
         if key in self._sides:
             self._sides.move_to_end(key)
             return self._sides[key]
-        out = self._sides[key] = side_of(self.rows(run, task, metric))
+        out = self._sides[key] = side_of(self.rows(run, task, metric), self.errors)
         if len(self._sides) > 8:
             self._sides.popitem(last=False)
         return out
@@ -239,8 +258,10 @@ def compare_table(
     n_permutations: int = 10_000,
     seed: int | None = 0,
     skipped: list[Skipped] | None = None,
+    errors: str = "exclude",
 ) -> list[RunComparison]:
-    """Every pair on every (task, metric) both runs have, with adjusted p-values.
+    """Every pair on every (task, metric) both runs have, with adjusted p-values; errored samples
+    under the policy ``errors`` (:mod:`evaladdon.table.errored`).
 
     Clustered differences use CR2 with the Bell-McCaffrey df by default (``cluster_method``);
     the ``df`` of each record is the one actually used.
@@ -255,7 +276,11 @@ def compare_table(
         from evaladdon.table.checks import rows_of_metric
 
         df = rows_of_metric(df, metric)
-    results, missed = compare_groups(GroupRows(df), pairs, labels, level=level, test=test, interval=interval,
+    results, missed = compare_groups(GroupRows(df, errors), pairs, labels, level=level, test=test, interval=interval,
                                      cluster_method=cluster_method, strict=strict, margin=margin,
                                      n_permutations=n_permutations, seed=seed, raise_first=skipped is None)
+    if errors != "exclude":
+        from dataclasses import replace
+
+        results = [replace(r, errors=errors) for r in results]
     return finish_comparisons(results, missed, skipped, adjust)

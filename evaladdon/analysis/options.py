@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from evaladdon.errors import EvalAddonError
+from evaladdon.table.errored import check_policy
 
 __all__ = ["CompareOptions", "Effect", "GateOptions", "InputOptions", "Margin", "RouteLimits", "RoutePolicy",
            "SummarizeOptions"]
@@ -180,6 +181,13 @@ class SummarizeOptions:
     """``--by FIELD``: also one estimate per subgroup of this field (None: none)."""
     min_size: int = 30
     """``--min-size``: subgroups of fewer items are flagged small."""
+    errors: str = "exclude"
+    """Errored samples: exclude, fail or bounds (:mod:`evaladdon.table.errored`)."""
+    flaky: bool = False
+    """Also the flaky items of runs with repeats (:mod:`evaladdon.analysis.flaky`): from the table."""
+
+    def __post_init__(self) -> None:
+        check_policy(self.errors)
 
 
 @dataclass(frozen=True)
@@ -227,6 +235,16 @@ class CompareOptions:
     """``--by FIELD``: also one comparison per subgroup of this field (None: none)."""
     min_size: int = 30
     """``--min-size``: subgroups of fewer items are flagged small."""
+    errors: str = "exclude"
+    """Errored samples: exclude, fail or bounds (:mod:`evaladdon.table.errored`); the gate also fails
+    when the candidate errors significantly more than the baseline, except under ``fail``."""
+    max_flaky: float | None = None
+    """The gate fails when a candidate has more than this share of its repeated items unstable."""
+
+    def __post_init__(self) -> None:
+        check_policy(self.errors)
+        if self.max_flaky is not None and not 0.0 <= self.max_flaky < 1.0:
+            raise EvalAddonError(f"--max-flaky {self.max_flaky:g}: give a share in [0, 1) (0.1 = 10 % of items)")
 
     def pairing(self) -> dict[str, Any]:
         """The keywords every compare route hands the pairing loop (one list, so that no route

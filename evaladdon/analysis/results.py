@@ -8,6 +8,8 @@ from typing import Any
 
 from evaladdon.stats import GateDecision, PairedComparison
 from evaladdon.stats._base.result import Result
+from evaladdon.stats.paired.error_rate import ErrorRateTest
+from evaladdon.table.errored import count_errors
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,10 @@ class RunComparison(Result):
     points: bool = True
     """Shown in percentage points (every compared value in [0, 1]) or in the metric's own units
     (:func:`evaladdon.table.scale.shown_in_points`); the gate's margin is on the same scale."""
+    error_test: ErrorRateTest | None = None
+    """The error rates of the two runs on the items both attempted, and their exact McNemar test."""
+    errors: str = "exclude"
+    """The policy for errored samples (:mod:`evaladdon.table.errored`)."""
 
     def flat(self) -> dict[str, Any]:
         c, al = self.comparison, self.alignment
@@ -99,6 +105,12 @@ class RunComparison(Result):
             "dropped_a": al.dropped_a,
             "dropped_b": al.dropped_b,
             "notes": list(c.notes),
+            "errors": self.errors,
+            "n_errors_a": self.error_test.errors_a if self.error_test else count_errors(al.dropped_a),
+            "n_errors_b": self.error_test.errors_b if self.error_test else count_errors(al.dropped_b),
+            "error_rate_a": self.error_test.rate_a if self.error_test else None,
+            "error_rate_b": self.error_test.rate_b if self.error_test else None,
+            "error_test": self.error_test.flat() if self.error_test else None,
         }
 
 

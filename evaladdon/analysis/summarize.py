@@ -19,6 +19,7 @@ from evaladdon.errors import EvalAddonError
 from evaladdon.stats import MeanEstimate, estimate_mean
 from evaladdon.stats._base.result import Result
 from evaladdon.table.codes import group_positions, label_rows
+from evaladdon.table.errored import apply_policy, count_errors
 from evaladdon.table.usable import CORPUS_LEVEL_PREFIX, MISSING_FROM_LOG
 from evaladdon.table.usable import (NONFINITE, count_nonfinite, count_reasons, unusable,  # noqa: F401 - old names
                                     unusable_reasons, usable_rows)
@@ -40,6 +41,24 @@ class GroupSummary(Result):
     dropped: dict[str, int]
     label: str = ""
     n_nonfinite: int = 0
+    errors: str = "exclude"
+    """The policy for errored samples (:mod:`evaladdon.table.errored`): exclude, fail or bounds."""
+    n_failed: int = 0
+    """Errored rows scored 0 (``--errors fail``): among the usable rows, not in ``dropped``."""
+    bounds: tuple[float, float, float, float] | None = None
+    """``--errors bounds``: the mean with every errored row 0 and 1, and the lower end of the first's
+    interval and the upper end of the second's (worst/best case)."""
+
+    @property
+    def n_errors(self) -> int:
+        """Rows of errored samples (scored 0 or left out)."""
+        return count_errors(self.dropped) + self.n_failed
+
+    @property
+    def error_rate(self) -> float:
+        """Errored rows over the rows the run attempted (scored ones and errored ones)."""
+        attempted = self.estimate.n_rows + count_errors(self.dropped)
+        return self.n_errors / attempted if attempted else float("nan")
 
     def flat(self) -> dict[str, Any]:
         """The JSON record of ``evaladdon summarize --json``."""
@@ -80,6 +99,11 @@ class GroupSummary(Result):
             "finite_only": self.n_nonfinite > 0,
             "n_nonfinite": self.n_nonfinite,
             "notes": list(e.notes),
+            "errors": self.errors,
+            "n_errors": self.n_errors,
+            "error_rate": self.error_rate,
+            "bounds": None if self.bounds is None else {"worst": self.bounds[0], "best": self.bounds[1],
+                                                        "ci_low": self.bounds[2], "ci_high": self.bounds[3]},
         }
 
 
@@ -106,37 +130,64 @@ def summarize_groups(
     method: str = "auto",
     cluster_method: str = "cr2",
     notes: list[str] | None = None,
+    errors: str = "exclude",
 ) -> list[GroupSummary]:
     """One :class:`GroupSummary` per group (see :func:`summarize_table`, which documents the
-    rules); ``labels`` maps each run to its short name (:func:`evaladdon.table.run_labels`)."""
+    rules); ``labels`` maps each run to its short name (:func:`evaladdon.table.run_labels`);
+    ``errors`` the policy for errored samples (:mod:`evaladdon.table.errored`)."""
     out: list[GroupSummary] = []
     for g in groups:
-        bad, dropped = unusable(g.values, g.error, g.has_error)
-        good = ~bad
-        n_good = int(good.sum())
-        if n_good == len(good):
-            values, items, group_clusters = g.values, g.items, g.clusters
-        else:
-            values, items, group_clusters = g.values[good], g.items[good], g.clusters[good]
-        n_clustered = int((group_clusters >= 0).sum())
-
-        def estimate(clustered: bool, values: np.ndarray = values, items: np.ndarray = items,
-                     group_clusters: np.ndarray = group_clusters) -> MeanEstimate:
-            return estimate_mean(
-                values,
-                items=items,
-                clusters=group_clusters if clustered else None,
-                # no epochs=: the (item, epoch) uniqueness is checked once, by table.validate
-                level=level,
-                method=method,
-                cluster_method=cluster_method,
-            )
-
-        got = summarize_group(g.run, g.task, g.model, g.metric, dropped, n_good, n_clustered, estimate, labels,
-                              notes)
-        if got is not None:
-            out.append(got)
+        kw = {"level": level, "method": method, "cluster_method": cluster_method}
+        n_failed = 0
+        if errors == "fail":
+            values, error, has_error, n_errors = apply_policy(g.values, g.error, g.has_error, "fail")
+            n_failed = n_errors if has_error is not g.has_error else 0
+            g = dataclasses.replace(g, values=values, error=error, has_error=has_error)
+        got = _summarize_one(g, labels, notes, kw)
+        if got is None:
+            continue
+        if errors != "exclude":
+            got = dataclasses.replace(got, errors=errors, n_failed=n_failed)
+        if errors == "bounds" and got.n_errors:
+            got = dataclasses.replace(got, bounds=_bounds(g, labels, kw))
+        out.append(got)
     return finish_summaries(out, notes)
+
+
+def _bounds(g: GroupArrays, labels: Mapping[str, str], kw: dict[str, Any]) -> tuple[float, float, float, float] | None:
+    """The worst and best case of ``--errors bounds``: the group summarized with every errored row
+    scored 0 and 1 (the mean of each, the lower end of the first's interval and the upper end of the
+    second's); None when the metric is not in [0, 1] (no worst or best value)."""
+    ends = []
+    for fill in (0.0, 1.0):
+        values, error, has_error, _ = apply_policy(g.values, g.error, g.has_error, "fail", fill=fill)
+        if has_error is g.has_error:  # unchanged: not a metric in [0, 1]
+            return None
+        got = _summarize_one(dataclasses.replace(g, values=values, error=error, has_error=has_error), labels, [], kw)
+        if got is None:  # pragma: no cover - errored rows are scored now
+            return None
+        ends.append(got.estimate)
+    return ends[0].mean, ends[1].mean, ends[0].ci_low, ends[1].ci_high
+
+
+def _summarize_one(g: GroupArrays, labels: Mapping[str, str], notes: list[str] | None,
+                   kw: dict[str, Any]) -> GroupSummary | None:
+    """One group's :class:`GroupSummary` (None: no scored row, with a note)."""
+    bad, dropped = unusable(g.values, g.error, g.has_error)
+    good = ~bad
+    n_good = int(good.sum())
+    if n_good == len(good):
+        values, items, group_clusters = g.values, g.items, g.clusters
+    else:
+        values, items, group_clusters = g.values[good], g.items[good], g.clusters[good]
+    n_clustered = int((group_clusters >= 0).sum())
+
+    def estimate(clustered: bool, values: np.ndarray = values, items: np.ndarray = items,
+                 group_clusters: np.ndarray = group_clusters) -> MeanEstimate:
+        # no epochs=: the (item, epoch) uniqueness is checked once, by table.validate
+        return estimate_mean(values, items=items, clusters=group_clusters if clustered else None, **kw)
+
+    return summarize_group(g.run, g.task, g.model, g.metric, dropped, n_good, n_clustered, estimate, labels, notes)
 
 
 def finish_summaries(out: list[GroupSummary], notes: list[str] | None) -> list[GroupSummary]:
@@ -196,8 +247,10 @@ def summarize_table(
     method: str = "auto",
     cluster_method: str = "cr2",
     notes: list[str] | None = None,
+    errors: str = "exclude",
 ) -> list[GroupSummary]:
-    """One :class:`GroupSummary` per (run, task, metric) of a canonical table.
+    """One :class:`GroupSummary` per (run, task, metric) of a canonical table (errored samples
+    under the policy ``errors``: :mod:`evaladdon.table.errored`).
 
     ``df`` is a validated canonical table (:func:`evaladdon.table.validate` checks that each
     (run, task, metric, item, epoch) occurs once, so it is not checked again here).
@@ -239,7 +292,7 @@ def summarize_table(
                               error[rows], item_codes[rows], cluster_codes[rows])
 
     return summarize_groups(groups(), labels, level=level, method=method, cluster_method=cluster_method,
-                            notes=notes)
+                            notes=notes, errors=errors)
 
 
 def incomplete_marks(summaries: list[Any], loaded: Any) -> dict[tuple[str, str, str], dict[str, Any]]:

@@ -8,8 +8,9 @@ import sys
 from typing import Any
 
 from evaladdon.cli.common import add_reporting, emit, gate_refuses_skips
-from evaladdon.cli.options import add_by, add_inputs, add_output
+from evaladdon.cli.options import add_by, add_errors, add_inputs, add_output
 from evaladdon.cli.units import parse_effect
+from evaladdon.report.errors import error_regressions
 from evaladdon.report.compare import COLUMNS, DROP_ORDER, render, rows_of, verdict, warnings_of  # noqa: F401 - old place
 from evaladdon.stats import ADJUST_METHODS, PAIRED_INTERVALS, PAIRED_TESTS, SEQUENCE_METHODS
 from evaladdon.analysis.power import mde_and_note, mde_note, minimum_detectable  # noqa: F401 - old place
@@ -52,9 +53,27 @@ def add_parser(sub: Any) -> None:
                         "would have decided, and how many items it would have saved (docs/sequential.md)")
     p.add_argument("--sequence", choices=SEQUENCE_METHODS, default="betting",
                    help="with --sequential: the confidence sequence for scores in [0, 1] (default betting)")
+    add_errors(p)
+    p.add_argument("--max-flaky", type=float, metavar="SHARE",
+                   help="exit 1 when a candidate run has more than SHARE (0.1 = 10%%) of its repeated items "
+                        "unstable (neither always passed nor always failed over its epochs/repeats)")
     add_output(p)
     add_reporting(p, gate=True)
     p.set_defaults(run=run)
+
+
+def _flaky(opts: Any, loaded: Any, results: list[Any]) -> tuple[dict[Any, Any], list[str], list[str]]:
+    """``--max-flaky``: the candidates' flaky items by (run, task, metric), their lines, and the
+    groups over the share (the table route answered: plan_compare offers no other)."""
+    if opts.max_flaky is None:
+        return {}, [], []
+    from evaladdon.analysis.flaky import flaky_table
+    from evaladdon.report.flaky import flaky_lines, flaky_over
+
+    candidates = {r.run_b for r in results}
+    groups = [g for g in flaky_table(loaded.table, opts.inputs.metric, opts.level) if g.run in candidates]
+    return ({(g.run, g.task, g.metric): g for g in groups}, flaky_lines(groups),
+            flaky_over(groups, candidates, opts.max_flaky))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -83,9 +102,14 @@ def run(args: argparse.Namespace) -> int:
     results = [dataclasses.replace(r, mde=m, mde_note=why)
                for r in got.results for m, why in [mde_and_note(r, opts.power, alpha)]]
     flips = got.flips or []
+    flaky, flaky_notes, too_flaky = _flaky(opts, loaded, results)
     if args.json:
-        emit(args, [r.flat() for r in results] + _flip_records(flips, opts.flips) + _subgroup_records(got.subgroups),
-             loaded, loaded.notes, skipped)
+        records = [r.flat() for r in results]
+        if opts.max_flaky is not None:
+            records = [dict(x, flaky_b=flaky[k].flat() if (k := (r.run_b, r.task, r.metric)) in flaky else None)
+                       for x, r in zip(records, results, strict=True)]
+        emit(args, records + _flip_records(flips, opts.flips) + _subgroup_records(got.subgroups),
+             loaded, list(loaded.notes) + flaky_notes, skipped)
     else:
         render(results, opts.power, args.quiet, args.markdown, sys.stdout, None, args.wide)
         if got.subgroups is not None:
@@ -96,13 +120,27 @@ def run(args: argparse.Namespace) -> int:
             from evaladdon.report.flips import render_flips
 
             render_flips(flips, opts.flips, sys.stdout, markdown=args.markdown, wide=args.wide)
-        emit(args, [], loaded, list(loaded.notes) + warnings_of(results), skipped)
+        emit(args, [], loaded, list(loaded.notes) + warnings_of(results) + flaky_notes, skipped)
     refused = gate_refuses_skips(args, loaded, skipped)
     if refused:
         return refused
+    return _gate_exit(args, opts, results, too_flaky)
+
+
+def _gate_exit(args: argparse.Namespace, opts: Any, results: list[Any], too_flaky: list[str]) -> int:
+    """Exit 1 on a regression shown, a candidate that errors significantly more (unless
+    ``--errors fail``) or one over ``--max-flaky``; else 0."""
     if opts.gate.fail_on_regression and any(r.gate is not None and r.gate.is_regression for r in results):
         if not args.json:
             sys.stderr.write("evaladdon: regression shown\n")
+        return EXIT_REGRESSION
+    if too_flaky:
+        if not args.json:
+            sys.stderr.write("evaladdon: too many flaky items: " + "; ".join(too_flaky) + "\n")
+        return EXIT_REGRESSION
+    if opts.gate.fail_on_regression and error_regressions(results, opts.errors, 1.0 - opts.level):
+        if not args.json:
+            sys.stderr.write("evaladdon: regression shown (the candidate errors significantly more)\n")
         return EXIT_REGRESSION
     return 0
 

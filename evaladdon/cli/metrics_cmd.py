@@ -7,7 +7,7 @@ import argparse
 import sys
 from typing import Any
 
-from evaladdon.cli.options import add_inputs, add_output, load_runs
+from evaladdon.cli.options import add_errors, add_inputs, add_output, load_runs
 from evaladdon.report.metrics import COLUMNS, render, short_method  # noqa: F401 - old place
 from evaladdon.report.text import write_json
 
@@ -20,6 +20,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--boot-method", choices=("percentile", "bca"), default="percentile",
                    help="bootstrap interval (default percentile)")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
+    add_errors(p)
     add_output(p)
     p.set_defaults(run=run)
 
@@ -27,9 +28,15 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from evaladdon.analysis.metrics import compute_metrics
 
+    from evaladdon.table.errored import apply_policy_table
+
     loaded = load_runs(args)
     notes = list(loaded.notes)
-    groups = compute_metrics(loaded.table, metric=args.metric, level=args.level, n_boot=args.n_boot, seed=args.seed,
+    table, n_errors = apply_policy_table(loaded.table, args.errors)
+    if n_errors or args.errors != "exclude":  # errored samples: the policy said (fail: pass@k counts them failed)
+        notes.append(f"note: errored samples: --errors {args.errors} ({n_errors} errored row(s) in all"
+                     + ("; scored 0 where the metric lies in [0, 1])" if args.errors == "fail" else ")"))
+    groups = compute_metrics(table, metric=args.metric, level=args.level, n_boot=args.n_boot, seed=args.seed,
                              method=args.boot_method, notes=notes)
     if args.json:
         write_json({"groups": [g.flat() for g in groups], "notes": notes})

@@ -53,6 +53,14 @@ def add_inputs(p: argparse.ArgumentParser) -> None:
     add_store(p, engine=True)
 
 
+def add_errors(p: argparse.ArgumentParser) -> None:
+    """``--errors exclude|fail|bounds``: how errored samples count (evaladdon.table.errored)."""
+    p.add_argument("--errors", choices=("exclude", "fail", "bounds"), default="exclude",
+                   help="errored samples (sample errors, limits, unscored samples, provider errors): exclude "
+                        "(default; Inspect's default), fail (score 0: Inspect's score_on_error) or bounds "
+                        "(also the worst and best case)")
+
+
 def show_progress(args: argparse.Namespace) -> bool:
     """A progress bar only for people: not with --quiet/--json, nor when stderr is no terminal."""
     import sys
@@ -97,7 +105,8 @@ def summarize_options(args: argparse.Namespace) -> SummarizeOptions:
 
     return SummarizeOptions(input_options(args), level=args.level, method=args.method,
                             cluster_method=args.cluster_method, by=getattr(args, "by", None),
-                            min_size=_min_size(args))
+                            min_size=_min_size(args), errors=getattr(args, "errors", "exclude"),
+                            flaky=getattr(args, "flaky", None) is not None)
 
 
 def compare_options(args: argparse.Namespace) -> CompareOptions:
@@ -109,7 +118,8 @@ def compare_options(args: argparse.Namespace) -> CompareOptions:
                           test=args.test, interval=args.interval, cluster_method=args.cluster_method,
                           adjust=args.adjust, strict=args.strict, gate=gate, power=args.power, seed=args.seed,
                           n_boot=getattr(args, "n_boot", 2000), flips=_flips(args), by=getattr(args, "by", None),
-                          min_size=_min_size(args))
+                          min_size=_min_size(args), errors=getattr(args, "errors", "exclude"),
+                          max_flaky=getattr(args, "max_flaky", None))
 
 
 def add_by(p: argparse.ArgumentParser) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from evaladdon.analysis.results import RunComparison
+from evaladdon.report.errors import comparison_error_lines, error_policy_line
 from evaladdon.report.text import MIN_LABEL, console, cut_labels, fmt, markdown_table, table, terminal_width, warn
 from evaladdon.report.units import amount, describe, difference, interval, level_text, size
 
@@ -137,7 +138,8 @@ def warnings_of(results: list[RunComparison]) -> list[str]:
                            f"({', '.join(f'{v} {k}' for k, v in dropped.items())})")
         for note in r.comparison.notes:
             out.append(f"note: {label}: {note}")
-    return out
+        out.extend(comparison_error_lines(r))
+    return out + error_policy_line(results)
 
 
 def render(

@@ -148,11 +148,22 @@ def _comparison_plots(comparisons: Sequence[RunComparison], power: float) -> lis
     return parts
 
 
+def errored_lines(summaries: Sequence[GroupSummary], comparisons: Sequence[RunComparison]) -> list[str]:
+    """The error rate of each summary and comparison with errored samples (``--errors``)."""
+    from evaladdon.report.errors import comparison_error_lines
+    from evaladdon.report.summarize import error_lines
+
+    out = [line.removeprefix("note: ") for s in summaries
+           for line in error_lines(s, f"{s.label or s.run} / {s.task} / {s.metric}")]
+    return out + [line.removeprefix("note: ") for r in comparisons for line in comparison_error_lines(r)]
+
+
 def _left_out_section(summaries: Sequence[GroupSummary], comparisons: Sequence[RunComparison],
                       skipped: Sequence[str]) -> list[str]:
     """Every input, comparison and row left out, with its reason (escaped)."""
     left_out = [f"{s.label or s.run} / {s.task} / {s.metric}: {s.n_dropped} row(s) left out ("
                 + ", ".join(f"{v} {k}" for k, v in s.dropped.items()) + ")" for s in summaries if s.n_dropped]
+    left_out += errored_lines(summaries, comparisons)
     for r in comparisons:
         al, label = r.alignment, f"{r.label_b or r.run_b} vs {r.label_a or r.run_a} / {r.task} / {r.metric}"
         if al.only_a or al.only_b:

@@ -40,9 +40,37 @@ def warnings_of(summaries: list[Any]) -> list[str]:
         if s.n_dropped:
             reasons = ", ".join(f"{v} {k}" for k, v in s.dropped.items())
             out.append(f"warning: {label}: {s.n_dropped} row(s) left out ({reasons})")
+        out.extend(error_lines(s, label))
         for note in s.estimate.notes:
             out.append(f"note: {label}: {note}")
+    return out + policy_line(summaries)
+
+
+def error_lines(s: Any, label: str) -> list[str]:
+    """The error rate of a summary with errored samples, under its policy (``--errors``), and the
+    worst/best case of ``--errors bounds``: one line each, nothing when no sample errored."""
+    if not s.n_errors:
+        return []
+    how = {"exclude": "left out of the mean", "fail": "scored 0 (failed)",
+           "bounds": "left out of the mean; worst/best case below"}[s.errors]
+    if s.errors == "fail" and not s.n_failed:
+        how = "left out of the mean (not a metric in [0, 1]: no worst score)"
+    attempted = s.estimate.n_rows + s.n_errors - s.n_failed
+    out = [f"note: {label}: {s.n_errors} of {attempted} sample(s) errored ({s.error_rate:.1%}); "
+           f"--errors {s.errors}: {how}"]
+    if s.bounds is not None:
+        worst, best, low, high = s.bounds
+        out.append(f"note: {label}: with every errored sample failed {fmt(worst, 3)}, passed "
+                   f"{fmt(best, 3)} (bounds {fmt(low, 3)} to {fmt(high, 3)})")
     return out
+
+
+def policy_line(summaries: list[Any]) -> list[str]:
+    """The policy for errored samples, said once (always: the default excludes them)."""
+    if not summaries:
+        return []
+    n = sum(s.n_errors for s in summaries)
+    return [f"note: errored samples: --errors {summaries[0].errors} ({n} errored row(s) in all)"]
 
 
 def render(

@@ -4,7 +4,7 @@ not decline.
 
 Decision table (``docs/dev/redesign-map.md`` §4 has the measurements behind each row):
 
-``summarize``
+``summarize``  (``--errors fail|bounds``, ``--flaky``: the table route alone)
   1. ``inspect_columns`` -- PATHs on the local engine, no ``--store``/``--where``/``--scheduler``:
      Inspect logs read to a few numbers per sample, without pandas (one large ``.json`` log
      spilled to partitions on disk); declines on any input it cannot be sure to read as the
@@ -13,7 +13,7 @@ Decision table (``docs/dev/redesign-map.md`` §4 has the measurements behind eac
      declines when the selection is read at once.
   3. ``table`` -- always.
 
-``compare``
+``compare``  (``--errors fail|bounds``, ``--max-flaky``: the table route alone; refused with a metric family)
   1. ``store_arrays`` -- ``--store`` on the local engine, no ``--cluster``, not a metric family:
      DuckDB's arrays, without pandas; declines on a large selection or rows that are not a
      canonical store's.
@@ -69,7 +69,9 @@ def plan_summarize(opts: SummarizeOptions) -> list[Route]:
     i, policy = opts.inputs, opts.inputs.routes
     limits = policy.limits or RouteLimits()
     routes = []
-    if i.paths and i.engine == "local" and not i.store and not i.where and not i.scheduler:
+    # --errors fail/bounds re-score rows the fast routes never code (their items: usable rows only)
+    fast = opts.errors == "exclude" and not opts.flaky  # --flaky reads the table's rows
+    if i.paths and i.engine == "local" and not i.store and not i.where and not i.scheduler and fast:
 
         def columns() -> Any:
             from evaladdon.routes.inspect_columns import summarize
@@ -78,7 +80,7 @@ def plan_summarize(opts: SummarizeOptions) -> list[Route]:
             return summarize(opts, limits)
 
         routes.append(Route("inspect_columns", columns))
-    if i.store and i.engine == "local":
+    if i.store and i.engine == "local" and fast:
 
         def store_groups() -> Any:
             from evaladdon.routes.store_groups import summarize
@@ -100,8 +102,10 @@ def plan_compare(opts: CompareOptions) -> list[Route]:
     i, policy = opts.inputs, opts.inputs.routes
     limits = policy.limits or RouteLimits()
     family = bool(i.metric and family_of(i.metric))
+    # --errors fail re-scores rows, --max-flaky reads every repeat: the table route alone
+    fast = opts.errors == "exclude" and opts.max_flaky is None
     routes = []
-    if i.store and i.engine == "local" and i.cluster is None and not family:
+    if i.store and i.engine == "local" and i.cluster is None and not family and fast:
 
         def store_arrays() -> Any:
             from evaladdon.routes.store_arrays import compare
@@ -110,7 +114,7 @@ def plan_compare(opts: CompareOptions) -> list[Route]:
             return compare(opts, limits)
 
         routes.append(Route("store_arrays", store_arrays))
-    if i.store and i.engine == "local" and opts.baseline is not None and not family:
+    if i.store and i.engine == "local" and opts.baseline is not None and not family and fast:
 
         def store_groups() -> Any:
             from evaladdon.routes.store_groups import compare
@@ -125,6 +129,11 @@ def plan_compare(opts: CompareOptions) -> list[Route]:
     if family and opts.flips is not None:
         raise EvalAddonError(f"--flips lists items whose score changed; --metric {i.metric} is a metric of the "
                              "whole run, with no per-item score to flip")
+    if family and opts.max_flaky is not None:
+        raise EvalAddonError(f"--max-flaky reads the items of a mean of item scores, not --metric {i.metric}")
+    if family and opts.errors != "exclude":
+        raise EvalAddonError(f"--errors {opts.errors} applies to means of item scores, not to --metric {i.metric} "
+                             "(its errored samples are left out and counted)")
     if family:
         routes.append(Route("metric_family", lambda: table.compare_metric_family(opts)))
     else:

@@ -33,6 +33,7 @@ from evaladdon.table.scale import unit_interval
 from evaladdon.table.names import RunInfo, choose_pairs, run_info
 from evaladdon.stats._base.checks import first_appearance
 from evaladdon.stats.item_means import item_table
+from evaladdon.table.errored import errored_mask
 from evaladdon.table.usable import unusable
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -55,6 +56,8 @@ class Side:
     clusters: np.ndarray
     hashes: np.ndarray
     dropped: dict[str, int]
+    errored: np.ndarray  # item codes (of the selection) with an errored row (evaladdon.table.errored)
+    attempted: np.ndarray  # item codes scored or errored
 
 
 def _plain(a: Any, fill: Any) -> np.ndarray:
@@ -125,15 +128,24 @@ class FastGroups:
         if key not in self._sides:
             rows = self._rows[key]
             error = self.cols["error"][rows]  # str or None (DuckDB's NULL)
-            bad, dropped = unusable(self.cols["value"][rows], error, np.not_equal(error, None))  # type: ignore[call-overload]
+            has_error = np.not_equal(error, None)  # type: ignore[call-overload]
+            bad, dropped = unusable(self.cols["value"][rows], error, has_error)
             good = rows[~bad]
+            errored = np.unique(self.item_codes[rows[errored_mask(error, has_error)]])
             local, labels = _codes(self.item_codes[good])  # items in order of first appearance
             t = item_table(local, self.cols["value"][good])
             k = len(labels)
             self._sides[key] = Side(labels.astype(np.int64), t.mean, t.n_rows,
                                     first_present(local, k, self.cols["cluster"][good]),
-                                    first_present(local, k, self.cols["item_hash"][good]), dropped)
+                                    first_present(local, k, self.cols["item_hash"][good]), dropped, errored,
+                                    np.union1d(labels.astype(np.int64), errored))
         return self._sides[key]
+
+    def errored(self, run_a: str, run_b: str, task: str, metric: str) -> tuple[np.ndarray, np.ndarray]:
+        """Whether each item both runs attempted errored in A and in B (``_Pairs.errored``)."""
+        sa, sb = self.side(run_a, task, metric), self.side(run_b, task, metric)
+        shared = np.intersect1d(sa.attempted, sb.attempted)
+        return np.isin(shared, sa.errored), np.isin(shared, sb.errored)
 
     def pair(self, run_a: str, run_b: str, task: str, metric: str, strict: bool) -> Paired:
         """:func:`evaladdon.analysis.compare_table.align_sides` on the two sides (same checks, messages)."""

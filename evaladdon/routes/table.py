@@ -82,7 +82,7 @@ def summarize(opts: SummarizeOptions) -> Summaries:
     summaries: list[Any] = []
     if not loaded.table.empty or not reported:
         summaries = summarize_table(loaded.table, metric=opts.inputs.metric, level=opts.level, method=opts.method,
-                                    cluster_method=opts.cluster_method, notes=notes)
+                                    cluster_method=opts.cluster_method, notes=notes, errors=opts.errors)
     subgroups = None
     if opts.by is not None and not loaded.table.empty:
         from evaladdon.analysis.subgroups import item_subgroups, summarize_by
@@ -134,7 +134,8 @@ def compare(opts: CompareOptions) -> Comparisons:
     skipped: list[Any] = []
     try:
         pairs = choose_pairs_in(loaded.table, baseline=opts.baseline, all_pairs=opts.all_pairs)
-        results = compare_table(loaded.table, pairs, opts.inputs.metric, **opts.pairing(), skipped=skipped)
+        results = compare_table(loaded.table, pairs, opts.inputs.metric, **opts.pairing(), skipped=skipped,
+                                errors=opts.errors)
     except EvalAddonError as exc:
         if not loaded.skipped:
             raise

@@ -75,6 +75,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "micro_f1_from_totals", "multilabel_stats", "ratio_stat", "rowwise",
     ),
     "evaladdon.stats.families.estimates": ("MetricEstimate", "MetricLookup", "PairedMetric"),
+    "evaladdon.stats.families.flaky": ("FlakyItems", "flaky_items", "wilson_arrays"),
     "evaladdon.stats.families.names": ("CALIBRATION_NAMES", "PASSK", "ROC_NAMES", "SUMMARY_NAMES", "family_of"),
     "evaladdon.stats.families.passk": (
         "ItemCounts", "compare_pass_at_k", "item_counts", "pass_at_k", "pass_at_k_items", "pass_hat_k_items",
@@ -82,6 +83,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
     "evaladdon.stats.families.roc": (
         "average_precision", "compare_average_precision", "compare_roc_auc", "roc_auc", "structural_components",
     ),
+    "evaladdon.stats.paired.error_rate": ("ErrorRateTest", "compare_error_rates"),
     "evaladdon.stats.paired.family": ("at_level", "family_level", "tested_gate"),
     "evaladdon.stats.paired.gate": ("INCONCLUSIVE", "NO_REGRESSION", "REGRESSION", "GateDecision", "regression_gate"),
     "evaladdon.stats.paired.interaction": ("SubgroupWald", "subgroup_wald"),
@@ -156,12 +158,14 @@ if TYPE_CHECKING:  # pragma: no cover
     from evaladdon.stats.families.corpus import micro_f1_from_totals, multilabel_stats, ratio_stat  # noqa: F401
     from evaladdon.stats.families.corpus import rowwise  # noqa: F401
     from evaladdon.stats.families.estimates import MetricEstimate, MetricLookup, PairedMetric  # noqa: F401
+    from evaladdon.stats.families.flaky import FlakyItems, flaky_items, wilson_arrays  # noqa: F401
     from evaladdon.stats.families.names import CALIBRATION_NAMES, PASSK, ROC_NAMES, SUMMARY_NAMES  # noqa: F401
     from evaladdon.stats.families.names import family_of  # noqa: F401
     from evaladdon.stats.families.passk import ItemCounts, compare_pass_at_k, item_counts, pass_at_k  # noqa: F401
     from evaladdon.stats.families.passk import pass_at_k_items, pass_hat_k_items  # noqa: F401
     from evaladdon.stats.families.roc import average_precision, compare_average_precision, compare_roc_auc  # noqa: F401
     from evaladdon.stats.families.roc import roc_auc, structural_components  # noqa: F401
+    from evaladdon.stats.paired.error_rate import ErrorRateTest, compare_error_rates  # noqa: F401
     from evaladdon.stats.paired.family import at_level, family_level, tested_gate  # noqa: F401
     from evaladdon.stats.paired.gate import INCONCLUSIVE, NO_REGRESSION, REGRESSION, GateDecision  # noqa: F401
     from evaladdon.stats.paired.gate import regression_gate  # noqa: F401

@@ -385,7 +385,40 @@ FIRST_CASES = [
                                    "model LIKE 'model-%'", "--adjust", "bh"], "store_groups", limits=GROUPS),
 ]
 
-CASES = FIRST_CASES + INSPECT_CASES + SPILL_CASES + ARRAYS_CASES + GROUPS_CASES + SUMMARY_CASES
+# -- errored samples (--errors, issue 27): the default on every route; fail and bounds on the table's
+
+_ERR_BASE = ("{errlogs}/base.json", "{errlogs}/cand.json")
+ERROR_CASES = [
+    _c("errors: summarize, logs", ["summarize", "--json", "{errlogs}"], LEAN, spilled=False),
+    _c("errors: summarize, logs, text", ["summarize", "{errlogs}"], LEAN, spilled=False),
+    _c("errors: summarize, spilled", ["summarize", "--json", "{errlogs}/cand.json"], LEAN, limits=SPILLED, spilled=True,
+       close=True),
+    _c("errors: summarize, store", ["summarize", "--json", "--store", "{errstore}"], "store_groups", limits=GROUPS),
+    _c("errors: compare, arrays", ["compare", "--json", "--store", "{errstore}", "--where", "run <> 'errepochs'"],
+       "store_arrays"),
+    _c("errors: compare, arrays, gate", ["compare", "--store", "{errstore}", "--where", "run <> 'errepochs'",
+                                         "--fail-on-regression"], "store_arrays"),
+    _c("errors: compare, arrays, epochs", ["compare", "--json", "--store", "{errstore}", "--baseline", "errbase",
+                                           "--adjust", "bh"], "store_arrays"),
+    _c("errors: compare, groups", ["compare", "--json", "--store", "{errstore}", "--baseline", "errbase"],
+       "store_groups", limits=RouteLimits(store_group_rows=70)),
+    _c("errors: compare, groups, markdown", ["compare", "--markdown", "--store", "{errstore}", "--baseline", "errbase"],
+       "store_groups", limits=RouteLimits(store_group_rows=70)),
+    # fail and bounds: the table route alone (the fast routes are not offered)
+    *[_c(f"errors {e}: {what}", [*argv, "--errors", e], "table")
+      for e in ("fail", "bounds")
+      for what, argv in (("summarize, logs", ["summarize", "--json", "{errlogs}"]),
+                         ("summarize, store", ["summarize", "--json", "--store", "{errstore}"]),
+                         ("compare, logs", ["compare", "--json", *_ERR_BASE]),
+                         ("compare, store", ["compare", "--store", "{errstore}", "--baseline", "errbase"]))],
+    # flaky items read every repeat: the table route alone
+    _c("flaky: summarize, logs", ["summarize", "--json", "{errlogs}", "--flaky"], "table"),
+    _c("flaky: summarize, store", ["summarize", "--store", "{errstore}", "--flaky", "2"], "table"),
+    _c("flaky: compare, store, gate", ["compare", "--store", "{errstore}", "--baseline", "errbase", "--max-flaky",
+                                       "0.3"], "table"),
+]
+
+CASES = ERROR_CASES + FIRST_CASES + INSPECT_CASES + SPILL_CASES + ARRAYS_CASES + GROUPS_CASES + SUMMARY_CASES
 LOG_CASES = REAL_CASES
 
 
