@@ -20,8 +20,22 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--boot-method", choices=("percentile", "bca"), default="percentile",
                    help="bootstrap interval (default percentile)")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
+    p.add_argument("--beta", type=_beta, default=None, metavar="B",
+                   help="add F-beta beside F1, per class and averaged (e.g. 2: misses weigh 4x false alarms)")
     add_output(p)
     p.set_defaults(run=run)
+
+
+def _beta(text: str) -> float:
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"--beta must be a positive number, got {text!r}")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:
@@ -30,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     loaded = load_runs(args)
     notes = list(loaded.notes)
     groups = compute_metrics(loaded.table, metric=args.metric, level=args.level, n_boot=args.n_boot, seed=args.seed,
-                             method=args.boot_method, notes=notes)
+                             method=args.boot_method, notes=notes, beta=args.beta)
     if args.json:
         write_json({"groups": [g.flat() for g in groups], "notes": notes})
     else:
