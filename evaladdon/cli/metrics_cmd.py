@@ -7,6 +7,7 @@ import argparse
 import sys
 from typing import Any
 
+from evaladdon.cli.decisions_opts import add_decisions, run_decisions
 from evaladdon.cli.options import add_inputs, add_output, load_runs
 from evaladdon.report.metrics import COLUMNS, render, short_method  # noqa: F401 - old place
 from evaladdon.report.text import write_json
@@ -22,6 +23,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
     p.add_argument("--beta", type=_beta, default=None, metavar="B",
                    help="add F-beta beside F1, per class and averaged (e.g. 2: misses weigh 4x false alarms)")
+    add_decisions(p)
     add_output(p)
     p.set_defaults(run=run)
 
@@ -43,6 +45,8 @@ def run(args: argparse.Namespace) -> int:
 
     loaded = load_runs(args)
     notes = list(loaded.notes)
+    if run_decisions(args, loaded.table, notes):  # --threshold / --prevalence / --recalibrate
+        return 0
     groups = compute_metrics(loaded.table, metric=args.metric, level=args.level, n_boot=args.n_boot, seed=args.seed,
                              method=args.boot_method, notes=notes, beta=args.beta)
     if args.json:
