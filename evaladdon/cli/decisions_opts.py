@@ -38,16 +38,32 @@ def add_decisions(p: argparse.ArgumentParser) -> None:
     g.add_argument("--validation", default=None, metavar="RUN_OR_SPLIT",
                    help="the validation rows: a run (label, id, file) or FIELD=VALUE (e.g. split=validation); "
                         "they must be other items than the test rows")
+    g.add_argument("--recalibrate", choices=("temperature", "platt", "isotonic"), default=None,
+                   help="fit a recalibration on the --validation rows and report calibration on the test rows "
+                        "before and after (temperature: Guo et al. 2017)")
     g.add_argument("--prevalence", type=_prevalence, default=None, metavar="P",
                    help="also report precision and F1 at base rate P (Bayes' rule on TPR and FPR)")
 
 
 def run_decisions(args: argparse.Namespace, df: Any, notes: list[str]) -> bool:
     """Run the decision path when one of its options is given (True), else leave (False)."""
+    from evaladdon.errors import EvalAddonError
+
+    if args.recalibrate is not None:
+        if args.threshold is not None or args.prevalence is not None:
+            raise EvalAddonError("--recalibrate runs alone: drop --threshold/--prevalence (or run them separately)")
+        if args.validation is None:
+            raise EvalAddonError("--recalibrate needs --validation RUN_OR_SPLIT: a map fitted on the test rows "
+                                 "is not tested by them")
+        from evaladdon.analysis.recalibration import recalibrate
+        from evaladdon.report.recalibration import render_recalibration
+
+        got = recalibrate(df, args.recalibrate, args.validation, level=args.level, n_boot=args.n_boot,
+                          seed=args.seed, notes=notes)
+        render_recalibration(got, sys.stdout, json=args.json, markdown=args.markdown, quiet=args.quiet, notes=notes)
+        return True
     if args.threshold is None and args.prevalence is None:
         if args.validation is not None:
-            from evaladdon.errors import EvalAddonError
-
             raise EvalAddonError("--validation needs --threshold (or --recalibrate)")
         return False
     from evaladdon.analysis.decisions import DecisionOptions, decide
