@@ -71,6 +71,7 @@ def _forecasts(rows: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray, np.ndarray
     """Usable rows with a forecast and an outcome: (rows, forecasts, outcomes, kind, dropped)."""
     good, dropped = usable_rows(rows)
     dropped = dict(dropped)
+    cols: tuple[str, ...]
     if "score" in good and "label" in good and good["score"].notna().any():
         ok = (good["score"].notna() & good["label"].notna()).to_numpy()
         kind, cols = "score (probability of label 1) vs label", ("score", "label")

@@ -28,6 +28,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--power", type=float, default=0.8, help="power for the minimum detectable effect (default 0.8)")
     p.add_argument("--quiet", action="store_true", help="print nothing on success")
     add_reporting(p)
+    from evaladdon.cli.decision_sections import add_report_decisions
+
+    add_report_decisions(p)
     p.set_defaults(run=run)
 
 
@@ -95,6 +98,9 @@ def run(args: argparse.Namespace) -> int:
 
     sections = [metrics_section(compute_metrics(df, level=args.level, n_boot=1000, notes=notes))] \
         if has_metric_inputs(df) else []
+    from evaladdon.cli.decision_sections import decision_sections
+
+    sections += [s for s in decision_sections(df, args, notes) if s]  # ROC/PR curves, recalibration
     sections += rank_sections
     skips = skip_lines(loaded, skipped)
     page = render_report(summaries, comparisons, other_notes(loaded, notes), args.title, args.power, skipped=skips,
