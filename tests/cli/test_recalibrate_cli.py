@@ -69,3 +69,19 @@ def test_report_sections_escaped(tmp_path: Path, cli: Callable[..., tuple[int, s
     assert "<b>t</b>" not in page and "2 row(s) left out" in page
     code, _, err = cli("report", path, "-o", out, "--quiet", "--recalibrate", "platt")
     assert code == 2 and "go together" in err
+
+
+def test_real_lm_eval_multiple_choice(real_logs: Path, cli: Callable[..., tuple[int, str, str]]) -> None:
+    """Two lm-eval multiple-choice tasks of one run (PR 3936's negotiationtom outputs): one task's
+    rows fit the temperature, the other's are judged.  Their doc_ids coincide (0..19) but their
+    doc_hashes differ, so they are other items, not refused."""
+    d = real_logs / "lmeh_pr3936_negotiationtom_repeats/Qwen__Qwen3-8B"
+    files = [d / f"samples_negotiationtom_{t}_2026-07-08T16-04-34.219874.jsonl" for t in ("belief", "desire")]
+    code, out, err = cli("metrics", *files, "--recalibrate", "temperature", "--validation",
+                         "task=negotiationtom_belief", "--n-boot", "200", "--json")
+    assert code == 0, err
+    (rec,) = json.loads(out)["recalibration"]
+    assert rec["task"] == "negotiationtom_desire" and rec["metric"] == "acc,none"
+    assert rec["forecast"].startswith("confidence") and rec["params"]["n_fit"] == 20
+    assert any("log-likelihoods" in n for n in rec["notes"])
+    assert rec["before"]["nll"]["estimate"] > 0 and rec["params"]["params"][0] > 0
