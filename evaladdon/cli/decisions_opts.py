@@ -49,6 +49,10 @@ def run_decisions(args: argparse.Namespace, df: Any, notes: list[str]) -> bool:
     """Run the decision path when one of its options is given (True), else leave (False)."""
     from evaladdon.errors import EvalAddonError
 
+    if getattr(args, "metric", None) and (args.recalibrate or args.threshold or args.prevalence):
+        from evaladdon.table.checks import rows_of_metric
+
+        df = rows_of_metric(df, args.metric)  # --metric SCORER: that scorer's rows only
     if args.recalibrate is not None:
         if args.threshold is not None or args.prevalence is not None:
             raise EvalAddonError("--recalibrate runs alone: drop --threshold/--prevalence (or run them separately)")

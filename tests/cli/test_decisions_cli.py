@@ -83,3 +83,12 @@ def test_cli_equals_the_analysis(tmp_path: Path, cli: Callable[..., tuple[int, s
     df = load([path])
     (ref,) = decide(df, DecisionOptions(rule=parse_rule("precision@recall=0.8"), validation="split=validation"))
     assert got["threshold"] == ref.threshold and got["confusion"] == ref.counts
+
+
+def test_metric_selects_the_scorer(tmp_path: Path, cli: Callable[..., tuple[int, str, str]]) -> None:
+    path = _csv(tmp_path)
+    args = ("metrics", path, "--threshold", "cost:FP=1,FN=5", "--validation", "split=validation", "--json")
+    code, out, _ = cli(*args, "--metric", "det")
+    assert code == 0 and [r["metric"] for r in json.loads(out)["decisions"]] == ["det"]
+    code, _, err = cli(*args, "--metric", "nosuch")
+    assert code == 2 and "nosuch" in err

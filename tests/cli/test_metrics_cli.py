@@ -264,3 +264,14 @@ def test_cli_beta_adds_fbeta_and_compare_by_name(tmp_path: Path, capsys: pytest.
     with pytest.raises(SystemExit) as exc:
         main(["metrics", str(path), "--beta", "-1"])
     assert exc.value.code == 2 and "--beta" in capsys.readouterr().err
+
+
+def test_metric_names_an_fbeta(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _csv(tmp_path)
+    assert main(["metrics", str(path), "--metric", "f0.5_macro", "--json", "--n-boot", "200"]) == 0
+    groups = json.loads(capsys.readouterr().out)["groups"]
+    df = pd.read_csv(path, dtype={"label": str, "prediction": str})
+    a = df[df["run"] == "A"]
+    assert list(groups[0]["metrics"]) == ["f0.5_macro"]
+    assert groups[0]["metrics"]["f0.5_macro"]["estimate"] == pytest.approx(
+        sk.fbeta_score(a["label"], a["prediction"], beta=0.5, average="macro"))
