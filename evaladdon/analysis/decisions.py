@@ -9,7 +9,7 @@ The rows are split once into *validation* and *test* rows (:func:`split_validati
 
 Per test (run, task, scorer) group, the validation rows of the same task and scorer (of the same
 scorer when the validation rows hold one task) choose the threshold
-(:func:`evaluate.stats.families.threshold.choose_threshold`); the test rows are then scored at
+(:func:`evaladdon.stats.families.threshold.choose_threshold`); the test rows are then scored at
 it (:func:`~evaladdon.stats.families.threshold.evaluate_threshold`).  The two must be different
 items: a threshold tuned on the test items is not tested on them, so any item (its
 ``item_hash`` where both sides log one, else its id) on both sides is refused, naming how many.

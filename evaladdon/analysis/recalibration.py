@@ -1,7 +1,7 @@
 """Recalibration fitted on validation rows, judged on test rows: ``metrics --recalibrate METHOD
 --validation RUN_OR_SPLIT``.
 
-The rows are split as for thresholds (:func:`evaluate.analysis.decisions.split_validation`; the
+The rows are split as for thresholds (:func:`evaladdon.analysis.decisions.split_validation`; the
 same refusal when validation and test rows hold the same items).  Per test (run, task, scorer)
 group the forecast is the ``score`` against a 0/1 ``label`` when present, else the
 ``confidence`` against the correctness of the prediction (top-label calibration).  The map
