@@ -46,6 +46,7 @@ from evaladdon.table.usable import usable_rows
 from evaladdon.stats.families.names import CALIBRATION_NAMES
 from evaladdon.stats.families.names import PASSK as _PASSK
 from evaladdon.stats.families.names import family_of  # noqa: F401 - re-exported (tests, older callers)
+from evaladdon.stats.families.names import beta_of
 from evaladdon.table import GROUP, run_labels
 
 _BINARY = {"0": 0.0, "1": 1.0, "0.0": 0.0, "1.0": 1.0, "false": 0.0, "true": 1.0}
@@ -179,8 +180,10 @@ def group_metrics(
     n_boot: int = 2000,
     seed: int | None = 0,
     method: str = "percentile",
+    beta: float | None = None,
 ) -> GroupMetrics:
-    """Fill ``out`` with every family the scored rows ``g`` support (see the module doc)."""
+    """Fill ``out`` with every family the scored rows ``g`` support (see the module doc);
+    ``beta`` adds F-beta beside F1."""
     kw: dict[str, Any] = {"level": level, "n_boot": n_boot, "seed": seed, "method": method}
 
     # classification
@@ -194,7 +197,7 @@ def group_metrics(
         def classify(rows: pd.DataFrame = rows) -> None:
             units, kind = _units(rows)
             r = classification_metrics(rows["label"].astype(str).to_numpy(), rows["prediction"].astype(str).to_numpy(),
-                                       units, **kw)
+                                       units, beta=beta, **kw)
             out.estimates.extend(_item_level(r.metrics, kind))
             out.confusion = {"labels": list(r.labels), "matrix": [list(x) for x in r.confusion]}
 
@@ -341,9 +344,12 @@ def compute_metrics(
     seed: int | None = 0,
     method: str = "percentile",
     notes: list[str] | None = None,
+    beta: float | None = None,
 ) -> list[GroupMetrics]:
-    """One :class:`GroupMetrics` per (run, task, metric) group of a canonical table."""
+    """One :class:`GroupMetrics` per (run, task, metric) group of a canonical table (``beta``:
+    F-beta beside F1; ``--metric f2_macro`` asks for it by name)."""
     only = metric if metric is not None and family_of(metric) else None  # e.g. --metric f1_macro
+    beta = beta if beta is not None or only is None else beta_of(only)
     if metric is not None and only is None:
         from evaladdon.table.checks import rows_of_metric
 
@@ -358,7 +364,7 @@ def compute_metrics(
         if good.empty:
             gm.missing["all"] = "no scored rows"
         else:
-            group_metrics(good, gm, level=level, n_boot=n_boot, seed=seed, method=method)
+            group_metrics(good, gm, level=level, n_boot=n_boot, seed=seed, method=method, beta=beta)
         out.append(gm)
     _add_corpus_level(df, out, level, n_boot, seed, notes)
     if only is not None:
@@ -482,7 +488,7 @@ def _compare_shared(family: str, name: str, j: pd.DataFrame, units: np.ndarray |
     if family == "classification":
         need("prediction", "label")
         res = compare_classification(j["label_a"].astype(str).to_numpy(), j["prediction_a"].astype(str).to_numpy(),
-                                     j["prediction_b"].astype(str).to_numpy(), units, **kw)
+                                     j["prediction_b"].astype(str).to_numpy(), units, beta=beta_of(name), **kw)
         return next(r for r in res if r.name == name), left
     if family == "roc":
         need("score", "label")

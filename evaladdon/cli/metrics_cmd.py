@@ -7,6 +7,7 @@ import argparse
 import sys
 from typing import Any
 
+from evaladdon.cli.decisions_opts import add_decisions, run_decisions
 from evaladdon.cli.options import add_errors, add_inputs, add_output, load_runs
 from evaladdon.report.metrics import COLUMNS, render, short_method  # noqa: F401 - old place
 from evaladdon.report.text import write_json
@@ -21,8 +22,23 @@ def add_parser(sub: Any) -> None:
                    help="bootstrap interval (default percentile)")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
     add_errors(p)
+    p.add_argument("--beta", type=_beta, default=None, metavar="B",
+                   help="add F-beta beside F1, per class and averaged (e.g. 2: misses weigh 4x false alarms)")
+    add_decisions(p)
     add_output(p)
     p.set_defaults(run=run)
+
+
+def _beta(text: str) -> float:
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"--beta must be a positive number, got {text!r}")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:
@@ -36,8 +52,10 @@ def run(args: argparse.Namespace) -> int:
     if n_errors or args.errors != "exclude":  # errored samples: the policy said (fail: pass@k counts them failed)
         notes.append(f"note: errored samples: --errors {args.errors} ({n_errors} errored row(s) in all"
                      + ("; scored 0 where the metric lies in [0, 1])" if args.errors == "fail" else ")"))
+    if run_decisions(args, table, notes):  # --threshold / --prevalence / --recalibrate
+        return 0
     groups = compute_metrics(table, metric=args.metric, level=args.level, n_boot=args.n_boot, seed=args.seed,
-                             method=args.boot_method, notes=notes)
+                             method=args.boot_method, notes=notes, beta=args.beta)
     if args.json:
         write_json({"groups": [g.flat() for g in groups], "notes": notes})
     else:

@@ -30,6 +30,9 @@ def add_parser(sub: Any) -> None:
                    help="add the items that flipped, worst first: N per comparison (default 10; 0: all)")
     p.add_argument("--quiet", action="store_true", help="print nothing on success")
     add_reporting(p)
+    from evaladdon.cli.decision_sections import add_report_decisions
+
+    add_report_decisions(p)
     p.set_defaults(run=run)
 
 
@@ -97,6 +100,9 @@ def run(args: argparse.Namespace) -> int:
 
     sections = [metrics_section(compute_metrics(df, level=args.level, n_boot=1000, notes=notes))] \
         if has_metric_inputs(df) else []
+    from evaladdon.cli.decision_sections import decision_sections
+
+    sections += [s for s in decision_sections(df, args, notes) if s]  # ROC/PR curves, recalibration
     sections += rank_sections
     sections += _flips_section(df, pairs if n_runs >= 2 else [], args)
     skips = skip_lines(loaded, skipped)

@@ -74,14 +74,24 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "binary_f1_stats", "confusion_stats", "f1_from_totals", "macro_f1_from_totals", "mcc_from_totals",
         "micro_f1_from_totals", "multilabel_stats", "ratio_stat", "rowwise",
     ),
+    "evaladdon.stats.families.curves": ("CurveBands", "curve_bands", "pr_curve", "roc_curve"),
     "evaladdon.stats.families.estimates": ("MetricEstimate", "MetricLookup", "PairedMetric"),
     "evaladdon.stats.families.flaky": ("FlakyItems", "flaky_items", "wilson_arrays"),
-    "evaladdon.stats.families.names": ("CALIBRATION_NAMES", "PASSK", "ROC_NAMES", "SUMMARY_NAMES", "family_of"),
+    "evaladdon.stats.families.names": (
+        "CALIBRATION_NAMES", "PASSK", "ROC_NAMES", "SUMMARY_NAMES", "beta_of", "fbeta_prefix", "family_of",
+    ),
     "evaladdon.stats.families.passk": (
         "ItemCounts", "compare_pass_at_k", "item_counts", "pass_at_k", "pass_at_k_items", "pass_hat_k_items",
     ),
+    "evaladdon.stats.families.recalibrate": (
+        "METHODS", "Recalibration", "fit_recalibration", "fit_temperature", "logit",
+    ),
     "evaladdon.stats.families.roc": (
         "average_precision", "compare_average_precision", "compare_roc_auc", "roc_auc", "structural_components",
+    ),
+    "evaladdon.stats.families.threshold": (
+        "ThresholdChoice", "ThresholdEvaluation", "ThresholdRule", "choose_threshold", "evaluate_threshold",
+        "exact_rate_interval", "operating_points", "parse_rule", "rate_at_prevalence", "ratio_t_interval",
     ),
     "evaladdon.stats.paired.error_rate": ("ErrorRateTest", "compare_error_rates"),
     "evaladdon.stats.paired.family": ("at_level", "family_level", "tested_gate"),
@@ -157,14 +167,21 @@ if TYPE_CHECKING:  # pragma: no cover
     from evaladdon.stats.families.corpus import macro_f1_from_totals, mcc_from_totals  # noqa: F401
     from evaladdon.stats.families.corpus import micro_f1_from_totals, multilabel_stats, ratio_stat  # noqa: F401
     from evaladdon.stats.families.corpus import rowwise  # noqa: F401
+    from evaladdon.stats.families.curves import CurveBands, curve_bands, pr_curve, roc_curve  # noqa: F401
     from evaladdon.stats.families.estimates import MetricEstimate, MetricLookup, PairedMetric  # noqa: F401
     from evaladdon.stats.families.flaky import FlakyItems, flaky_items, wilson_arrays  # noqa: F401
-    from evaladdon.stats.families.names import CALIBRATION_NAMES, PASSK, ROC_NAMES, SUMMARY_NAMES  # noqa: F401
-    from evaladdon.stats.families.names import family_of  # noqa: F401
+    from evaladdon.stats.families.names import CALIBRATION_NAMES, PASSK, ROC_NAMES, SUMMARY_NAMES, beta_of  # noqa: F401
+    from evaladdon.stats.families.names import fbeta_prefix, family_of  # noqa: F401
     from evaladdon.stats.families.passk import ItemCounts, compare_pass_at_k, item_counts, pass_at_k  # noqa: F401
     from evaladdon.stats.families.passk import pass_at_k_items, pass_hat_k_items  # noqa: F401
+    from evaladdon.stats.families.recalibrate import METHODS, Recalibration, fit_recalibration  # noqa: F401
+    from evaladdon.stats.families.recalibrate import fit_temperature, logit  # noqa: F401
     from evaladdon.stats.families.roc import average_precision, compare_average_precision, compare_roc_auc  # noqa: F401
     from evaladdon.stats.families.roc import roc_auc, structural_components  # noqa: F401
+    from evaladdon.stats.families.threshold import ThresholdChoice, ThresholdEvaluation, ThresholdRule  # noqa: F401
+    from evaladdon.stats.families.threshold import choose_threshold, evaluate_threshold  # noqa: F401
+    from evaladdon.stats.families.threshold import exact_rate_interval, operating_points, parse_rule  # noqa: F401
+    from evaladdon.stats.families.threshold import rate_at_prevalence, ratio_t_interval  # noqa: F401
     from evaladdon.stats.paired.error_rate import ErrorRateTest, compare_error_rates  # noqa: F401
     from evaladdon.stats.paired.family import at_level, family_level, tested_gate  # noqa: F401
     from evaladdon.stats.paired.gate import INCONCLUSIVE, NO_REGRESSION, REGRESSION, GateDecision  # noqa: F401

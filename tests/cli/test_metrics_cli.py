@@ -243,3 +243,35 @@ def test_gate_works_on_metric_families(tmp_path: Path, capsys: pytest.CaptureFix
                      "--n-boot", "300", "--json"])
         rec = json.loads(capsys.readouterr().out)["results"][0]
         assert code == 0 and rec["decision"] != "regression shown", (name, rec)
+
+
+def test_cli_beta_adds_fbeta_and_compare_by_name(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _csv(tmp_path)
+    df = pd.read_csv(path, dtype={"label": str, "prediction": str})
+    assert main(["metrics", str(path), "--json", "--n-boot", "200", "--beta", "2"]) == 0
+    m = json.loads(capsys.readouterr().out)["groups"][0]["metrics"]
+    a = df[df["run"] == "A"]
+    assert m["f2_macro"]["estimate"] == pytest.approx(sk.fbeta_score(a["label"], a["prediction"], beta=2,
+                                                                     average="macro"))
+    assert m["f2[1]"]["estimate"] == pytest.approx(sk.fbeta_score(a["label"], a["prediction"], beta=2, pos_label="1"))
+    assert main(["metrics", str(path), "--n-boot", "200"]) == 0  # without --beta: no F-beta rows
+    assert "f2_" not in capsys.readouterr().out
+    assert main(["compare", str(path), "--metric", "f2_macro", "--json"]) == 0
+    (rec,) = json.loads(capsys.readouterr().out)["results"]
+    b = df[df["run"] == "B"]
+    ref = sk.fbeta_score(b["label"], b["prediction"], beta=2, average="macro") - m["f2_macro"]["estimate"]
+    assert rec["name"] == "f2_macro" and rec["delta"] == pytest.approx(ref)
+    with pytest.raises(SystemExit) as exc:
+        main(["metrics", str(path), "--beta", "-1"])
+    assert exc.value.code == 2 and "--beta" in capsys.readouterr().err
+
+
+def test_metric_names_an_fbeta(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _csv(tmp_path)
+    assert main(["metrics", str(path), "--metric", "f0.5_macro", "--json", "--n-boot", "200"]) == 0
+    groups = json.loads(capsys.readouterr().out)["groups"]
+    df = pd.read_csv(path, dtype={"label": str, "prediction": str})
+    a = df[df["run"] == "A"]
+    assert list(groups[0]["metrics"]) == ["f0.5_macro"]
+    assert groups[0]["metrics"]["f0.5_macro"]["estimate"] == pytest.approx(
+        sk.fbeta_score(a["label"], a["prediction"], beta=0.5, average="macro"))

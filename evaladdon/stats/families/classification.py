@@ -11,6 +11,9 @@ class; ``M[i, j]`` counts items of class ``i`` predicted as ``j``), one per clus
   the denominator is 0, scikit-learn's ``zero_division=0``); macro = unweighted mean over the
   classes that occur as label or prediction; weighted = mean weighted by ``t_k``; micro =
   accuracy (single-label data: every error is one false positive and one false negative);
+- F-beta (van Rijsbergen 1979; asked with ``beta``) ``(1 + b^2) tp_k / (b^2 t_k + p_k)`` per class
+  (0 when the denominator is 0, as scikit-learn's ``fbeta_score(zero_division=0)``), macro,
+  weighted and micro (= accuracy) as for F1; ``b > 1`` weighs recall (misses) more;
 - MCC (Gorodkin 2004, the K-class Matthews coefficient)
   ``(n sum tp - sum_k t_k p_k) / sqrt((n^2 - sum p_k^2)(n^2 - sum t_k^2))`` (0 when a factor is 0);
 - Cohen's kappa (1960) ``(p_o - p_e) / (1 - p_e)`` with ``p_o = accuracy``,
@@ -38,7 +41,7 @@ from evaladdon.stats._base.result import Result
 from evaladdon.stats.families.estimates import PairedMetric
 from evaladdon.stats.resampling import bootstrap_metrics, paired_bootstrap_metrics
 from evaladdon.stats.families.estimates import MetricEstimate, MetricLookup
-from evaladdon.stats.families.names import SUMMARY_NAMES
+from evaladdon.stats.families.names import SUMMARY_NAMES, fbeta_prefix
 
 __all__ = [
     "ClassificationResult", "classification_metrics", "compare_classification", "confusion_tables", "metric_names",
@@ -63,16 +66,40 @@ class ClassificationResult(MetricLookup, Result):
     notes: tuple[str, ...] = field(default_factory=tuple)
 
 
-def metric_names(labels: tuple[str, ...]) -> list[str]:
+def metric_names(labels: tuple[str, ...], beta: float | None = None) -> list[str]:
     per_class = [f"{kind}[{c}]" for kind in ("precision", "recall", "f1") for c in labels]
-    return list(SUMMARY_NAMES) + per_class
+    if beta is None:
+        return list(SUMMARY_NAMES) + per_class
+    f = fbeta_prefix(beta)
+    return list(SUMMARY_NAMES) + per_class + [f"{f}_macro", f"{f}_micro", f"{f}_weighted"] + [
+        f"{f}[{c}]" for c in labels]
 
 
-def metrics_from_confusion(m: np.ndarray) -> np.ndarray:
+def fbeta_from_confusion(m: np.ndarray, beta: float) -> np.ndarray:
+    """F-beta macro, micro, weighted, then per class, for confusion matrices ``(b, K, K)`` -> ``(b, 3 + K)``."""
+    m = np.asarray(m, dtype=float)
+    b2 = float(beta) ** 2
+    tp = np.diagonal(m, axis1=1, axis2=2)
+    t = m.sum(axis=2)
+    p = m.sum(axis=1)
+    den = b2 * t + p
+    with np.errstate(divide="ignore", invalid="ignore"):
+        fb = np.where(den > 0, (1.0 + b2) * tp / np.where(den > 0, den, 1.0), 0.0)
+        present = (t + p) > 0
+        macro = (fb * present).sum(axis=1) / present.sum(axis=1)
+        micro = tp.sum(axis=1) / m.sum(axis=(1, 2))
+        weighted = (fb * t).sum(axis=1) / t.sum(axis=1)
+    return np.column_stack([macro, micro, weighted, fb])
+
+
+def metrics_from_confusion(m: np.ndarray, beta: float | None = None) -> np.ndarray:
     """All metrics for a stack of confusion matrices ``(b, K, K)`` -> ``(b, 13 + 3K)``.
 
-    Column order: :data:`SUMMARY_NAMES`, then precision, recall, F1 per class.
+    Column order: :data:`SUMMARY_NAMES`, then precision, recall, F1 per class; with ``beta``,
+    then F-beta macro, micro, weighted and per class (:func:`fbeta_from_confusion`).
     """
+    if beta is not None:
+        return np.column_stack([metrics_from_confusion(m), fbeta_from_confusion(m, beta)])
     m = np.asarray(m, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         n = m.sum(axis=(1, 2))
@@ -145,11 +172,16 @@ def confusion_tables(
     return flat.reshape(n_c, k, k), classes
 
 
-def _statistic(k: int):  # type: ignore[no-untyped-def]
+def _statistic(k: int, beta: float | None = None):  # type: ignore[no-untyped-def]
     def stat(x: np.ndarray) -> np.ndarray:
-        return metrics_from_confusion(x.reshape(-1, k, k))
+        return metrics_from_confusion(x.reshape(-1, k, k), beta)
 
     return stat
+
+
+def _check_beta(beta: float | None) -> None:
+    if beta is not None and not (np.isfinite(beta) and beta > 0):
+        raise ValueError(f"beta must be a positive number, got {beta!r}")
 
 
 def classification_metrics(
@@ -162,11 +194,14 @@ def classification_metrics(
     n_boot: int = 2000,
     method: Literal["percentile", "bca"] = "percentile",
     seed: int | None = 0,
+    beta: float | None = None,
 ) -> ClassificationResult:
     """Confusion matrix and every metric of the module doc with cluster bootstrap intervals.
 
-    ``clusters`` labels the independent unit of each item (``None``: items are independent).
+    ``clusters`` labels the independent unit of each item (``None``: items are independent);
+    ``beta`` adds F-beta (``f2_macro`` ... ``f2[c]``) beside F1.
     """
+    _check_beta(beta)
     level = check_level(level)
     tables, classes = confusion_tables(y_true, y_pred, clusters, labels)
     k = len(classes)
@@ -175,7 +210,7 @@ def classification_metrics(
     notes: list[str] = []
     if k < 2:
         notes.append("only one class occurs: precision/recall are trivial, MCC is 0 and kappa undefined")
-    ests = bootstrap_metrics(tables.reshape(tables.shape[0], k * k), _statistic(k), metric_names(classes),
+    ests = bootstrap_metrics(tables.reshape(tables.shape[0], k * k), _statistic(k, beta), metric_names(classes, beta),
                              n_items=n_items, n_clusters=n_clusters, n_boot=n_boot, level=level, method=method,
                              seed=seed, what="confusion tables")
     total = tables.sum(axis=0)
@@ -194,9 +229,12 @@ def compare_classification(
     n_boot: int = 2000,
     method: Literal["percentile", "bca"] = "percentile",
     seed: int | None = 0,
+    beta: float | None = None,
 ) -> list[PairedMetric]:
     """Paired cluster bootstrap of ``metric(B) - metric(A)`` for two runs' predictions of the
-    same items (same labels, same clusters); the same cluster weights for both runs."""
+    same items (same labels, same clusters); the same cluster weights for both runs (``beta``:
+    F-beta too, as :func:`classification_metrics`)."""
+    _check_beta(beta)
     yt = np.asarray(y_true, dtype=object).astype(str)
     pa = np.asarray(pred_a, dtype=object).astype(str)
     pb = np.asarray(pred_b, dtype=object).astype(str)
@@ -206,7 +244,7 @@ def compare_classification(
     ta, names = confusion_tables(yt, pa, clusters, classes)
     tb, _ = confusion_tables(yt, pb, clusters, classes)
     k = len(names)
-    return paired_bootstrap_metrics(ta.reshape(ta.shape[0], k * k), tb.reshape(tb.shape[0], k * k), _statistic(k),
-                                    metric_names(names), n_items=int(yt.size),
+    return paired_bootstrap_metrics(ta.reshape(ta.shape[0], k * k), tb.reshape(tb.shape[0], k * k),
+                                    _statistic(k, beta), metric_names(names, beta), n_items=int(yt.size),
                                     n_clusters=None if clusters is None else ta.shape[0], n_boot=n_boot,
                                     level=check_level(level), method=method, seed=seed, what="confusion tables")
