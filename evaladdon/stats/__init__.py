@@ -81,6 +81,10 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
     "evaladdon.stats.families.roc": (
         "average_precision", "compare_average_precision", "compare_roc_auc", "roc_auc", "structural_components",
     ),
+    "evaladdon.stats.paired.equivalence": (
+        "EQUIVALENT", "NONINFERIOR", "NOT_SHOWN_EQUIVALENT", "NOT_SHOWN_NONINFERIOR", "Equivalence",
+        "equivalence_of", "noninferiority", "noninferiority_of", "tost",
+    ),
     "evaladdon.stats.paired.family": ("at_level", "family_level", "tested_gate"),
     "evaladdon.stats.paired.gate": ("INCONCLUSIVE", "NO_REGRESSION", "REGRESSION", "GateDecision", "regression_gate"),
     "evaladdon.stats.paired.mcnemar": ("Discordance", "McNemarResult", "discordance", "mcnemar"),
@@ -142,6 +146,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from evaladdon.stats.families.passk import pass_at_k_items, pass_hat_k_items  # noqa: F401
     from evaladdon.stats.families.roc import average_precision, compare_average_precision, compare_roc_auc  # noqa: F401
     from evaladdon.stats.families.roc import roc_auc, structural_components  # noqa: F401
+    from evaladdon.stats.paired.equivalence import EQUIVALENT, NONINFERIOR, NOT_SHOWN_EQUIVALENT  # noqa: F401
+    from evaladdon.stats.paired.equivalence import NOT_SHOWN_NONINFERIOR, Equivalence, equivalence_of  # noqa: F401
+    from evaladdon.stats.paired.equivalence import noninferiority, noninferiority_of, tost  # noqa: F401
     from evaladdon.stats.paired.family import at_level, family_level, tested_gate  # noqa: F401
     from evaladdon.stats.paired.gate import INCONCLUSIVE, NO_REGRESSION, REGRESSION, GateDecision  # noqa: F401
     from evaladdon.stats.paired.gate import regression_gate  # noqa: F401
