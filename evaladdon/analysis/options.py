@@ -217,6 +217,9 @@ class CompareOptions:
     power: float = 0.8
     seed: int | None = 0
     n_boot: int = 2000
+    equivalence: Effect | None = None
+    """``--equivalence M``: also test each comparison for equivalence within +/- M (TOST;
+    :mod:`evaladdon.analysis.equivalence`)."""
 
     def pairing(self) -> dict[str, Any]:
         """The keywords every compare route hands the pairing loop (one list, so that no route

@@ -36,6 +36,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--margin", type=parse_effect, metavar="M",
                    help="largest drop that does not count as a regression, in the units shown: 2pt (points) or "
                         "0.02 on a metric in [0, 1], the metric's own units otherwise (default 0)")
+    p.add_argument("--equivalence", type=parse_effect, metavar="M",
+                   help="also test each comparison for equivalence within +/-M (TOST; 2pt, 0.02, or the metric's "
+                        "own units): 'equivalent' or 'not shown equivalent'")
     p.add_argument("--power", type=float, default=0.8, help="power for the minimum detectable effect (default 0.8)")
     p.add_argument("--seed", type=int, default=0, help="seed for permutation and bootstrap")
     p.add_argument("--n-boot", type=int, default=2000, metavar="N",
@@ -62,10 +65,16 @@ def run(args: argparse.Namespace) -> int:
     alpha = 1.0 - opts.level
     results = [dataclasses.replace(r, mde=m, mde_note=why)
                for r in got.results for m, why in [mde_and_note(r, opts.power, alpha)]]
+    equivalent = _equivalence(results, opts.equivalence)
     if args.json:
-        emit(args, [r.flat() for r in results], loaded, loaded.notes, skipped)
+        emit(args, [r.flat() | ({"equivalence": e.flat()} if e else {}) for r, e in zip(results, equivalent, strict=True)],
+             loaded, loaded.notes, skipped)
     else:
         render(results, opts.power, args.quiet, args.markdown, sys.stdout, None, args.wide)
+        if opts.equivalence is not None:
+            from evaladdon.report.equivalence import write as write_equivalence
+
+            write_equivalence([e for e in equivalent if e], sys.stdout, markdown=args.markdown)
         emit(args, [], loaded, list(loaded.notes) + warnings_of(results), skipped)
     refused = gate_refuses_skips(args, loaded, skipped)
     if refused:
@@ -75,3 +84,12 @@ def run(args: argparse.Namespace) -> int:
             sys.stderr.write("evaladdon: regression shown\n")
         return EXIT_REGRESSION
     return 0
+
+
+def _equivalence(results: list[Any], margin: Any) -> list[Any]:
+    """``--equivalence M``: each comparison's TOST row (None for each without the flag)."""
+    if margin is None:
+        return [None] * len(results)
+    from evaladdon.analysis.equivalence import equivalence_rows
+
+    return list(equivalence_rows(results, margin))

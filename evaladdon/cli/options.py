@@ -107,7 +107,7 @@ def compare_options(args: argparse.Namespace) -> CompareOptions:
     return CompareOptions(input_options(args), baseline=args.baseline, all_pairs=args.all_pairs, level=args.level,
                           test=args.test, interval=args.interval, cluster_method=args.cluster_method,
                           adjust=args.adjust, strict=args.strict, gate=gate, power=args.power, seed=args.seed,
-                          n_boot=getattr(args, "n_boot", 2000))
+                          n_boot=getattr(args, "n_boot", 2000), equivalence=getattr(args, "equivalence", None))
 
 
 def load_runs(args: argparse.Namespace) -> Loaded:

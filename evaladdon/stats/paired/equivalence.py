@@ -114,8 +114,8 @@ def _zero_se(comp: PairedComparison, kind: str, margin: float, alpha: float) -> 
     else:
         ok, high = -margin < low, math.inf
         verdict = NONINFERIOR if ok else NOT_SHOWN_NONINFERIOR
-    note = (f"the SE of the difference is 0: decided on the zero-SE interval at {1 - 2 * alpha:.0%} "
-            f"({c.ci_method}), no p-value")
+    note = (f"the SE of the difference is 0: no t statistic; decided on the {c.ci_method} interval at "
+            f"{1 - 2 * alpha:.3g}, no p-value")
     return Equivalence(kind, float(margin), alpha, comp.delta, comp.se, comp.df, NAN, NAN, NAN, float(low),
                        float(high), verdict, note)
 
