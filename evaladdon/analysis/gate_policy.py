@@ -127,7 +127,7 @@ def _margin(b: Benchmark, r: RunComparison, source: str) -> float:
         try:
             found.append(b.max_drop.resolve(r.points, "max_drop"))
         except EvalAddonError as exc:
-            raise EvalAddonError(f"{source}: {b.key}.max_drop ({r.task}/{r.metric}): {exc.message}") from None
+            raise EvalAddonError(f"{b.key}.max_drop ({r.task}/{r.metric}): {exc.message}", where=source) from None
     if b.max_relative_drop is not None:
         found.append(b.max_relative_drop * abs(r.comparison.mean_a))
     return float(min(found))
@@ -228,7 +228,7 @@ def judge(policy: Policy, results: dict[str, list[RunComparison]], skipped: Sequ
     multiplicity adjustment: the benchmarks judged are the family) and the comparisons not made."""
     pairs = _pairs([r for rs in results.values() for r in rs], skipped)
     if not pairs:
-        raise EvalAddonError(f"{policy.source}: nothing to judge: the runs gave no comparison")
+        raise EvalAddonError("nothing to judge: the runs gave no comparison", where=policy.source)
     judged: list[tuple[int, Benchmark, RunComparison, float]] = []
     verdicts: dict[int, list[BenchmarkVerdict]] = {}
     slot = 0

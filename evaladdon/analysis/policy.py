@@ -92,7 +92,7 @@ class _Where:
         self.source = source
 
     def error(self, key: str, what: str) -> EvalAddonError:
-        return EvalAddonError(f"{self.source}: {key}: {what}")
+        return EvalAddonError(f"{key}: {what}", where=self.source)
 
 
 def load_policy(path: str | Path) -> Policy:
@@ -101,12 +101,12 @@ def load_policy(path: str | Path) -> Policy:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise EvalAddonError(f"{source}: cannot read the policy: {getattr(exc, 'strerror', None) or exc}") from None
+        raise EvalAddonError(f"cannot read the policy: {getattr(exc, 'strerror', None) or exc}", where=source) from None
     if source.lower().endswith(".json"):
         try:
             data = json.loads(text)
         except ValueError as exc:
-            raise EvalAddonError(f"{source}: not valid JSON: {exc}") from None
+            raise EvalAddonError(f"not valid JSON: {exc}", where=source) from None
     else:
         import yaml  # PyYAML, imported only by the gate
 
@@ -115,7 +115,7 @@ def load_policy(path: str | Path) -> Policy:
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
-            raise EvalAddonError(f"{source}: not valid YAML{where}: {getattr(exc, 'problem', None) or exc}") from None
+            raise EvalAddonError(f"not valid YAML{where}: {getattr(exc, 'problem', None) or exc}", where=source) from None
     return parse_policy(data, source)
 
 
@@ -123,8 +123,8 @@ def parse_policy(data: Any, source: str = "policy") -> Policy:
     """``data`` (the parsed file) checked into a :class:`Policy`; one line per mistake."""
     w = _Where(source)
     if not isinstance(data, dict):
-        raise EvalAddonError(f"{source}: the policy must be a mapping with a 'benchmarks' list, "
-                             f"got {type(data).__name__}")
+        raise EvalAddonError(f"the policy must be a mapping with a 'benchmarks' list, "
+                             f"got {type(data).__name__}", where=source)
     unknown = sorted(str(k) for k in data if k not in _TOP)
     if unknown:
         raise w.error(unknown[0], f"unknown key (known: {', '.join(sorted(_TOP))})")
