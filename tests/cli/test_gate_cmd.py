@@ -143,3 +143,18 @@ def test_the_real_sample_logs(cli: Cli, tmp_path: Path) -> None:
     assert code == 0, err
     (b,) = json.loads(out)["results"][0]["benchmarks"]
     assert b["verdict"] in ("GO", "INCONCLUSIVE", "INSUFFICIENT-EVIDENCE") and b["comparison"]["n"] == 60
+
+
+def test_real_inspect_logs_of_three_models(real_logs: Path, cli: Cli, tmp_path: Path) -> None:
+    """Three models on the same 10 items (epochs): each candidate judged against the baseline;
+    10 items cannot detect a 5-point drop, so the gate says how many would."""
+    pol = policy(tmp_path / "p.json", [{"task": "popularity", "tier": "critical", "max_drop": "5pt"}],
+                 inconclusive="fail")
+    code, out, err = cli("gate", pol, real_logs / "inspect_ai_logsets" / "set2", "--baseline", "openai/gpt-5", "--json")
+    (gate,) = json.loads(out)["results"]
+    assert code == 1 and gate["verdict"] == "INCONCLUSIVE", err
+    assert len(gate["benchmarks"]) == 2 and {b["candidate"] for b in gate["benchmarks"]} == {
+        "google/gemini-2.5-pro", "anthropic/claude-sonnet-4-20250514"}
+    for b in gate["benchmarks"]:
+        assert b["verdict"] == "INSUFFICIENT-EVIDENCE" and b["n_needed"] > b["comparison"]["n"] == 10
+        assert b["comparison"]["adjust_method"] == "holm"
