@@ -138,8 +138,14 @@ def _matches(b: Benchmark, task: str | None, metric: str | None) -> bool:
             and (b.metric is None or metric is None or fnmatchcase(metric, b.metric)))
 
 
-def _missing(b: Benchmark, pair: tuple[str, str], labels: tuple[str, str], skipped: Sequence[Skipped]) -> list[BenchmarkVerdict]:
+def _missing(b: Benchmark, pair: tuple[str, str], labels: tuple[str, str], skipped: Sequence[Skipped],
+             failed: str | None = None) -> list[BenchmarkVerdict]:
+    """MISSING: why the runs have no comparison of ``b`` (a comparison skipped, its test compared
+    nothing, or no such task/metric in both runs)."""
     reasons = [s for s in skipped if (s.run_a, s.run_b) == pair and _matches(b, s.task, s.metric)]
+    if failed is not None and not reasons:
+        return [BenchmarkVerdict(b, labels[0], labels[1], b.task, b.metric, MISSING,
+                                 f"not compared with test {b.test}: {failed}")]
     if reasons:
         return [BenchmarkVerdict(b, labels[0], labels[1], str(s.task), s.metric, MISSING, f"not compared: {s.reason}")
                 for s in reasons]
@@ -223,10 +229,14 @@ def _pairs(results: Sequence[RunComparison], skipped: Sequence[Skipped]) -> dict
     return pairs
 
 
-def judge(policy: Policy, results: dict[str, list[RunComparison]], skipped: Sequence[Skipped]) -> GateVerdict:
-    """The verdicts of ``policy`` on the comparisons ``results`` (by paired test; made without a
-    multiplicity adjustment: the benchmarks judged are the family) and the comparisons not made."""
-    pairs = _pairs([r for rs in results.values() for r in rs], skipped)
+def judge(policy: Policy, results: dict[str, list[RunComparison]],
+          skipped: dict[str, list[Skipped]] | None = None, failed: dict[str, str] | None = None) -> GateVerdict:
+    """The verdicts of ``policy`` on the comparisons ``results`` and those not made, ``skipped``
+    (each by paired test; made without a multiplicity adjustment: the benchmarks judged are the
+    family); ``failed``: the paired tests that compared nothing, with why (their benchmarks are
+    MISSING)."""
+    skipped, failed = skipped or {}, failed or {}
+    pairs = _pairs([r for rs in results.values() for r in rs], [s for ss in skipped.values() for s in ss])
     if not pairs:
         raise EvalAddonError("nothing to judge: the runs gave no comparison", where=policy.source)
     judged: list[tuple[int, Benchmark, RunComparison, float]] = []
@@ -236,7 +246,7 @@ def judge(policy: Policy, results: dict[str, list[RunComparison]], skipped: Sequ
         for b in policy.benchmarks:
             found = [r for r in results.get(b.test, []) if (r.run_a, r.run_b) == pair and _matches(b, r.task, r.metric)]
             if not found:
-                verdicts[slot] = _missing(b, pair, labels, skipped)
+                verdicts[slot] = _missing(b, pair, labels, skipped.get(b.test, []), failed.get(b.test))
             for r in found:
                 m = _margin(b, r, policy.source)
                 judged.append((slot, b, dataclasses.replace(r, gate=regression_gate(r.comparison.ci_low,

@@ -53,6 +53,7 @@ def run(args: argparse.Namespace) -> int:
     from evaladdon.routes.plan import MetricComparisons, plan_compare, run as run_routes
 
     opts = compare_options(args)
+    _check_equivalence(opts)
     got = run_routes(plan_compare(opts), opts.inputs.routes).value
     if isinstance(got, MetricComparisons):  # --metric f1_macro, roc_auc, ece, pass@2 ...
         from evaladdon.report.metrics import write_metric_comparison
@@ -84,6 +85,15 @@ def run(args: argparse.Namespace) -> int:
             sys.stderr.write("evaladdon: regression shown\n")
         return EXIT_REGRESSION
     return 0
+
+
+def _check_equivalence(opts: Any) -> None:
+    """``--equivalence`` tests a difference of per-item means: refused up front with a metric family."""
+    if opts.equivalence is not None and opts.inputs.metric:
+        from evaladdon.stats.families.names import family_of
+
+        if family_of(opts.inputs.metric):
+            raise ValueError(f"--equivalence tests a difference of means; not with --metric {opts.inputs.metric}")
 
 
 def _equivalence(results: list[Any], margin: Any) -> list[Any]:

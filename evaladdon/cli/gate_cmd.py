@@ -9,6 +9,10 @@ import sys
 from typing import Any
 
 from evaladdon.cli.options import add_output, add_store
+from evaladdon.errors import EvalAddonError
+
+NOTHING_COMPARED = "nothing could be compared"
+"""How the pairing loop says that no comparison was made (:func:`evaladdon.analysis.compare.finish_comparisons`)."""
 
 
 def add_parser(sub: Any) -> None:
@@ -50,20 +54,30 @@ def run(args: argparse.Namespace) -> int:
 
     policy = load_policy(args.policy)
     inputs = dataclasses.replace(input_options(args), command="compare", cluster=args.cluster or policy.cluster)
-    results, skipped, loaded = {}, [], None
+    results, skipped_by_test, loaded = {}, {}, None
+    failed: dict[str, EvalAddonError] = {}
     for test in policy.tests:  # one compare per paired test the policy asks for (usually one)
         opts = CompareOptions(inputs, baseline=args.baseline, level=policy.level, test=test,
                               cluster_method=args.cluster_method, adjust="none", strict=args.strict,
                               power=policy.power, seed=args.seed)
-        got = run_routes(plan_compare(opts), inputs.routes).value
-        results[test] = list(got.results)
-        if loaded is None:
-            loaded, skipped = got.loaded, list(got.skipped)
-    assert loaded is not None
+        try:
+            got = run_routes(plan_compare(opts), inputs.routes).value
+        except EvalAddonError as exc:  # this test applies to none of the comparisons: its benchmarks are MISSING
+            if not str(exc).startswith(NOTHING_COMPARED):
+                raise
+            failed[test] = exc
+            continue
+        results[test], skipped_by_test[test] = list(got.results), list(got.skipped)
+        loaded = loaded or got.loaded
+    if loaded is None:  # no test compared anything: the first reason
+        raise next(iter(failed.values()))
+    skipped = list({(s.run_a, s.run_b, s.task, s.metric, s.reason): s
+                    for ss in skipped_by_test.values() for s in ss}.values())
     refused = gate_refuses_skips(GateOptions(fail_on_regression=True, allow_skipped=args.allow_skipped), loaded)
     if refused:
         return refused
-    verdict = judge(policy, results, skipped)
+    verdict = judge(policy, results, skipped_by_test,
+                    {t: str(e)[len(NOTHING_COMPARED):].lstrip(": ") for t, e in failed.items()})
     if args.json:
         emit(args, [verdict.flat()], loaded, loaded.notes, skipped)
     else:

@@ -33,7 +33,7 @@ def pairs(rng: np.random.Generator, reps: int, n: int, psi: float, delta: float)
 
 
 def verdicts(a: np.ndarray, b: np.ndarray) -> list[str]:
-    return [judge(POLICY, {"auto": [comparison(a[r], b[r])]}, []).benchmarks[0].verdict for r in range(a.shape[0])]
+    return [judge(POLICY, {"auto": [comparison(a[r], b[r])]}).benchmarks[0].verdict for r in range(a.shape[0])]
 
 
 def test_mc_go_at_the_allowed_drop_is_rare_binary() -> None:
@@ -66,7 +66,7 @@ def test_mc_the_items_needed_reach_the_stated_power() -> None:
     items and no true difference, the gate says GO in at least 80 % of 1,000 runs (less 2 MC SEs)."""
     rng = np.random.default_rng(13)
     a, b = pairs(rng, 1, 100, 0.3, 0.0)
-    first = judge(POLICY, {"auto": [comparison(a[0], b[0])]}, []).benchmarks[0]
+    first = judge(POLICY, {"auto": [comparison(a[0], b[0])]}).benchmarks[0]
     assert first.verdict == INSUFFICIENT and first.n_needed is not None and first.n_needed > 100
     psi = first.comparison.comparison.discordance.n_discordant / 100  # type: ignore[union-attr]
     a, b = pairs(rng, 1000, first.n_needed, psi, 0.0)
@@ -84,7 +84,7 @@ def test_a_family_of_benchmarks_is_adjusted_by_holm() -> None:
         a, b = pairs(rng, 1, 300, 0.3, shift)
         comps.append(RunComparison("A", "B", "m", "m", f"t{k}", "acc", Alignment(300, 0, 0, 0, (), {}, {}, True),
                                    compare_paired(a[0], b[0]), label_a="A", label_b="B"))
-    got = judge(policy, {"auto": comps}, [])
+    got = judge(policy, {"auto": comps})
     raw = [c.comparison.p_value for c in comps]
     expected = multitest.multipletests(raw, method="holm")[1]
     assert [v.comparison.p_adjusted for v in got.benchmarks] == pytest.approx(list(expected))  # type: ignore[union-attr]

@@ -64,3 +64,9 @@ def test_a_bare_number_of_points_is_refused_with_a_hint(tmp_path: Path, cli: Cli
     assert code == 2 and "did you mean 2pt?" in err and err.count("\n") == 1
     code, _, err = cli("compare", path, "--baseline", "base", "--equivalence", "0pt")
     assert code == 2 and "--equivalence" in err and "> 0" in err
+
+
+def test_refused_with_a_metric_family(tmp_path: Path, cli: Cli) -> None:
+    path, _, _ = two_runs(tmp_path / "runs.csv", 0.0)
+    code, _, err = cli("compare", path, "--baseline", "base", "--metric", "f1_macro", "--equivalence", "2pt")
+    assert code == 2 and "--equivalence tests a difference of means" in err and err.count("\n") == 1

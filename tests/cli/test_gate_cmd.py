@@ -158,3 +158,15 @@ def test_real_inspect_logs_of_three_models(real_logs: Path, cli: Cli, tmp_path: 
     for b in gate["benchmarks"]:
         assert b["verdict"] == "INSUFFICIENT-EVIDENCE" and b["n_needed"] > b["comparison"]["n"] == 10
         assert b["comparison"]["adjust_method"] == "holm"
+
+
+def test_a_test_that_does_not_apply_is_missing_with_its_reason(tmp_path: Path, cli: Cli) -> None:
+    data = runs(tmp_path / "runs.csv")
+    pol = policy(tmp_path / "p.json", [{"task": "go", "tier": "critical", "max_drop": "2pt"},
+                                       {"task": "nogo", "tier": "supporting", "max_drop": "2pt", "test": "mcnemar"}])
+    code, out, err = cli("gate", pol, data, "--baseline", "base", "--json")
+    assert code == 0, err  # a supporting benchmark MISSING is shown, not blocking
+    (gate,) = json.loads(out)["results"]
+    nogo = next(b for b in gate["benchmarks"] if b["task"] == "nogo")
+    assert nogo["verdict"] == "MISSING" and nogo["why"].startswith("not compared with test mcnemar: ")
+    assert "mcnemar needs 0/1 scores" in nogo["why"]
