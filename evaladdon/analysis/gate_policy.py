@@ -130,7 +130,11 @@ def _margin(b: Benchmark, r: RunComparison, source: str) -> float:
             raise EvalAddonError(f"{b.key}.max_drop ({r.task}/{r.metric}): {exc.message}", where=source) from None
     if b.max_relative_drop is not None:
         found.append(b.max_relative_drop * abs(r.comparison.mean_a))
-    return float(min(found))
+    m = float(min(found))
+    if b.mode == "equivalence" and not m > 0:
+        raise EvalAddonError(f"{b.key}: the allowed change on {r.task}/{r.metric} is 0 (a share of a baseline score "
+                             "of 0?); equivalence needs a margin > 0: give max_drop", where=source)
+    return m
 
 
 def _matches(b: Benchmark, task: str | None, metric: str | None) -> bool:

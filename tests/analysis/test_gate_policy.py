@@ -88,3 +88,13 @@ def test_a_family_of_benchmarks_is_adjusted_by_holm() -> None:
     raw = [c.comparison.p_value for c in comps]
     expected = multitest.multipletests(raw, method="holm")[1]
     assert [v.comparison.p_adjusted for v in got.benchmarks] == pytest.approx(list(expected))  # type: ignore[union-attr]
+
+
+def test_an_equivalence_margin_of_zero_is_an_error_naming_the_key() -> None:
+    from evaladdon.errors import EvalAddonError
+
+    policy = parse_policy({"benchmarks": [{"task": "t", "tier": "critical", "max_relative_drop": "5%",
+                                           "mode": "equivalence"}]}, "p.yaml")
+    a = np.zeros(20)
+    with pytest.raises(EvalAddonError, match=r"^p\.yaml: benchmarks\[0\]: the allowed change on t/acc is 0"):
+        judge(policy, {"auto": [comparison(a, np.r_[np.ones(2), np.zeros(18)])]})
