@@ -57,7 +57,7 @@ def test_textbook_numbers_and_refusals() -> None:
 def test_identical_runs_are_equivalent_by_the_zero_se_interval() -> None:
     a = np.tile([0.0, 1.0], 200)
     got = equivalence_of(compare_paired(a, a.copy()), 0.02)
-    assert got.verdict == EQUIVALENT and math.isnan(got.p_value) and "zero-SE" in (got.note or "")
+    assert got.verdict == EQUIVALENT and math.isnan(got.p_value) and "the SE of the difference is 0" in (got.note or "")
     assert -0.02 < got.ci_low <= 0 <= got.ci_high < 0.02
     small = np.tile([0.0, 1.0], 10)  # 20 items cannot bound the difference within 2 points
     assert equivalence_of(compare_paired(small, small.copy()), 0.02).verdict == NOT_SHOWN_EQUIVALENT
