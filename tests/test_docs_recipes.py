@@ -6,7 +6,7 @@ dropped).  Recipes for a multi-machine deployment (``--scheduler ADDRESS``: a ru
 cluster) cannot run here and are reported as skipped.  The others run in-process in
 a scratch folder holding ``sample_logs/`` and the folders the guides name: ``logs/`` (two
 Inspect checkpoints, ``old.eval`` and ``new.eval``) and ``out/`` (two lm-eval runs,
-``model_a`` and ``model_b``).  Each must exit 0 with no traceback.
+``model_a`` and ``model_b``) and ``examples/ci/`` (the gate policy).  Each must exit 0 with no traceback.
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "out").mkdir()
     shutil.copytree(REPO / "sample_logs" / "lm_eval" / "dummy-seed1", root / "out" / "model_a")
     shutil.copytree(REPO / "sample_logs" / "lm_eval" / "dummy-seed2", root / "out" / "model_b")
+    shutil.copytree(REPO / "examples" / "ci", root / "examples" / "ci")  # the gate policy the recipes name
     return root
 
 

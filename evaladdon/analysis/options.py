@@ -241,6 +241,10 @@ class CompareOptions:
     max_flaky: float | None = None
     """The gate fails when a candidate has more than this share of its repeated items unstable."""
 
+    equivalence: Effect | None = None
+    """``--equivalence M``: also test each comparison for equivalence within +/- M (TOST;
+    :mod:`evaladdon.analysis.equivalence`)."""
+
     def __post_init__(self) -> None:
         check_policy(self.errors)
         if self.max_flaky is not None and not 0.0 <= self.max_flaky < 1.0:

@@ -37,6 +37,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--margin", type=parse_effect, metavar="M",
                    help="largest drop that does not count as a regression, in the units shown: 2pt (points) or "
                         "0.02 on a metric in [0, 1], the metric's own units otherwise (default 0)")
+    p.add_argument("--equivalence", type=parse_effect, metavar="M",
+                   help="also test each comparison for equivalence within +/-M (TOST; 2pt, 0.02, or the metric's "
+                        "own units): 'equivalent' or 'not shown equivalent'")
     p.add_argument("--power", type=float, default=0.8, help="power for the minimum detectable effect (default 0.8)")
     p.add_argument("--seed", type=int, default=0, help="seed for permutation and bootstrap")
     p.add_argument("--n-boot", type=int, default=2000, metavar="N",
@@ -89,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
 
         return run_sequential(args, live=False)
     opts = compare_options(args)
+    _check_equivalence(opts)
     got = run_routes(plan_compare(opts), opts.inputs.routes).value
     if isinstance(got, MetricComparisons):  # --metric f1_macro, roc_auc, ece, pass@2 ...
         from evaladdon.report.metrics import write_metric_comparison
@@ -103,8 +107,9 @@ def run(args: argparse.Namespace) -> int:
                for r in got.results for m, why in [mde_and_note(r, opts.power, alpha)]]
     flips = got.flips or []
     flaky, flaky_notes, too_flaky = _flaky(opts, loaded, results)
+    equivalent = _equivalence(results, opts.equivalence)
     if args.json:
-        records = [r.flat() for r in results]
+        records = [r.flat() | ({"equivalence": e.flat()} if e else {}) for r, e in zip(results, equivalent, strict=True)]
         if opts.max_flaky is not None:
             records = [dict(x, flaky_b=flaky[k].flat() if (k := (r.run_b, r.task, r.metric)) in flaky else None)
                        for x, r in zip(records, results, strict=True)]
@@ -112,6 +117,10 @@ def run(args: argparse.Namespace) -> int:
              loaded, list(loaded.notes) + flaky_notes, skipped)
     else:
         render(results, opts.power, args.quiet, args.markdown, sys.stdout, None, args.wide)
+        if opts.equivalence is not None:
+            from evaladdon.report.equivalence import write as write_equivalence
+
+            write_equivalence([e for e in equivalent if e], sys.stdout, markdown=args.markdown)
         if got.subgroups is not None:
             from evaladdon.report.subgroups import render_subgroups
 
@@ -162,3 +171,21 @@ def _subgroup_records(found: Any) -> list[dict[str, Any]]:
     from evaladdon.report.subgroups import records
 
     return records(found)
+
+
+def _check_equivalence(opts: Any) -> None:
+    """``--equivalence`` tests a difference of per-item means: refused up front with a metric family."""
+    if opts.equivalence is not None and opts.inputs.metric:
+        from evaladdon.stats.families.names import family_of
+
+        if family_of(opts.inputs.metric):
+            raise ValueError(f"--equivalence tests a difference of means; not with --metric {opts.inputs.metric}")
+
+
+def _equivalence(results: list[Any], margin: Any) -> list[Any]:
+    """``--equivalence M``: each comparison's TOST row (None for each without the flag)."""
+    if margin is None:
+        return [None] * len(results)
+    from evaladdon.analysis.equivalence import equivalence_rows
+
+    return list(equivalence_rows(results, margin))

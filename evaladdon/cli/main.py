@@ -30,6 +30,7 @@ EXIT_TERMINATED = 128 + 15  # the shell's status of a process ended by SIGTERM
 COMMANDS: dict[str, tuple[str, str]] = {
     "summarize": ("summarize_cmd", "score, SE and interval per run, task and metric"),
     "compare": ("compare_cmd", "paired comparison of two or more runs on shared items"),
+    "gate": ("gate_cmd", "judge runs against a gate policy (tiers, max drops, equivalence); exit 0/1/2"),
     "power": ("power_cmd", "minimum detectable effect, sample size or power of a design"),
     "judge": ("judge_cmd", "correct LLM-judge pass rates with human labels"),
     "ci": ("ci_cmd", "confidence interval for k successes out of n"),

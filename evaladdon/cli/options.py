@@ -119,7 +119,7 @@ def compare_options(args: argparse.Namespace) -> CompareOptions:
                           adjust=args.adjust, strict=args.strict, gate=gate, power=args.power, seed=args.seed,
                           n_boot=getattr(args, "n_boot", 2000), flips=_flips(args), by=getattr(args, "by", None),
                           min_size=_min_size(args), errors=getattr(args, "errors", "exclude"),
-                          max_flaky=getattr(args, "max_flaky", None))
+                          max_flaky=getattr(args, "max_flaky", None), equivalence=getattr(args, "equivalence", None))
 
 
 def add_by(p: argparse.ArgumentParser) -> None:

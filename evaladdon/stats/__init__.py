@@ -93,6 +93,10 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "ThresholdChoice", "ThresholdEvaluation", "ThresholdRule", "choose_threshold", "evaluate_threshold",
         "exact_rate_interval", "operating_points", "parse_rule", "rate_at_prevalence", "ratio_t_interval",
     ),
+    "evaladdon.stats.paired.equivalence": (
+        "EQUIVALENT", "NONINFERIOR", "NOT_SHOWN_EQUIVALENT", "NOT_SHOWN_NONINFERIOR", "Equivalence",
+        "equivalence_of", "noninferiority", "noninferiority_of", "tost",
+    ),
     "evaladdon.stats.paired.error_rate": ("ErrorRateTest", "compare_error_rates"),
     "evaladdon.stats.paired.family": ("at_level", "family_level", "tested_gate"),
     "evaladdon.stats.paired.gate": ("INCONCLUSIVE", "NO_REGRESSION", "REGRESSION", "GateDecision", "regression_gate"),
@@ -182,6 +186,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from evaladdon.stats.families.threshold import choose_threshold, evaluate_threshold  # noqa: F401
     from evaladdon.stats.families.threshold import exact_rate_interval, operating_points, parse_rule  # noqa: F401
     from evaladdon.stats.families.threshold import rate_at_prevalence, ratio_t_interval  # noqa: F401
+    from evaladdon.stats.paired.equivalence import EQUIVALENT, NONINFERIOR, NOT_SHOWN_EQUIVALENT  # noqa: F401
+    from evaladdon.stats.paired.equivalence import NOT_SHOWN_NONINFERIOR, Equivalence, equivalence_of  # noqa: F401
+    from evaladdon.stats.paired.equivalence import noninferiority, noninferiority_of, tost  # noqa: F401
     from evaladdon.stats.paired.error_rate import ErrorRateTest, compare_error_rates  # noqa: F401
     from evaladdon.stats.paired.family import at_level, family_level, tested_gate  # noqa: F401
     from evaladdon.stats.paired.gate import INCONCLUSIVE, NO_REGRESSION, REGRESSION, GateDecision  # noqa: F401
