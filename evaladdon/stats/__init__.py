@@ -117,8 +117,8 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "BETTING_GRID", "bernstein_sequence", "betting_sequence", "hedged_log_capital",
     ),
     "evaladdon.stats.sequential.decide": (
-        "EQUIVALENT", "IMPROVEMENT", "NO_REGRESSION_SEQ", "REGRESSION_SEQ", "SEQUENCE_METHODS", "UNDECIDED",
-        "FirstDecision", "confidence_sequence", "decisions", "first_decision", "paired_sequence",
+        "IMPROVEMENT", "NO_REGRESSION_SEQ", "REGRESSION_SEQ", "SEQUENCE_METHODS", "UNDECIDED", "FirstDecision",
+        "confidence_sequence", "decisions", "first_decision", "paired_sequence",
     ),
     "evaladdon.stats.sequential.mixture": (
         "ASYMPTOTIC_BURN_IN", "DEFAULT_T_OPT", "mixture_half_width", "mixture_r", "normal_mixture_sequence",
@@ -207,10 +207,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from evaladdon.stats.ranking.ranking import rank_models  # noqa: F401
     from evaladdon.stats.sequential.bounded import BETTING_GRID, bernstein_sequence, betting_sequence  # noqa: F401
     from evaladdon.stats.sequential.bounded import hedged_log_capital  # noqa: F401
-    from evaladdon.stats.sequential.decide import EQUIVALENT, IMPROVEMENT, NO_REGRESSION_SEQ  # noqa: F401
-    from evaladdon.stats.sequential.decide import REGRESSION_SEQ, SEQUENCE_METHODS, UNDECIDED  # noqa: F401
-    from evaladdon.stats.sequential.decide import FirstDecision, confidence_sequence, decisions  # noqa: F401
-    from evaladdon.stats.sequential.decide import first_decision, paired_sequence  # noqa: F401
+    from evaladdon.stats.sequential.decide import IMPROVEMENT, NO_REGRESSION_SEQ, REGRESSION_SEQ  # noqa: F401
+    from evaladdon.stats.sequential.decide import SEQUENCE_METHODS, UNDECIDED, FirstDecision  # noqa: F401
+    from evaladdon.stats.sequential.decide import confidence_sequence, decisions, first_decision  # noqa: F401
+    from evaladdon.stats.sequential.decide import paired_sequence  # noqa: F401
     from evaladdon.stats.sequential.mixture import ASYMPTOTIC_BURN_IN, DEFAULT_T_OPT, mixture_half_width  # noqa: F401
     from evaladdon.stats.sequential.mixture import mixture_r, normal_mixture_sequence  # noqa: F401
     from evaladdon.stats.sequential.plan import PLAN_GRID, SequentialPlan, draw_differences  # noqa: F401

@@ -22,12 +22,13 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from evaladdon.stats._base.result import Result
+from evaladdon.stats.paired.equivalence import EQUIVALENT  # one verdict word for TOST and sequences
 from evaladdon.stats.sequential.bounded import bernstein_sequence, betting_sequence
 from evaladdon.stats.sequential.mixture import normal_mixture_sequence
 from evaladdon.stats.sequential.sequence import ConfidenceSequence, FloatArray, as_unit_scores
 
 __all__ = [
-    "EQUIVALENT", "IMPROVEMENT", "NO_REGRESSION_SEQ", "REGRESSION_SEQ", "SEQUENCE_METHODS", "UNDECIDED",
+    "IMPROVEMENT", "NO_REGRESSION_SEQ", "REGRESSION_SEQ", "SEQUENCE_METHODS", "UNDECIDED",
     "FirstDecision", "confidence_sequence", "decisions", "first_decision", "paired_sequence",
 ]
 
@@ -35,7 +36,6 @@ SEQUENCE_METHODS = ("betting", "bernstein", "mixture")
 REGRESSION_SEQ = "regression"
 NO_REGRESSION_SEQ = "no regression"
 IMPROVEMENT = "improvement"
-EQUIVALENT = "equivalent"
 UNDECIDED = "undecided"
 
 
