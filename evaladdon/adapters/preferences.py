@@ -337,7 +337,7 @@ def read_preference_file(path: Path, style: bool = False) -> Preferences:
     if style:  # the readers keep the records' index: the style columns join on it
         from evaladdon.adapters.preference_style import style_columns
 
-        battles = battles.join(style_columns(df, kind))
+        battles = battles.join(style_columns(df, kind)).assign(kind=kind)
     return Preferences(battles.reset_index(drop=True), games.reset_index(drop=True), dropped, notes, [kind])
 
 

@@ -14,6 +14,7 @@ import numpy as np
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
+    from evaladdon.stats.lc_winrate import LengthControlledWinRate
     from evaladdon.stats.ranking.bradley_terry import BradleyTerryResult
     from evaladdon.stats.ranking.style_bt import StyleControlResult
 
@@ -37,6 +38,8 @@ class StyleControl:
     n_battles: int
     dropped: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    lc: list[tuple[str, str, "LengthControlledWinRate"]] = field(default_factory=list)
+    """AlpacaEval's length-controlled win rate per (model, baseline), for AlpacaEval annotations."""
 
 
 def parse_controls(text: str) -> tuple[str, ...]:
@@ -101,4 +104,36 @@ def style_control(bt: "pd.DataFrame", feats: tuple[str, ...], cluster: np.ndarra
     except ValueError as exc:  # not identifiable, not connected, a model that never loses: said, not raised
         notes.append(f"no controlled ratings: {exc}")
         return StyleControl(None, None, feats, None, int(keep.sum()), dropped, notes)
-    return StyleControl(res, raw, feats, " and ".join(sorted(units)) or None, int(keep.sum()), dropped, notes)
+    out = StyleControl(res, raw, feats, " and ".join(sorted(units)) or None, int(keep.sum()), dropped, notes)
+    if "length" in feats and "kind" in sub and (sub["kind"] == "alpaca_eval").any():
+        out.lc = alpaca_lc(sub[(sub["kind"] == "alpaca_eval").to_numpy()], cl if cl is None else
+                           cl[(sub["kind"] == "alpaca_eval").to_numpy()], n_boot, seed, level, notes)
+    return out
+
+
+def alpaca_lc(bt: "pd.DataFrame", cluster: np.ndarray | None, n_boot: int, seed: int | None, level: float,
+              notes: list[str]) -> list[tuple[str, str, "LengthControlledWinRate"]]:
+    """AlpacaEval's length-controlled win rate of every generator_2 against its generator_1
+    (:func:`evaladdon.stats.lc_winrate.length_controlled_winrate`; one GLM per pair, as AlpacaEval
+    fits one per model)."""
+    from evaladdon.stats.lc_winrate import length_controlled_winrate
+
+    out = []
+    keys = bt["model_b"].astype(str) + "\x1f" + bt["model_a"].astype(str)
+    for key, idx in bt.groupby(keys.to_numpy(), sort=True).indices.items():  # one fit per pair, not per row
+        model, baseline = str(key).split("\x1f", 1)
+        g = bt.iloc[idx]
+        try:
+            res = length_controlled_winrate(1.0 - g["outcome"].to_numpy(dtype=float), g["length_b"].to_numpy(dtype=float),
+                                            g["length_a"].to_numpy(dtype=float), None if cluster is None else cluster[idx],
+                                            n_boot=n_boot, level=level, seed=seed)
+        except ValueError as exc:
+            notes.append(f"length-controlled win rate of {model} vs {baseline}: {exc}")
+            continue
+        out.append((model, baseline, res))
+    if out:
+        notes.append("length-controlled win rate: AlpacaEval's GLM (length term tanh of the standardised length "
+                     "difference) fitted by plain maximum likelihood on these annotations; AlpacaEval's leaderboard "
+                     "adds an instruction-difficulty term and regularisation from its own data, so its number can "
+                     "differ slightly")
+    return out

@@ -90,9 +90,11 @@ def _pref_blocks(pr: PreferenceRanking, args: argparse.Namespace, cell: Any) -> 
         blocks.append((pcols, prows, [], []))
     blocks[-1] = (*blocks[-1][:3], warn)
     if pr.style is not None:  # rank --control: raw and controlled ratings side by side
-        from evaladdon.report.style_control import style_lines, style_rows
+        from evaladdon.report.style_control import lc_rows, style_lines, style_rows
 
         blocks.append((*style_rows(pr.style, cell), style_lines(pr.style, cell), []))
+        if pr.style.lc:  # AlpacaEval annotations: the length-controlled win rate
+            blocks.append((*lc_rows(pr.style, cell), [], []))
     return blocks
 
 

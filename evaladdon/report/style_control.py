@@ -10,7 +10,7 @@ from evaladdon.report.units import interval
 if TYPE_CHECKING:  # pragma: no cover
     from evaladdon.analysis.style_control import StyleControl
 
-__all__ = ["style_json", "style_lines", "style_rows"]
+__all__ = ["lc_rows", "style_json", "style_lines", "style_rows"]
 
 
 def _order(rank: Any) -> list[int]:
@@ -22,6 +22,15 @@ def style_json(sc: "StyleControl") -> dict[str, Any]:
     out: dict[str, Any] = {"requested": list(sc.requested), "length_unit": sc.length_unit, "n_battles": sc.n_battles,
                            "n_dropped": sum(sc.dropped.values()), "dropped": dict(sc.dropped), "notes": list(sc.notes),
                            "features": [], "models": []}
+    out["length_controlled"] = [
+        {"model": m, "baseline": b, "n": x.n, "n_clusters": x.n_clusters, "win_rate": x.win_rate,
+         "win_rate_low": x.win_rate_low, "win_rate_high": x.win_rate_high, "lc_win_rate": x.lc_win_rate,
+         "lc_low": x.lc_low, "lc_high": x.lc_high, "intercept": x.intercept, "length_coef": x.length_coef,
+         "length_coef_low": x.length_coef_low, "length_coef_high": x.length_coef_high,
+         "n_boot": x.n_boot, "n_boot_degenerate": x.n_boot_degenerate, "level": x.level,
+         "method": "AlpacaEval 2 length-controlled win rate (GLM length_controlled_v1 without the "
+                   "instruction-difficulty term; plain MLE), percentile bootstrap"}
+        for m, b, x in sc.lc]
     c, r = sc.controlled, sc.raw
     if c is None or r is None:
         return out
@@ -61,6 +70,20 @@ def style_rows(sc: "StyleControl", cell: Any) -> tuple[list[str], list[list[Any]
                      interval(int(r.rank_low[j]), int(r.rank_high[j])), fmt(float(c.rating[i]), 1),
                      interval(float(c.ci_low[i]), float(c.ci_high[i]), digits=1),
                      interval(int(c.rank_low[i]), int(c.rank_high[i])), f"{c.rating[i] - r.rating[j]:+.1f}"])
+    return cols, rows
+
+
+def lc_rows(sc: "StyleControl", cell: Any) -> tuple[list[str], list[list[Any]]]:
+    """AlpacaEval's length-controlled win rates (percent), one row per (model, baseline)."""
+    from evaladdon.report.text import fmt
+
+    if not sc.lc:
+        return [], []
+    pct = f"{sc.lc[0][2].level:.0%} CI"
+    cols = ["model", "vs", "n", "win rate %", pct, "LC win rate %", f"LC {pct}", "length coef"]
+    rows = [[cell(m), cell(b), str(x.n), fmt(x.win_rate, 1), interval(x.win_rate_low, x.win_rate_high, digits=1),
+             fmt(x.lc_win_rate, 1), interval(x.lc_low, x.lc_high, digits=1), f"{x.length_coef:+.3f}"]
+            for m, b, x in sc.lc]
     return cols, rows
 
 

@@ -85,3 +85,32 @@ def test_rank_control_mtbench_real(real_logs: Path, cli: Callable[..., tuple[int
     sc = json.loads(out)["style_control"]
     assert sc["n_battles"] == 73 and sc["length_unit"] == "characters"
     assert any("bold differs between the two answers in only" in n for n in sc["notes"])
+
+
+def test_rank_control_alpaca_eval_length_controlled(tmp_path: Path, cli: Callable[..., tuple[int, str, str]]) -> None:
+    """AlpacaEval annotations: the LC win rate of generator_2 against generator_1 from the file."""
+    from evaladdon.stats.lc_winrate import length_controlled_winrate
+
+    rng = np.random.default_rng(11)
+    recs, prefs, len1, len2 = [], [], [], []
+    for i in range(300):
+        l1, l2 = int(rng.integers(100, 1500)), int(rng.integers(100, 2500))
+        p = 1 / (1 + np.exp(-(-0.2 + 1.0 * np.tanh((l2 - l1) / 700))))
+        pref = [1.0, 2.0][int(rng.random() < p)] if i % 10 else 0.0  # 0: AlpacaEval's older draw
+        recs.append({"dataset": "d", "instruction": f"i{i}", "output_1": "a" * l1, "generator_1": "base",
+                     "output_2": "b" * l2, "generator_2": "mine", "preference": pref})
+        prefs.append(0.5 if pref == 0 else pref - 1)
+        len1.append(l1)
+        len2.append(l2)
+    f = tmp_path / "annotations.json"
+    f.write_text(json.dumps(recs))
+    code, out, err = cli("rank", f, "--control", "length", "--unit", "item", "--n-boot", "200", "--json")
+    assert code == 0, err
+    (lc,) = json.loads(out)["style_control"]["length_controlled"]
+    direct = length_controlled_winrate(np.array(prefs), np.array(len2, float), np.array(len1, float),
+                                       np.array([f"i{i}" for i in range(300)]), n_boot=200, seed=0)
+    assert (lc["model"], lc["baseline"], lc["n"]) == ("mine", "base", 300)
+    assert abs(lc["lc_win_rate"] - direct.lc_win_rate) < 1e-9 and abs(lc["win_rate"] - 100 * np.mean(prefs)) < 1e-9
+    assert lc["lc_low"] <= lc["lc_win_rate"] <= lc["lc_high"] and lc["lc_win_rate"] < lc["win_rate"]
+    code, text, _ = cli("rank", f, "--control", "length", "--unit", "item", "--n-boot", "200")
+    assert code == 0 and "LC win rate %" in text and "instruction-difficulty" in text
