@@ -205,9 +205,13 @@ def _multi_parts(counts: np.ndarray, m: int, names: tuple[str, ...], values: np.
               lambda t: gwet_from_counts(t[:, 0], t[:, 1], t[:, 2:q + 2], t[:, q + 2])),
     ]
     for lev in ("nominal", "ordinal", "interval"):
-        parts.append(_Part(f"alpha_{lev}", names, slice(a0, a0 + q * q), two,
-                           lambda t, lv=lev: alpha_from_counts(t.reshape(-1, q, q), lv, values)))
+        parts.append(_Part(f"alpha_{lev}", names, slice(a0, a0 + q * q), two, _alpha_stat(q, lev, values)))
     return [fl, gw, co2], parts
+
+
+def _alpha_stat(q: int, level: str, values: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """Krippendorff's alpha at ``level`` of summed coincidence columns ``(b, q*q)``."""
+    return lambda t: alpha_from_counts(t.reshape(-1, q, q), level, values)
 
 
 def agreement(ratings: npt.ArrayLike, raters: list[str] | tuple[str, ...] | None = None,
