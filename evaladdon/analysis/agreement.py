@@ -3,7 +3,7 @@
 Each rater is one (run, metric) of the canonical table (an Inspect model-graded scorer, a judge's
 run, a table of human labels ...); their verdicts are aligned on the item id into an items x
 raters matrix (NaN where a rater did not score an item) and handed to
-:func:`evaladdon.stats.agreement.agreement` (kappas, AC1, Krippendorff's alpha with bootstrap
+:func:`evaladdon.stats.agreement.agreement_coefficients` (kappas, AC1, Krippendorff's alpha with bootstrap
 intervals over items, or over clusters of items when the table has them).  Results in, nothing
 printed: :mod:`evaladdon.report.agreement` renders them."""
 
@@ -90,7 +90,7 @@ def rater_agreement(table: "pd.DataFrame", *, extra: "pd.Series | None" = None, 
     import numpy as np
     import pandas as pd
 
-    from evaladdon.stats.agreement import agreement
+    from evaladdon.stats.agreement import agreement_coefficients
     from evaladdon.table import run_labels
 
     labels = run_labels(table)
@@ -113,7 +113,7 @@ def rater_agreement(table: "pd.DataFrame", *, extra: "pd.Series | None" = None, 
     mat = mat[shared]
     cluster = _item_clusters(table, mat.index)
     try:
-        coefs = agreement(mat.to_numpy(), names, None if cluster is None else cluster.astype(str).to_numpy(),
+        coefs = agreement_coefficients(mat.to_numpy(), names, None if cluster is None else cluster.astype(str).to_numpy(),
                           n_boot=n_boot, level=level, seed=seed)
     except ValueError as exc:
         raise EvalAddonError(str(exc)) from None

@@ -43,11 +43,11 @@ import numpy.typing as npt
 from evaladdon.stats._base.checks import check_level
 from evaladdon.stats._base.result import Result
 
-__all__ = ["AgreementCoefficient", "COEFFICIENTS", "MAX_CATEGORIES", "agreement", "alpha_from_counts",
+__all__ = ["AgreementCoefficient", "AGREEMENT_COEFFICIENTS", "MAX_AGREEMENT_CATEGORIES", "agreement_coefficients", "alpha_from_counts",
            "cohen_from_counts", "fleiss_from_counts", "gwet_from_counts"]
 
-MAX_CATEGORIES = 30
-COEFFICIENTS: tuple[str, ...] = ("cohen_kappa", "weighted_kappa", "fleiss_kappa", "gwet_ac1", "alpha_nominal",
+MAX_AGREEMENT_CATEGORIES = 30
+AGREEMENT_COEFFICIENTS: tuple[str, ...] = ("cohen_kappa", "weighted_kappa", "fleiss_kappa", "gwet_ac1", "alpha_nominal",
                                  "alpha_ordinal", "alpha_interval")
 
 
@@ -139,9 +139,9 @@ def _codes(ratings: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     if np.isinf(r).any():
         raise ValueError("ratings must be finite (NaN for not rated)")
     values = np.unique(r[~np.isnan(r)])
-    if values.size > MAX_CATEGORIES:
+    if values.size > MAX_AGREEMENT_CATEGORIES:
         raise ValueError(f"{values.size} distinct values: these coefficients are for categorical or graded verdicts "
-                         f"(at most {MAX_CATEGORIES} categories)")
+                         f"(at most {MAX_AGREEMENT_CATEGORIES} categories)")
     if values.size < 2:
         raise ValueError("every rating has the same value: agreement beyond chance is undefined")
     codes = np.where(np.isnan(r), -1, np.searchsorted(values, np.nan_to_num(r))).astype(int)
@@ -214,7 +214,7 @@ def _alpha_stat(q: int, level: str, values: np.ndarray) -> Callable[[np.ndarray]
     return lambda t: alpha_from_counts(t.reshape(-1, q, q), level, values)
 
 
-def agreement(ratings: npt.ArrayLike, raters: list[str] | tuple[str, ...] | None = None,
+def agreement_coefficients(ratings: npt.ArrayLike, raters: list[str] | tuple[str, ...] | None = None,
               cluster: npt.ArrayLike | None = None, *, n_boot: int = 1000, level: float = 0.95,
               seed: int | None = 0, method: str = "bca") -> list[AgreementCoefficient]:
     """Every coefficient of the module doc on ``ratings`` (items x raters, NaN = not rated):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evaladdon.stats.agreement import agreement
+from evaladdon.stats.agreement import agreement_coefficients as agreement
 
 
 def _ratings(rng: np.random.Generator, n: int, m: int, pi: np.ndarray, acc: float) -> np.ndarray:
