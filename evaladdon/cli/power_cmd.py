@@ -41,6 +41,9 @@ def add_parser(sub: Any) -> None:
                         "power of McNemar's exact test) for --discordance, else wald (normal approximation); "
                         "mcnemar-connor-approx = Connor's 1987 approximation")
     p.add_argument("--json", action="store_true", help="print JSON")
+    from evaladdon.cli.power_judge import add_arguments
+
+    add_arguments(p)
     p.set_defaults(run=run)
 
 
@@ -108,6 +111,13 @@ def _variance(args: argparse.Namespace) -> tuple[float | None, float | None, str
 
 def run(args: argparse.Namespace) -> int:
     _check_flags(args)
+    if getattr(args, "judge", False):  # the human-label budget of a judge correction
+        from evaladdon.cli.power_judge import run as judge_budget
+
+        return judge_budget(args)
+    for flag in ("sensitivity", "specificity", "judge_rate", "width", "labelled", "labels"):
+        if getattr(args, flag, None) is not None:
+            raise EvalAddonError(f"--{flag.replace('_', '-')} applies to power --judge")
     sides = 1 if args.one_sided else 2
     pilot = None
     if args.pilot:

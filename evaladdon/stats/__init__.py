@@ -48,6 +48,9 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "CorrectedDifference", "CorrectedRate", "JudgeAgreement", "PPIResult", "corrected_difference",
         "judge_agreement", "ppi_mean", "rogan_gladen", "rogan_gladen_bootstrap",
     ),
+    "evaladdon.stats.judge_budget": (
+        "BUDGET_METHODS", "LabelBudget", "label_budget", "ppi_width", "rogan_gladen_width",
+    ),
     "evaladdon.stats.lc_winrate": ("LengthControlledWinRate", "length_controlled_winrate"),
     "evaladdon.stats.mean": (
         "MEAN_METHODS", "MeanEstimate", "MeanStats", "check_options", "estimate_mean", "finish", "rescaled",
@@ -120,6 +123,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from evaladdon.stats.judge import CorrectedDifference, CorrectedRate, JudgeAgreement, PPIResult  # noqa: F401
     from evaladdon.stats.judge import corrected_difference, judge_agreement, ppi_mean, rogan_gladen  # noqa: F401
     from evaladdon.stats.judge import rogan_gladen_bootstrap  # noqa: F401
+    from evaladdon.stats.judge_budget import BUDGET_METHODS, LabelBudget, label_budget, ppi_width  # noqa: F401
+    from evaladdon.stats.judge_budget import rogan_gladen_width  # noqa: F401
     from evaladdon.stats.lc_winrate import LengthControlledWinRate, length_controlled_winrate  # noqa: F401
     from evaladdon.stats.mean import MEAN_METHODS, MeanEstimate, MeanStats, check_options, estimate_mean  # noqa: F401
     from evaladdon.stats.mean import finish, rescaled, two_clusters_error  # noqa: F401
