@@ -55,7 +55,10 @@ def _empty(n: int, index: pd.Index) -> pd.DataFrame:
 
 def _text_counts(text: pd.Series, side: str, out: pd.DataFrame) -> None:
     """Character length and markdown counts of answers given as text (NaN where not a string)."""
-    is_str = text.map(type).eq(str).to_numpy()  # type() per value: a C call, no Python function per row
+    if pd.api.types.infer_dtype(text, skipna=True) in ("string", "empty"):  # the usual file: no per-value check
+        is_str = text.notna().to_numpy()
+    else:  # answers logged as lists or objects in a malformed file: checked value by value
+        is_str = text.map(type).eq(str).to_numpy()
     s = text.where(is_str, "").astype(str)
     body = s.str.replace(_CODE, "", regex=True)
     out[f"length_{side}"] = np.where(is_str, s.str.len().to_numpy(dtype=float), np.nan)

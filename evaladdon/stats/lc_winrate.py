@@ -75,6 +75,29 @@ def _design(delta_len: np.ndarray, difficulty: np.ndarray | None) -> tuple[np.nd
     return x, x0
 
 
+def _replicates(x: np.ndarray, x0: np.ndarray, y: np.ndarray, beta: np.ndarray, cl: np.ndarray, n_clusters: int,
+                n_boot: int, seed: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """Bootstrap replicates (batches of multinomial cluster weights, the GLM refitted by Newton's
+    method warm-started at the estimate): LC win rates, raw win rates, length coefficients and
+    the count of fits that did not converge (left out)."""
+    from evaladdon.stats.ranking.style_bt import _newton
+
+    rng = np.random.default_rng(seed)
+    lcs, raw, coefs = [], [], []
+    degenerate = 0
+    batch = max(1, min(n_boot, int(1e7 // max(y.size * x.shape[1], 1))))  # (B, n, q) floats near 80 MB
+    for start in range(0, n_boot, batch):
+        nb = min(batch, n_boot - start)
+        w = rng.multinomial(n_clusters, np.full(n_clusters, 1.0 / n_clusters), size=nb).astype(float)[:, cl]
+        reps, ok = _newton(x, y, w, np.repeat(beta[None], nb, axis=0))
+        degenerate += int((~ok).sum())
+        pred = 1.0 / (1.0 + np.exp(-(reps[ok] @ x0.T)))  # each replicate's predictions, length term zeroed
+        lcs.append(100.0 * (pred * w[ok]).sum(axis=1) / w[ok].sum(axis=1))
+        raw.append(100.0 * (w @ y) / w.sum(axis=1))
+        coefs.append(reps[ok, 1])
+    return np.concatenate(lcs), np.concatenate(raw), np.concatenate(coefs), degenerate
+
+
 def length_controlled_winrate(
     preference: npt.ArrayLike, len_model: npt.ArrayLike, len_baseline: npt.ArrayLike,
     cluster: npt.ArrayLike | None = None, difficulty: npt.ArrayLike | None = None, *, n_boot: int = 1000,
@@ -108,16 +131,10 @@ def length_controlled_winrate(
     lo = hi = wlo = whi = clo = chi = float("nan")
     degenerate = 0
     if n_boot:
-        rng = np.random.default_rng(seed)
-        w = rng.multinomial(n_clusters, np.full(n_clusters, 1.0 / n_clusters), size=n_boot).astype(float)[:, cl]
-        reps, okb = _newton(x, y, w, np.repeat(beta[None], n_boot, axis=0))
-        degenerate = int((~okb).sum())
-        pred = 1.0 / (1.0 + np.exp(-(reps[okb] @ x0.T)))  # (B, n): each replicate's predictions
-        lcs = 100.0 * (pred * w[okb]).sum(axis=1) / w[okb].sum(axis=1)
-        raw = 100.0 * (w @ y) / w.sum(axis=1)
+        lcs, raw, coefs, degenerate = _replicates(x, x0, y, beta, cl, n_clusters, n_boot, seed)
         lo, hi = np.quantile(lcs, qs)
         wlo, whi = np.quantile(raw, qs)
-        clo, chi = np.quantile(reps[okb, 1], qs)
+        clo, chi = np.quantile(coefs, qs)
     return LengthControlledWinRate(
         win_rate=100.0 * float(y.mean()), win_rate_low=float(wlo), win_rate_high=float(whi), lc_win_rate=lc,
         lc_low=float(lo), lc_high=float(hi), intercept=float(beta[0]), length_coef=float(beta[1]),

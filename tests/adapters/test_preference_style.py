@@ -70,3 +70,23 @@ def test_mtbench_answers_from_the_judge_prompt(real_logs: Path) -> None:
     ans_a = prompt.split("[The Start of Assistant A's Answer]\n", 1)[1].split("\n[The End of Assistant A's Answer]")[0]
     assert bt.iloc[0]["length_a"] == len(ans_a)
     assert bt["length_a"].notna().all() and (bt["length_unit"] == "characters").all()
+
+
+def test_malformed_style_fields_are_not_logged(tmp_path: Path) -> None:
+    """Answers or metadata of the wrong type give no features (NaN), never an error."""
+    recs = [{"question_id": "q1", "model_a": "x", "model_b": "y", "winner": "model_a", "conv_metadata": "oops"},
+            {"question_id": "q2", "model_a": "x", "model_b": "y", "winner": "model_b",
+             "conv_metadata": {"sum_assistant_a_tokens": "12", "sum_assistant_b_tokens": [1],
+                               "header_count_a": {"h1": "a"}, "header_count_b": None}}]
+    f = tmp_path / "battles.jsonl"
+    f.write_text("\n".join(json.dumps(r) for r in recs))
+    bt = read_preferences([f], style=True).battles
+    assert bt[["length_a", "length_b", "header_a", "header_b"]].isna().all().all()
+    alp = [{"instruction": "i", "generator_1": "b", "generator_2": "m", "output_1": ["list"], "output_2": {"a": 1},
+            "preference": 2.0},
+           {"instruction": "j", "generator_1": "b", "generator_2": "m", "output_1": "ok", "output_2": "fine",
+            "preference": 1.0}]
+    g = tmp_path / "annotations.json"
+    g.write_text(json.dumps(alp))
+    bt = read_preferences([g], style=True).battles
+    assert bt["length_a"].isna().iloc[0] and bt["length_a"].iloc[1] == 2 and bt["length_b"].iloc[1] == 4

@@ -90,3 +90,18 @@ def test_controlled_recovers_confounded_ratings() -> None:
     assert bias_c < 12.0, bias_c  # Elo points
     assert bias_r > 40.0, bias_r  # raw Bradley–Terry is pulled by the judge's length preference
     assert np.mean(cover) >= 0.93, np.mean(cover)
+
+
+def test_refuses_a_design_too_large_and_unidentifiable() -> None:
+    rng = np.random.default_rng(0)
+    a, b, y, la, lb = _simulate(rng, 300, np.array([0.0, 0.5, 1.0]), 0.5)
+    z, _ = arena_style_features(la, lb)
+    with pytest.raises(ValueError, match="too large"):
+        style_bradley_terry(a, b, y, z, ["length"], n_boot=0, max_cells=100)
+    # a feature that is a function of the models: not separately identifiable from the ratings
+    only = (a == "0") | (b == "0")
+    a2, b2, y2 = a[only & (a != b)][:60], b[only & (a != b)][:60], y[only & (a != b)][:60]
+    d = np.where(a2 == "0", 1.0, -1.0)[:, None]
+    sub = (a2 == "0") & (b2 == "1") | (a2 == "1") & (b2 == "0")
+    with pytest.raises(ValueError, match="identifiable"):
+        style_bradley_terry(a2[sub], b2[sub], y2[sub], d[sub], ["x"], n_boot=0)

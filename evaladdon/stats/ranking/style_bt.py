@@ -41,6 +41,7 @@ from evaladdon.stats.ranking._bt_numerics import _norm_ppf
 __all__ = ["StyleControlResult", "arena_style_features", "style_bradley_terry"]
 
 ELO_SCALE = 400.0 / math.log(10.0)
+MAX_DESIGN_CELLS = 25_000_000
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,7 @@ def _newton(x: np.ndarray, y: np.ndarray, w: np.ndarray, start: np.ndarray,
         eta = np.clip(params @ x.T, -35.0, 35.0)
         p = 1.0 / (1.0 + np.exp(-eta))
         grad = (w * (y[None, :] - p)) @ x
-        hess = np.einsum("bn,nq,nr->bqr", w * p * (1.0 - p), x, x, optimize=True)
+        hess = np.matmul(((w * p * (1.0 - p))[:, :, None] * x[None]).transpose(0, 2, 1), x)
         # the pseudo-inverse: a resample where a feature never varies leaves its coefficient where
         # it started (reported as undefined) instead of sending it to infinity
         step = (np.linalg.pinv(hess, rcond=1e-10, hermitian=True) @ grad[..., None])[..., 0]
@@ -163,6 +164,7 @@ def style_bradley_terry(
     model_a: npt.ArrayLike, model_b: npt.ArrayLike, outcome: npt.ArrayLike, features: npt.ArrayLike,
     feature_names: tuple[str, ...] | list[str], cluster: npt.ArrayLike | None = None, *, anchor: str | None = None,
     base: float = 1000.0, scale: float = ELO_SCALE, n_boot: int = 1000, level: float = 0.95, seed: int | None = 0,
+    max_cells: int = MAX_DESIGN_CELLS,
 ) -> StyleControlResult:
     """Fit the style-controlled Bradley–Terry model (module doc) to battles with ``features``
     ``(n, p)`` (already normalised, e.g. by :func:`arena_style_features`)."""
@@ -172,6 +174,10 @@ def style_bradley_terry(
     cl = (np.arange(y.size) if cluster is None else np.unique(np.asarray(cluster).astype(str), return_inverse=True)[1])
     n_clusters = int(cl.max()) + 1
     ref = int(np.argmax(np.bincount(np.concatenate([a, b]), minlength=k)))
+    if y.size * (k - 1 + z.shape[1]) > max_cells:
+        # a dense per-battle design: Arena-scale files (10^6 battles x 10^2 models) need a sparse fit
+        raise ValueError(f"{y.size} battles x {k} models is too large for the style-controlled fit here "
+                         f"(more than {max_cells:.0e} design cells); rank a subset of models or battles")
     x = _design(a, b, k, ref, z)
     if np.linalg.matrix_rank(x) < x.shape[1]:
         raise ValueError("the ratings and style terms are not separately identifiable (a feature is a "
@@ -219,8 +225,8 @@ def _bootstrap(x: np.ndarray, y: np.ndarray, cl: np.ndarray, n_clusters: int, pa
     rng = np.random.default_rng(seed)
     q = x.shape[1]
     reps = np.full((n_boot, q), np.nan)
-    # a batch's (B, n) weights and (B, q, q) systems kept near 80 MB
-    batch = max(1, min(n_boot, int(1e7 // max(y.size, 1)), int(1e7 // (q * q))))
+    # a batch's Hessian products hold (B, n, q) floats: kept near 80 MB
+    batch = max(1, min(n_boot, int(1e7 // max(y.size * q, 1))))
     for start in range(0, n_boot, batch):
         nb = min(batch, n_boot - start)
         wc = rng.multinomial(n_clusters, np.full(n_clusters, 1.0 / n_clusters), size=nb).astype(float)
