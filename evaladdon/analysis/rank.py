@@ -77,6 +77,9 @@ def preference_ranking(paths: list[str], ties: str = "half", anchor: str | None 
         from evaladdon.analysis.style_control import style_control
 
         style = style_control(bt, controls, None if single else cluster.to_numpy(), anchor, n_boot, seed, level)
+        if ties != "half":
+            style.notes.append("both fits of the style-control block split ties half/half (Arena's convention); "
+                               f"--ties {ties} applies to the leaderboard above")
     return PreferenceRanking(res, pos, dict(prefs.dropped), notes, sorted(bt["source"].unique().tolist()),
                              prefs.kinds, style)
 

@@ -114,3 +114,14 @@ def test_rank_control_alpaca_eval_length_controlled(tmp_path: Path, cli: Callabl
     assert lc["lc_low"] <= lc["lc_win_rate"] <= lc["lc_high"] and lc["lc_win_rate"] < lc["win_rate"]
     code, text, _ = cli("rank", f, "--control", "length", "--unit", "item", "--n-boot", "200")
     assert code == 0 and "LC win rate %" in text and "instruction-difficulty" in text
+
+
+def test_rank_control_says_ties_are_split(tmp_path: Path, cli: Callable[..., tuple[int, str, str]]) -> None:
+    f = _arena_file(tmp_path, n=300)
+    recs = json.loads(f.read_text())
+    for r in recs[::5]:
+        r["winner"] = "tie"
+    f.write_text(json.dumps(recs))
+    code, out, err = cli("rank", f, "--control", "length", "--ties", "davidson", "--n-boot", "100", "--json")
+    assert code == 0, err
+    assert any("--ties davidson applies to the leaderboard above" in n for n in json.loads(out)["style_control"]["notes"])
