@@ -316,8 +316,10 @@ def _read_alpaca(df: pd.DataFrame, source: str, dropped: dict[str, int],
     return battles, pd.DataFrame(columns=list(GAME_COLUMNS))
 
 
-def read_preference_file(path: Path) -> Preferences:
-    """One preference file (format sniffed by content) as a :class:`Preferences`."""
+def read_preference_file(path: Path, style: bool = False) -> Preferences:
+    """One preference file (format sniffed by content) as a :class:`Preferences`; with ``style``,
+    the battles carry the answers' style columns where the file logs them
+    (:func:`evaladdon.adapters.preference_style.style_columns`)."""
     kind = looks_like_preferences(path)
     if kind is None:
         raise InputError("not a pairwise-preference file (Arena battles, MT-bench pair judgments or "
@@ -332,10 +334,14 @@ def read_preference_file(path: Path) -> Preferences:
         battles, games = _read_mtbench(df, source, dropped, notes)
     else:
         battles, games = _read_alpaca(df, source, dropped, notes)
+    if style:  # the readers keep the records' index: the style columns join on it
+        from evaladdon.adapters.preference_style import style_columns
+
+        battles = battles.join(style_columns(df, kind)).assign(kind=kind)
     return Preferences(battles.reset_index(drop=True), games.reset_index(drop=True), dropped, notes, [kind])
 
 
-def read_preferences(paths: Iterable[str | Path]) -> Preferences:
+def read_preferences(paths: Iterable[str | Path], style: bool = False) -> Preferences:
     """Every preference file among ``paths`` (files or directories) in one :class:`Preferences`."""
     files: list[Path] = []
     skipped: list[str] = []
@@ -356,7 +362,7 @@ def read_preferences(paths: Iterable[str | Path]) -> Preferences:
                                f"(e.g. {other[0].name}); rank them separately")
         else:
             files.append(p)
-    parts = [read_preference_file(f) for f in files]
+    parts = [read_preference_file(f, style) for f in files]
     battles = pd.concat([p.battles for p in parts if len(p.battles)] or [parts[0].battles], ignore_index=True)
     games = pd.concat([p.games for p in parts if len(p.games)] or [parts[0].games], ignore_index=True)
     dropped: dict[str, int] = {}

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
+    from evaladdon.analysis.style_control import StyleControl
     from evaladdon.stats.ranking.bradley_terry import BradleyTerryResult, PositionBias
     from evaladdon.stats.ranking.ranking import RankingResult
 
@@ -27,6 +28,7 @@ class PreferenceRanking:
     notes: list[str]
     sources: list[str]
     kinds: list[str]
+    style: "StyleControl | None" = None
 
 
 @dataclass
@@ -40,8 +42,10 @@ class ScoreRanking:
 
 def preference_ranking(paths: list[str], ties: str = "half", anchor: str | None = None, n_boot: int = 1000,
                        seed: int | None = 0, level: float = 0.95, sandwich: bool = False,
-                       unit: str = "cluster") -> PreferenceRanking:
-    """Read preference files and fit Bradley–Terry (clusters are kept apart per source file)."""
+                       unit: str = "cluster", controls: tuple[str, ...] = ()) -> PreferenceRanking:
+    """Read preference files and fit Bradley–Terry (clusters are kept apart per source file);
+    with ``controls`` (style features, :func:`evaladdon.analysis.style_control.parse_controls`),
+    also the style-controlled fit (:func:`evaladdon.analysis.style_control.style_control`)."""
     from pathlib import Path
 
     from evaladdon.adapters.common.guard import check_regular
@@ -50,7 +54,7 @@ def preference_ranking(paths: list[str], ties: str = "half", anchor: str | None 
 
     for given in paths:  # a FIFO or a device would be read forever: refused before it is opened
         check_regular(Path(given))
-    prefs = read_preferences(paths)
+    prefs = read_preferences(paths, style=bool(controls))
     bt = prefs.battles
     key = bt["item"] if unit == "item" else bt["cluster"]
     cluster = bt["source"].astype(str) + "\x1f" + key.fillna("").astype(str)
@@ -68,8 +72,16 @@ def preference_ranking(paths: list[str], ties: str = "half", anchor: str | None 
     pos = None
     if len(prefs.games):
         pos = position_bias(prefs.games["g1"].to_numpy(), prefs.games["g2"].to_numpy(), level=level)
+    style = None
+    if controls:
+        from evaladdon.analysis.style_control import style_control
+
+        style = style_control(bt, controls, None if single else cluster.to_numpy(), anchor, n_boot, seed, level)
+        if ties != "half":
+            style.notes.append("both fits of the style-control block split ties half/half (Arena's convention); "
+                               f"--ties {ties} applies to the leaderboard above")
     return PreferenceRanking(res, pos, dict(prefs.dropped), notes, sorted(bt["source"].unique().tolist()),
-                             prefs.kinds)
+                             prefs.kinds, style)
 
 
 def _item_matrix(rows: "pd.DataFrame") -> tuple["pd.DataFrame", "pd.Series", int]:

@@ -1,4 +1,5 @@
-"""``evaladdon judge --labels FILE RUN...``: correct a judge's pass rate with human labels."""
+"""``evaladdon judge --labels FILE RUN...``: correct a judge's pass rate with human labels;
+``evaladdon judge agree FILES...``: agreement between judges (:mod:`evaladdon.cli.judge_agree`)."""
 
 from __future__ import annotations
 
@@ -18,22 +19,27 @@ HUMAN_ALIASES = ("human", "human_label", "label", "gold")
 
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser("judge", help="correct an LLM judge's pass rate with human labels")
+    p = sub.add_parser("judge", help="correct an LLM judge's pass rate with human labels; "
+                       "'judge agree FILES...': agreement between judges")
     p.add_argument("paths", nargs="+", metavar="RUN",
-                   help="judge-scored runs (files or directories); NAME=PATH names a run")
-    p.add_argument("--labels", required=True, help="table with item ids and human 0/1 labels")
+                   help="judge-scored runs (files or directories); NAME=PATH names a run; first 'agree' for "
+                        "agreement between judges (kappas, Gwet's AC1, Krippendorff's alpha)")
+    p.add_argument("--labels", help="table with item ids and human 0/1 labels (required, except for 'agree', "
+                   "where it adds the humans as one more rater)")
     p.add_argument("--human-col", help=f"label column (default: first of {', '.join(HUMAN_ALIASES)})")
     p.add_argument("--metric", help="the judge's metric")
     p.add_argument("--method", choices=("rogan-gladen", "rogan-gladen-bootstrap", "ppi", "ppi++"),
                    default="rogan-gladen", help="correction (default rogan-gladen)")
     p.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
     p.add_argument("--seed", type=int, default=0, help="seed for the bootstrap")
+    p.add_argument("--n-boot", type=int, default=1000, help="judge agree: bootstrap replicates (default 1000)")
+    p.add_argument("--cluster", metavar="FIELD", help="judge agree: resample clusters of items by this field")
     add_output(p)
     add_reporting(p)
     p.set_defaults(run=run)
 
 
-def read_labels(path: str, human_col: str | None) -> "pd.Series":
+def read_labels(path: str, human_col: str | None, binary: bool = True) -> "pd.Series":
     import numpy as np
     import pandas as pd
 
@@ -46,10 +52,10 @@ def read_labels(path: str, human_col: str | None) -> "pd.Series":
     if item_col is None or col is None or col not in raw.columns:
         raise InputError(f"the labels need an item column and a human label column (found {', '.join(raw.columns)})", path)
     values, errors = coerce_scores(raw[col])
-    bad = errors.notna().to_numpy() | ~np.isin(values, [0.0, 1.0])
+    bad = errors.notna().to_numpy() | (~np.isin(values, [0.0, 1.0]) if binary else ~np.isfinite(values))
     if bad.any():
         first = int(np.flatnonzero(bad)[0])
-        raise InputError(f"row {first + 1}: human label {raw[col].iloc[first]!r} is not 0/1 "
+        raise InputError(f"row {first + 1}: human label {raw[col].iloc[first]!r} is not {'0/1' if binary else 'a number'} "
                          f"({int(bad.sum())} such row(s))", path)
     labels = pd.Series(values, index=raw[item_col].astype(str))
     if labels.index.duplicated().any():
@@ -59,6 +65,18 @@ def read_labels(path: str, human_col: str | None) -> "pd.Series":
 
 def run(args: argparse.Namespace) -> int:
     from evaladdon.analysis.judge import correct_judge
+
+    if args.paths and args.paths[0] == "agree":
+        from evaladdon.cli.judge_agree import run as agree
+
+        return agree(args, read_labels(args.labels, args.human_col, binary=False) if args.labels else None)
+    if not args.labels:  # argparse's own words, as before 'agree' made --labels optional
+        import sys
+
+        sys.stderr.write("evaladdon: error: the following arguments are required: --labels\n")
+        return 2
+    if args.cluster or args.n_boot != 1000:
+        raise InputError("--cluster and --n-boot apply to judge agree")
 
     labels = read_labels(args.labels, args.human_col)
     loaded = load(args)

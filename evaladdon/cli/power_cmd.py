@@ -50,6 +50,9 @@ def add_parser(sub: Any) -> None:
     seq.add_argument("--horizon", type=int, metavar="N", help="items per simulated run (default 3x the fixed n)")
     seq.add_argument("--seed", type=int, default=0, help="seed of the simulation (default 0)")
     p.add_argument("--json", action="store_true", help="print JSON")
+    from evaladdon.cli.power_judge import add_arguments
+
+    add_arguments(p)
     p.set_defaults(run=run)
 
 
@@ -117,6 +120,13 @@ def _variance(args: argparse.Namespace) -> tuple[float | None, float | None, str
 
 def run(args: argparse.Namespace) -> int:
     _check_flags(args)
+    if getattr(args, "judge", False):  # the human-label budget of a judge correction
+        from evaladdon.cli.power_judge import run as judge_budget
+
+        return judge_budget(args)
+    for flag in ("sensitivity", "specificity", "judge_rate", "width", "labelled", "labels"):
+        if getattr(args, flag, None) is not None:
+            raise EvalAddonError(f"--{flag.replace('_', '-')} applies to power --judge")
     sides = 1 if args.one_sided else 2
     pilot = None
     if args.pilot:

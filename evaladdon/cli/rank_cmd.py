@@ -37,6 +37,9 @@ def add_parser(sub: Any) -> None:
                    help="Bradley–Terry: cluster-robust sandwich intervals instead of the bootstrap")
     p.add_argument("--unit", choices=("cluster", "item"), default="cluster",
                    help="preferences: resample clusters (default; AlpacaEval: dataset) or single prompts")
+    p.add_argument("--control", metavar="LIST",
+                   help="preferences: also fit Bradley–Terry with the answers' style as covariates (Chatbot Arena's "
+                        "style control): length, markdown (headers, lists, bold), or header/list/bold, comma-separated")
     p.add_argument("--html", metavar="FILE", help="also write a self-contained HTML page (table, interval plot, "
                    "win-rate heatmap)")
     add_output(p)
@@ -52,6 +55,47 @@ def _write_html(args: argparse.Namespace, **section: Any) -> None:
     out = atomic_write_text(args.html, page, inputs=input_paths(args))
     if not args.quiet and not args.json:
         sys.stderr.write(f"wrote {out}\n")
+
+
+def _controls(args: argparse.Namespace) -> tuple[str, ...]:
+    """``--control`` as style features (an InputError naming an unknown one)."""
+    from evaladdon.analysis.style_control import parse_controls
+    from evaladdon.errors import InputError
+
+    if not getattr(args, "control", None):
+        return ()
+    try:
+        return parse_controls(args.control)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+
+
+def _with_style(out: dict[str, Any], pr: PreferenceRanking) -> dict[str, Any]:
+    """The preference JSON, with the ``style_control`` record when ``--control`` was given."""
+    if pr.style is not None:
+        from evaladdon.report.style_control import style_json
+
+        out["style_control"] = style_json(pr.style)
+    return out
+
+
+def _pref_blocks(pr: PreferenceRanking, args: argparse.Namespace, cell: Any) -> list[tuple[Any, ...]]:
+    """The text/markdown blocks of a preference ranking: (columns, rows, lines, warnings) each."""
+    cols, rows = _rows_pref(pr, cell)
+    lines = _pref_lines(pr, cell)
+    warn = _warnings(pr.dropped, pr.notes + list(pr.result.notes), cell)
+    blocks: list[tuple[Any, ...]] = [(cols, rows, lines, [])]
+    pcols, prows = _rows_pairs(pr, cell)
+    if prows and not args.quiet:  # the win-rate matrix, pair by pair, when it is small
+        blocks.append((pcols, prows, [], []))
+    blocks[-1] = (*blocks[-1][:3], warn)
+    if pr.style is not None:  # rank --control: raw and controlled ratings side by side
+        from evaladdon.report.style_control import lc_rows, style_lines, style_rows
+
+        blocks.append((*style_rows(pr.style, cell), style_lines(pr.style, cell), []))
+        if pr.style.lc:  # AlpacaEval annotations: the length-controlled win rate
+            blocks.append((*lc_rows(pr.style, cell), [], []))
+    return blocks
 
 
 def run(args: argparse.Namespace) -> int:
@@ -73,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
         if others:
             raise InputError("mixes pairwise-preference files with score logs; rank them separately", others[0])
         pr = preference_ranking(paths, args.ties, args.anchor, args.n_boot, args.seed, args.level,
-                                args.sandwich, args.unit)
+                                args.sandwich, args.unit, _controls(args))
         ignored = [f for f, v in (("--metric", args.metric), ("--cluster", args.cluster)) if v]
         if ignored:
             verb = "apply" if len(ignored) > 1 else "applies"
@@ -82,18 +126,13 @@ def run(args: argparse.Namespace) -> int:
         if args.html:
             _write_html(args, bt=pr.result, position=pr.position, dropped=pr.dropped, notes=pr.notes)
         if args.json:
-            write_json(preference_json(pr))
+            write_json(_with_style(preference_json(pr), pr))
             return 0
         cell = markdown_cell if args.markdown else clean
-        cols, rows = _rows_pref(pr, cell)
-        lines = _pref_lines(pr, cell)
-        warn = _warnings(pr.dropped, pr.notes + list(pr.result.notes), cell)
-        blocks = [(cols, rows, lines, [])]
-        pcols, prows = _rows_pairs(pr, cell)
-        if prows and not args.quiet:  # the win-rate matrix, pair by pair, when it is small
-            blocks.append((pcols, prows, [], []))
-        blocks[-1] = (*blocks[-1][:3], warn)
+        blocks = _pref_blocks(pr, args, cell)
     else:
+        if getattr(args, "control", None):
+            raise InputError("--control applies to pairwise-preference files (Arena, MT-bench pair, AlpacaEval)")
         from evaladdon.cli.options import load_runs
 
         loaded = load_runs(args)
@@ -121,11 +160,13 @@ def run(args: argparse.Namespace) -> int:
             lines = [textwrap.fill(x, 100, subsequent_indent="  ", break_on_hyphens=False) for x in lines]
             warn = [textwrap.fill(x, 100, subsequent_indent="  ", break_on_hyphens=False) for x in warn]
         if args.markdown:
-            con.file.write(_md_table(cols, rows))
+            if cols:
+                con.file.write(_md_table(cols, rows))
             for line in lines + ([] if args.quiet else warn):
                 con.file.write(f"\n{line}\n")
         else:
-            con.print(table(None, cols, rows, n_left=2))
+            if cols:
+                con.print(table(None, cols, rows, n_left=2))
             for line in lines + ([] if args.quiet else warn):
                 con.print(line)
     return 0

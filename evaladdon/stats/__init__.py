@@ -30,6 +30,10 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
     "evaladdon.stats._base.result": (
         "Interval", "IntervalResult", "Result", "ci_bounds", "holds_interval", "json_safe",
     ),
+    "evaladdon.stats.agreement": (
+        "AgreementCoefficient", "AGREEMENT_COEFFICIENTS", "MAX_AGREEMENT_CATEGORIES", "agreement_coefficients",
+        "alpha_from_counts", "cohen_from_counts", "fleiss_from_counts", "gwet_from_counts",
+    ),
     "evaladdon.stats.cluster": (
         "ClusteredSE", "cluster_sums", "clustered_from_sums", "clustered_se", "codes", "cr1_note",
         "satterthwaite_df_from_sums", "satterthwaite_df_intercept", "satterthwaite_sums",
@@ -44,6 +48,10 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "CorrectedDifference", "CorrectedRate", "JudgeAgreement", "PPIResult", "corrected_difference",
         "judge_agreement", "ppi_mean", "rogan_gladen", "rogan_gladen_bootstrap",
     ),
+    "evaladdon.stats.judge_budget": (
+        "BUDGET_METHODS", "LabelBudget", "label_budget", "ppi_width", "rogan_gladen_width",
+    ),
+    "evaladdon.stats.lc_winrate": ("LengthControlledWinRate", "length_controlled_winrate"),
     "evaladdon.stats.mean": (
         "MEAN_METHODS", "MeanEstimate", "MeanStats", "check_options", "estimate_mean", "finish", "rescaled",
         "two_clusters_error",
@@ -113,6 +121,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "pair_counts", "position_bias",
     ),
     "evaladdon.stats.ranking.ranking": ("RankingResult", "competition_ranks", "pairwise_tests", "rank_models"),
+    "evaladdon.stats.ranking.style_bt": ("StyleControlResult", "arena_style_features", "style_bradley_terry"),
     "evaladdon.stats.sequential.bounded": (
         "BETTING_GRID", "bernstein_sequence", "betting_sequence", "hedged_log_capital",
     ),
@@ -135,6 +144,10 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
 if TYPE_CHECKING:  # pragma: no cover
     from evaladdon.stats._base.result import Interval, IntervalResult, Result, ci_bounds, holds_interval  # noqa: F401
     from evaladdon.stats._base.result import json_safe  # noqa: F401
+    from evaladdon.stats.agreement import AgreementCoefficient, AGREEMENT_COEFFICIENTS  # noqa: F401
+    from evaladdon.stats.agreement import MAX_AGREEMENT_CATEGORIES, agreement_coefficients  # noqa: F401
+    from evaladdon.stats.agreement import alpha_from_counts, cohen_from_counts, fleiss_from_counts  # noqa: F401
+    from evaladdon.stats.agreement import gwet_from_counts  # noqa: F401
     from evaladdon.stats.cluster import ClusteredSE, cluster_sums, clustered_from_sums, clustered_se  # noqa: F401
     from evaladdon.stats.cluster import codes, cr1_note, satterthwaite_df_from_sums  # noqa: F401
     from evaladdon.stats.cluster import satterthwaite_df_intercept, satterthwaite_sums  # noqa: F401
@@ -145,6 +158,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from evaladdon.stats.judge import CorrectedDifference, CorrectedRate, JudgeAgreement, PPIResult  # noqa: F401
     from evaladdon.stats.judge import corrected_difference, judge_agreement, ppi_mean, rogan_gladen  # noqa: F401
     from evaladdon.stats.judge import rogan_gladen_bootstrap  # noqa: F401
+    from evaladdon.stats.judge_budget import BUDGET_METHODS, LabelBudget, label_budget, ppi_width  # noqa: F401
+    from evaladdon.stats.judge_budget import rogan_gladen_width  # noqa: F401
+    from evaladdon.stats.lc_winrate import LengthControlledWinRate, length_controlled_winrate  # noqa: F401
     from evaladdon.stats.mean import MEAN_METHODS, MeanEstimate, MeanStats, check_options, estimate_mean  # noqa: F401
     from evaladdon.stats.mean import finish, rescaled, two_clusters_error  # noqa: F401
     from evaladdon.stats.mean_parts import MeanPart, estimate_mean_parts  # noqa: F401
@@ -205,6 +221,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from evaladdon.stats.ranking.bradley_terry import PairCounts, PositionBias, pair_counts, position_bias  # noqa: F401
     from evaladdon.stats.ranking.ranking import RankingResult, competition_ranks, pairwise_tests  # noqa: F401
     from evaladdon.stats.ranking.ranking import rank_models  # noqa: F401
+    from evaladdon.stats.ranking.style_bt import StyleControlResult, arena_style_features  # noqa: F401
+    from evaladdon.stats.ranking.style_bt import style_bradley_terry  # noqa: F401
     from evaladdon.stats.sequential.bounded import BETTING_GRID, bernstein_sequence, betting_sequence  # noqa: F401
     from evaladdon.stats.sequential.bounded import hedged_log_capital  # noqa: F401
     from evaladdon.stats.sequential.decide import IMPROVEMENT, NO_REGRESSION_SEQ, REGRESSION_SEQ  # noqa: F401
