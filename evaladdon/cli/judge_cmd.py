@@ -20,10 +20,12 @@ HUMAN_ALIASES = ("human", "human_label", "label", "gold")
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("judge", help="correct an LLM judge's pass rate with human labels; "
-                       "'judge agree FILES...': agreement between judges")
+                       "'judge agree|bias|drift RUN...': agreement between judges, the judge's biases, its drift")
     p.add_argument("paths", nargs="+", metavar="RUN",
                    help="judge-scored runs (files or directories); NAME=PATH names a run; first 'agree' for "
-                        "agreement between judges (kappas, Gwet's AC1, Krippendorff's alpha)")
+                        "agreement between judges (kappas, Gwet's AC1, Krippendorff's alpha), 'bias' for the "
+                        "judge's biases (length, markdown, self-preference), 'drift' for the same outputs "
+                        "judged twice")
     p.add_argument("--labels", help="table with item ids and human 0/1 labels (required, except for 'agree', "
                    "where it adds the humans as one more rater)")
     p.add_argument("--human-col", help=f"label column (default: first of {', '.join(HUMAN_ALIASES)})")
@@ -33,7 +35,11 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
     p.add_argument("--seed", type=int, default=0, help="seed for the bootstrap")
     p.add_argument("--n-boot", type=int, default=1000, help="judge agree: bootstrap replicates (default 1000)")
-    p.add_argument("--cluster", metavar="FIELD", help="judge agree: resample clusters of items by this field")
+    p.add_argument("--cluster", metavar="FIELD",
+                   help="judge agree/bias/drift: clusters of items (resampled, or cluster-robust SEs) by this field")
+    p.add_argument("--judge-model", metavar="NAME",
+                   help="judge bias: the judge's model, for self-preference (with --labels)")
+    p.add_argument("--baseline", metavar="RUN", help="judge drift: the run judged first (A)")
     add_output(p)
     add_reporting(p)
     p.set_defaults(run=run)
@@ -66,10 +72,21 @@ def read_labels(path: str, human_col: str | None, binary: bool = True) -> "pd.Se
 def run(args: argparse.Namespace) -> int:
     from evaladdon.analysis.judge import correct_judge
 
-    if args.paths and args.paths[0] == "agree":
+    action = args.paths[0] if args.paths and args.paths[0] in ("agree", "bias", "drift") else None
+    if action == "agree":
         from evaladdon.cli.judge_agree import run as agree
 
         return agree(args, read_labels(args.labels, args.human_col, binary=False) if args.labels else None)
+    if action == "bias":
+        from evaladdon.cli.judge_bias import run as bias
+
+        return bias(args, read_labels(args.labels, args.human_col, binary=False) if args.labels else None)
+    if action == "drift":
+        from evaladdon.cli.judge_drift import run as drift
+
+        return drift(args)
+    if args.judge_model or args.baseline:
+        raise InputError("--judge-model applies to judge bias, --baseline to judge drift")
     if not args.labels:  # argparse's own words, as before 'agree' made --labels optional
         import sys
 

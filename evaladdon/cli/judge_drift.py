@@ -20,10 +20,10 @@ def run(args: argparse.Namespace) -> int:
     loaded = load(args)
     df = loaded.table
     pairs = choose_pairs_in(df, getattr(args, "baseline", None), False)
-    if len(pairs) != 1:
-        raise EvalAddonError("judge drift compares two judge runs: name two, or --baseline RUN")
-    (run_a, run_b), = pairs
-    reports = judge_drift(df, run_a, run_b, metric=args.metric, level=args.level, seed=args.seed)
+    if not pairs:
+        raise EvalAddonError("judge drift compares judge runs: name two, or --baseline RUN")
+    reports = [r for run_a, run_b in pairs
+               for r in judge_drift(df, run_a, run_b, metric=args.metric, level=args.level, seed=args.seed)]
     if args.json:
         emit(args, [r.flat() for r in reports], loaded, loaded.notes)
         return 0

@@ -18,10 +18,11 @@ def render_bias(reports: Sequence[Any], dropped: dict[str, int], stream: Any = N
     con = console(stream)
     esc = markdown_cell if markdown else clean
     for r in reports:
-        unit = f"SE {r.biases[0][0].method}" if r.biases else ""
+        unit = r.biases[0][0].method if r.biases else ""
         title = f"{r.task} / {r.metric}: {r.outcome}, {r.n_rows} rows" + (
             f", {r.n_clusters} clusters" if r.n_clusters else "")
-        rows = [[esc(f"{c.name} ({_UNIT.get(c.name, '')})"), number(c.estimate, 3, signed=True),
+        cell = (lambda v: v) if markdown else clean  # markdown_table escapes its cells itself
+        rows = [[cell(f"{c.name} ({_UNIT.get(c.name, '')})"), number(c.estimate, 3, signed=True),
                  interval(c.ci_low, c.ci_high), number(c.p_value, 4), number(p, 4), number(c.se, 3)]
                 for c, p in r.biases]
         if markdown:
@@ -58,7 +59,7 @@ def render_drift(reports: Sequence[Any], labels: dict[str, str], stream: Any = N
     for r in reports:
         title = (f"B = {labels.get(r.run_b, r.run_b)} vs A = {labels.get(r.run_a, r.run_a)}, {r.task} / {r.metric}: "
                  f"{r.n_same_output} of {r.n_shared} shared items have the same outputs")
-        rows = [_drift_row("all shared (headline)", r.headline)]
+        rows = [_drift_row("all shared (headline)", r.headline)]  # fixed words: no escaping needed
         if r.judge_change is not None:
             rows.append(_drift_row("same outputs (the judge's change)", r.judge_change))
         if markdown:
@@ -66,7 +67,8 @@ def render_drift(reports: Sequence[Any], labels: dict[str, str], stream: Any = N
         else:
             con.print(table(esc(title), DRIFT_COLUMNS, rows, n_left=1))
         if r.share is not None:
-            con.print(f"share of the headline difference from re-judging the same outputs: {number(r.share.estimate, 3)} "
-                      f"({interval(r.share.low, r.share.high)}, {r.share.level:.0%} {r.share.method})")
+            est, low, high = (v + 0.0 for v in (r.share.estimate, r.share.low, r.share.high))  # no "-0.000"
+            con.print(f"share of the headline difference from re-judging the same outputs: {number(est, 3)} "
+                      f"({interval(low, high)}, {r.share.level:.0%} {r.share.method})")
         for note in r.notes:
             con.print(f"note: {esc(note)}")

@@ -31,7 +31,8 @@ def render_rules(found: Sequence[RuleComparison], rules: Sequence[Rule], labels:
     for rc in found:
         title = (f"B = {labels.get(rc.run_b, rc.run_b)} vs A = {labels.get(rc.run_a, rc.run_a)}, "
                  f"{rc.task} / {rc.metric}")
-        rows = [[esc(r), *cells[1:]] for r, c in rc.rows for cells in [_row(r, c)]]
+        cell = (lambda v: v) if markdown else clean  # markdown_table escapes its cells itself
+        rows = [[cell(r), *cells[1:-1], cell(cells[-1])] for r, c in rc.rows for cells in [_row(r, c)]]
         if markdown:
             con.file.write(f"**{markdown_cell(title)}**\n\n" + markdown_table(COLUMNS, rows) + "\n")
         else:
