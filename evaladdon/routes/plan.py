@@ -11,7 +11,10 @@ Decision table (``docs/dev/redesign-map.md`` §4 has the measurements behind eac
      table route does.
   2. ``store_groups`` -- ``--store`` on the local engine: a group of stored logs at a time;
      declines when the selection is read at once.
-  3. ``table`` -- always.
+  3. ``dask_store`` -- ``--store`` on ``--engine dask`` (no ``--cluster``): each worker
+     summarizes a group of stored logs and sends back only the summaries; declines on a store
+     whose runs may clash or a log the manifest does not describe.
+  4. ``table`` -- always.
 
 ``compare``
   1. ``store_arrays`` -- ``--store`` on the local engine, no ``--cluster``, not a metric family:
@@ -85,6 +88,14 @@ def plan_summarize(opts: SummarizeOptions) -> list[Route]:
             return summarize(opts, limits)
 
         routes.append(Route("store_groups", store_groups))
+    if i.store and i.engine == "dask" and i.cluster is None:
+
+        def dask_store() -> Any:
+            from evaladdon.routes.dask_store import summarize
+
+            return summarize(opts, limits)
+
+        routes.append(Route("dask_store", dask_store))
     routes.append(Route("table", lambda: table.summarize(opts)))
     return _choose(routes, policy)
 
