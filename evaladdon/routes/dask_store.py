@@ -7,8 +7,9 @@ then *rebuilt every row* on the driver (object arrays of strings) to run ``summa
 measured 119 s and 13.4 GB for 10M rows where the local path takes 3.8 s and 1.0 GB.
 
 Here the selection's files are cut into the ``store_groups`` route's groups
-(:func:`evaladdon.store.chunks.file_groups`, about ``RouteLimits.store_group_rows`` stored rows
-each, a larger log alone) and each group is one task: the worker reads the group's Parquet
+(:func:`evaladdon.store.chunks.file_groups`, at most ``RouteLimits.store_group_rows`` stored rows
+each and fewer when that gives every worker thread about two groups, a larger log alone) and
+each group is one task: the worker reads the group's Parquet
 files (pyarrow, or DuckDB with ``--where``; run-level columns dictionary-encoded), runs the same
 ``summarize_table`` on them (``estimate_mean`` per (run, task, metric), the kernel every route
 ends in) and returns the group's :class:`~evaladdon.analysis.summarize.GroupSummary` records,
@@ -27,7 +28,9 @@ so a group's summaries are the one-table path's, number for number;
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
@@ -118,9 +121,12 @@ def _finish(results: list[GroupResult], notes: list[str], metric: str | None, wh
 
 
 def summarize_store(opts: GroupOptions, submit: Submit, max_rows: int,
-                    check_metric: Callable[[Any, str | None], None]) -> tuple[list[Any], list[str]] | None:
+                    check_metric: Callable[[Any, str | None], None],
+                    threads: int = 1) -> tuple[list[Any], list[str]] | None:
     """(summaries, notes) of the store's selection, a group of files a task (``submit`` maps the
-    tasks onto the workers, results in task order); None when the route must decline."""
+    tasks onto the workers, results in task order); None when the route must decline.  Groups
+    hold at most ``max_rows`` stored rows, and fewer when that gives each of the cluster's
+    ``threads`` about two groups (a log of more rows is a group of its own)."""
     import pandas as pd
 
     from evaladdon.store.chunks import file_groups
@@ -134,7 +140,8 @@ def summarize_store(opts: GroupOptions, submit: Submit, max_rows: int,
         return None
     notes = sel.notes()
     check_metric(pd.DataFrame({"metric": [c[3] for e in picked for c in e["combos"]]}), opts.metric)
-    groups = file_groups(sel, max_rows)
+    total = sum(int(e.get("n_rows", 0)) for e in picked)
+    groups = file_groups(sel, max(1, min(max_rows, -(-total // (2 * max(threads, 1))))))
     results = list(submit(summarize_files, [(opts, [str(f) for f in files]) for files in groups]))
     return _finish(results, notes, opts.metric, sel.where), notes
 
@@ -143,8 +150,10 @@ def summarize_store(opts: GroupOptions, submit: Submit, max_rows: int,
 
 
 def summarize(opts: SummarizeOptions, limits: RouteLimits) -> Summaries:
-    """``summarize --store --engine dask``: the groups summarized on the workers; declines on a
-    store whose runs may clash or a log the manifest does not describe."""
+    """``summarize --engine dask`` of a store, or of PATHs ingested on the workers into a
+    temporary store first (as the table route does): the groups summarized on the workers.
+    Declines on a store whose runs may clash or a log the manifest does not describe; PATHs
+    that cannot be ingested get the table route's error."""
     from evaladdon.routes.dask import dask_client, submitter
     from evaladdon.routes.results import Decline, Summaries
     from evaladdon.table import empty_table
@@ -152,10 +161,25 @@ def summarize(opts: SummarizeOptions, limits: RouteLimits) -> Summaries:
     from evaladdon.table.loaded import Loaded
 
     i = opts.inputs
-    group = GroupOptions(str(i.store), i.where, i.metric, opts.level, opts.method, opts.cluster_method)
-    with dask_client(i.scheduler) as client:
-        got = summarize_store(group, submitter(client), limits.store_group_rows, check_metric)
+    with dask_client(i.scheduler) as client, contextlib.ExitStack() as stack:
+        notes: list[str] = []
+        root = i.store
+        if not root:
+            from evaladdon.routes.ingest import ingest
+
+            root = stack.enter_context(tempfile.TemporaryDirectory(prefix="evaladdon-store-"))
+            report = ingest(list(i.paths), root, cluster=i.cluster, submit=submitter(client))
+            if report.errors:  # the table route's reading gives its own error (e.g. a --cluster suggestion)
+                from evaladdon.routes.table import load
+
+                load(i)
+                raise Decline("a path the workers cannot ingest")
+            notes.extend(report.notes)
+        group = GroupOptions(str(root), i.where, i.metric, opts.level, opts.method, opts.cluster_method)
+        threads = sum(int(w.get("nthreads", 1)) for w in client.scheduler_info()["workers"].values())
+        got = summarize_store(group, submitter(client), limits.store_group_rows, check_metric, threads)
     if got is None:
         raise Decline("a store whose runs may clash, or a log without combinations in the manifest")
-    summaries, notes = got
+    summaries, more = got
+    notes += more
     return Summaries(summaries, Loaded(empty_table(), list(notes)), notes, {}, [], route_detail="dask")

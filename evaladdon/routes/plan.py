@@ -11,9 +11,10 @@ Decision table (``docs/dev/redesign-map.md`` §4 has the measurements behind eac
      table route does.
   2. ``store_groups`` -- ``--store`` on the local engine: a group of stored logs at a time;
      declines when the selection is read at once.
-  3. ``dask_store`` -- ``--store`` on ``--engine dask`` (no ``--cluster``): each worker
-     summarizes a group of stored logs and sends back only the summaries; declines on a store
-     whose runs may clash or a log the manifest does not describe.
+  3. ``dask_store`` -- ``--engine dask`` on ``--store`` (no ``--cluster``) or on PATHs (no
+     ``--scheduler``: ingested on the workers into a temporary store): each worker summarizes a
+     group of stored logs and sends back only the summaries; declines on a store whose runs may
+     clash, a log the manifest does not describe, or a path that cannot be ingested.
   4. ``table`` -- always.
 
 ``compare``
@@ -88,7 +89,7 @@ def plan_summarize(opts: SummarizeOptions) -> list[Route]:
             return summarize(opts, limits)
 
         routes.append(Route("store_groups", store_groups))
-    if i.store and i.engine == "dask" and i.cluster is None:
+    if i.engine == "dask" and (i.cluster is None if i.store else not i.scheduler):
 
         def dask_store() -> Any:
             from evaladdon.routes.dask_store import summarize

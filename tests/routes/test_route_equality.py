@@ -367,7 +367,13 @@ DASK_ARGS: list[tuple[tuple[str, ...], Callable[[int, str, str, list[str]], None
 DASK_CASES = [_c(f"summarize on dask workers: {' '.join(args)}",
                  ["summarize", "--engine", "dask", "--store", "{summaries}", *args], "dask_store",
                  limits=RouteLimits(store_group_rows=70), check=check, close=True)
-              for args, check in DASK_ARGS] if importlib.util.find_spec("distributed") else []
+              for args, check in DASK_ARGS]
+DASK_PATHS = [("--json", str(SAMPLE / "inspect")), (str(SAMPLE / "lm_eval"),), ("--json", str(SAMPLE / "table")),
+              ("--json", "{edge}", "--cluster", "grp"), ("{edge}", "--cluster", "nope"), ("{edge}", "--cluster", "grpp"),
+              ("--markdown", "{edge}")]
+DASK_CASES += [_c(f"summarize paths on dask workers: {' '.join(args)}", ["summarize", "--engine", "dask", *args],
+                  "dask_store", close=True) for args in DASK_PATHS]
+DASK_CASES = DASK_CASES if importlib.util.find_spec("distributed") else []
 
 # -- the first cases (sample logs, crafted logs, a store) -------------------------------------------
 
