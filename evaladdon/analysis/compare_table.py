@@ -72,33 +72,50 @@ def align_rows(
     return align_sides(side_of(rows_a), side_of(rows_b), run_a, run_b, task, metric, strict)
 
 
+def shared_positions(items_a: pd.Index, items_b: pd.Index) -> tuple[np.ndarray, np.ndarray]:
+    """Positions in ``items_a`` and ``items_b`` (each of distinct items) of the items both hold,
+    in ``items_a``'s order: one hash of the items of both (``pd.factorize``), then a numpy join
+    on the integer codes (``Index.intersection`` and two ``.loc`` hashed them three times)."""
+    na = len(items_a)
+    codes, uniques = pd.factorize(items_a.append(items_b) if len(items_b) else items_a, use_na_sentinel=False)
+    at_b = np.full(len(uniques), -1, dtype=np.int64)
+    at_b[codes[na:]] = np.arange(len(items_b))
+    in_b = at_b[codes[:na]]
+    at_a = np.flatnonzero(in_b >= 0)
+    return at_a, in_b[at_a]
+
+
 def align_sides(
     side_a: Side, side_b: Side, run_a: str, run_b: str, task: str, metric: str, strict: bool = False
 ) -> tuple[pd.DataFrame, Alignment]:
-    """:func:`align_runs` given each run's :class:`Side`."""
+    """:func:`align_runs` given each run's :class:`Side`: the shared items in A's order, found on
+    integer codes (:func:`shared_positions`)."""
     where = f"task {task!r}, metric {metric!r}, runs {run_a!r} vs {run_b!r}"
     ia, ib = side_a.items, side_b.items
     dropped_a, dropped_b = side_a.dropped, side_b.dropped
-    shared = ia.index.intersection(ib.index)
-    if len(shared) == 0:
+    at_a, at_b = shared_positions(ia.index, ib.index)
+    if len(at_a) == 0:
         raise EvalAddonError(f"{where}: no items in common; nothing to pair")
-    ia, ib = ia.loc[shared], ib.loc[shared]
-    both_hashed = ia["item_hash"].notna() & ib["item_hash"].notna()
-    mismatch = both_hashed & (ia["item_hash"] != ib["item_hash"])
-    examples = tuple(str(i) for i in shared[mismatch.to_numpy()][:5])
+    shared = ia.index[at_a]
+    ha, hb = ia["item_hash"].to_numpy(dtype=object)[at_a], ib["item_hash"].to_numpy(dtype=object)[at_b]
+    mismatch = pd.notna(ha) & pd.notna(hb) & (ha != hb)
+    examples = tuple(str(i) for i in shared[mismatch][:5])
     if mismatch.any() and strict:
         raise EvalAddonError(
             f"{where}: {int(mismatch.sum())} shared item(s) have different content hashes (e.g. {', '.join(examples)}); "
             "refusing to pair them (--strict)"
         )
-    cluster = ia["cluster"].where(ia["cluster"].notna(), ib["cluster"])
-    clash = ia["cluster"].notna() & ib["cluster"].notna() & (ia["cluster"] != ib["cluster"])
+    ca, cb = ia["cluster"].to_numpy(dtype=object)[at_a], ib["cluster"].to_numpy(dtype=object)[at_b]
+    has_a, has_b = pd.notna(ca), pd.notna(cb)
+    cluster = np.where(has_a, ca, cb)
+    clash = has_a & has_b & (ca != cb)
     if clash.any():
-        raise EvalAddonError(f"{where}: item {shared[clash.to_numpy()][0]!r} has different clusters in the two runs")
-    if cluster.notna().any() and not cluster.notna().all():
-        raise EvalAddonError(f"{where}: {int(cluster.isna().sum())} shared item(s) have no cluster id")
+        raise EvalAddonError(f"{where}: item {shared[clash][0]!r} has different clusters in the two runs")
+    present = has_a | has_b
+    if present.any() and not present.all():
+        raise EvalAddonError(f"{where}: {int((~present).sum())} shared item(s) have no cluster id")
     one_epoch = bool(ia["n_epochs"].max() == 1 and ib["n_epochs"].max() == 1)
-    aligned = pd.DataFrame({"a": ia["value"].to_numpy(), "b": ib["value"].to_numpy(), "cluster": cluster.to_numpy()},
+    aligned = pd.DataFrame({"a": ia["value"].to_numpy()[at_a], "b": ib["value"].to_numpy()[at_b], "cluster": cluster},
                            index=shared)
     alignment = Alignment(
         n_shared=len(shared),
