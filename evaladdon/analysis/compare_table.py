@@ -33,13 +33,27 @@ def item_table(rows: pd.DataFrame) -> pd.DataFrame:
     """Per-item mean over epochs, epoch count, cluster and content hash (the first of each
     item's rows that has one), items in order of first appearance
     (:func:`evaladdon.stats.item_table.item_table`: pandas' group-by mean, bit for bit)."""
-    codes, uniques = pd.factorize(rows["item"])
+    return coded_item_table(rows, None)[0]
+
+
+def coded_item_table(rows: pd.DataFrame, item_codes: np.ndarray | None) -> tuple[pd.DataFrame, np.ndarray | None]:
+    """:func:`item_table`, and each item's code when ``item_codes`` gives the rows' items as
+    integer codes already (equal code = equal item; the whole table's, found once): then they
+    are factorized as integers and the labels taken at each item's first row, instead of
+    hashing the item strings again."""
+    if item_codes is None:
+        codes, uniques = pd.factorize(rows["item"])
+        index, own = pd.Index(uniques, name="item"), None
+    else:
+        codes, own = pd.factorize(item_codes)
+        first = np.unique(codes, return_index=True)[1] if len(codes) else np.zeros(0, dtype=np.int64)
+        index = pd.Index(rows["item"].array.take(first), name="item")
+        own = np.asarray(own, dtype=np.int64)
     t = per_item(codes, rows["value"].to_numpy(dtype=float))
-    index = pd.Index(uniques, name="item")
     return pd.DataFrame({"value": t.mean, "n_epochs": t.n_rows,
-                         "cluster": first_present(codes, len(uniques), rows["cluster"].to_numpy(dtype=object)),
-                         "item_hash": first_present(codes, len(uniques), rows["item_hash"].to_numpy(dtype=object))},
-                        index=index)
+                         "cluster": first_present(codes, len(index), rows["cluster"].to_numpy(dtype=object)),
+                         "item_hash": first_present(codes, len(index), rows["item_hash"].to_numpy(dtype=object))},
+                        index=index), own
 
 
 def align_runs(
@@ -54,15 +68,22 @@ def align_runs(
 @dataclass(frozen=True)
 class Side:
     """One run's rows of a (task, metric), ready to pair: its per-item table (:func:`item_table`
-    of the usable rows) and the rows left out, by reason."""
+    of the usable rows), the rows left out, by reason, and (when known) the items' integer
+    codes in the table they came from, ``space`` (the table's codes array: two sides of one
+    table are aligned on their codes, without hashing the items)."""
 
     items: pd.DataFrame
     dropped: dict[str, int]
+    codes: np.ndarray | None = None
+    space: np.ndarray | None = None
 
 
-def side_of(rows: pd.DataFrame) -> Side:
+def side_of(rows: pd.DataFrame, item_codes: np.ndarray | None = None) -> Side:
+    """``rows`` as a :class:`Side`; ``item_codes``: integer codes of the table's items indexed by
+    row label (``rows``' index), see :func:`item_table`."""
     good, dropped = usable_rows(rows)
-    return Side(item_table(good), dropped)
+    items, codes = coded_item_table(good, None if item_codes is None else item_codes[good.index.to_numpy()])
+    return Side(items, dropped, codes, item_codes)
 
 
 def align_rows(
@@ -85,6 +106,16 @@ def shared_positions(items_a: pd.Index, items_b: pd.Index) -> tuple[np.ndarray, 
     return at_a, in_b[at_a]
 
 
+def shared_codes(codes_a: np.ndarray, codes_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`shared_positions` of items given as integer codes of one table (no hash at all)."""
+    top = int(max(codes_a.max(initial=-1), codes_b.max(initial=-1))) + 1
+    at_b = np.full(top, -1, dtype=np.int64)
+    at_b[codes_b] = np.arange(len(codes_b))
+    in_b = at_b[codes_a]
+    at_a = np.flatnonzero(in_b >= 0)
+    return at_a, in_b[at_a]
+
+
 def align_sides(
     side_a: Side, side_b: Side, run_a: str, run_b: str, task: str, metric: str, strict: bool = False
 ) -> tuple[pd.DataFrame, Alignment]:
@@ -93,7 +124,9 @@ def align_sides(
     where = f"task {task!r}, metric {metric!r}, runs {run_a!r} vs {run_b!r}"
     ia, ib = side_a.items, side_b.items
     dropped_a, dropped_b = side_a.dropped, side_b.dropped
-    at_a, at_b = shared_positions(ia.index, ib.index)
+    coded = side_a.codes is not None and side_b.codes is not None and side_a.space is side_b.space  # one table
+    at_a, at_b = (shared_codes(side_a.codes, side_b.codes) if coded  # type: ignore[arg-type]
+                  else shared_positions(ia.index, ib.index))
     if len(at_a) == 0:
         raise EvalAddonError(f"{where}: no items in common; nothing to pair")
     shared = ia.index[at_a]
@@ -168,8 +201,14 @@ class GroupRows(_Pairs):
         self._rows: dict[tuple[Any, Any, Any], np.ndarray | slice] = {}
         self._keys: dict[Any, list[tuple[Any, Any]]] = {}
         self._first: dict[Any, int] = {}
+        self._item_codes: np.ndarray | None = None
         if df.empty:
             return
+        index = df.index
+        if isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1:
+            from evaladdon.table.codes import label_codes
+
+            self._item_codes = label_codes(df["item"])[0]  # the hash validate made (cached), or one now
         positions = group_positions(df)[1]  # slices or row positions, as the summary groups
         first = np.array([p.start if isinstance(p, slice) else int(p[0]) for p in positions])
         keys = zip(*(df[c].array.take(first).tolist() for c in GROUP), strict=True)
@@ -197,7 +236,7 @@ class GroupRows(_Pairs):
         if key in self._sides:
             self._sides.move_to_end(key)
             return self._sides[key]
-        out = self._sides[key] = side_of(self.rows(run, task, metric))
+        out = self._sides[key] = side_of(self.rows(run, task, metric), self._item_codes)
         if len(self._sides) > 8:
             self._sides.popitem(last=False)
         return out

@@ -56,3 +56,28 @@ def test_positions_of_disjoint_empty_and_string_dtype_items() -> None:
         rng = np.random.default_rng(0)
         align_sides(_side(rng, np.array(["q1"], dtype=object), False, False),
                     _side(rng, np.array(["q2"], dtype=object), False, False), "A", "B", "t", "m")
+
+
+def test_sides_of_one_table_align_on_its_codes_and_of_two_tables_on_labels() -> None:
+    """GroupRows gives its sides the table's item codes; sides of two tables (the store read a
+    group of logs at a time) have codes of different tables and are aligned on their labels."""
+    from evaladdon.analysis.compare_table import GroupRows
+    from evaladdon.table import validate
+
+    def table(run: str, items: list[str], values: list[float]) -> pd.DataFrame:
+        return validate(pd.DataFrame({"run": run, "source": f"{run}.csv", "harness": "table", "task": "t",
+                                      "model": run, "metric": "m", "item": items, "epoch": 1, "value": np.asarray(values, dtype=float),
+                                      "raw": "", "cluster": None, "item_hash": None, "error": None}))
+
+    one = GroupRows(pd.concat([table("A", ["x", "y", "z"], [1, 0, 1]), table("B", ["z", "w", "x"], [0, 1, 1])],
+                              ignore_index=True))
+    a, b = one.side("A", "t", "m"), one.side("B", "t", "m")
+    assert a.codes is not None and a.space is b.space
+    got, alignment = align_sides(a, b, "A", "B", "t", "m")
+    assert list(got.index) == ["x", "z"] and got["a"].tolist() == [1, 1] and got["b"].tolist() == [1, 0]
+    # two tables: codes 0.. in each mean different items
+    ta, tb = GroupRows(table("A", ["x", "y"], [1, 0])), GroupRows(table("B", ["y", "x"], [1, 1]))
+    a2, b2 = ta.side("A", "t", "m"), tb.side("B", "t", "m")
+    assert a2.space is not b2.space
+    got2, _ = align_sides(a2, b2, "A", "B", "t", "m")
+    assert list(got2.index) == ["x", "y"] and got2["b"].tolist() == [1, 1]
