@@ -34,13 +34,27 @@ def item_table(rows: pd.DataFrame) -> pd.DataFrame:
     """Per-item mean over epochs, epoch count, cluster and content hash (the first of each
     item's rows that has one), items in order of first appearance
     (:func:`evaladdon.stats.item_table.item_table`: pandas' group-by mean, bit for bit)."""
-    codes, uniques = pd.factorize(rows["item"])
+    return coded_item_table(rows, None)[0]
+
+
+def coded_item_table(rows: pd.DataFrame, item_codes: np.ndarray | None) -> tuple[pd.DataFrame, np.ndarray | None]:
+    """:func:`item_table`, and each item's code when ``item_codes`` gives the rows' items as
+    integer codes already (equal code = equal item; the whole table's, found once): then they
+    are factorized as integers and the labels taken at each item's first row, instead of
+    hashing the item strings again."""
+    if item_codes is None:
+        codes, uniques = pd.factorize(rows["item"])
+        index, own = pd.Index(uniques, name="item"), None
+    else:
+        codes, own = pd.factorize(item_codes)
+        first = np.unique(codes, return_index=True)[1] if len(codes) else np.zeros(0, dtype=np.int64)
+        index = pd.Index(rows["item"].array.take(first), name="item")
+        own = np.asarray(own, dtype=np.int64)
     t = per_item(codes, rows["value"].to_numpy(dtype=float))
-    index = pd.Index(uniques, name="item")
     return pd.DataFrame({"value": t.mean, "n_epochs": t.n_rows,
-                         "cluster": first_present(codes, len(uniques), rows["cluster"].to_numpy(dtype=object)),
-                         "item_hash": first_present(codes, len(uniques), rows["item_hash"].to_numpy(dtype=object))},
-                        index=index)
+                         "cluster": first_present(codes, len(index), rows["cluster"].to_numpy(dtype=object)),
+                         "item_hash": first_present(codes, len(index), rows["item_hash"].to_numpy(dtype=object))},
+                        index=index), own
 
 
 def align_runs(
@@ -55,16 +69,21 @@ def align_runs(
 @dataclass(frozen=True)
 class Side:
     """One run's rows of a (task, metric), ready to pair: its per-item table (:func:`item_table`
-    of the usable rows), the rows left out, by reason, and the items with an errored row
-    (:mod:`evaladdon.table.errored`; under ``--errors fail`` they are among the usable items too)."""
+    of the usable rows), the rows left out, by reason, the items with an errored row
+    (:mod:`evaladdon.table.errored`; under ``--errors fail`` they are among the usable items too), and
+    (when known) the items' integer codes in the table they came from, ``space`` (the table's codes
+    array: two sides of one table are aligned on their codes, without hashing the items)."""
 
     items: pd.DataFrame
     dropped: dict[str, int]
     errored: pd.Index = field(default_factory=lambda: pd.Index([]))
+    codes: np.ndarray | None = None
+    space: np.ndarray | None = None
 
 
-def side_of(rows: pd.DataFrame, errors: str = "exclude") -> Side:
-    """:class:`Side` of one run's rows of a (task, metric) under the policy ``errors``."""
+def side_of(rows: pd.DataFrame, errors: str = "exclude", item_codes: np.ndarray | None = None) -> Side:
+    """:class:`Side` of one run's rows of a (task, metric) under the policy ``errors``; ``item_codes``:
+    integer codes of the table's items indexed by row label (``rows``' index), see :func:`item_table`."""
     error = rows["error"].to_numpy(dtype=object)
     has_error = ~pd.isna(error)
     errored = errored_mask(error, has_error)
@@ -72,7 +91,8 @@ def side_of(rows: pd.DataFrame, errors: str = "exclude") -> Side:
         values, error, has_error, _ = apply_policy(rows["value"].to_numpy(dtype=float), error, has_error, "fail")
         rows = rows.assign(value=values, error=error)
     good, dropped = usable_rows(rows)
-    return Side(item_table(good), dropped, pd.Index(pd.unique(rows["item"].to_numpy()[errored])))
+    items, codes = coded_item_table(good, None if item_codes is None else item_codes[good.index.to_numpy()])
+    return Side(items, dropped, pd.Index(pd.unique(rows["item"].to_numpy()[errored])), codes, item_codes)
 
 
 def align_rows(
@@ -82,33 +102,62 @@ def align_rows(
     return align_sides(side_of(rows_a), side_of(rows_b), run_a, run_b, task, metric, strict)
 
 
+def shared_positions(items_a: pd.Index, items_b: pd.Index) -> tuple[np.ndarray, np.ndarray]:
+    """Positions in ``items_a`` and ``items_b`` (each of distinct items) of the items both hold,
+    in ``items_a``'s order: one hash of the items of both (``pd.factorize``), then a numpy join
+    on the integer codes (``Index.intersection`` and two ``.loc`` hashed them three times)."""
+    na = len(items_a)
+    codes, uniques = pd.factorize(items_a.append(items_b) if len(items_b) else items_a, use_na_sentinel=False)
+    at_b = np.full(len(uniques), -1, dtype=np.int64)
+    at_b[codes[na:]] = np.arange(len(items_b))
+    in_b = at_b[codes[:na]]
+    at_a = np.flatnonzero(in_b >= 0)
+    return at_a, in_b[at_a]
+
+
+def shared_codes(codes_a: np.ndarray, codes_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`shared_positions` of items given as integer codes of one table (no hash at all)."""
+    top = int(max(codes_a.max(initial=-1), codes_b.max(initial=-1))) + 1
+    at_b = np.full(top, -1, dtype=np.int64)
+    at_b[codes_b] = np.arange(len(codes_b))
+    in_b = at_b[codes_a]
+    at_a = np.flatnonzero(in_b >= 0)
+    return at_a, in_b[at_a]
+
+
 def align_sides(
     side_a: Side, side_b: Side, run_a: str, run_b: str, task: str, metric: str, strict: bool = False
 ) -> tuple[pd.DataFrame, Alignment]:
-    """:func:`align_runs` given each run's :class:`Side`."""
+    """:func:`align_runs` given each run's :class:`Side`: the shared items in A's order, found on
+    integer codes (:func:`shared_positions`)."""
     where = f"task {task!r}, metric {metric!r}, runs {run_a!r} vs {run_b!r}"
     ia, ib = side_a.items, side_b.items
     dropped_a, dropped_b = side_a.dropped, side_b.dropped
-    shared = ia.index.intersection(ib.index)
-    if len(shared) == 0:
+    coded = side_a.codes is not None and side_b.codes is not None and side_a.space is side_b.space  # one table
+    at_a, at_b = (shared_codes(side_a.codes, side_b.codes) if coded  # type: ignore[arg-type]
+                  else shared_positions(ia.index, ib.index))
+    if len(at_a) == 0:
         raise EvalAddonError(f"{where}: no items in common; nothing to pair")
-    ia, ib = ia.loc[shared], ib.loc[shared]
-    both_hashed = ia["item_hash"].notna() & ib["item_hash"].notna()
-    mismatch = both_hashed & (ia["item_hash"] != ib["item_hash"])
-    examples = tuple(str(i) for i in shared[mismatch.to_numpy()][:5])
+    shared = ia.index[at_a]
+    ha, hb = ia["item_hash"].to_numpy(dtype=object)[at_a], ib["item_hash"].to_numpy(dtype=object)[at_b]
+    mismatch = pd.notna(ha) & pd.notna(hb) & (ha != hb)
+    examples = tuple(str(i) for i in shared[mismatch][:5])
     if mismatch.any() and strict:
         raise EvalAddonError(
             f"{where}: {int(mismatch.sum())} shared item(s) have different content hashes (e.g. {', '.join(examples)}); "
             "refusing to pair them (--strict)"
         )
-    cluster = ia["cluster"].where(ia["cluster"].notna(), ib["cluster"])
-    clash = ia["cluster"].notna() & ib["cluster"].notna() & (ia["cluster"] != ib["cluster"])
+    ca, cb = ia["cluster"].to_numpy(dtype=object)[at_a], ib["cluster"].to_numpy(dtype=object)[at_b]
+    has_a, has_b = pd.notna(ca), pd.notna(cb)
+    cluster = np.where(has_a, ca, cb)
+    clash = has_a & has_b & (ca != cb)
     if clash.any():
-        raise EvalAddonError(f"{where}: item {shared[clash.to_numpy()][0]!r} has different clusters in the two runs")
-    if cluster.notna().any() and not cluster.notna().all():
-        raise EvalAddonError(f"{where}: {int(cluster.isna().sum())} shared item(s) have no cluster id")
+        raise EvalAddonError(f"{where}: item {shared[clash][0]!r} has different clusters in the two runs")
+    present = has_a | has_b
+    if present.any() and not present.all():
+        raise EvalAddonError(f"{where}: {int((~present).sum())} shared item(s) have no cluster id")
     one_epoch = bool(ia["n_epochs"].max() == 1 and ib["n_epochs"].max() == 1)
-    aligned = pd.DataFrame({"a": ia["value"].to_numpy(), "b": ib["value"].to_numpy(), "cluster": cluster.to_numpy()},
+    aligned = pd.DataFrame({"a": ia["value"].to_numpy()[at_a], "b": ib["value"].to_numpy()[at_b], "cluster": cluster},
                            index=shared)
     alignment = Alignment(
         n_shared=len(shared),
@@ -170,8 +219,14 @@ class GroupRows(_Pairs):
         self._rows: dict[tuple[Any, Any, Any], np.ndarray | slice] = {}
         self._keys: dict[Any, list[tuple[Any, Any]]] = {}
         self._first: dict[Any, int] = {}
+        self._item_codes: np.ndarray | None = None
         if df.empty:
             return
+        index = df.index
+        if isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1:
+            from evaladdon.table.codes import label_codes
+
+            self._item_codes = label_codes(df["item"])[0]  # the hash validate made (cached), or one now
         positions = group_positions(df)[1]  # slices or row positions, as the summary groups
         first = np.array([p.start if isinstance(p, slice) else int(p[0]) for p in positions])
         keys = zip(*(df[c].array.take(first).tolist() for c in GROUP), strict=True)
@@ -199,7 +254,7 @@ class GroupRows(_Pairs):
         if key in self._sides:
             self._sides.move_to_end(key)
             return self._sides[key]
-        out = self._sides[key] = side_of(self.rows(run, task, metric), self.errors)
+        out = self._sides[key] = side_of(self.rows(run, task, metric), self.errors, self._item_codes)
         if len(self._sides) > 8:
             self._sides.popitem(last=False)
         return out

@@ -17,8 +17,9 @@ from evaladdon.errors import EvalAddonError
 
 
 @contextlib.contextmanager
-def dask_client(scheduler: str | None = None, n_workers: int = 2) -> Iterator[Any]:
-    """A ``distributed.Client`` on ``scheduler``, or on a new local cluster (threads)."""
+def dask_client(scheduler: str | None = None, n_workers: int = 2, memory_limit: str | int | None = None) -> Iterator[Any]:
+    """A ``distributed.Client`` on ``scheduler``, or on a new local cluster (threads; each worker
+    under ``memory_limit``, Dask's: the managed memory above which it spills to disk)."""
     try:
         from distributed import Client, LocalCluster
     except ImportError:
@@ -42,7 +43,9 @@ def dask_client(scheduler: str | None = None, n_workers: int = 2) -> Iterator[An
         with client:
             yield client
         return
-    with LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+    limit: dict[str, Any] = {} if memory_limit is None else {"memory_limit": memory_limit}
+    with LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=False, dashboard_address=None,
+                      **limit) as cluster:
         with Client(cluster) as client:
             yield client
 

@@ -11,7 +11,11 @@ Decision table (``docs/dev/redesign-map.md`` §4 has the measurements behind eac
      table route does.
   2. ``store_groups`` -- ``--store`` on the local engine: a group of stored logs at a time;
      declines when the selection is read at once.
-  3. ``table`` -- always.
+  3. ``dask_store`` -- ``--engine dask`` on ``--store`` (no ``--cluster``) or on PATHs (no
+     ``--scheduler``: ingested on the workers into a temporary store): each worker summarizes a
+     group of stored logs and sends back only the summaries; declines on a store whose runs may
+     clash, a log the manifest does not describe, or a path that cannot be ingested.
+  4. ``table`` -- always.
 
 ``compare``  (``--errors fail|bounds``, ``--max-flaky``: the table route alone; refused with a metric family)
   1. ``store_arrays`` -- ``--store`` on the local engine, no ``--cluster``, not a metric family:
@@ -89,6 +93,14 @@ def plan_summarize(opts: SummarizeOptions) -> list[Route]:
             return summarize(opts, limits)
 
         routes.append(Route("store_groups", store_groups))
+    if i.engine == "dask" and (i.cluster is None if i.store else not i.scheduler):
+
+        def dask_store() -> Any:
+            from evaladdon.routes.dask_store import summarize
+
+            return summarize(opts, limits)
+
+        routes.append(Route("dask_store", dask_store))
     routes.append(Route("table", lambda: table.summarize(opts)))
     return _choose(routes, policy)
 

@@ -10,6 +10,7 @@ own tests at the end; the inputs are built once, in ``route_cases.py``."""
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import io
 import json
 import re
@@ -356,6 +357,24 @@ SUMMARY_CASES = [_c(f"summarize groups: {' '.join(args) or 'text'}", ["summarize
                     "store_groups", limits=RouteLimits(store_group_rows=70), check=check)  # one or two logs a group
                  for args, check in SUMMARY_ARGS]
 
+# -- summarize --store --engine dask: a group of stored logs a task on the workers (issue 31) ----
+
+DASK_ARGS: list[tuple[tuple[str, ...], Callable[[int, str, str, list[str]], None] | None]] = [
+    (("--json",), None), (("--where", "model IN ('model-1', 'model-3', 'model-4')"), None),
+    (("--metric", "score", "--markdown"), None), (("--metric", "scor"), _no_metric_scor),
+    (("--where", "model = 'nobody'"), None),
+]
+DASK_CASES = [_c(f"summarize on dask workers: {' '.join(args)}",
+                 ["summarize", "--engine", "dask", "--store", "{summaries}", *args], "dask_store",
+                 limits=RouteLimits(store_group_rows=70), check=check, close=True)
+              for args, check in DASK_ARGS]
+DASK_PATHS = [("--json", str(SAMPLE / "inspect")), (str(SAMPLE / "lm_eval"),), ("--json", str(SAMPLE / "table")),
+              ("--json", "{edge}", "--cluster", "grp"), ("{edge}", "--cluster", "nope"), ("{edge}", "--cluster", "grpp"),
+              ("--markdown", "{edge}")]
+DASK_CASES += [_c(f"summarize paths on dask workers: {' '.join(args)}", ["summarize", "--engine", "dask", *args],
+                  "dask_store", close=True) for args in DASK_PATHS]
+DASK_CASES = DASK_CASES if importlib.util.find_spec("distributed") else []
+
 # -- the first cases (sample logs, crafted logs, a store) -------------------------------------------
 
 FIRST_CASES = [
@@ -418,7 +437,7 @@ ERROR_CASES = [
                                        "0.3"], "table"),
 ]
 
-CASES = ERROR_CASES + FIRST_CASES + INSPECT_CASES + SPILL_CASES + ARRAYS_CASES + GROUPS_CASES + SUMMARY_CASES
+CASES = ERROR_CASES + FIRST_CASES + INSPECT_CASES + SPILL_CASES + ARRAYS_CASES + GROUPS_CASES + SUMMARY_CASES + DASK_CASES
 LOG_CASES = REAL_CASES
 
 

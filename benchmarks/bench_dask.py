@@ -1,0 +1,121 @@
+"""``summarize --store --engine dask`` against the local engine on the same store (issue 31 item 1).
+
+Usage: python benchmarks/bench_dask.py [RUNS] [ROWS_PER_RUN ...] [--old] [--repeat N]
+(default 20 runs x 50,000 and 200,000 rows: 1M and 4M rows; best of 2)
+
+For each size, builds a synthetic store (``bench_store.build_store``: one Parquet file per run,
+0/1 scores, one epoch) and times in fresh processes, side by side in one run, the wall time, the
+CPU time (user + sys, the process and its children) and the peak RSS of:
+
+  floor        reading the selection's columns the statistics need (pyarrow) + ``import pandas,
+               scipy.special``: what any path must do
+  local        ``evaladdon summarize --store DIR`` (the ``store_groups`` route, or ``table``)
+  dask 1 / 2   the ``dask_store`` route on an in-process LocalCluster of 1 and 2 workers
+  old dask     (``--old``) the ``table`` route under ``--engine dask``: per-item reduction on the
+               workers, every row rebuilt on the driver (the path issue 31 measured at 119 s / 13.4 GB
+               for 10M rows)
+
+and prints each one's ratio to the floor and to local.  The workers are threads of the one
+process, so the peak RSS is the whole cluster's.  Numbers are checked identical (JSON output).
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+FLOOR = """
+import sys, pyarrow.parquet as pq, pathlib, pandas, scipy.special
+for f in sorted(pathlib.Path(sys.argv[1], 'data').glob('*.parquet')):
+    t = pq.read_table(f, columns=['run', 'task', 'metric', 'item', 'value', 'error'])
+    t.column('value').to_numpy(); del t
+"""
+WORKERS = """
+import sys, json
+from evaladdon.routes.dask import dask_client, submitter
+from evaladdon.routes.dask_store import GroupOptions, summarize_store
+from evaladdon.analysis.options import RouteLimits
+with dask_client(None, n_workers=int(sys.argv[2])) as client:
+    s, _ = summarize_store(GroupOptions(sys.argv[1], None, None, 0.95, 'auto', 'cr2'), submitter(client),
+                           RouteLimits().store_group_rows, lambda df, m: None, threads=int(sys.argv[2]))
+print(json.dumps(sorted([x.run, x.estimate.mean, x.estimate.se] for x in s)))
+"""
+OLD = """
+import sys
+from evaladdon.analysis.options import RoutePolicy
+from evaladdon.cli.main import main
+main(['summarize', '--store', sys.argv[1], '--engine', 'dask', '--json'], routes=RoutePolicy(only='table'))
+"""
+
+
+def measure(args: list[str], env: dict[str, str], repeat: int) -> tuple[float, float, float, str]:
+    """Best wall (s), best CPU (s) and the largest peak RSS (MB) of ``repeat`` fresh processes."""
+    best_wall = best_cpu = float("inf")
+    peak = 0.0
+    out = ""
+    for _ in range(repeat):
+        t = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                cwd=str(ROOT), text=True)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t
+        out = proc.stdout.read() if proc.stdout else ""
+        if os.waitstatus_to_exitcode(status) not in (0, 1):
+            raise SystemExit(f"{args[:3]} failed: {proc.stderr.read() if proc.stderr else ''}")
+        best_wall, best_cpu = min(best_wall, wall), min(best_cpu, usage.ru_utime + usage.ru_stime)
+        peak = max(peak, usage.ru_maxrss / 1024)
+    return best_wall, best_cpu, peak, out
+
+
+def main() -> None:
+    from bench_store import build_store
+
+    argv = sys.argv[1:]
+    old = "--old" in argv
+    argv = [a for a in argv if a != "--old"]
+    repeat = 2
+    if "--repeat" in argv:
+        i = argv.index("--repeat")
+        repeat = int(argv[i + 1])
+        del argv[i:i + 2]
+    runs = int(float(argv[0])) if argv else 20
+    sizes = [int(float(a)) for a in argv[1:]] or [50_000, 200_000]
+    print(f"load {os.getloadavg()[0]:.2f}; best of {repeat}; {runs} runs a store; peak RSS of the whole process")
+    print(f"{'rows':>6} {'path':12} {'wall s':>7} {'cpu s':>7} {'peak MB':>8} {'cpu/floor':>9} {'cpu/local':>9} "
+          f"{'MB/local':>8}")
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONPYCACHEPREFIX=str(Path(tmp) / "pycache"))
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        for rows in sizes:
+            store = Path(tmp) / f"store{rows}"
+            build_store(store, runs, rows)
+            s = str(store)
+            for warm in (["-m", "evaladdon.cli.main", "--help"], ["-c", "import distributed, scipy.special"]):
+                measure(warm, env, 1)  # the bytecode cache, written once
+            paths = {"floor": ["-c", FLOOR, s],
+                     "local": ["-m", "evaladdon.cli.main", "summarize", "--store", s, "--json"],
+                     "dask 1": ["-c", WORKERS, s, "1"], "dask 2": ["-c", WORKERS, s, "2"],
+                     "dask (cli)": ["-m", "evaladdon.cli.main", "summarize", "--store", s, "--json", "--engine",
+                                    "dask"]}
+            if old:
+                paths["old dask"] = ["-c", OLD, s]
+            got = {name: measure(args, env, 1 if name == "old dask" else repeat) for name, args in paths.items()}
+            assert got["local"][3] == got["dask (cli)"][3], "the Dask route's output differs from the local one"
+            for name, (wall, cpu, mb, _) in got.items():
+                print(f"{runs * rows / 1e6:5.1f}M {name:12} {wall:7.2f} {cpu:7.2f} {mb:8.0f} "
+                      f"{cpu / got['floor'][1]:9.2f} {cpu / got['local'][1]:9.2f} {mb / got['local'][2]:8.2f}")
+            del store
+    print(f"(self: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB)")
+
+
+if __name__ == "__main__":
+    main()
