@@ -91,7 +91,8 @@ def _design(rows: pd.DataFrame, labelled: bool, judge_model: str | None,
         cols, names = [np.ones(len(rows))], ["intercept"]
         if judge_model is not None:
             fam = model_family(judge_model)
-            feats["self-preference"] = np.asarray([model_family(str(m)) == fam for m in rows["model"]], dtype=float)
+            codes, uniques = rows["model"].astype(str).factorize()  # one family lookup per model, not per row
+            feats["self-preference"] = np.asarray([model_family(u) == fam for u in uniques], dtype=float)[codes]
     else:
         runs = rows["run"].astype(str).to_numpy()
         levels = sorted(set(runs))

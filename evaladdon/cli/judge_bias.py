@@ -15,6 +15,22 @@ def run(args: argparse.Namespace, labels: Any) -> int:
     from evaladdon.report.judge_bias import render_bias
 
     args.paths = args.paths[1:]
+    from evaladdon.adapters.preferences import any_preferences
+
+    if args.paths and any_preferences(args.paths):  # pairwise verdicts: position, length, markdown, family
+        from evaladdon.analysis.judge_bias_pairs import pairwise_bias
+
+        reports, dropped = pairwise_bias(list(args.paths), judge_model=getattr(args, "judge_model", None),
+                                         level=args.level)
+        if args.json:
+            import json
+
+            from evaladdon.stats import json_safe
+
+            print(json.dumps({"results": [json_safe(dict(r.flat(), dropped=dropped)) for r in reports]}, indent=2))
+            return 0
+        render_bias(reports, dropped, sys.stdout, markdown=args.markdown)
+        return 0
     loaded = load(args)
     reports, dropped = judge_bias(loaded.table, labels=labels, judge_model=getattr(args, "judge_model", None),
                                   metric=args.metric, level=args.level)

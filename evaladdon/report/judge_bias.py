@@ -10,7 +10,7 @@ from evaladdon.report.text import console, markdown_table, table
 from evaladdon.report.units import interval, number
 
 COLUMNS = ("bias", "effect", "CI", "p", "p (Holm)", "SE")
-_UNIT = {"length": "per doubling of length", "headers": "with a header", "lists": "with a list",
+_UNIT = {"position": "first shown", "length": "per doubling of length", "headers": "with a header", "lists": "with a list",
          "bold": "with bold text", "self-preference": "judge's own family"}
 
 
@@ -33,6 +33,9 @@ def render_bias(reports: Sequence[Any], dropped: dict[str, int], stream: Any = N
             con.print(f"effects on the {esc(r.outcome)} (0/1 verdicts: a share); {esc(unit)}")
         for note in r.notes:
             con.print(f"note: {esc(r.task)} / {esc(r.metric)}: {esc(note)}")
+        if r.outcome.startswith("first-shown"):
+            con.print("note: pairwise effects on the first-shown answer's score (1 win, 0.5 tie, 0 loss), models' "
+                      "strengths held fixed; length, headers, lists, bold: the first answer's minus the second's")
         if r.outcome == "verdict":
             con.print("note: without human labels an association is not proof of bias (longer answers may be "
                       "better); --labels regresses the judge's error instead")

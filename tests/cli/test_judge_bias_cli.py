@@ -55,3 +55,13 @@ def test_judge_drift_and_refusals(tmp_path: Path, cli: Cli) -> None:
     assert code == 2 and err.count("\n") == 1 and "keep no answers" in err
     code, _, err = cli("judge", path, "--labels", path, "--judge-model", "openai/gpt-4o")
     assert code == 2 and err.count("\n") == 1 and "--judge-model applies to judge bias" in err
+
+
+def test_judge_bias_on_pairwise_verdicts(real_logs: Path, cli: Cli) -> None:
+    code, out, err = cli("judge", "bias", real_logs / "mtbench_gpt4_pair")
+    assert code == 0, err
+    assert "position (first shown)" in out and "146 rows, 73 clusters" in out
+    assert "left out: 2 judge error in g1 or g2" in out
+    code, out, _ = cli("judge", "bias", real_logs / "arena_hard_battles", "--json")
+    (rec,) = json.loads(out)["results"]
+    assert rec["biases"] == [] and any("shown in one place only" in n for n in rec["notes"])
