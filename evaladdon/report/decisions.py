@@ -63,24 +63,33 @@ def _lines(results: list[Any], esc: Any) -> list[str]:
     return out
 
 
-def render_decisions(results: list[Any], stream: Any = None, *, json: bool = False, markdown: bool = False,
-                     quiet: bool = False, notes: list[str] | None = None) -> None:
-    """One output of the decision results (``evaladdon.analysis.decisions.DecisionResult``)."""
+def render_results(key: str, results: list[Any], level: float, table_of: Any, lines_of: Any, stream: Any = None, *,
+                   json: bool = False, markdown: bool = False, quiet: bool = False, notes: list[str] | None = None,
+                   columns: Any = None, title: str | None = None) -> None:
+    """One output of results with a table and lines (decisions, recalibration): JSON under ``key``,
+    else the table (``table_of(results, escape)`` rows under ``columns``), the lines, then the notes."""
     notes = list(notes or [])
     if json:
-        write_json({"decisions": [r.flat() for r in results], "notes": notes}, stream)
+        write_json({key: [r.flat() for r in results], "notes": notes}, stream)
         return
     con = console(stream)
-    level = next((e.level for r in results for e in r.estimates), 0.95)
-    columns = [c if c != "CI" else f"{level:.0%} CI" for c in COLUMNS]
+    columns = [c if c != "CI" else f"{level:.0%} CI" for c in (columns or COLUMNS)]
     if markdown:
-        con.file.write(markdown_table(columns, _rows(results, str)))
-        for line in _lines(results, markdown_cell):
+        con.file.write(markdown_table(columns, table_of(results, str)))
+        for line in lines_of(results, markdown_cell):
             con.file.write(f"\n{line}\n")
     else:
-        con.print(table(None, columns, _rows(results, clean), n_left=3))
-        for line in _lines(results, clean):
+        con.print(table(title, columns, table_of(results, clean), n_left=3))
+        for line in lines_of(results, clean):
             con.print(line)
     if not quiet:
         for n in notes:
-            con.print(f"warning: {clean(n) if not markdown else markdown_cell(n)}")
+            con.print(f"warning: {markdown_cell(n) if markdown else clean(n)}")
+
+
+def render_decisions(results: list[Any], stream: Any = None, *, json: bool = False, markdown: bool = False,
+                     quiet: bool = False, notes: list[str] | None = None) -> None:
+    """One output of the decision results (``evaladdon.analysis.decisions.DecisionResult``)."""
+    level = next((e.level for r in results for e in r.estimates), 0.95)
+    render_results("decisions", results, level, _rows, _lines, stream, json=json, markdown=markdown, quiet=quiet,
+                   notes=notes)

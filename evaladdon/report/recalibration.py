@@ -6,8 +6,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from evaladdon.report.escape import clean, markdown_cell
-from evaladdon.report.text import console, fmt, markdown_table, table, write_json
+from evaladdon.report.text import fmt
 from evaladdon.report.units import interval
 
 __all__ = ["recalibration_section", "render_recalibration"]
@@ -45,25 +44,12 @@ def _lines(results: list[Any], esc: Any) -> list[str]:
 
 def render_recalibration(results: list[Any], stream: Any = None, *, json: bool = False, markdown: bool = False,
                          quiet: bool = False, notes: list[str] | None = None) -> None:
-    notes = list(notes or [])
-    if json:
-        write_json({"recalibration": [r.flat() for r in results], "notes": notes}, stream)
-        return
-    con = console(stream)
+    from evaladdon.report.decisions import render_results
+
     level = next((c.level for r in results for c in r.change), 0.95)
-    columns = [c if c != "CI" else f"{level:.0%} CI" for c in COLUMNS]
-    if markdown:
-        con.file.write(markdown_table(columns, _rows(results, str)))
-        for line in _lines(results, markdown_cell):
-            con.file.write(f"\n{line}\n")
-    else:
-        con.print(table("calibration on the test rows, before and after (paired, same cluster weights)", columns,
-                        _rows(results, clean), n_left=3))
-        for line in _lines(results, clean):
-            con.print(line)
-    if not quiet:
-        for n in notes:
-            con.print(f"warning: {markdown_cell(n) if markdown else clean(n)}")
+    render_results("recalibration", results, level, _rows, _lines, stream, json=json, markdown=markdown, quiet=quiet,
+                   notes=notes, columns=COLUMNS,
+                   title="calibration on the test rows, before and after (paired, same cluster weights)")
 
 
 def recalibration_section(results: list[Any]) -> str:
