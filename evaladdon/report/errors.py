@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-__all__ = ["comparison_error_lines", "error_policy_line", "error_regressions"]
+from evaladdon.report.units import amount, interval, level_text
+
+__all__ = ["comparison_bounds_line", "comparison_error_lines", "error_policy_line", "error_regressions"]
 
 _HOW = {"exclude": "left out of both means", "fail": "scored 0 (failed) in both runs",
         "bounds": "left out of both means"}
@@ -21,9 +23,26 @@ def comparison_error_lines(r: Any) -> list[str]:
         return []
     label = f"{r.label_b or r.run_b} vs {r.label_a or r.run_a} / {r.task} / {r.metric}"
     p = f"p = {t.p_value:.3g}" + (f", adjusted {t.p_adjusted:.3g}" if t.p_adjusted is not None else "")
+    how = _HOW.get(r.errors, r.errors) + ("; worst/best case below" if getattr(r, "bounds", None) is not None else "")
     return [f"note: {label}: errored samples A {t.errors_a} of {t.n} ({t.rate_a:.1%}), B {t.errors_b} of {t.n} "
             f"({t.rate_b:.1%}); difference {100 * t.difference:+.1f} points, exact McNemar on errored-vs-not "
-            f"{t.only_b}/{t.only_a} ({p}); --errors {r.errors}: {_HOW.get(r.errors, r.errors)}"]
+            f"{t.only_b}/{t.only_a} ({p}); --errors {r.errors}: {how}"
+            ] + comparison_bounds_line(r, label)
+
+
+def comparison_bounds_line(r: Any, label: str) -> list[str]:
+    """``--errors bounds``: the difference in the worst case for the candidate (its errored samples
+    failed, the baseline's passed) and the best (the reverse), each with its paired interval, and
+    the bounds (the worst case's lower end to the best case's upper end); nothing without bounds
+    (:mod:`evaladdon.analysis.compare_bounds`)."""
+    b = getattr(r, "bounds", None)
+    if b is None:
+        return []
+    pts, level = r.points, level_text(r.comparison.level)
+    w, x = b.worst, b.best
+    return [f"note: {label}: worst case (B's errored samples failed, A's passed) {amount(w.delta, pts)}, {level} CI "
+            f"{interval(w.ci_low, w.ci_high, pts)}; best case (B's passed, A's failed) {amount(x.delta, pts)}, "
+            f"{level} CI {interval(x.ci_low, x.ci_high, pts)} (bounds {interval(b.ci_low, b.ci_high, pts)})"]
 
 
 def error_policy_line(results: Sequence[Any]) -> list[str]:
