@@ -42,12 +42,15 @@ def policy_note(policy: str, n: int, what: str = "errored row(s) in all") -> str
     return f"{POLICY_NOTE} {policy} ({n} {what})"
 
 
-_KEEP = (" left out (", " left out:", " (left out)", " row(s) of A left out", " row(s) of B left out", " errored (")
+_KEEP = (" left out (", " left out:", " (left out)", " row(s) of A left out", " row(s) of B left out", " errored (",
+         ": worst case (B's errored samples failed", ": with every errored sample failed")
+"""What the lines ``--quiet`` keeps contain; the last two: the bounds ``--errors bounds`` asked for."""
 
 
 def must_stay(line: str) -> bool:
     """Whether ``--quiet`` keeps ``line``: it counts rows left out (by reason), errored samples (an
-    error rate) or says the policy for errored samples there were; every other warning and note goes."""
+    error rate), says the policy for errored samples there were, or gives the bounds ``--errors
+    bounds`` asked for; every other warning and note goes."""
     if line.startswith(POLICY_NOTE):
         return "(0 errored" not in line
     return any(k in line for k in _KEEP)

@@ -44,6 +44,7 @@ def test_the_one_wording() -> None:
     assert must_stay("warning: b vs a / t / m: 1 item(s) only in A, 0 only in B (left out)")
     assert must_stay(policy_note("exclude", 2)) and not must_stay(policy_note("exclude", 0))
     assert not must_stay("note: r / t / m: the interval falls back to Wilson")
+    assert must_stay("note: b vs a / t / m: worst case (B's errored samples failed, A's passed) -1.0 points, ...")
 
 
 def test_every_mode_states_the_rate_and_the_policy(cli: Cli, logs: tuple[Path, Path], tmp_path: Path) -> None:
@@ -90,6 +91,8 @@ def test_quiet_keeps_the_left_out_counts(cli: Cli, logs: tuple[Path, Path], tmp_
     assert len(full.splitlines()) > len(lines)
     rc, _, err = cli("compare", *logs, "--quiet")
     assert "row(s) of B left out (" in err and "item(s) errored" in err and all(map(must_stay, err.splitlines()))
+    rc, _, err = cli("compare", *logs, "--quiet", "--errors", "bounds")
+    assert "worst case (B's errored samples failed" in err  # asked for: kept
     rc, out, err = cli("metrics", logs[1], "--quiet")
     assert rate in out + err
     clean = errored_log(tmp_path / "clean.json", "wclean", 23, 0.0, 0.6, n_items=40)
