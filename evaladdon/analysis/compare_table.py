@@ -81,14 +81,18 @@ class Side:
     space: np.ndarray | None = None
 
 
-def side_of(rows: pd.DataFrame, errors: str = "exclude", item_codes: np.ndarray | None = None) -> Side:
-    """:class:`Side` of one run's rows of a (task, metric) under the policy ``errors``; ``item_codes``:
-    integer codes of the table's items indexed by row label (``rows``' index), see :func:`item_table`."""
+def side_of(rows: pd.DataFrame, errors: str = "exclude", item_codes: np.ndarray | None = None,
+            fill: float = 0.0) -> Side:
+    """:class:`Side` of one run's rows of a (task, metric) under the policy ``errors`` (``fail``:
+    errored rows scored ``fill``, 0 unless the worst/best case of ``--errors bounds`` asks for 1);
+    ``item_codes``: integer codes of the table's items indexed by row label (``rows``' index), see
+    :func:`item_table`."""
     error = rows["error"].to_numpy(dtype=object)
     has_error = ~pd.isna(error)
     errored = errored_mask(error, has_error)
     if errors == "fail" and errored.any():
-        values, error, has_error, _ = apply_policy(rows["value"].to_numpy(dtype=float), error, has_error, "fail")
+        values, error, has_error, _ = apply_policy(rows["value"].to_numpy(dtype=float), error, has_error, "fail",
+                                              fill=fill)
         rows = rows.assign(value=values, error=error)
     good, dropped = usable_rows(rows)
     items, codes = coded_item_table(good, None if item_codes is None else item_codes[good.index.to_numpy()])
@@ -192,6 +196,12 @@ class _Pairs:
     def pair(self, run_a: Any, run_b: Any, task: Any, metric: Any, strict: bool) -> Paired:
         return paired_of(self, run_a, run_b, task, metric, strict)  # type: ignore[arg-type]
 
+    def pair_filled(self, run_a: Any, run_b: Any, task: Any, metric: Any, fill_a: float, fill_b: float) -> Paired:
+        """The pair with A's errored rows scored ``fill_a`` and B's ``fill_b`` (``--errors bounds``)."""
+        rows = self.rows  # type: ignore[attr-defined]
+        return _as_paired(*align_sides(side_of(rows(run_a, task, metric), "fail", fill=fill_a),
+                                       side_of(rows(run_b, task, metric), "fail", fill=fill_b), run_a, run_b, task, metric))
+
     def errored(self, run_a: Any, run_b: Any, task: Any, metric: Any) -> tuple[np.ndarray, np.ndarray]:
         """Whether each item both runs attempted (scored or errored) errored in A and in B."""
         side = self.side  # type: ignore[attr-defined]
@@ -291,8 +301,12 @@ class JoinedGroups(_Pairs):
 def paired_of(groups: GroupRows | JoinedGroups, run_a: Any, run_b: Any, task: Any, metric: Any,
               strict: bool) -> Paired:
     """:func:`align_sides` of the two runs' sides as the paired arrays the stats core takes."""
-    aligned, alignment = align_sides(groups.side(run_a, task, metric), groups.side(run_b, task, metric), run_a,
-                                     run_b, task, metric, strict)
+    return _as_paired(*align_sides(groups.side(run_a, task, metric), groups.side(run_b, task, metric), run_a,
+                                   run_b, task, metric, strict))
+
+
+def _as_paired(aligned: pd.DataFrame, alignment: Alignment) -> Paired:
+    """The aligned frame of :func:`align_sides` as the paired arrays the stats core takes."""
     has_cluster = aligned["cluster"].notna().all()
     return Paired(aligned["a"].to_numpy(), aligned["b"].to_numpy(),
                   aligned["cluster"].to_numpy() if has_cluster else None, alignment)
@@ -331,11 +345,18 @@ def compare_table(
         from evaladdon.table.checks import rows_of_metric
 
         df = rows_of_metric(df, metric)
-    results, missed = compare_groups(GroupRows(df, errors), pairs, labels, level=level, test=test, interval=interval,
+    groups = GroupRows(df, errors)
+    results, missed = compare_groups(groups, pairs, labels, level=level, test=test, interval=interval,
                                      cluster_method=cluster_method, strict=strict, margin=margin,
                                      n_permutations=n_permutations, seed=seed, raise_first=skipped is None)
     if errors != "exclude":
         from dataclasses import replace
 
         results = [replace(r, errors=errors) for r in results]
-    return finish_comparisons(results, missed, skipped, adjust)
+    results = finish_comparisons(results, missed, skipped, adjust)
+    if errors == "bounds":  # the worst and best case beside each difference, at its (family) level
+        from evaladdon.analysis.compare_bounds import with_bounds
+
+        results = with_bounds(groups, results, test=test, interval=interval, cluster_method=cluster_method,
+                              n_permutations=n_permutations, seed=seed)
+    return results

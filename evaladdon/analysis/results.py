@@ -13,6 +13,41 @@ from evaladdon.table.errored import count_errors
 
 
 @dataclass(frozen=True)
+class CaseBound(Result):
+    """One case of ``compare --errors bounds`` (:mod:`evaladdon.analysis.compare_bounds`): the
+    difference B - A with the errored samples filled in, its paired interval (at the comparison's
+    level) and the number of items paired."""
+
+    delta: float
+    ci_low: float
+    ci_high: float
+    n: int
+
+    def flat(self) -> dict[str, Any]:
+        return {"delta": self.delta, "ci_low": self.ci_low, "ci_high": self.ci_high, "n": self.n}
+
+
+@dataclass(frozen=True)
+class ComparisonBounds(Result):
+    """The worst case for the candidate (its errored samples failed, the baseline's passed), the
+    best case (the reverse), and the bounds: the worst case's lower end to the best case's upper end."""
+
+    worst: CaseBound
+    best: CaseBound
+
+    @property
+    def ci_low(self) -> float:
+        return self.worst.ci_low
+
+    @property
+    def ci_high(self) -> float:
+        return self.best.ci_high
+
+    def flat(self) -> dict[str, Any]:
+        return {"worst": self.worst.flat(), "best": self.best.flat(), "ci_low": self.ci_low, "ci_high": self.ci_high}
+
+
+@dataclass(frozen=True)
 class Alignment(Result):
     """What pairing did: shared items, items on one side only, hash mismatches, drops."""
 
@@ -50,6 +85,8 @@ class RunComparison(Result):
     """The error rates of the two runs on the items both attempted, and their exact McNemar test."""
     errors: str = "exclude"
     """The policy for errored samples (:mod:`evaladdon.table.errored`)."""
+    bounds: ComparisonBounds | None = None
+    """``--errors bounds``: the worst and best case for the candidate (:mod:`evaladdon.analysis.compare_bounds`)."""
 
     def flat(self) -> dict[str, Any]:
         c, al = self.comparison, self.alignment
@@ -111,6 +148,7 @@ class RunComparison(Result):
             "error_rate_a": self.error_test.rate_a if self.error_test else None,
             "error_rate_b": self.error_test.rate_b if self.error_test else None,
             "error_test": self.error_test.flat() if self.error_test else None,
+            "bounds": self.bounds.flat() if self.bounds else None,
         }
 
 

@@ -41,6 +41,22 @@ def _beta(text: str) -> float:
     return value
 
 
+_METRICS_HOW = {"exclude": "left out of every metric", "fail": "scored 0 (failed) where the metric lies in [0, 1]",
+                "bounds": "left out of every metric (no worst/best case for metric families)"}
+
+
+def error_notes(df: Any, policy: str, n_errors: int) -> list[str]:
+    """Each group's error rate and the policy, in the one wording of :mod:`evaladdon.report.errors`."""
+    from evaladdon.report.errors import policy_note, rate_line
+    from evaladdon.table import run_labels
+    from evaladdon.table.errored import errors_by_group
+
+    labels = run_labels(df) if n_errors else {}
+    lines = [rate_line(f"{labels.get(str(run), run)} / {task} / {metric}", n, tried, policy, _METRICS_HOW[policy])
+             for run, task, metric, n, tried in errors_by_group(df)]
+    return lines + [policy_note(policy, n_errors)]
+
+
 def run(args: argparse.Namespace) -> int:
     from evaladdon.analysis.metrics import compute_metrics
 
@@ -49,9 +65,7 @@ def run(args: argparse.Namespace) -> int:
     loaded = load_runs(args)
     notes = list(loaded.notes)
     table, n_errors = apply_policy_table(loaded.table, args.errors)
-    if n_errors or args.errors != "exclude":  # errored samples: the policy said (fail: pass@k counts them failed)
-        notes.append(f"note: errored samples: --errors {args.errors} ({n_errors} errored row(s) in all"
-                     + ("; scored 0 where the metric lies in [0, 1])" if args.errors == "fail" else ")"))
+    notes += error_notes(loaded.table, args.errors, n_errors)  # fail: pass@k counts errored attempts failed
     if run_decisions(args, table, notes):  # --threshold / --prevalence / --recalibrate
         return 0
     groups = compute_metrics(table, metric=args.metric, level=args.level, n_boot=args.n_boot, seed=args.seed,

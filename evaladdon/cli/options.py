@@ -18,7 +18,7 @@ def add_output(p: argparse.ArgumentParser, markdown: bool = True) -> None:
     g.add_argument("--json", action="store_true", help="print JSON for machines")
     if markdown:
         g.add_argument("--markdown", action="store_true", help="print a markdown table (PR comments)")
-    p.add_argument("--quiet", action="store_true", help="print only the table (no warnings or notes)")
+    p.add_argument("--quiet", action="store_true", help="print only the table and the counts of what was left out (no other warnings or notes)")
 
 
 def add_store(p: argparse.ArgumentParser, engine: bool = False) -> None:

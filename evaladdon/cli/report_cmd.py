@@ -10,6 +10,7 @@ from typing import Any
 
 from evaladdon.cli.common import add_reporting, other_notes, skip_lines
 from evaladdon.cli.options import add_inputs
+from evaladdon.cli.report_sections import add_report_sections, report_sections
 from evaladdon.errors import EvalAddonError
 
 SUFFIXES = (".html", ".htm")
@@ -29,6 +30,10 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--flips", type=int, nargs="?", const=10, metavar="N",
                    help="add the items that flipped, worst first: N per comparison (default 10; 0: all)")
     p.add_argument("--quiet", action="store_true", help="print nothing on success")
+    from evaladdon.cli.options import add_errors
+
+    add_errors(p)
+    add_report_sections(p)
     add_reporting(p)
     from evaladdon.cli.decision_sections import add_report_decisions
 
@@ -80,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     if args.baseline is not None:
         resolve_run_in(df, args.baseline)  # a wrong name is an error here too, never ignored
     notes = list(loaded.notes)
-    summaries = summarize_table(df, metric=args.metric, level=args.level, notes=notes)
+    summaries = summarize_table(df, metric=args.metric, level=args.level, notes=notes, errors=args.errors)
     comparisons = []
     skipped: list[Skipped] = []
     n_runs = df["run"].nunique()
@@ -88,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
         pairs = choose_pairs_in(df, baseline=args.baseline,
                              all_pairs=args.all_pairs or (n_runs > 2 and args.baseline is None))
         try:
-            comparisons = compare_table(df, pairs, args.metric, level=args.level, skipped=skipped)
+            comparisons = compare_table(df, pairs, args.metric, level=args.level, skipped=skipped, errors=args.errors)
         except EvalAddonError as exc:
             notes.append(f"no comparison: {exc}")
         comparisons = [dataclasses.replace(r, mde=minimum_detectable(r, args.power, 1 - args.level))
@@ -105,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
     sections += [s for s in decision_sections(df, args, notes) if s]  # ROC/PR curves, recalibration
     sections += rank_sections
     sections += _flips_section(df, pairs if n_runs >= 2 else [], args)
+    sections += report_sections(loaded, reading, args, summaries, comparisons, pairs if n_runs >= 2 else [], notes)
     skips = skip_lines(loaded, skipped)
     page = render_report(summaries, comparisons, other_notes(loaded, notes), args.title, args.power, skipped=skips,
                          sections=sections)

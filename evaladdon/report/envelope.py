@@ -4,8 +4,10 @@
   ``skipped`` holds every input file not read (``{"path", "reason"}``) and every comparison
   not made (``{"run_a", "run_b", "label_a", "label_b", "task", "metric", "reason"}``);
   ``notes`` every other warning (incomplete logs, runs without scored rows, fall-backs).
-- Text output: the table on stdout; warnings and notes on stderr (``--quiet`` hides them,
-  but never the one-line error of a gate that cannot vouch for skipped inputs).  Notes about
+- Text output: the table on stdout; warnings and notes on stderr (``--quiet`` hides them but
+  the lines counting what was left out: rows by reason, error rates, the ``--errors`` policy
+  (:func:`evaladdon.report.errors.must_stay`), and never the one-line error of a gate that
+  cannot vouch for skipped inputs).  Notes about
   the project's own files and payloads (:func:`is_bookkeeping`: evaladdon outputs and eval-set
   bookkeeping files beside the logs, evaladdon's lm-eval plug-in payload metrics) are counted in
   one line; ``--verbose`` lists them (JSON always holds them).
@@ -100,8 +102,11 @@ def emit(
     lines = shown_notes(skips, rest, out.verbose)
     if out.markdown:
         sys.stdout.write(markdown_list(lines))
-    elif not out.quiet:
-        warn(f"warning: {x}" if not x.startswith(("note:", "warning:")) else x for x in lines)
+    else:  # --quiet keeps the lines that count what was left out (evaladdon.report.errors.must_stay)
+        from evaladdon.report.errors import must_stay
+
+        warn(f"warning: {x}" if not x.startswith(("note:", "warning:")) else x for x in lines
+             if not out.quiet or must_stay(x))
 
 
 def summarise(lines: list[str], verbose: bool, limit: int = 3) -> list[str]:

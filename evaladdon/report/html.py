@@ -71,7 +71,7 @@ def render_report(
     if not comparisons and len({s.run for s in summaries}) > 1:
         parts.append("<p class='warn'>0 comparisons: see what was left out below.</p>")
     parts += _left_out_section(summaries, comparisons, skipped)
-    parts += _notes_section(summaries, comparisons, notes)
+    parts += _notes_section(summaries, comparisons, [*notes, *error_policy_lines(summaries, comparisons)])
     parts.append("</body></html>")
     return "\n".join(parts)
 
@@ -156,6 +156,14 @@ def errored_lines(summaries: Sequence[GroupSummary], comparisons: Sequence[RunCo
     out = [line.removeprefix("note: ") for s in summaries
            for line in error_lines(s, f"{s.label or s.run} / {s.task} / {s.metric}")]
     return out + [line.removeprefix("note: ") for r in comparisons for line in comparison_error_lines(r)]
+
+
+def error_policy_lines(summaries: Sequence[GroupSummary], comparisons: Sequence[RunComparison]) -> list[str]:
+    """The ``--errors`` policy, said once for the scores and once for the comparisons (as in text)."""
+    from evaladdon.report.errors import error_policy_line
+    from evaladdon.report.summarize import policy_line
+
+    return policy_line(list(summaries)) + error_policy_line(comparisons)
 
 
 def _left_out_section(summaries: Sequence[GroupSummary], comparisons: Sequence[RunComparison],

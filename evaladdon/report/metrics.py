@@ -125,11 +125,15 @@ def render(groups: list[Any], stream: Any = None, quiet: bool = False, markdown:
         for family, dropped in g.family_dropped.items():
             con.print(f"warning: {label}: {family}: {sum(dropped.values())} row(s) left out "
                       f"({', '.join(f'{v} {k}' for k, v in dropped.items())})")
-    if quiet:
+    from evaladdon.report.errors import must_stay
+
+    if quiet:  # what was left out stays (the error rates and the --errors policy)
+        for note in (n for n in notes or [] if must_stay(n)):
+            con.print(esc(note) if note.startswith(("note:", "warning:")) else f"warning: {esc(note)}")
         return
     con.print("per-class precision/recall/F1 and full method descriptions: --json")
     for note in notes or []:
-        con.print(f"warning: {esc(note)}")
+        con.print(esc(note) if note.startswith(("note:", "warning:")) else f"warning: {esc(note)}")
     for g in groups:
         label = esc(f"{g.label} / {g.task} / {g.metric}")
         for family, why in g.missing.items():

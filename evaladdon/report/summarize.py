@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from evaladdon.report.errors import policy_note, rate_line
 from evaladdon.report.text import console, fmt, markdown_table, table
 from evaladdon.report.units import interval
 
@@ -56,8 +57,7 @@ def error_lines(s: Any, label: str) -> list[str]:
     if s.errors == "fail" and not s.n_failed:
         how = "left out of the mean (not a metric in [0, 1]: no worst score)"
     attempted = s.estimate.n_rows + s.n_errors - s.n_failed
-    out = [f"note: {label}: {s.n_errors} of {attempted} sample(s) errored ({s.error_rate:.1%}); "
-           f"--errors {s.errors}: {how}"]
+    out = [rate_line(label, s.n_errors, attempted, s.errors, how)]
     if s.bounds is not None:
         worst, best, low, high = s.bounds
         out.append(f"note: {label}: with every errored sample failed {fmt(worst, 3)}, passed "
@@ -70,7 +70,7 @@ def policy_line(summaries: list[Any]) -> list[str]:
     if not summaries:
         return []
     n = sum(s.n_errors for s in summaries)
-    return [f"note: errored samples: --errors {summaries[0].errors} ({n} errored row(s) in all)"]
+    return [policy_note(summaries[0].errors, n)]
 
 
 def render(

@@ -183,6 +183,14 @@ def load_table(inputs: InputOptions, *, check_names: bool = True) -> Loaded:
     return loaded
 
 
+def subgroup_labels(loaded: Loaded, inputs: InputOptions, by: str) -> Any:
+    """Each row's ``--by`` label (:func:`evaladdon.routes.table.subgroup_labels`), for a command
+    that holds the table already (``report --by``)."""
+    from evaladdon.routes import table
+
+    return table.subgroup_labels(loaded, inputs, by)
+
+
 def run(routes: list[Route], policy: RoutePolicy | None = None) -> Outcome:
     """The answer of the first route that does not decline (a forced route must not decline)."""
     observe = policy.observe if policy is not None else None

@@ -33,7 +33,7 @@ from evaladdon.errors import EvalAddonError
 from evaladdon.table.scale import unit_interval
 
 __all__ = ["ERRORED_REASONS", "ERROR_POLICIES", "apply_policy", "apply_policy_table", "check_policy", "count_errors",
-           "errored_mask", "is_errored"]
+           "errored_mask", "errors_by_group", "is_errored"]
 
 ERROR_POLICIES = ("exclude", "fail", "bounds")
 ERRORED_REASONS = ("sample error", "unscored sample", "provider error")
@@ -119,3 +119,29 @@ def apply_policy_table(df: Any, policy: str) -> tuple[Any, int]:
     error = error.copy()
     error[fill] = None
     return df.assign(value=values, error=error), n_errors
+
+
+def errors_by_group(df: Any) -> list[tuple[Any, Any, Any, int, int]]:
+    """Per (run, task, metric) of a canonical table with an errored row: (run, task, metric, errored
+    rows, attempted rows), attempted = the errored rows and the usable ones (no error, a finite
+    value), as ``summarize`` counts them; vectorised over groups (one ``bincount`` each)."""
+    import pandas as pd
+
+    from evaladdon.table.codes import key_codes
+    from evaladdon.table.columns import GROUP
+
+    if df.empty:
+        return []
+    error = df["error"].to_numpy(dtype=object)
+    has_error = ~pd.isna(error)
+    bad = errored_mask(error, has_error)
+    if not bad.any():
+        return []
+    group, _ = pd.factorize(key_codes(df, GROUP))
+    usable = ~has_error & np.isfinite(df["value"].to_numpy(dtype=float))
+    n_bad = np.bincount(group[bad], minlength=int(group.max()) + 1)
+    n_tried = n_bad + np.bincount(group[usable], minlength=int(group.max()) + 1)
+    first = pd.Series(np.arange(len(group))).groupby(group).first().to_numpy()
+    keys = df[list(GROUP)].iloc[first].itertuples(index=False, name=None)
+    return [(run, task, metric, int(n_bad[g]), int(n_tried[g])) for g, (run, task, metric) in enumerate(keys)
+            if n_bad[g]]
