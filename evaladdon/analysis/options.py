@@ -146,6 +146,7 @@ class InputOptions:
     all_metrics: bool = False
     command: str | None = None
     routes: RoutePolicy = field(default_factory=RoutePolicy)
+    answers: bool = False  # lm-eval generation answers and targets too (ReadOptions.answers): for rescore
 
     def check(self) -> None:
         """The errors of inputs that cannot be read together (one line each, exit 2)."""
