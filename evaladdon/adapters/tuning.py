@@ -84,3 +84,7 @@ class ReadOptions:
     """lm-eval ``generate_until`` samples also give ``prediction`` and ``label`` (the first filtered
     response and the target: :mod:`evaladdon.adapters.lm_eval.answers`), for ``rescore``; a second
     pass over those files, so only the commands that re-score ask for it."""
+    judged: bool = False
+    """promptfoo model-graded assertions and DeepEval LLM metrics also give the answer judged
+    (``prediction``) and the grader (``judge``), and promptfoo's their verdicts as rows, for
+    ``judge bias`` (:mod:`evaladdon.adapters.promptfoo_judged`); only that command asks."""

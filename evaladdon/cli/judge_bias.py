@@ -15,6 +15,7 @@ def run(args: argparse.Namespace, labels: Any) -> int:
     from evaladdon.report.judge_bias import render_bias
 
     args.paths = args.paths[1:]
+    args.judged = True  # promptfoo/DeepEval model-graded results with their answers and graders
     loaded = load(args)
     reports, dropped = judge_bias(loaded.table, labels=labels, judge_model=getattr(args, "judge_model", None),
                                   metric=args.metric, level=args.level)
