@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from evaladdon.adapters.read import read_runs
@@ -72,6 +73,10 @@ def test_answers_only_when_asked_real_logs(real_logs: Path) -> None:
     assert "prediction" not in plain.columns  # not asked: the table as before
     got = read_runs([*gen, boolq], answers=True).table
     assert got.drop(columns=["prediction", "label"]).equals(plain)
+    from evaladdon.adapters.tuning import ReadTuning
+
+    alone = read_runs([*gen, boolq], answers=True, tuning=ReadTuning(combine_lm_eval=False)).table
+    pd.testing.assert_frame_equal(alone, got)  # a file read as its own DataFrame: the same answers
     for path in (gen[0], boolq):
         records = {str(r["doc_id"]): r for r in map(json.loads, path.read_text().splitlines()) if r}
         rows = got[(got["source"] == str(path)) & got["prediction"].notna()]

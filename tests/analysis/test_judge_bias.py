@@ -148,3 +148,27 @@ def test_real_log_judge_is_the_model_under_test(real_logs: Path) -> None:
     assert any(n.startswith("self-preference: no variation") for n in rep.notes)  # judged by itself only
     (rep,), _ = judge_bias(table)
     assert any("self-preference needs human labels" in n for n in rep.notes)
+
+
+def test_self_preference_size_and_power_with_logged_judges() -> None:
+    """Seeded Monte-Carlo of the default (HC3, Holm): a judge whose errors do not depend on the
+    candidate's family rejects self-preference in <= 6.5 % of runs; one that passes 40 % of its own
+    family's failed answers is found in >= 80 %."""
+    rng = np.random.default_rng(11)
+    reps, n, false_pos, found = 120, 300, 0, 0
+    answers = _answers(rng, n)
+    own = np.arange(n) % 2 == 0
+    for _ in range(reps):
+        labels = pd.Series((rng.random(n) < 0.5).astype(float), index=[f"i{i}" for i in range(n)])
+        honest = labels.to_numpy().copy()
+        flip = rng.random(n) < 0.2
+        honest[flip] = 1 - honest[flip]
+        table = _table(answers, honest, runs=1)
+        table["model"] = np.where(own, "openai/gpt-4o", "anthropic/claude-3")
+        table["judge"] = "openai/gpt-4o-mini"
+        (rep,), _ = judge_bias(table, labels=labels)
+        false_pos += dict((c.name, p) for c, p in rep.biases)["self-preference"] < 0.05
+        biased = np.where(own & (rng.random(n) < 0.4), 1.0, honest)
+        (rep,), _ = judge_bias(table.assign(value=biased), labels=labels)
+        found += dict((c.name, p) for c, p in rep.biases)["self-preference"] < 0.05
+    assert false_pos / reps <= 0.065 and found / reps >= 0.8, (false_pos / reps, found / reps)
