@@ -95,8 +95,10 @@ def _folder(path: Path) -> str:
     return folder.name or path.stem
 
 
-def read_deepeval(path: str | Path, cluster: str | None = None) -> pd.DataFrame:
-    """Read one DeepEval test-run file into canonical rows (see module docstring)."""
+def read_deepeval(path: str | Path, cluster: str | None = None, judged: bool = False) -> pd.DataFrame:
+    """Read one DeepEval test-run file into canonical rows (see module docstring); ``judged``:
+    the rows of LLM-judged metrics (an ``evaluationModel`` logged) also get the test case's
+    ``actualOutput`` as ``prediction`` and that model as ``judge`` (for ``judge bias``)."""
     p = Path(path)
     where = str(p)
     run = _test_run(load_json(p), where)
@@ -113,6 +115,12 @@ def read_deepeval(path: str | Path, cluster: str | None = None) -> pd.DataFrame:
     notes.extend(_case_notes(cols, where))
     base = _base(cols, cluster, where, notes)
     out = _long(base, cols)
+    if judged and any(j is not None for j in cols.judges):  # two rows per result: /score, then /success
+        judge = np.array(cols.judges, dtype=object)
+        said = np.array(cols.outputs, dtype=object)
+        said[pd.isna(judge)] = None  # the answer only where a model judged it
+        out["prediction"] = np.tile(said, 2)
+        out["judge"] = np.tile(judge, 2)
     n_err = int(base["row_error"].notna().sum())
     if n_err:
         notes.append(f"{where}: {n_err} DeepEval metric result(s) errored (no score); counted as errors, not failures")
@@ -142,6 +150,8 @@ class _Columns:
     errs: list[str | None] = field(default_factory=list)
     names_seen: dict[str, int] = field(default_factory=dict)
     unscored: list[str] = field(default_factory=list)  # test cases with no metric results: no rows, counted in a note
+    judges: list[str | None] = field(default_factory=list)  # the metric's evaluationModel (LLM-judged metrics)
+    outputs: list[str | None] = field(default_factory=list)  # the test case's actualOutput
 
 
 def _item_name(tc: dict[str, Any], key: str, i: int, prefix: str) -> str:
@@ -182,6 +192,9 @@ def _collect(run: dict[str, Any], cluster: str | None, where: str) -> _Columns:
             h = stable_hash(inp) if inp is not None else None
             val = _cluster_value(tc, cluster, key, i, item, where) if cluster is not None else None
             _add_metrics(cols, md, item, h, cluster is not None, val, f"{key}[{i}] ({item})", where)
+            said = tc.get("actualOutput", tc.get("actual_output"))
+            cols.outputs.extend([said if isinstance(said, str) else None] * len(md))
+            cols.judges.extend(_judge(m) for m in md)
     return cols
 
 
@@ -199,6 +212,12 @@ def _add_metrics(cols: _Columns, md: list[Any], item: str, h: str | None, cluste
         cols.scores.append(m.get("score"))
         cols.successes.append(m.get("success"))
         cols.errs.append(f"{METRIC_ERROR}: {_first_line(m['error'])}" if m.get("error") else None)
+
+
+def _judge(m: dict[str, Any]) -> str | None:
+    """An LLM-judged metric's ``evaluationModel`` (DeepEval's ``evaluation_model``), else None."""
+    model = m.get("evaluationModel", m.get("evaluation_model"))
+    return model if isinstance(model, str) and model else None
 
 
 def _case_notes(cols: _Columns, where: str) -> list[str]:

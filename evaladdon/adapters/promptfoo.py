@@ -205,8 +205,9 @@ def _unwrap(data: Any, where: str) -> tuple[list[Any], dict[str, Any], Any, Any,
 # ---------------------------------------------------------------- JSON
 
 
-def read_promptfoo(path: str | Path, cluster: str | None = None) -> pd.DataFrame:
-    """Read one promptfoo output (JSON of any generation, or a CSV export) into canonical rows."""
+def read_promptfoo(path: str | Path, cluster: str | None = None, judged: bool = False) -> pd.DataFrame:
+    """Read one promptfoo output (JSON of any generation, or a CSV export) into canonical rows;
+    ``judged``: with its model-graded assertions' verdicts too (:mod:`.promptfoo_judged`)."""
     p = Path(path)
     if p.suffix.lower() in (".csv", ".tsv"):
         return read_promptfoo_csv(p, cluster)
@@ -244,7 +245,12 @@ def read_promptfoo(path: str | Path, cluster: str | None = None) -> pd.DataFrame
                          "meta.provider": model, "meta.prompt": pd.Series(rows.prompt_label, dtype=object)})
     if cluster is not None:
         base["cluster"] = raw_strings(pd.Series(rows.clusters, dtype=object))
-    out = pd.concat(_metric_parts(base, rows), ignore_index=True)
+    parts = _metric_parts(base, rows)
+    if judged:
+        from evaladdon.adapters.promptfoo_judged import judged_part
+
+        parts += judged_part(results, config, base, _metric_rows)
+    out = pd.concat(parts, ignore_index=True)
     out["source"] = where
     out["harness"] = "promptfoo"
     out["task"] = task

@@ -83,7 +83,7 @@ def _convert_pending(tables: list) -> None:
 
 def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress: bool = False,
               results_only: bool = False, *, tuning: ReadTuning | None = None, split: str | None = None,
-              all_metrics: bool = False) -> Loaded:
+              all_metrics: bool = False, answers: bool = False, judged: bool = False) -> Loaded:
     """Read every file into one validated canonical table, with notes.
 
     ``results_only``: when nothing but harness-reported values (lm-eval results files
@@ -91,14 +91,16 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
     instead of refusing (for commands that render them via ``evaladdon.analysis.reported``).
     ``tuning``: how the readers read (:class:`~evaladdon.adapters.tuning.ReadTuning`; the
     same table under any).  ``split``, ``all_metrics``: what a HELM run shows
-    (:class:`~evaladdon.adapters.tuning.ReadOptions`).
+    (:class:`~evaladdon.adapters.tuning.ReadOptions`).  ``answers``: lm-eval generation samples
+    also give their answers and targets (``prediction``, ``label``) for re-scoring; ``judged``:
+    promptfoo and DeepEval model-graded results give the answer judged and the grader.
 
     A file named explicitly that cannot be read is an error; one found in a directory is
     skipped with a note (so one bad log does not hide the rest, and is still reported).
     When two files give the same run id, each such run is prefixed with its file's stem so
     runs stay distinct (the same run stored as .eval and .json stays two runs).
     """
-    options = ReadOptions(cluster, tuning or DEFAULT, split, all_metrics)
+    options = ReadOptions(cluster, tuning or DEFAULT, split, all_metrics, answers, judged)
     files, notes, name_of, skipped = inputs(paths)
     # Inspect logs stay Parts (rows before the column operations) until the end, where each
     # stretch of consecutive ones becomes ONE DataFrame (inspect.rows.frame): per-file
@@ -111,6 +113,10 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
     for f, reader, explicit in _progress(files, progress):
         try:
             t = reader_of(reader).read(f, options)
+            if options.answers and getattr(reader_of(reader), "what", None) == "lm-eval samples":
+                from evaladdon.adapters.lm_eval.answers import add_answers
+
+                t = add_answers(t, f)
         except InputError as exc:
             if explicit:
                 raise

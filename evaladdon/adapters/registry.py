@@ -120,6 +120,7 @@ class Format:
     chooses: bool = False
     part: Callable[..., Any] | None = None
     combine: str = ""
+    judged: bool = False  # fn(path, cluster, judged=...): model-graded verdicts for judge bias when asked
 
     def handles(self, path: Path, head: Head) -> bool:
         return self.test(path, head)
@@ -137,6 +138,8 @@ class Format:
         if self.chooses:
             return self.fn(path, options.cluster, split=options.split,  # type: ignore[call-arg]
                            all_metrics=options.all_metrics)
+        if self.judged and options.judged:
+            return self.fn(path, options.cluster, judged=True)  # type: ignore[call-arg]
         return self.fn(path, options.cluster)
 
 
@@ -258,14 +261,14 @@ REGISTRY: tuple[Format, ...] = (
            combine="combine_inspect"),
     Format("HELM run", _json(helm.looks_like_per_instance_stats), helm.read_helm_run, chooses=True),
     Format("HELM run-level stats", _json(helm.looks_like_run_stats), helm.refuse_run_stats),
-    Format("DeepEval test run", _json_at(looks_like_deepeval), read_deepeval),
+    Format("DeepEval test run", _json_at(looks_like_deepeval), read_deepeval, judged=True),
     Format("SWE-bench run report", _json(_swe("looks_like_run_report")), _swe_reader("read_run_report")),
     Format("SWE-bench instance report", _json_at(_swe("looks_like_instance_report")),
            _swe_reader("read_instance_report")),
     Format("SWE-bench results", _json_at(_swe("looks_like_results")), _swe_reader("read_results")),
     Format(SWE_PART, lambda path, head: path.name in
            ("resolved_by_repo.json", "resolved_by_time.json") and (path.parent / "results.json").is_file()),
-    Format("promptfoo output", _json(looks_like_promptfoo_json), read_promptfoo),
+    Format("promptfoo output", _json(looks_like_promptfoo_json), read_promptfoo, judged=True),
     Format("lm-eval 0.3 write-out", _json_at(looks_like_write_out), read_write_out),
     Format("lighteval results", _json(_lighteval_results), _read_lighteval_results),
     Format("lm-eval results", _json(looks_like_results_json), read_results_file),
@@ -275,7 +278,7 @@ REGISTRY: tuple[Format, ...] = (
     Format("Every Eval Ever instances", _lines(_eee_instances), _read_eee_instances),
     Format("lm-eval samples", _lines(looks_like_samples_jsonl), read_samples, tuned=True, part=read_samples_part,
            combine="combine_lm_eval"),
-    Format("promptfoo output", _lines(looks_like_promptfoo_jsonl), read_promptfoo),
+    Format("promptfoo output", _lines(looks_like_promptfoo_jsonl), read_promptfoo, judged=True),
     Format("table", lambda path, head: head.suffix in (".jsonl", ".ndjson"), read_long_table),
     Format("promptfoo CSV export", lambda path, head: head.suffix in (".csv", ".tsv")
            and looks_like_promptfoo_csv(head.bytes), read_promptfoo),

@@ -74,9 +74,17 @@ DEFAULT = ReadTuning()
 class ReadOptions:
     """What every reader is given besides the path: the field to cluster on and the tuning;
     ``split`` and ``all_metrics`` choose what a HELM run shows (None: HELM's ``test`` split;
-    its bookkeeping stats only with ``all_metrics``)."""
+    its bookkeeping stats only with ``all_metrics``; ``answers``: see below)."""
 
     cluster: str | None = None
     tuning: ReadTuning = DEFAULT
     split: str | None = None
     all_metrics: bool = False
+    answers: bool = False
+    """lm-eval ``generate_until`` samples also give ``prediction`` and ``label`` (the first filtered
+    response and the target: :mod:`evaladdon.adapters.lm_eval.answers`), for ``rescore``; a second
+    pass over those files, so only the commands that re-score ask for it."""
+    judged: bool = False
+    """promptfoo model-graded assertions and DeepEval LLM metrics also give the answer judged
+    (``prediction``) and the grader (``judge``), and promptfoo's their verdicts as rows, for
+    ``judge bias`` (:mod:`evaladdon.adapters.promptfoo_judged`); only that command asks."""

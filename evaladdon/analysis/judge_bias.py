@@ -17,9 +17,12 @@ which for model-graded scorers is the model's output, as Inspect keeps it in sum
 * ``length``: log2 of the answer's characters + 1 -- the coefficient is the change per doubling;
 * ``headers``, ``lists``, ``bold``: whether the answer has a markdown header (``# ``), a list item
   (``- ``, ``* ``, ``1. ``) or bold text (``**x**``);
-* ``self-preference`` (with labels and ``judge_model``): the candidate model is of the judge's
-  family (provider or model family from the logged names, :func:`model_family`).  Without
-  labels it cannot be told from better answers and is not estimated.
+* ``self-preference`` (with labels): the candidate model is of the judge's family (provider or
+  model family from the logged names, :func:`model_family`; with several voting judges, the share
+  of them of that family).  The judge is ``judge_model`` when given, else the grader the log names
+  (the table's ``judge`` column: Inspect's model-graded scorers, promptfoo's and DeepEval's
+  model-graded assertions and metrics).  Without labels it cannot be told from better answers
+  and is not estimated.
 
 Position bias needs pairwise verdicts (MT-bench, Arena): ``evaladdon rank`` reports it on pair
 files.  The biases reported are one family: Holm-adjusted p-values (statsmodels
@@ -30,14 +33,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from evaladdon.errors import EvalAddonError
 
-if TYPE_CHECKING:  # pragma: no cover
-    import pandas as pd
+import pandas as pd
 
 __all__ = ["BiasReport", "judge_bias", "model_family"]
 
@@ -83,22 +85,43 @@ def _features(answers: pd.Series) -> dict[str, np.ndarray]:
     return out
 
 
+def _logged_judges(rows: pd.DataFrame) -> pd.Series | None:
+    """The logged grader of each row (the table's optional ``judge`` column), when every row has one."""
+    if "judge" not in rows.columns or not rows["judge"].notna().all():
+        return None
+    return rows["judge"].astype(str)
+
+
+def _same_family(rows: pd.DataFrame, judge_model: str | None) -> np.ndarray | None:
+    """Per row, the share of its judges (one, or several voting: ``"a, b"``) of the candidate's family.
+
+    The judge is ``judge_model`` when given, else the grader the log names (``judge`` column)."""
+    judges = pd.Series(judge_model, index=rows.index) if judge_model is not None else _logged_judges(rows)
+    if judges is None:
+        return None
+    # few distinct (judge, model) pairs: the family rule runs once per pair, not per row
+    pairs = pd.DataFrame({"j": judges.astype(str).to_numpy(), "m": rows["model"].astype(str).to_numpy()})
+    codes, uniq = pd.MultiIndex.from_frame(pairs).factorize()
+    share = np.array([np.mean([model_family(j) == model_family(m) for j in js.split(", ")])
+                      for js, m in uniq], dtype=float)
+    return share[codes]
+
+
 def _design(rows: pd.DataFrame, labelled: bool, judge_model: str | None,
             notes: list[str]) -> tuple[np.ndarray, list[str], list[str]]:
     """The regressors (intercepts first) and the names of the biases among them."""
     feats = _features(rows["prediction"])
     if labelled:
         cols, names = [np.ones(len(rows))], ["intercept"]
-        if judge_model is not None:
-            fam = model_family(judge_model)
-            codes, uniques = rows["model"].astype(str).factorize()  # one family lookup per model, not per row
-            feats["self-preference"] = np.asarray([model_family(u) == fam for u in uniques], dtype=float)[codes]
+        same = _same_family(rows, judge_model)
+        if same is not None:
+            feats["self-preference"] = same
     else:
         runs = rows["run"].astype(str).to_numpy()
         levels = sorted(set(runs))
         cols = [(runs == r).astype(float) for r in levels]
         names = [f"run {r}" for r in levels]
-        if judge_model is not None:
+        if judge_model is not None or _logged_judges(rows) is not None:
             notes.append("self-preference needs human labels (--labels): without them a judge's higher verdicts "
                          "for its own family cannot be told from better answers")
     biases = []

@@ -147,6 +147,8 @@ class InputOptions:
     all_metrics: bool = False
     command: str | None = None
     routes: RoutePolicy = field(default_factory=RoutePolicy)
+    answers: bool = False  # lm-eval generation answers and targets too (ReadOptions.answers): for rescore
+    judged: bool = False  # promptfoo/DeepEval model-graded answers and graders too (ReadOptions.judged): judge bias
 
     def check(self) -> None:
         """The errors of inputs that cannot be read together (one line each, exit 2)."""

@@ -15,7 +15,8 @@ rules, each stated in every output (:meth:`Rule.describe`):
 ``numeric[:TOL]``
     the last number in the answer and the target's number (currency symbols ``$ € £``, thousands
     separators and ``*``/``_`` markers stripped, as Inspect's ``match(numeric=True)``) differ by at
-    most ``TOL`` (default 0, with a relative 1e-9 for floating-point noise).
+    most ``TOL`` (default 0, with a relative 1e-9 for floating-point noise); in a target with
+    ``#### `` (GSM8K's worked answers, as lm-eval logs them) the number after the last ``####``.
 ``regex:PATTERN``
     the first match of ``PATTERN`` in the answer (its first group when it has one) equals a target,
     both stripped, case-sensitive.
@@ -68,7 +69,7 @@ class Rule:
                     "collapsed (SQuAD's normalize_answer), then equal")
         if self.kind == "numeric":
             return (f"numeric: the answer's last number within {self.tol:g} of the target's "
-                    "($ € £ , * _ stripped)")
+                    "(after its last ####, if any; $ € £ , * _ stripped)")
         return f"regex: the first match of {self.pattern!r} in the answer (group 1 if any) == target, stripped"
 
 
@@ -134,7 +135,9 @@ def _match(answer: pd.Series, target: pd.Series, rule: Rule) -> np.ndarray:
     if rule.kind == "normalized":
         return (_normalized(answer) == _normalized(target)).to_numpy(dtype=bool, na_value=False)
     if rule.kind == "numeric":
-        a, t = _numbers(answer, last=True).to_numpy(), _numbers(target, last=False).to_numpy()
+        # a GSM8K target (lm-eval logs the whole worked answer) ends in "#### N": N is its number
+        final = target.str.rsplit("####", n=1).str[-1]
+        a, t = _numbers(answer, last=True).to_numpy(), _numbers(final, last=False).to_numpy()
         with np.errstate(invalid="ignore"):
             return np.abs(a - t) <= np.maximum(rule.tol, 1e-9 * np.maximum(np.abs(a), np.abs(t)))
     assert rule.pattern is not None

@@ -31,6 +31,7 @@ def run(args: argparse.Namespace, labels: Any) -> int:
             return 0
         render_bias(reports, dropped, sys.stdout, markdown=args.markdown)
         return 0
+    args.judged = True  # promptfoo/DeepEval model-graded results with their answers and graders
     loaded = load(args)
     reports, dropped = judge_bias(loaded.table, labels=labels, judge_model=getattr(args, "judge_model", None),
                                   metric=args.metric, level=args.level)

@@ -97,6 +97,8 @@ def input_options(args: argparse.Namespace) -> InputOptions:
         all_metrics=bool(getattr(args, "all_metrics", False)),
         command=getattr(args, "command", None),
         routes=getattr(args, "route_policy", None) or RoutePolicy(),
+        answers=getattr(args, "command", None) == "rescore" or bool(getattr(args, "rules", None)),
+        judged=bool(getattr(args, "judged", False)),
     )
 
 

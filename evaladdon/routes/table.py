@@ -40,7 +40,8 @@ def load_runs(inputs: InputOptions) -> Loaded:
         # summarize also shows results-only lm-eval files, as harness-reported values
         return read_runs(list(inputs.paths), cluster=inputs.cluster, progress=inputs.progress,
                          results_only=inputs.command == "summarize", split=inputs.split,
-                         all_metrics=inputs.all_metrics)
+                         all_metrics=inputs.all_metrics, answers=inputs.answers,
+                         judged=inputs.judged)
     except MemoryError:
         raise EvalAddonError("not enough memory to read these inputs; filter them (--store with --where) "
                              "or use --engine dask") from None

@@ -41,11 +41,12 @@ COLUMNS: tuple[str, ...] = (
 )
 HARNESSES: tuple[str, ...] = ("inspect", "lm_eval", "table", "helm", "promptfoo", "deepeval", "lighteval", "every_eval_ever", "swe_bench")
 
-OPTIONAL_COLUMNS: tuple[str, ...] = ("prediction", "label", "confidence", "score")
+OPTIONAL_COLUMNS: tuple[str, ...] = ("prediction", "label", "confidence", "score", "judge")
 """Optional per-row inputs of the metrics that are not means (present only when a reader has them):
 ``prediction`` (str: the answer given, e.g. a choice letter or class), ``label`` (str: the
 target / gold class), ``confidence`` (float: the probability the model gave its prediction),
-``score`` (float: for binary labels 0/1, the predicted probability of label 1).  Readers that
+``score`` (float: for binary labels 0/1, the predicted probability of label 1), ``judge`` (str or None: the model that
+graded a model-graded metric's row, e.g. Inspect's ``model_graded_qa`` grader).  Readers that
 do not know them leave them out; :func:`finalize` keeps them after the canonical columns."""
 
 

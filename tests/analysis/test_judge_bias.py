@@ -170,3 +170,68 @@ def test_pairwise_position_test_size_and_power() -> None:
             else:
                 found += p < 0.05
     assert rejected / reps <= 0.065 and found / reps >= 0.8, (rejected / reps, found / reps)
+
+
+def test_self_preference_from_the_logged_judge() -> None:
+    """With no ``judge_model`` the grader each row's log names (the ``judge`` column) decides
+    self-preference; the same rows with the judge given explicitly give the same coefficient, and an
+    explicit judge still wins over the logged one.  Oracle: statsmodels HC3 OLS on the indicator."""
+    sm = pytest.importorskip("statsmodels.api")
+    rng = np.random.default_rng(3)
+    answers = _answers(rng, 240)
+    table = _table(answers, (rng.random(240) < 0.7).astype(float), runs=1,
+                   models=("openai/gpt-4o", "anthropic/claude-3"))
+    table["model"] = np.where(np.arange(240) % 2 == 0, "openai/gpt-4o", "anthropic/claude-3")
+    table["judge"] = "openai/gpt-4o-mini"
+    labels = pd.Series((rng.random(240) < 0.5).astype(float), index=[f"i{i}" for i in range(240)])
+    (logged,), _ = judge_bias(table, labels=labels)
+    (given,), _ = judge_bias(table.drop(columns="judge"), labels=labels, judge_model="openai/gpt-4o-mini")
+    got = {c.name: c for c, _ in logged.biases}
+    assert got["self-preference"].estimate == pytest.approx({c.name: c for c, _ in given.biases}["self-preference"].estimate)
+    same = (np.arange(240) % 2 == 0).astype(float)
+    X = np.column_stack([np.ones(240), _oracle_design(answers), same])
+    fit = sm.OLS(table["value"].to_numpy() - labels.to_numpy(), X).fit(cov_type="HC3")
+    assert got["self-preference"].estimate == pytest.approx(fit.params[-1], rel=1e-9)
+    assert got["self-preference"].se == pytest.approx(fit.bse[-1], rel=1e-9)
+    (other,), _ = judge_bias(table, labels=labels, judge_model="anthropic/claude-3-opus")
+    assert {c.name: c for c, _ in other.biases}["self-preference"].estimate == pytest.approx(-fit.params[-1], rel=1e-9)
+    two = table.assign(judge="openai/gpt-4o, anthropic/claude-3")  # two voting judges: one of each family
+    (rep,), _ = judge_bias(two, labels=labels)
+    assert "self-preference" not in [c.name for c, _ in rep.biases]  # a share of 1/2 for every row: no variation
+
+
+def test_real_log_judge_is_the_model_under_test(real_logs: Path) -> None:
+    logs = real_logs / "inspect_scout_examples" / "examples" / "scanner" / "logs"
+    (log,) = logs.glob("*theory-of-mind*")
+    from evaladdon.adapters.read import read_runs
+
+    table = read_runs([log]).table
+    labels = pd.Series(1.0, index=table["item"].astype(str).unique())
+    (rep,), _ = judge_bias(table, labels=labels)
+    assert any(n.startswith("self-preference: no variation") for n in rep.notes)  # judged by itself only
+    (rep,), _ = judge_bias(table)
+    assert any("self-preference needs human labels" in n for n in rep.notes)
+
+
+def test_self_preference_size_and_power_with_logged_judges() -> None:
+    """Seeded Monte-Carlo of the default (HC3, Holm): a judge whose errors do not depend on the
+    candidate's family rejects self-preference in <= 6.5 % of runs; one that passes 40 % of its own
+    family's failed answers is found in >= 80 %."""
+    rng = np.random.default_rng(11)
+    reps, n, false_pos, found = 120, 300, 0, 0
+    answers = _answers(rng, n)
+    own = np.arange(n) % 2 == 0
+    for _ in range(reps):
+        labels = pd.Series((rng.random(n) < 0.5).astype(float), index=[f"i{i}" for i in range(n)])
+        honest = labels.to_numpy().copy()
+        flip = rng.random(n) < 0.2
+        honest[flip] = 1 - honest[flip]
+        table = _table(answers, honest, runs=1)
+        table["model"] = np.where(own, "openai/gpt-4o", "anthropic/claude-3")
+        table["judge"] = "openai/gpt-4o-mini"
+        (rep,), _ = judge_bias(table, labels=labels)
+        false_pos += dict((c.name, p) for c, p in rep.biases)["self-preference"] < 0.05
+        biased = np.where(own & (rng.random(n) < 0.4), 1.0, honest)
+        (rep,), _ = judge_bias(table.assign(value=biased), labels=labels)
+        found += dict((c.name, p) for c, p in rep.biases)["self-preference"] < 0.05
+    assert false_pos / reps <= 0.065 and found / reps >= 0.8, (false_pos / reps, found / reps)

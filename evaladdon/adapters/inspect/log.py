@@ -208,6 +208,9 @@ def _header_dict(h: Any, eval_id: Any) -> dict[str, Any]:
         "eval": {
             "eval_id": eval_id, "run_id": spec.run_id, "task_id": spec.task_id,
             "task": spec.task, "model": spec.model,
+            "scorers": [{"name": sc.name, "options": dict(sc.options or {})} for sc in (getattr(spec, "scorers", None) or [])],
+            "model_roles": {k: ([m.model for m in v] if isinstance(v, list) else v.model)
+                            for k, v in (getattr(spec, "model_roles", None) or {}).items()},
             "dataset": {"samples": spec.dataset.samples},
             "config": {"limit": list(limit) if isinstance(limit, tuple) else limit,
                        "sample_id": config.sample_id, "epochs": config.epochs, "log_samples": config.log_samples},

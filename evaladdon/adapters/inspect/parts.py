@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -215,6 +215,7 @@ class Part:
     incomplete: dict[str, Any] | None
     lean: bool = False  # numbers only (Collector(lean=COLUMNS)): items and clusters as label_bytes, no text columns
     pending: Pending | None = None  # an ordinary log's rows as lists: :func:`frame` converts them (None above)
+    judges: dict[str, str] = field(default_factory=dict)  # model-graded metric -> grader (adapters.inspect.judges)
 
 
 @dataclass

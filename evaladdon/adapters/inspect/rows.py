@@ -70,6 +70,7 @@ from evaladdon.adapters.inspect.parts import (
     _text_at,
     convert_pending,
 )
+from evaladdon.adapters.inspect.judges import judges_of
 from evaladdon.adapters.inspect.records import SampleRecord, _declared, _run_of
 from evaladdon.adapters.inspect.walk import UNSCORED, Texts, Walked, log_metrics, result_scores, row_plan, walk
 from evaladdon.adapters.tuning import DEFAULT, ReadTuning
@@ -349,10 +350,17 @@ def build_part(log: LogData, path: Path, cluster: str | None, *, tuning: ReadTun
             metas[key] = sel(np.concatenate([b.metas[key] if key in b.metas else np.full(len(b.items), np.nan, object)
                                              for b in batches]))
         columns.extend(k for k in metas if k not in columns)
+    judges = judges_of(header)
     return Part(where, _run_of(spec), str(spec.get("task")), str(spec.get("model")), total, metrics,
                 per_row(kept_items), per_row(kept_epochs), values, raws, row_errors, answers, confidences,
                 per_row(clusters) if clusters is not None else None, per_row(hashes), per_row(labels), metas,
-                row_sample, n_kept, columns, _notes(path, log, header, n_kept, n_dup), incomplete)
+                row_sample, n_kept, columns + _judge_column(judges), _notes(path, log, header, n_kept, n_dup),
+                incomplete, judges=judges)
+
+
+def _judge_column(judges: dict[str, str]) -> list[str]:
+    """The optional ``judge`` column, last, for a log with model-graded scorers (their graders)."""
+    return ["judge"] if judges else []
 
 
 def _pending_part(log: LogData, path: Path, cluster: str | None, rows: Pending, spec: dict[str, Any]) -> Part:
@@ -364,9 +372,11 @@ def _pending_part(log: LogData, path: Path, cluster: str | None, rows: Pending, 
     incomplete = None
     if declared is not None and declared > n_kept:
         incomplete = {"declared": declared, "read": n_kept, "missing": declared - n_kept, "basis": basis}
+    judges = judges_of(log.header)
     return Part(str(path), _run_of(spec), str(spec.get("task")), str(spec.get("model")), len(rows.metrics),
                 rows.metrics, None, None, None, None, None, None, None, None, None, None, {}, None, n_kept,  # type: ignore[arg-type]
-                list(rows.columns), _notes(path, log, log.header, n_kept, 0), incomplete, pending=rows)
+                list(rows.columns) + _judge_column(judges), _notes(path, log, log.header, n_kept, 0), incomplete,
+                pending=rows, judges=judges)
 
 
 def build_table(log: LogData, path: Path, cluster: str | None, *, tuning: ReadTuning | None = None) -> pd.DataFrame:
@@ -464,6 +474,9 @@ def frame(parts: list[Part]) -> pd.DataFrame:
         cols["label"] = texts("labels")
     if "confidence" in order:
         cols["confidence"] = rows("confidences")
+    if "judge" in order:  # model-graded scorers' graders (missing for other metrics)
+        cols["judge"] = np.concatenate([pd.Series(p.metrics, dtype=object).map(p.judges).to_numpy(dtype=object)
+                                        for p in parts])
     keys = list(dict.fromkeys(k for p in parts for k in p.metas))
     if keys:
         if len(parts) == 1:
