@@ -137,6 +137,8 @@ def _min_size(args: argparse.Namespace) -> int:
     n = getattr(args, "min_size", 30)
     if n < 1:
         raise EvalAddonError(f"--min-size {n}: give the smallest subgroup size that is not flagged (>= 1)")
+    if n != 30 and getattr(args, "by", None) is None:  # not silently ignored
+        raise EvalAddonError(f"--min-size {n} is read only with --by FIELD (the subgroups it flags)")
     return int(n)
 
 
