@@ -57,13 +57,14 @@ def _read(args: argparse.Namespace, live: bool) -> tuple[list[Any], Any, list[st
 
 def _show(args: argparse.Namespace, results: list[Any], loaded: Any, notes: list[str]) -> None:
     from evaladdon.cli.common import emit
-    from evaladdon.report.sequential import records, write_sequential
+    from evaladdon.report.sequential import left_out_lines, records, write_sequential
 
     if args.json:
         emit(args, records(results), loaded, list(loaded.notes) + notes)
         return
     write_sequential(results, sys.stdout, markdown=args.markdown, wide=args.wide)
-    emit(args, [], loaded, list(loaded.notes) + notes)
+    said = [] if args.markdown else left_out_lines(results)  # markdown keeps every column
+    emit(args, [], loaded, list(loaded.notes) + notes + said)
 
 
 def run_sequential(args: argparse.Namespace, live: bool) -> int:
