@@ -38,3 +38,16 @@ def test_compare_rules_pairs_the_same_items(tmp_path: Path, cli: Callable[..., t
     assert ns["exact"] == ns["logged"] == 30
     rates = {r["rule"]: r["error_rate_a"] for r in rows}
     assert rates["exact"] == rates["logged"] > 0.5
+
+
+def test_compare_rules_counts_left_out_rows_in_text(tmp_path: Path, cli: Callable[..., tuple[int, str, str]]) -> None:
+    for mode in ([], ["--markdown"]):
+        code, out, err = cli("compare", _edge(tmp_path, "a"), _edge(tmp_path, "b"), "--rules", "exact",
+                             "--metric", "other", *mode)
+        assert code == 0, err
+        text = (out + err).replace("\\(", "(").replace("\\)", ")").replace("\\[", "[").replace("\\]", "]")
+        for metric in ("other", "other [exact]"):
+            assert f"/ reading / {metric}: 51 row(s) of A left out (34 unscored sample, 10 limit reached (token), " \
+                   "7 sample error)" in text
+        policy = [x for x in text.splitlines() if "errored samples: --errors exclude (" in x]
+        assert len(policy) == 1 and "(82 errored item(s)" in policy[0]  # the logged comparison's, once
