@@ -108,7 +108,8 @@ def _uncertainty(result: dict[str, Any]) -> tuple[float | None, int | None]:
     unc = _obj(details, "uncertainty")
     se = _obj(unc, "standard_error")
     n = unc.get("num_samples")
-    return _number(se.get("value")), n if isinstance(n, int) and not isinstance(n, bool) else None
+    # a count below 1 is no sample size (shown as unknown, never as n = -5)
+    return _number(se.get("value")), n if isinstance(n, int) and not isinstance(n, bool) and n >= 1 else None
 
 
 def samples_path_of(aggregate: Path, doc: dict[str, Any]) -> Path | None:

@@ -70,7 +70,10 @@ def _group(run: Any, label: str, task: Any, metric: Any, values: np.ndarray, ite
 
     codes, labels = pd.factorize(items)
     if codes.size == 0 or np.bincount(codes).max() < 2:
-        return None  # one attempt per item: nothing to say (the summary shows no epochs)
+        # one attempt per item: no item can be flaky; said, so that --flaky / --max-flaky never pass silently
+        notes.append(f"note: {label} / {task} / {metric}: flaky: every item has one attempt (no epochs or repeats "
+                     "to be flaky over)")
+        return None
     if not np.all((values == 0) | (values == 1)):
         notes.append(f"note: {label} / {task} / {metric}: no flaky items (they need 0/1 scores per attempt)")
         return None

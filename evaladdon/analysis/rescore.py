@@ -188,10 +188,14 @@ def rescore_table(df: pd.DataFrame, rules: Sequence[Rule], metric: str | None = 
         scores = rule_scores(base["prediction"], base["label"], rule)
         part = base.copy()
         part["metric"] = (base["metric"].astype(str) + f" [{rule.text}]").to_numpy()
-        part["value"] = scores
         part["raw"] = base["prediction"].fillna("").astype(str).to_numpy()
-        error = np.full(len(part), None, dtype=object)
-        error[np.isnan(scores)] = NO_ANSWER
+        # a row the log left out keeps its own reason (a sample error stays one, and stays out):
+        # the rule re-scores the logged scorer's rows, so both are computed on the same items
+        error = (base["error"].to_numpy(dtype=object, copy=True) if "error" in base
+                 else np.full(len(part), None, dtype=object))
+        kept = np.asarray(pd.isna(error), dtype=bool)
+        error[kept & np.isnan(scores)] = NO_ANSWER
+        part["value"] = np.where(kept, scores, np.nan)
         part["error"] = error
         parts.append(part)
     return pd.concat(parts, ignore_index=True)

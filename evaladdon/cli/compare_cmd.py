@@ -74,8 +74,9 @@ def _flaky(opts: Any, loaded: Any, results: list[Any]) -> tuple[dict[Any, Any], 
     from evaladdon.report.flaky import flaky_lines, flaky_over
 
     candidates = {r.run_b for r in results}
-    groups = [g for g in flaky_table(loaded.table, opts.inputs.metric, opts.level) if g.run in candidates]
-    return ({(g.run, g.task, g.metric): g for g in groups}, flaky_lines(groups),
+    said: list[str] = []  # e.g. no repeats: the gate says it had nothing to judge, never passes silently
+    groups = [g for g in flaky_table(loaded.table, opts.inputs.metric, opts.level, said) if g.run in candidates]
+    return ({(g.run, g.task, g.metric): g for g in groups}, said + flaky_lines(groups),
             flaky_over(groups, candidates, opts.max_flaky))
 
 
@@ -83,6 +84,9 @@ def run(args: argparse.Namespace) -> int:
     from evaladdon.cli.options import compare_options
     from evaladdon.routes.plan import MetricComparisons, plan_compare, run as run_routes
 
+    from evaladdon.cli.compare_modes import refuse_unread
+
+    refuse_unread(args)
     if args.rules:  # a different question (does the comparison depend on the scoring rule?): its own command
         from evaladdon.cli.rescore_cmd import run_rules
 

@@ -149,6 +149,7 @@ def write_table(df: Any, out: Path, inputs: list[str]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     out = Path(args.output)
+    _refuse_unread(args)
     if args.format == "every-eval-ever":
         from evaladdon.cli.eee_export import run_eee
 
@@ -168,6 +169,17 @@ def run(args: argparse.Namespace) -> int:
         what = "flips" if getattr(args, "flips", False) else f"rows ({unusable} with an error reason)"
         sys.stderr.write(clean(f"wrote {len(df)} {what} to {out}") + "\n")
     return 0
+
+
+def _refuse_unread(args: argparse.Namespace) -> None:
+    """``--flips`` and its ``--baseline`` write the flips table: refused in one line where they would
+    be ignored (with ``--format every-eval-ever``, or ``--baseline`` without ``--flips``)."""
+    flips, baseline = getattr(args, "flips", False), getattr(args, "baseline", None)
+    if args.format == "every-eval-ever" and (flips or baseline is not None):
+        raise EvalAddonError("--format every-eval-ever writes the runs' results, not flips: drop --flips/--baseline "
+                             "(or export the flips table to a .csv, .jsonl or .parquet file)")
+    if baseline is not None and not flips:
+        raise EvalAddonError("--baseline is read only with --flips (export writes every run's rows)")
 
 
 def _flips_table(df: Any, args: argparse.Namespace) -> Any:

@@ -81,6 +81,10 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         emit(args, [verdict.flat()], loaded, loaded.notes, skipped)
     else:
+        from evaladdon.report.compare import warnings_of
+
         write(verdict, sys.stdout, markdown=args.markdown, wide=args.wide, quiet=args.quiet)
-        emit(args, [], loaded, loaded.notes, skipped)
+        # the rows left out of each judged comparison, by reason, and the errored-samples policy, as compare says them
+        judged = list({id(v.comparison): v.comparison for v in verdict.benchmarks if v.comparison is not None}.values())
+        emit(args, [], loaded, list(loaded.notes) + warnings_of(judged), skipped)
     return verdict.exit_code

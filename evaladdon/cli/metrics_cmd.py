@@ -62,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
 
     from evaladdon.table.errored import apply_policy_table
 
+    _refuse_unread(args)
     loaded = load_runs(args)
     notes = list(loaded.notes)
     table, n_errors = apply_policy_table(loaded.table, args.errors)
@@ -75,3 +76,16 @@ def run(args: argparse.Namespace) -> int:
     else:
         render(groups, sys.stdout, quiet=args.quiet, markdown=args.markdown, notes=notes)
     return 0
+
+
+def _refuse_unread(args: argparse.Namespace) -> None:
+    """Options metrics would not read are refused in one line, never silently ignored."""
+    from evaladdon.errors import EvalAddonError
+
+    if args.errors == "bounds":  # no worst/best case is defined for a metric family
+        raise EvalAddonError("metrics --errors bounds: metric families have no worst/best case; use --errors "
+                             "exclude (default) or fail (summarize and compare give bounds)")
+    if args.beta is not None and (args.threshold is not None or args.prevalence is not None
+                                  or args.recalibrate is not None):
+        raise EvalAddonError("--beta adds F-beta to the classification metrics; with --threshold, --prevalence or "
+                             "--recalibrate it is not read (run them separately)")

@@ -41,10 +41,23 @@ def add_store(p: argparse.ArgumentParser, engine: bool = False) -> None:
                        help="with --engine dask: the scheduler (default: start a local cluster)")
 
 
+def level_type(text: str) -> float:
+    """``--level``: a confidence level strictly between 0 and 1, refused at the flag (one line naming
+    it) rather than deep in an estimator as "alpha must be in (0, 1), got -0.5" or under a file's name."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"--level must be a confidence level strictly between 0 and 1 "
+                                         f"(0.95 = 95 %), got {text!r}")
+    return value
+
+
 def add_inputs(p: argparse.ArgumentParser) -> None:
     p.add_argument("--metric", help="only this metric")
     p.add_argument("--cluster", metavar="FIELD", help="column (tables) or metadata field (logs) to cluster on")
-    p.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
+    p.add_argument("--level", type=level_type, default=0.95, help="confidence level (default 0.95)")
     g = p.add_argument_group("HELM runs")
     g.add_argument("--split", metavar="NAME",
                    help="the split to read (default: test, the split HELM's leaderboard reports)")
@@ -139,6 +152,8 @@ def _min_size(args: argparse.Namespace) -> int:
     n = getattr(args, "min_size", 30)
     if n < 1:
         raise EvalAddonError(f"--min-size {n}: give the smallest subgroup size that is not flagged (>= 1)")
+    if n != 30 and getattr(args, "by", None) is None:  # not silently ignored
+        raise EvalAddonError(f"--min-size {n} is read only with --by FIELD (the subgroups it flags)")
     return int(n)
 
 

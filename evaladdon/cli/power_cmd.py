@@ -127,6 +127,9 @@ def run(args: argparse.Namespace) -> int:
     for flag in ("sensitivity", "specificity", "judge_rate", "width", "labelled", "labels"):
         if getattr(args, flag, None) is not None:
             raise EvalAddonError(f"--{flag.replace('_', '-')} applies to power --judge")
+    from evaladdon.cli.power_sequential import refuse_unread
+
+    refuse_unread(args)
     sides = 1 if args.one_sided else 2
     pilot = None
     if args.pilot:
@@ -146,6 +149,8 @@ def run(args: argparse.Namespace) -> int:
     delta = _delta(args.delta, bounded)
     if n is None and delta is None:
         raise EvalAddonError("give --n (for the MDE), --delta (for the sample size), or both")
+    if delta == 0:  # no sample size detects no difference (was an internal error)
+        raise EvalAddonError("--delta 0: give the smallest difference worth detecting (e.g. 2pt), not 0")
     try:
         at_n = plan(n=n, delta=delta, variance=variance, discordance=discordance, alpha=args.alpha,
                     power=args.power, sides=sides, deff=deff, test=args.test, design=design) if n is not None else None

@@ -36,6 +36,8 @@ def add_sequential(args: argparse.Namespace, result: dict[str, Any], needed: Any
         raise EvalAddonError("--sequential needs --delta (the planned effect to simulate)")
     if args.reps < 2:
         raise EvalAddonError(f"--reps must be at least 2, got {args.reps}")
+    if args.seed < 0:  # numpy's own message names no flag
+        raise EvalAddonError(f"--seed must be a whole number >= 0, got {args.seed}")
     fixed_n = needed.n if needed is not None and needed.n is not None else None
     horizon = args.horizon if args.horizon is not None else min(max(3 * (fixed_n or 0), 100), MAX_HORIZON)
     if horizon < 2 or horizon > 10 * MAX_HORIZON:
@@ -51,3 +53,15 @@ def add_sequential(args: argparse.Namespace, result: dict[str, Any], needed: Any
         notes.append("the simulation draws independent items: --deff is not applied to it")
     result["sequential"] = {"fixed_n": fixed_n, "under_effect": effect.to_dict(), "under_zero": zero.to_dict(),
                             "design": design, "notes": notes}
+
+
+def refuse_unread(args: argparse.Namespace) -> None:
+    """``--sequence``, ``--reps``, ``--horizon`` and ``--seed`` set the sequential simulation: refused in
+    one line without ``--sequential`` (never silently ignored)."""
+    if getattr(args, "sequential", False):
+        return
+    given = [flag for flag, dest, unset in (("--sequence", "sequence", "betting"), ("--reps", "reps", 200),
+                                            ("--horizon", "horizon", None), ("--seed", "seed", 0))
+             if getattr(args, dest, unset) != unset]
+    if given:
+        raise EvalAddonError(f"{', '.join(given)} set the sequential simulation: add --sequential (or drop them)")

@@ -83,5 +83,18 @@ def run_rules(args: argparse.Namespace) -> int:
         emit(args, [rc.flat() for rc in found], loaded, list(loaded.notes) + said)
         return 0
     render_rules(found, rules, run_labels(df), sys.stdout, markdown=args.markdown)
-    emit(args, [], loaded, list(loaded.notes))
+    emit(args, [], loaded, list(loaded.notes) + _left_out_lines(found))
     return 0
+
+
+def _left_out_lines(found: list[Any]) -> list[str]:
+    """The rows left out of each rule's comparison, by reason (JSON has them per row: ``dropped_a`` /
+    ``dropped_b``), and the errored-samples policy once, counted on the logged scorer's comparisons
+    (each rule pairs the same items: summed over rules they would be counted once per rule)."""
+    from evaladdon.report.compare import warnings_of
+    from evaladdon.report.errors import error_policy_line
+
+    every = [c for rc in found for _, c in rc.rows if not isinstance(c, str)]
+    logged = [c for rc in found for rule, c in rc.rows if rule == "logged" and not isinstance(c, str)]
+    lines = warnings_of(every)
+    return lines[:len(lines) - len(error_policy_line(every))] + error_policy_line(logged)

@@ -38,6 +38,10 @@ def run(args: argparse.Namespace) -> int:
     from evaladdon.cli.options import summarize_options
     from evaladdon.routes.plan import plan_summarize, run as run_routes
 
+    if args.flaky is not None and args.flaky < 0:
+        from evaladdon.errors import EvalAddonError
+
+        raise EvalAddonError(f"--flaky {args.flaky}: give how many unstable items to list per run (0: none)")
     opts = summarize_options(args)
     got = run_routes(plan_summarize(opts), opts.inputs.routes).value
     summaries, loaded, notes, marks, reported = got.summaries, got.loaded, got.notes, got.marks, got.reported

@@ -13,12 +13,13 @@ decided, 2 bad input.  Also serves ``compare --sequential`` (:func:`run_sequenti
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from typing import Any
 
 from evaladdon.cli.common import add_reporting
-from evaladdon.cli.options import add_output
+from evaladdon.cli.options import add_output, level_type
 from evaladdon.cli.units import parse_effect
 
 EXIT_REGRESSION = 1
@@ -33,7 +34,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--margin", type=parse_effect, metavar="M",
                    help="largest drop that does not count as a regression: 2pt or 0.02 (default 0)")
     p.add_argument("--metric", help="only this metric")
-    p.add_argument("--level", type=float, default=0.95, help="confidence level of the sequence (default 0.95)")
+    p.add_argument("--level", type=level_type, default=0.95, help="confidence level of the sequence (default 0.95)")
     p.add_argument("--sequence", choices=SEQUENCE_METHODS, default="betting",
                    help="the confidence sequence for scores in [0, 1] (default betting)")
     p.add_argument("--once", action="store_true", help="read once, print, and exit")
@@ -57,13 +58,14 @@ def _read(args: argparse.Namespace, live: bool) -> tuple[list[Any], Any, list[st
 
 def _show(args: argparse.Namespace, results: list[Any], loaded: Any, notes: list[str]) -> None:
     from evaladdon.cli.common import emit
-    from evaladdon.report.sequential import records, write_sequential
+    from evaladdon.report.sequential import left_out_lines, records, write_sequential
 
     if args.json:
         emit(args, records(results), loaded, list(loaded.notes) + notes)
         return
     write_sequential(results, sys.stdout, markdown=args.markdown, wide=args.wide)
-    emit(args, [], loaded, list(loaded.notes) + notes)
+    said = [] if args.markdown else left_out_lines(results)  # markdown keeps every column
+    emit(args, [], loaded, list(loaded.notes) + notes + said)
 
 
 def run_sequential(args: argparse.Namespace, live: bool) -> int:
@@ -83,8 +85,12 @@ def run_sequential(args: argparse.Namespace, live: bool) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.interval <= 0:
+    if not 0 < args.interval < math.inf:  # NaN and inf too (time.sleep's own error named the log)
         raise ValueError(f"--interval must be > 0 seconds, got {args.interval}")
+    if args.max_polls is not None and args.max_polls < 1:
+        raise ValueError(f"--max-polls must be at least 1, got {args.max_polls}")
+    if args.margin is not None and args.baseline is None:  # a single run has no drop to allow
+        raise ValueError("--margin needs --baseline RUN (the margin is the drop allowed against it)")
     if args.baseline is not None:
         args.paths = [*args.paths, args.baseline]
     polls, seen = 0, None

@@ -32,6 +32,7 @@ stop to save anything.  Scores must lie in ``[lo, hi]`` (default [0, 1]).
 from __future__ import annotations
 
 import math
+import numbers
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
@@ -52,6 +53,33 @@ __all__ = ["MANAGER", "SequentialStop", "sequential_stop"]
 MANAGER = "evaladdon/sequential_stop"
 
 
+def _finite(x: Any) -> bool:
+    return isinstance(x, numbers.Real) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _check_numbers(**given: Any) -> None:
+    """Refuse at construction, in one message naming the argument, what would make the sequence
+    meaningless later (alpha outside (0, 1), a negative width, margin or band, a budget that is not
+    a whole number >= 1, bounds that are not finite with lo < hi) instead of failing or misleading
+    mid-run."""
+    optional = {k: v for k, v in given.items() if v is not None}
+    bad = [k for k, v in optional.items() if not _finite(v)]
+    bad += [k for k in ("width", "margin", "band") if k in optional and k not in bad and optional[k] < 0]
+    bad += [k for k in ("width",) if k in optional and k not in bad and optional[k] == 0]
+    if "budget" in optional and "budget" not in bad and (optional["budget"] < 1
+                                                           or optional["budget"] != int(optional["budget"])):
+        bad.append("budget")
+    if "alpha" not in bad and not 0 < given["alpha"] < 1:
+        bad.append("alpha")
+    if not {"lo", "hi"} & set(bad) and not given["lo"] < given["hi"]:
+        bad.append("lo/hi")
+    if bad:
+        raise ValueError("sequential_stop: " + "; ".join(f"{k} = {given.get(k, (given['lo'], given['hi']))!r}"
+                                                         for k in bad)
+                         + " (alpha in (0, 1); width > 0; margin, band >= 0; budget a whole number >= 1; "
+                         "finite lo < hi)")
+
+
 class SequentialStop:
     """The early-stopping manager (module doc); build it with :func:`sequential_stop`."""
 
@@ -63,6 +91,7 @@ class SequentialStop:
             raise ValueError("sequential_stop needs a rule: width=, baseline= (with margin=/band=) or budget=")
         if method not in ("betting", "bernstein"):
             raise ValueError(f"method must be betting or bernstein, got {method!r}")
+        _check_numbers(width=width, margin=margin, band=band, budget=budget, alpha=alpha, lo=lo, hi=hi)
         self.width, self.baseline_path, self.margin, self.band, self.budget = width, baseline, margin, band, budget
         self.scorer, self.alpha, self.method, self.cluster = scorer, alpha, method, cluster
         self.lo, self.hi, self.to_float = lo, hi, to_float

@@ -133,7 +133,7 @@ def render(groups: list[Any], stream: Any = None, quiet: bool = False, markdown:
         return
     con.print("per-class precision/recall/F1 and full method descriptions: --json")
     for note in notes or []:
-        con.print(esc(note) if note.startswith(("note:", "warning:")) else f"warning: {esc(note)}")
+        con.print(esc(note) if note.startswith(("note: ", "warning: ")) else f"warning: {esc(note)}")
     for g in groups:
         label = esc(f"{g.label} / {g.task} / {g.metric}")
         for family, why in g.missing.items():

@@ -15,7 +15,7 @@ from evaladdon.analysis.sequential import SequentialResult
 from evaladdon.report.text import console, markdown_table, table
 from evaladdon.report.units import difference, interval, level_text, number
 
-__all__ = ["COLUMNS", "fmt_n", "records", "rows_of", "write_sequential", "write_sequential_plan"]
+__all__ = ["COLUMNS", "fmt_n", "left_out_lines", "records", "rows_of", "write_sequential", "write_sequential_plan"]
 
 COLUMNS = ("run", "vs", "task", "metric", "n", "estimate", "interval", "decision", "at", "saved", "left out")
 
@@ -42,6 +42,14 @@ def rows_of(results: Sequence[SequentialResult]) -> list[list[Any]]:
                      decision, r.decided_at if r.decided_at is not None else "-", r.saved if r.margin is not None
                      else "-", left])
     return rows
+
+
+def left_out_lines(results: Sequence[SequentialResult]) -> list[str]:
+    """One warning per result with rows left out, by reason (the text table drops that column when
+    the terminal is narrow, so the count is also said as a line, as ``compare`` says it)."""
+    return [f"warning: {r.run}{f' vs {r.baseline}' if r.baseline else ''} / {r.task} / {r.metric}: "
+            f"{sum(r.left_out.values())} row(s) left out ({', '.join(f'{v} {k}' for k, v in r.left_out.items())})"
+            for r in results if r.left_out]
 
 
 def records(results: Sequence[SequentialResult]) -> list[dict[str, Any]]:
