@@ -10,14 +10,14 @@ file's rows at a time, never its share of the inputs, and sends back a few KB pe
 summaries, the (run, model, task, source) label rows, the notes, the incomplete-log marks, the
 (run, task, metric) keys it saw).
 
-The driver checks what the one-table path decides across files and declines (the table route
-answers) when a file would be read differently together than alone: two files giving one run
-the same (task, metric) (the table route renames such runs), ``NAME=PATH`` inputs, lm-eval
-results-only files (harness-reported values).  A file that cannot be read alone gets the table
-route's reading on the driver, which gives the user's error, or declines when the files read
-together (a log with no rows among others is no error there).  Otherwise every (run, task,
-metric) lies in one file, so a file's summaries are the one-table path's, number for number, and
-concatenated in file order they come in its order; run labels are decided over all runs
+The driver checks what the one-table path decides across files; when a file would be read
+differently together than alone (two files giving one run the same (task, metric), which the
+table route renames; ``NAME=PATH`` inputs; lm-eval results-only files with harness-reported
+values; a named file that cannot be read alone, whose error is the user's; no file read at all),
+the files are read together on the driver by the local engine's table route, so the answer and
+the errors are the local engine's.  Otherwise every (run, task, metric) lies in one file, so a
+file's summaries are the one-table path's, number for number, and concatenated in file order
+they come in its order; run labels are decided over all runs
 (:func:`evaladdon.routes.dask_store._finish`).  ``tests/routes/test_dask_paths.py`` and the
 route-equality suite hold the output equal to the local engine's.
 
@@ -31,12 +31,15 @@ import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
-from evaladdon.errors import EvalAddonError
+from evaladdon.errors import EvalAddonError, InputError
 
 if TYPE_CHECKING:  # pragma: no cover
     from evaladdon.analysis.options import SummarizeOptions
     from evaladdon.routes.dask_store import GroupResult, Submit
     from evaladdon.routes.results import Summaries
+
+
+NO_PER_ITEM = "no per-item rows to analyse"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,10 +63,12 @@ class FileResult:
     marks: dict[tuple[str, str, str], dict[str, Any]]
     keys: list[tuple[str, str, str]]
     problem: str | None = None
+    skipped: list[dict[str, str]] = dataclasses.field(default_factory=list)
 
 
-def summarize_file(opts: PathOptions, path: str) -> FileResult:
-    """Runs on a worker: one file read alone and summarized alone (module doc)."""
+def summarize_file(opts: PathOptions, path: str, explicit: bool = True) -> FileResult:
+    """Runs on a worker: one file read alone and summarized alone (module doc).  A file found in
+    a directory (not ``explicit``) that cannot be read is skipped with the table route's note."""
     from evaladdon.adapters import read_runs
     from evaladdon.analysis.summarize import incomplete_marks, summarize_table
     from evaladdon.routes.dask_store import NO_SCORED, GroupResult
@@ -73,7 +78,12 @@ def summarize_file(opts: PathOptions, path: str) -> FileResult:
         loaded = read_runs([path], cluster=opts.cluster, results_only=True)
     except (KeyboardInterrupt, SystemExit):
         raise
-    except Exception as exc:  # the table route's reading decides: the user's error, or a read together
+    except InputError as exc:
+        if explicit or exc.message.startswith(NO_PER_ITEM):  # the user's error, or no error read together
+            return FileResult(None, [], {}, [], f"{path}: {exc.message}")
+        skip = {"path": path, "reason": exc.message}
+        return FileResult(None, [f"skipped {exc}"], {}, [], skipped=[skip])
+    except Exception as exc:  # the table route's reading decides
         return FileResult(None, [], {}, [], f"{path}: {' '.join(str(exc).split())[:200]}")
     if loaded.reported:
         return FileResult(None, [], {}, [], f"{path}: harness-reported values (a results-only lm-eval file)")
@@ -95,12 +105,12 @@ def summarize_file(opts: PathOptions, path: str) -> FileResult:
     return FileResult(GroupResult(summaries, label_rows, notes, True), list(loaded.notes), marks, keys)
 
 
-def summarize_files(opts: PathOptions, paths: Sequence[str]) -> list[FileResult]:
+def summarize_files(opts: PathOptions, paths: Sequence[str], explicit: Sequence[bool]) -> list[FileResult]:
     """Runs on a worker: :func:`summarize_file` of each of ``paths`` in turn (one file's rows held
     at a time); stops at the first file that must be read with the others."""
     out: list[FileResult] = []
-    for path in paths:
-        out.append(summarize_file(opts, path))
+    for path, named in zip(paths, explicit, strict=True):
+        out.append(summarize_file(opts, path, named))
         if out[-1].problem is not None:
             break
     return out
@@ -121,12 +131,14 @@ def file_groups(files: Sequence[Path], parts: int) -> list[list[str]]:
     return [[str(f) for f in chunk] for chunk in np.split(np.array(files, dtype=object), cuts)]
 
 
-def gather(submit: Submit, opts: PathOptions, files: Sequence[Path],
-           threads: int) -> tuple[list[FileResult], str | None]:
+def gather(submit: Submit, opts: PathOptions, files: Sequence[Path], threads: int,
+           explicit: Sequence[bool] | None = None) -> tuple[list[FileResult], str | None]:
     """Every file's result in file order, and the first problem (None when the files may be
-    summarized apart)."""
+    summarized apart).  ``explicit``: which files were named (not found in a directory)."""
+    named = dict(zip(map(str, files), explicit or [True] * len(files), strict=True))
     groups = file_groups(files, 2 * max(threads, 1))
-    results = [r for got in submit(summarize_files, [(opts, g) for g in groups]) for r in got]
+    jobs = [(opts, g, [named[p] for p in g]) for g in groups]
+    results = [r for got in submit(summarize_files, jobs) for r in got]
     problem = next((r.problem for r in results if r.problem is not None), None)
     if problem is None:
         keys = [k for r in results for k in r.keys]
@@ -135,31 +147,41 @@ def gather(submit: Submit, opts: PathOptions, files: Sequence[Path],
     return results, problem
 
 
+def _local(opts: SummarizeOptions) -> Summaries:
+    """The local engine's answer (the table route, read on the driver): files that must be read
+    together.  No store is written; the old reading ingested them into a temporary store."""
+    from evaladdon.routes import table
+
+    got = table.summarize(dataclasses.replace(opts, inputs=dataclasses.replace(opts.inputs, engine="local")))
+    got.route_detail = "read together on the driver"
+    return got
+
+
 def summarize(opts: SummarizeOptions, client: Any) -> Summaries:
-    """``summarize --engine dask PATH...`` on ``client``'s workers (module doc); raises
-    :class:`~evaladdon.routes.results.Decline` when the files must be read together."""
+    """``summarize --engine dask PATH...`` on ``client``'s workers (module doc); files that must
+    be read together are read on the driver (:func:`_local`), with the local engine's errors."""
     from evaladdon.adapters.registry import inputs as input_files
     from evaladdon.routes.dask import submitter
     from evaladdon.routes.dask_store import _finish
-    from evaladdon.routes.results import Decline, Summaries
+    from evaladdon.routes.results import Summaries
     from evaladdon.table import empty_table
     from evaladdon.table.loaded import Loaded
 
     i = opts.inputs
     files, notes, name_of, skipped = input_files(list(i.paths))
-    if name_of:
-        raise Decline("NAME=PATH inputs: the table route names their runs")
+    if name_of:  # NAME=PATH: the table route names their runs
+        return _local(opts)
     threads = sum(int(w.get("nthreads", 1)) for w in client.scheduler_info()["workers"].values())
     popts = PathOptions(i.cluster, i.metric, opts.level, opts.method, opts.cluster_method)
-    results, problem = gather(submitter(client), popts, [f for f, _, _ in files], threads)
-    if problem is not None or not results:
-        from evaladdon.routes.table import load
-
-        load(dataclasses.replace(i, engine="local"))  # the user's error (the local engine's words), if any
-        raise Decline(f"files read together differ from files read alone ({problem or 'no file'})")
+    results, problem = gather(submitter(client), popts, [f for f, _, _ in files], threads, [e for _, _, e in files])
+    if problem is None and not any(r.group is not None for r in results):
+        problem = "no file read"  # the table route's error names the skipped files
+    if problem is not None:  # read together on the driver, as the local engine reads them
+        return _local(opts)
     notes = list(notes) + [n for r in results for n in r.read_notes]
     groups = [r.group for r in results if r.group is not None]
     summaries = _finish(groups, notes, i.metric, None)
     marks = {k: v for r in results for k, v in r.marks.items()}
+    skipped = list(skipped) + [s for r in results for s in r.skipped]
     return Summaries(summaries, Loaded(empty_table(), list(notes), skipped=skipped), notes, marks, [],
                      route_detail="dask paths")

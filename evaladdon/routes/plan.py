@@ -12,9 +12,10 @@ Decision table (``docs/dev/redesign-map.md`` §4 has the measurements behind eac
   2. ``store_groups`` -- ``--store`` on the local engine: a group of stored logs at a time;
      declines when the selection is read at once.
   3. ``dask_store`` -- ``--engine dask`` on ``--store`` (no ``--cluster``) or on PATHs (no
-     ``--scheduler``: ingested on the workers into a temporary store): each worker summarizes a
-     group of stored logs and sends back only the summaries; declines on a store whose runs may
-     clash, a log the manifest does not describe, or a path that cannot be ingested.
+     ``--scheduler``): each worker summarizes a group of stored logs, or reads and summarizes
+     its share of the PATHs itself (no store written), and sends back only the summaries;
+     declines on a store whose runs may clash, a log the manifest does not describe, ``--by``;
+     PATHs that must be read together are read on the driver by the local engine.
   4. ``table`` -- always.
 
 ``compare``  (``--errors fail|bounds``, ``--max-flaky``: the table route alone; refused with a metric family)
@@ -93,11 +94,12 @@ def plan_summarize(opts: SummarizeOptions) -> list[Route]:
             return summarize(opts, limits)
 
         routes.append(Route("store_groups", store_groups))
-    if i.engine == "dask" and (i.cluster is None if i.store else not i.scheduler):
+    if i.engine == "dask" and (i.cluster is None if i.store else not i.scheduler) and fast:
 
         def dask_store() -> Any:
             from evaladdon.routes.dask_store import summarize
 
+            _by_items(opts.by)
             return summarize(opts, limits)
 
         routes.append(Route("dask_store", dask_store))
