@@ -157,9 +157,16 @@ def _local(opts: SummarizeOptions) -> Summaries:
     return got
 
 
-def summarize(opts: SummarizeOptions, client: Any) -> Summaries:
-    """``summarize --engine dask PATH...`` on ``client``'s workers (module doc); files that must
-    be read together are read on the driver (:func:`_local`), with the local engine's errors."""
+def summarize(opts: SummarizeOptions) -> Summaries:
+    """``summarize --engine dask PATH...`` on a Dask cluster's workers (module doc); files that
+    must be read together are read on the driver (:func:`_local`), with the local engine's errors."""
+    from evaladdon.routes.dask import dask_client
+
+    with dask_client(opts.inputs.scheduler) as client:
+        return _summarize(opts, client)
+
+
+def _summarize(opts: SummarizeOptions, client: Any) -> Summaries:
     from evaladdon.adapters.registry import inputs as input_files
     from evaladdon.routes.dask import submitter
     from evaladdon.routes.dask_store import _finish

@@ -148,10 +148,9 @@ def summarize_store(opts: GroupOptions, submit: Submit, max_rows: int,
 
 
 def summarize(opts: SummarizeOptions, limits: RouteLimits) -> Summaries:
-    """``summarize --engine dask`` of a store (the groups summarized on the workers), or of PATHs
-    (:mod:`evaladdon.routes.dask_paths`: each worker reads its share of the files itself).
-    Declines on a store whose runs may clash or a log the manifest does not describe, and on
-    PATHs that must be read together (that module's doc)."""
+    """``summarize --engine dask`` of a store: the groups summarized on the workers (PATHs:
+    :mod:`evaladdon.routes.dask_paths`).  Declines on a store whose runs may clash or a log the
+    manifest does not describe."""
     from evaladdon.routes.dask import dask_client, submitter
     from evaladdon.routes.results import Decline, Summaries
     from evaladdon.table import empty_table
@@ -160,10 +159,6 @@ def summarize(opts: SummarizeOptions, limits: RouteLimits) -> Summaries:
 
     i = opts.inputs
     with dask_client(i.scheduler) as client:
-        if not i.store:  # PATHs: each worker reads its share of the files itself, no store written
-            from evaladdon.routes.dask_paths import summarize as summarize_paths
-
-            return summarize_paths(opts, client)
         notes: list[str] = []
         group = GroupOptions(str(i.store), i.where, i.metric, opts.level, opts.method, opts.cluster_method)
         threads = sum(int(w.get("nthreads", 1)) for w in client.scheduler_info()["workers"].values())

@@ -97,10 +97,10 @@ def plan_summarize(opts: SummarizeOptions) -> list[Route]:
     if i.engine == "dask" and (i.cluster is None if i.store else not i.scheduler) and fast:
 
         def dask_store() -> Any:
-            from evaladdon.routes.dask_store import summarize
+            from evaladdon.routes import dask_paths, dask_store as store
 
             _by_items(opts.by)
-            return summarize(opts, limits)
+            return store.summarize(opts, limits) if i.store else dask_paths.summarize(opts)
 
         routes.append(Route("dask_store", dask_store))
     routes.append(Route("table", lambda: table.summarize(opts)))
