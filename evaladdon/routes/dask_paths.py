@@ -21,8 +21,10 @@ they come in its order; run labels are decided over all runs
 (:func:`evaladdon.routes.dask_store._finish`).  ``tests/routes/test_dask_paths.py`` and the
 route-equality suite hold the output equal to the local engine's.
 
-One huge file is one task: it cannot be split across workers by whole files, and a worker then
-holds that file's rows as the local path does (``docs/performance.md``).
+One file cannot be split across workers by whole files: a single input file is read on the driver
+by the local engine's table route, without starting a cluster (the same work a worker would do,
+without Dask's start-up; ``docs/performance.md``).  Among several files a huge one is a task of
+its own, whose worker holds that file's rows as the local path does.
 """
 
 from __future__ import annotations
@@ -147,27 +149,31 @@ def gather(submit: Submit, opts: PathOptions, files: Sequence[Path], threads: in
     return results, problem
 
 
-def _local(opts: SummarizeOptions) -> Summaries:
+def _local(opts: SummarizeOptions, why: str = "read together on the driver") -> Summaries:
     """The local engine's answer (the table route, read on the driver): files that must be read
     together.  No store is written; the old reading ingested them into a temporary store."""
     from evaladdon.routes import table
 
     got = table.summarize(dataclasses.replace(opts, inputs=dataclasses.replace(opts.inputs, engine="local")))
-    got.route_detail = "read together on the driver"
+    got.route_detail = why
     return got
 
 
 def summarize(opts: SummarizeOptions) -> Summaries:
     """``summarize --engine dask PATH...`` on a Dask cluster's workers (module doc); files that
     must be read together are read on the driver (:func:`_local`), with the local engine's errors."""
+    from evaladdon.adapters.registry import inputs as input_files
     from evaladdon.routes.dask import dask_client
 
+    found = input_files(list(opts.inputs.paths))
+    if len(found[0]) <= 1:  # one file is one task: no cluster to start
+        return _local(opts, "one file: read on the driver")
     with dask_client(opts.inputs.scheduler) as client:
-        return _summarize(opts, client)
+        return _summarize(opts, client, found)
 
 
-def _summarize(opts: SummarizeOptions, client: Any) -> Summaries:
-    from evaladdon.adapters.registry import inputs as input_files
+def _summarize(opts: SummarizeOptions, client: Any, found: Any) -> Summaries:
+    """:func:`summarize` on ``client`` of ``found``, the inputs' files (``adapters.registry.inputs``)."""
     from evaladdon.routes.dask import submitter
     from evaladdon.routes.dask_store import _finish
     from evaladdon.routes.results import Summaries
@@ -175,7 +181,7 @@ def _summarize(opts: SummarizeOptions, client: Any) -> Summaries:
     from evaladdon.table.loaded import Loaded
 
     i = opts.inputs
-    files, notes, name_of, skipped = input_files(list(i.paths))
+    files, notes, name_of, skipped = found
     if name_of:  # NAME=PATH: the table route names their runs
         return _local(opts)
     threads = sum(int(w.get("nthreads", 1)) for w in client.scheduler_info()["workers"].values())

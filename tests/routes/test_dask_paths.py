@@ -119,3 +119,18 @@ def test_file_groups_are_contiguous_and_balanced(tmp_path: Path) -> None:
     assert [p for g in groups for p in g] == [str(f) for f in files]  # every file once, in order
     assert 2 <= len(groups) <= 4 and any(g == [str(files[4])] for g in groups)  # the large one alone
     assert file_groups(files, 1) == [[str(f) for f in files]] and file_groups([], 3) == []
+
+
+def test_one_file_is_read_on_the_driver_without_a_cluster(logs: Path, cli: Callable[..., Any],
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    import evaladdon.routes.dask as dask_route
+
+    def no_cluster(*a: Any, **k: Any) -> None:
+        raise AssertionError("a cluster was started for one file")
+
+    monkeypatch.setattr(dask_route, "dask_client", no_cluster)
+    one = logs / "m1.csv"
+    local = cli("summarize", one, "--json")
+    dask, outcome = _observe(cli, "summarize", one, "--json", "--engine", "dask")
+    assert local[0] == 0 and dask == local
+    assert (outcome.route, outcome.detail) == ("dask_store", "one file: read on the driver")
