@@ -25,8 +25,11 @@ Decision table (``docs/dev/redesign-map.md`` §4 has the measurements behind eac
   2. ``store_groups`` -- ``--store --baseline`` on the local engine, not a metric family: a
      group of stored logs at a time; declines when the selection is read at once or the
      manifest disagrees with the rows.
-  3. ``metric_family`` -- ``--metric`` names a metric family (f1_macro, roc_auc, ece, pass@k).
-  4. ``table`` -- otherwise.
+  3. ``dask_compare`` -- ``--store --engine dask``, no ``--cluster``, not a metric family: each
+     worker reduces a group of stored logs to per-item statistics of each (run, task, metric)
+     and sends back only those; the driver pairs them; declines as ``store_arrays`` does.
+  4. ``metric_family`` -- ``--metric`` names a metric family (f1_macro, roc_auc, ece, pass@k).
+  5. ``table`` -- otherwise.
 
 ``metrics``, ``rank``, ``judge``, ``report``, ``export`` (the canonical table itself)
   1. ``table`` -- the one route today (read at once; reduced on a Dask cluster with
@@ -137,6 +140,7 @@ def plan_compare(opts: CompareOptions) -> list[Route]:
             return compare(opts, limits)
 
         routes.append(Route("store_groups", store_groups))
+    routes += _dask_compare(opts, limits, offered=not family and fast)
     if family and opts.by is not None:
         raise EvalAddonError(f"--by splits per-item scores into subgroups; --metric {i.metric} is a metric of the "
                              "whole run (compare a subgroup with --where on a store instead)")
@@ -153,6 +157,21 @@ def plan_compare(opts: CompareOptions) -> list[Route]:
     else:
         routes.append(Route("table", lambda: table.compare(opts)))
     return _choose(routes, policy)
+
+
+def _dask_compare(opts: CompareOptions, limits: RouteLimits, offered: bool) -> list[Route]:
+    """The ``dask_compare`` route when it may serve ``opts`` (``--store --engine dask``, no ``--cluster``)."""
+    i = opts.inputs
+    if not (offered and i.store and i.engine == "dask" and i.cluster is None):
+        return []
+
+    def dask_compare() -> Any:
+        from evaladdon.routes.dask_compare import compare
+
+        _per_item_rows(opts)
+        return compare(opts, limits)
+
+    return [Route("dask_compare", dask_compare)]
 
 
 def _per_item_rows(opts: CompareOptions) -> None:
