@@ -1,6 +1,6 @@
 """``summarize --store --engine dask`` against the local engine on the same store (issue 31 item 1).
 
-Usage: python benchmarks/bench_dask.py [RUNS] [ROWS_PER_RUN ...] [--old] [--repeat N] [--paths]
+Usage: python benchmarks/bench_dask.py [RUNS] [ROWS_PER_RUN ...] [--old] [--repeat N] [--paths | --compare]
 (default 20 runs x 50,000 and 200,000 rows: 1M and 4M rows; best of 2)
 
 ``--paths``: the same runs written as CSV tables (one a run) and read from PATHs instead of a
@@ -8,6 +8,11 @@ store: ``local`` is ``evaladdon summarize DIR``, ``dask (cli)`` the ``dask_store
 each worker's share of the files itself (:mod:`evaladdon.routes.dask_paths`), ``old dask``
 (with ``--old``) the former reading, ingesting into a temporary store on the workers first;
 the floor reads the CSVs with pyarrow.
+
+``--compare``: ``compare --store DIR --baseline ckpt-0000`` of every run against the first:
+``local`` (the ``store_arrays`` or ``store_groups`` route), ``dask (cli)`` the ``dask_compare``
+route (per-item sides reduced on the workers), ``old dask`` (with ``--old``) the table route
+under ``--engine dask`` (per-item reduction, every row rebuilt on the driver).
 
 For each size, builds a synthetic store (``bench_store.build_store``: one Parquet file per run,
 0/1 scores, one epoch) and times in fresh processes, side by side in one run, the wall time, the
@@ -118,12 +123,30 @@ def paths_cases(d: str, old: bool) -> dict[str, list[str]]:
     return got
 
 
+OLD_COMPARE = """
+import sys
+from evaladdon.analysis.options import RoutePolicy
+from evaladdon.cli.main import main
+main(['compare', '--store', sys.argv[1], '--baseline', 'ckpt-0000', '--engine', 'dask', '--json'],
+     routes=RoutePolicy(only='table'))
+"""
+
+
+def compare_cases(d: str, old: bool) -> dict[str, list[str]]:
+    """The ``--compare`` rows of the table (module doc)."""
+    cli = ["-m", "evaladdon.cli.main", "compare", "--store", d, "--baseline", "ckpt-0000", "--json"]
+    got = {"floor": ["-c", FLOOR, d], "local": cli, "dask (cli)": [*cli, "--engine", "dask"]}
+    if old:
+        got["old dask"] = ["-c", OLD_COMPARE, d]
+    return got
+
+
 def main() -> None:
     from bench_store import build_store
 
     argv = sys.argv[1:]
-    old, on_paths = "--old" in argv, "--paths" in argv
-    argv = [a for a in argv if a not in ("--old", "--paths")]
+    old, on_paths, on_compare = "--old" in argv, "--paths" in argv, "--compare" in argv
+    argv = [a for a in argv if a not in ("--old", "--paths", "--compare")]
     repeat = 2
     if "--repeat" in argv:
         i = argv.index("--repeat")
@@ -152,6 +175,8 @@ def main() -> None:
                 paths["old dask"] = ["-c", OLD, s]
             if on_paths:
                 paths = paths_cases(s, old)
+            if on_compare:
+                paths = compare_cases(s, old)
             got = {name: measure(args, env, 1 if name == "old dask" else repeat) for name, args in paths.items()}
             assert got["local"][3] == got["dask (cli)"][3], "the Dask route's output differs from the local one"
             for name, (wall, cpu, mb, _) in got.items():

@@ -374,6 +374,11 @@ DASK_PATHS = [("--json", str(SAMPLE / "inspect")), (str(SAMPLE / "lm_eval"),), (
               ("--markdown", "{edge}")]
 DASK_CASES += [_c(f"summarize paths on dask workers: {' '.join(args)}", ["summarize", "--engine", "dask", *args],
                   "dask_store", close=True, local_ref=True) for args in DASK_PATHS]
+# compare --store --engine dask: per-item sides reduced on the workers, paired on the driver; the
+# reference is the local engine's answer (every case store_arrays serves locally)
+DASK_CASES += [_c(f"compare on dask workers: {' '.join(args)}", ["compare", "--store", "{arrays}", "--engine", "dask", *args],
+                  "dask_compare", local_ref=True, check=_some_results)
+               for args, route, _ in ARRAYS_ARGS if route == "store_arrays"]
 DASK_CASES = DASK_CASES if importlib.util.find_spec("distributed") else []
 
 # -- the first cases (sample logs, crafted logs, a store) -------------------------------------------
