@@ -5,10 +5,10 @@ The former Dask reading (:func:`evaladdon.routes.dask.load_reduced`) reduced eac
 a worker to per-item statistics and then rebuilt every row on the driver as a table, then ran
 ``compare_table`` on it.  Here a worker reads its group's rows from DuckDB as numpy arrays and
 reduces each (run, task, metric) to the ``store_arrays`` route's :class:`Side`: its usable items
-(as labels), each item's mean over epochs and number of epochs, the first cluster and content
+(as codes into the group's item labels, sent once a group), each item's mean over epochs and number of epochs, the first cluster and content
 hash, the rows left out by reason, the errored and attempted items -- the per-item sufficient
-statistics of a paired comparison, O(items), never O(rows).  The driver codes the item labels of
-all sides once (first appearance) and runs the ``store_arrays`` route's pairing
+statistics of a paired comparison, O(items), never O(rows).  The driver codes the groups' item
+labels once (first appearance) and maps each group's codes onto them and runs the ``store_arrays`` route's pairing
 (:class:`~evaladdon.routes.store_arrays.FastGroups`' ``pair``/``errored``/``why_unpaired``, the
 checks and messages of ``align_sides``) and the shared comparison loop, so the numbers are the
 local engine's.  Declines (the table route answers) whenever the ``store_arrays`` route would:
@@ -33,14 +33,18 @@ if TYPE_CHECKING:  # pragma: no cover
     from evaladdon.table.names import RunInfo
 
 
+NONE = np.array([], dtype=object)
+
+
 @dataclasses.dataclass
 class GroupSides:
-    """What a worker sends back for a group of stored logs: each (run, task, metric)'s side with
-    item labels in place of codes, the (run, model, task, source) rows in table order, each run's
+    """What a worker sends back for a group of stored logs: each (run, task, metric)'s side (item
+    codes into the group's distinct item labels, sent once), the (run, model, task, source) rows in table order, each run's
     model at its first row of the metric compared, whether every finite value is in [0, 1], the
     metrics seen; ``ok`` False when the rows must be read as a table."""
 
     sides: dict[tuple[str, str, str], Side]
+    item_labels: np.ndarray  # the group's distinct item labels; the sides' item codes index it
     labels: list[tuple[Any, ...]]
     models: dict[str, Any]
     bounded: bool
@@ -61,47 +65,42 @@ def reduce_group(root: str, where: str | None, metric: str | None, files: Sequen
     try:
         got = con.sql(select_sql(paths, sel.where, ", ".join(f'"{c}"' for c in COLUMNS))).fetchnumpy()
     except duckdb.Error:
-        return GroupSides({}, [], {}, True, [], ok=False)
+        return GroupSides({}, NONE, [], {}, True, [], ok=False)
     finally:
         con.close()
     cols = {c: _plain(got[c], np.nan if c == "value" else None) for c in COLUMNS}
     if len(cols["run"]) == 0:
-        return GroupSides({}, [], {}, True, [])
+        return GroupSides({}, NONE, [], {}, True, [])
     metrics = list(dict.fromkeys(_codes(cols["metric"])[1].tolist()))
     try:
         groups = FastGroups(cols, metric)
     except TypeError:  # a None among labels: not a canonical store
-        return GroupSides({}, [], {}, True, metrics, ok=False)
+        return GroupSides({}, NONE, [], {}, True, metrics, ok=False)
     if cols["value"].dtype != np.float64 or not groups.rows_unique():
-        return GroupSides({}, [], {}, True, metrics, ok=False)
-    sides = {}
-    for key in groups._rows:
-        s = groups.side(*key)
-        lab = groups.item_labels
-        sides[key] = dataclasses.replace(s, items=lab[s.items], errored=lab[s.errored], attempted=lab[s.attempted])
+        return GroupSides({}, NONE, [], {}, True, metrics, ok=False)
+    sides = {key: groups.side(*key) for key in groups._rows}
     _, firsts = _combined(cols, ("run", "model", "task", "source"))
     labels = list(zip(*(cols[c][firsts].tolist() for c in ("run", "model", "task", "source")), strict=True))
     models = {run: groups.model_of(run) for run in groups._first}
     values = cols["value"] if metric is None else cols["value"][cols["metric"] == metric]
-    return GroupSides(sides, labels, models, unit_interval(values), metrics)
+    return GroupSides(sides, groups.item_labels, labels, models, unit_interval(values), metrics)
 
 
 class ReducedGroups(FastGroups):
     """:class:`FastGroups` over the workers' sides: item labels coded once over all sides."""
 
     def __init__(self, parts: list[GroupSides]) -> None:
-        sides = {k: s for p in parts for k, s in p.sides.items()}
-        every = [a for s in sides.values() for a in (s.items, s.attempted)]
-        codes, self.item_labels = _codes(np.concatenate(every) if every else np.array([], dtype=object))
+        every = [p.item_labels for p in parts]
+        codes, self.item_labels = _codes(np.concatenate(every) if every else NONE)
+        self._sides: dict[tuple[str, str, str], Side] = {}
         at = 0
-        self._sides = {}
-        for key, s in sides.items():  # each side's label arrays replaced by their codes, in turn
-            n, m = len(s.items), len(s.attempted)
-            items, attempted = codes[at:at + n], codes[at + n:at + n + m]
-            at += n + m
-            errored = attempted[np.isin(s.attempted, s.errored)]
-            self._sides[key] = dataclasses.replace(s, items=items.astype(np.int64), errored=np.sort(errored),
-                                                   attempted=np.sort(attempted))
+        for p in parts:  # each group's item codes mapped onto the codes of all groups' labels
+            remap = codes[at:at + len(p.item_labels)].astype(np.int64)
+            at += len(p.item_labels)
+            for key, s in p.sides.items():
+                self._sides[key] = dataclasses.replace(s, items=remap[s.items], errored=np.sort(remap[s.errored]),
+                                                       attempted=np.sort(remap[s.attempted]))
+        sides = self._sides
         self._keys: dict[str, list[tuple[str, str]]] = {}
         for run, task, name in sides:
             self._keys.setdefault(run, []).append((task, name))
