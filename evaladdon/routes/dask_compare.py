@@ -136,7 +136,11 @@ def compare(opts: CompareOptions, limits: RouteLimits) -> Comparisons:
     with dask_client(i.scheduler) as client:
         threads = sum(int(w.get("nthreads", 1)) for w in client.scheduler_info()["workers"].values())
         total = sum(int(e.get("n_rows", 0)) for e in sel.entries())
-        groups = file_groups(sel, max(1, min(limits.store_group_rows, -(-total // (2 * max(threads, 1))))))
+        # groups of at most a tenth of store_group_rows (200k rows by default), and fewer rows when
+        # that gives each thread two groups: a worker's peak is its group's rows as numpy arrays
+        # (object columns from DuckDB), while what it sends is per item whatever the group's size
+        per_group = min(limits.store_group_rows // 10, -(-total // (2 * max(threads, 1))))
+        groups = file_groups(sel, max(1, per_group))
         jobs = [(str(i.store), i.where, i.metric, [str(f) for f in g]) for g in groups]
         parts = list(submitter(client)(reduce_group, jobs))
     if not all(p.ok for p in parts) or not any(p.labels for p in parts):
