@@ -572,7 +572,8 @@ def test_every_route_the_planner_offers_has_a_case() -> None:
         offered |= {r.name for r in plan_summarize(SummarizeOptions(inputs))}
     for inputs in (InputOptions(store="s", command="compare"), InputOptions(store="s", cluster="c", command="compare"),
                    InputOptions(paths=("a", "b"), command="compare"),
-                   InputOptions(paths=("a", "b"), metric="f1_macro", command="compare")):
+                   InputOptions(paths=("a", "b"), metric="f1_macro", command="compare"),
+                   InputOptions(store="s", engine="dask", command="compare")):
         for baseline in (None, "run"):
             offered |= {r.name for r in plan_compare(CompareOptions(inputs, baseline=baseline, gate=GateOptions()))}
     covered = {c.route for c in CASES} | {c.ref for c in CASES}
