@@ -1,7 +1,18 @@
 """``summarize --store --engine dask`` against the local engine on the same store (issue 31 item 1).
 
-Usage: python benchmarks/bench_dask.py [RUNS] [ROWS_PER_RUN ...] [--old] [--repeat N]
+Usage: python benchmarks/bench_dask.py [RUNS] [ROWS_PER_RUN ...] [--old] [--repeat N] [--paths | --compare]
 (default 20 runs x 50,000 and 200,000 rows: 1M and 4M rows; best of 2)
+
+``--paths``: the same runs written as CSV tables (one a run) and read from PATHs instead of a
+store: ``local`` is ``evaladdon summarize DIR``, ``dask (cli)`` the ``dask_store`` route reading
+each worker's share of the files itself (:mod:`evaladdon.routes.dask_paths`), ``old dask``
+(with ``--old``) the former reading, ingesting into a temporary store on the workers first;
+the floor reads the CSVs with pyarrow.
+
+``--compare``: ``compare --store DIR --baseline ckpt-0000`` of every run against the first:
+``local`` (the ``store_arrays`` or ``store_groups`` route), ``dask (cli)`` the ``dask_compare``
+route (per-item sides reduced on the workers), ``old dask`` (with ``--old``) the table route
+under ``--engine dask`` (per-item reduction, every row rebuilt on the driver).
 
 For each size, builds a synthetic store (``bench_store.build_store``: one Parquet file per run,
 0/1 scores, one epoch) and times in fresh processes, side by side in one run, the wall time, the
@@ -49,6 +60,17 @@ with dask_client(None, n_workers=int(sys.argv[2])) as client:
                            RouteLimits().store_group_rows, lambda df, m: None, threads=int(sys.argv[2]))
 print(json.dumps(sorted([x.run, x.estimate.mean, x.estimate.se] for x in s)))
 """
+FLOOR_PATHS = """
+import sys, pathlib, pyarrow.csv as pc, pandas, scipy.special
+for f in sorted(pathlib.Path(sys.argv[1]).glob('*.csv')):
+    t = pc.read_csv(f); t.column('score').to_numpy(); del t
+"""
+OLD_PATHS = """
+import sys
+from evaladdon.analysis.options import RoutePolicy
+from evaladdon.cli.main import main
+main(['summarize', sys.argv[1], '--engine', 'dask', '--json'], routes=RoutePolicy(only='table'))
+"""
 OLD = """
 import sys
 from evaladdon.analysis.options import RoutePolicy
@@ -76,12 +98,55 @@ def measure(args: list[str], env: dict[str, str], repeat: int) -> tuple[float, f
     return best_wall, best_cpu, peak, out
 
 
+def build_csvs(root: Path, runs: int, rows: int) -> None:
+    """``runs`` CSV tables of ``rows`` 0/1 scores each (one epoch, items clustered by tens)."""
+    import numpy as np
+    import pandas as pd
+
+    root.mkdir(parents=True)
+    rng = np.random.default_rng(0)
+    items = np.arange(rows)
+    ids = pd.Series(items).map("q{}".format)
+    passage = pd.Series(items // 10).map("p{}".format)
+    for r in range(runs):
+        score = (rng.uniform(size=rows) < rng.uniform(0.2, 0.9)).astype(int)
+        pd.DataFrame({"model": f"model-{r}", "task": "t", "id": ids, "epoch": 0, "score": score,
+                      "passage": passage}).to_csv(root / f"run{r:03d}.csv", index=False)
+
+
+def paths_cases(d: str, old: bool) -> dict[str, list[str]]:
+    """The ``--paths`` rows of the table (module doc)."""
+    cli = ["-m", "evaladdon.cli.main", "summarize", d, "--json"]
+    got = {"floor": ["-c", FLOOR_PATHS, d], "local": cli, "dask (cli)": [*cli, "--engine", "dask"]}
+    if old:
+        got["old dask"] = ["-c", OLD_PATHS, d]
+    return got
+
+
+OLD_COMPARE = """
+import sys
+from evaladdon.analysis.options import RoutePolicy
+from evaladdon.cli.main import main
+main(['compare', '--store', sys.argv[1], '--baseline', 'ckpt-0000', '--engine', 'dask', '--json'],
+     routes=RoutePolicy(only='table'))
+"""
+
+
+def compare_cases(d: str, old: bool) -> dict[str, list[str]]:
+    """The ``--compare`` rows of the table (module doc)."""
+    cli = ["-m", "evaladdon.cli.main", "compare", "--store", d, "--baseline", "ckpt-0000", "--json"]
+    got = {"floor": ["-c", FLOOR, d], "local": cli, "dask (cli)": [*cli, "--engine", "dask"]}
+    if old:
+        got["old dask"] = ["-c", OLD_COMPARE, d]
+    return got
+
+
 def main() -> None:
     from bench_store import build_store
 
     argv = sys.argv[1:]
-    old = "--old" in argv
-    argv = [a for a in argv if a != "--old"]
+    old, on_paths, on_compare = "--old" in argv, "--paths" in argv, "--compare" in argv
+    argv = [a for a in argv if a not in ("--old", "--paths", "--compare")]
     repeat = 2
     if "--repeat" in argv:
         i = argv.index("--repeat")
@@ -97,7 +162,7 @@ def main() -> None:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         for rows in sizes:
             store = Path(tmp) / f"store{rows}"
-            build_store(store, runs, rows)
+            (build_csvs if on_paths else build_store)(store, runs, rows)
             s = str(store)
             for warm in (["-m", "evaladdon.cli.main", "--help"], ["-c", "import distributed, scipy.special"]):
                 measure(warm, env, 1)  # the bytecode cache, written once
@@ -108,6 +173,10 @@ def main() -> None:
                                     "dask"]}
             if old:
                 paths["old dask"] = ["-c", OLD, s]
+            if on_paths:
+                paths = paths_cases(s, old)
+            if on_compare:
+                paths = compare_cases(s, old)
             got = {name: measure(args, env, 1 if name == "old dask" else repeat) for name, args in paths.items()}
             assert got["local"][3] == got["dask (cli)"][3], "the Dask route's output differs from the local one"
             for name, (wall, cpu, mb, _) in got.items():

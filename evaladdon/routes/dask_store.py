@@ -28,9 +28,7 @@ so a group's summaries are the one-table path's, number for number;
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
@@ -150,10 +148,9 @@ def summarize_store(opts: GroupOptions, submit: Submit, max_rows: int,
 
 
 def summarize(opts: SummarizeOptions, limits: RouteLimits) -> Summaries:
-    """``summarize --engine dask`` of a store, or of PATHs ingested on the workers into a
-    temporary store first (as the table route does): the groups summarized on the workers.
-    Declines on a store whose runs may clash or a log the manifest does not describe; PATHs
-    that cannot be ingested get the table route's error."""
+    """``summarize --engine dask`` of a store: the groups summarized on the workers (PATHs:
+    :mod:`evaladdon.routes.dask_paths`).  Declines on a store whose runs may clash or a log the
+    manifest does not describe."""
     from evaladdon.routes.dask import dask_client, submitter
     from evaladdon.routes.results import Decline, Summaries
     from evaladdon.table import empty_table
@@ -161,21 +158,9 @@ def summarize(opts: SummarizeOptions, limits: RouteLimits) -> Summaries:
     from evaladdon.table.loaded import Loaded
 
     i = opts.inputs
-    with dask_client(i.scheduler) as client, contextlib.ExitStack() as stack:
+    with dask_client(i.scheduler) as client:
         notes: list[str] = []
-        root = i.store
-        if not root:
-            from evaladdon.routes.ingest import ingest
-
-            root = stack.enter_context(tempfile.TemporaryDirectory(prefix="evaladdon-store-"))
-            report = ingest(list(i.paths), root, cluster=i.cluster, submit=submitter(client))
-            if report.errors:  # the table route's reading gives its own error (e.g. a --cluster suggestion)
-                from evaladdon.routes.table import load
-
-                load(i)
-                raise Decline("a path the workers cannot ingest")
-            notes.extend(report.notes)
-        group = GroupOptions(str(root), i.where, i.metric, opts.level, opts.method, opts.cluster_method)
+        group = GroupOptions(str(i.store), i.where, i.metric, opts.level, opts.method, opts.cluster_method)
         threads = sum(int(w.get("nthreads", 1)) for w in client.scheduler_info()["workers"].values())
         got = summarize_store(group, submitter(client), limits.store_group_rows, check_metric, threads)
     if got is None:

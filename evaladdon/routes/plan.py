@@ -12,9 +12,10 @@ Decision table (``docs/dev/redesign-map.md`` §4 has the measurements behind eac
   2. ``store_groups`` -- ``--store`` on the local engine: a group of stored logs at a time;
      declines when the selection is read at once.
   3. ``dask_store`` -- ``--engine dask`` on ``--store`` (no ``--cluster``) or on PATHs (no
-     ``--scheduler``: ingested on the workers into a temporary store): each worker summarizes a
-     group of stored logs and sends back only the summaries; declines on a store whose runs may
-     clash, a log the manifest does not describe, or a path that cannot be ingested.
+     ``--scheduler``): each worker summarizes a group of stored logs, or reads and summarizes
+     its share of the PATHs itself (no store written), and sends back only the summaries;
+     declines on a store whose runs may clash, a log the manifest does not describe, ``--by``;
+     PATHs that must be read together are read on the driver by the local engine.
   4. ``table`` -- always.
 
 ``compare``  (``--errors fail|bounds``, ``--max-flaky``: the table route alone; refused with a metric family)
@@ -24,8 +25,11 @@ Decision table (``docs/dev/redesign-map.md`` §4 has the measurements behind eac
   2. ``store_groups`` -- ``--store --baseline`` on the local engine, not a metric family: a
      group of stored logs at a time; declines when the selection is read at once or the
      manifest disagrees with the rows.
-  3. ``metric_family`` -- ``--metric`` names a metric family (f1_macro, roc_auc, ece, pass@k).
-  4. ``table`` -- otherwise.
+  3. ``dask_compare`` -- ``--store --engine dask``, no ``--cluster``, not a metric family: each
+     worker reduces a group of stored logs to per-item statistics of each (run, task, metric)
+     and sends back only those; the driver pairs them; declines as ``store_arrays`` does.
+  4. ``metric_family`` -- ``--metric`` names a metric family (f1_macro, roc_auc, ece, pass@k).
+  5. ``table`` -- otherwise.
 
 ``metrics``, ``rank``, ``judge``, ``report``, ``export`` (the canonical table itself)
   1. ``table`` -- the one route today (read at once; reduced on a Dask cluster with
@@ -93,12 +97,13 @@ def plan_summarize(opts: SummarizeOptions) -> list[Route]:
             return summarize(opts, limits)
 
         routes.append(Route("store_groups", store_groups))
-    if i.engine == "dask" and (i.cluster is None if i.store else not i.scheduler):
+    if i.engine == "dask" and (i.cluster is None if i.store else not i.scheduler) and fast:
 
         def dask_store() -> Any:
-            from evaladdon.routes.dask_store import summarize
+            from evaladdon.routes import dask_paths, dask_store as store
 
-            return summarize(opts, limits)
+            _by_items(opts.by)
+            return store.summarize(opts, limits) if i.store else dask_paths.summarize(opts)
 
         routes.append(Route("dask_store", dask_store))
     routes.append(Route("table", lambda: table.summarize(opts)))
@@ -135,6 +140,7 @@ def plan_compare(opts: CompareOptions) -> list[Route]:
             return compare(opts, limits)
 
         routes.append(Route("store_groups", store_groups))
+    routes += _dask_compare(opts, limits, offered=not family and fast)
     if family and opts.by is not None:
         raise EvalAddonError(f"--by splits per-item scores into subgroups; --metric {i.metric} is a metric of the "
                              "whole run (compare a subgroup with --where on a store instead)")
@@ -151,6 +157,21 @@ def plan_compare(opts: CompareOptions) -> list[Route]:
     else:
         routes.append(Route("table", lambda: table.compare(opts)))
     return _choose(routes, policy)
+
+
+def _dask_compare(opts: CompareOptions, limits: RouteLimits, offered: bool) -> list[Route]:
+    """The ``dask_compare`` route when it may serve ``opts`` (``--store --engine dask``, no ``--cluster``)."""
+    i = opts.inputs
+    if not (offered and i.store and i.engine == "dask" and i.cluster is None):
+        return []
+
+    def dask_compare() -> Any:
+        from evaladdon.routes.dask_compare import compare
+
+        _per_item_rows(opts)
+        return compare(opts, limits)
+
+    return [Route("dask_compare", dask_compare)]
 
 
 def _per_item_rows(opts: CompareOptions) -> None:

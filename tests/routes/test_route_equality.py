@@ -66,6 +66,7 @@ class Case:
     close: bool = False
     check: Callable[[int, str, str, list[str]], None] | None = None
     log: Path | None = None  # a real log: {first_field} / {last_metric} read from it
+    local_ref: bool = False  # the reference is the local engine's answer (argv without --engine dask)
 
 
 def _c(name: str, argv: list[str] | tuple[str, ...], route: str, **kw: Any) -> Case:
@@ -372,7 +373,12 @@ DASK_PATHS = [("--json", str(SAMPLE / "inspect")), (str(SAMPLE / "lm_eval"),), (
               ("--json", "{edge}", "--cluster", "grp"), ("{edge}", "--cluster", "nope"), ("{edge}", "--cluster", "grpp"),
               ("--markdown", "{edge}")]
 DASK_CASES += [_c(f"summarize paths on dask workers: {' '.join(args)}", ["summarize", "--engine", "dask", *args],
-                  "dask_store", close=True) for args in DASK_PATHS]
+                  "dask_store", close=True, local_ref=True) for args in DASK_PATHS]
+# compare --store --engine dask: per-item sides reduced on the workers, paired on the driver; the
+# reference is the local engine's answer (every case store_arrays serves locally)
+DASK_CASES += [_c(f"compare on dask workers: {' '.join(args)}", ["compare", "--store", "{arrays}", "--engine", "dask", *args],
+                  "dask_compare", local_ref=True, check=_some_results)
+               for args, route, _ in ARRAYS_ARGS if route == "store_arrays"]
 DASK_CASES = DASK_CASES if importlib.util.find_spec("distributed") else []
 
 # -- the first cases (sample logs, crafted logs, a store) -------------------------------------------
@@ -503,7 +509,8 @@ def _check_case(case: Case, inputs: Inputs, monkeypatch: pytest.MonkeyPatch) -> 
     forced = case.route != case.ref and not case.either
     policy = RoutePolicy(only=case.route, limits=case.limits) if forced else RoutePolicy(limits=case.limits)
     rc, out, err, outcomes = _run(argv, policy)
-    want = _reference(tuple(argv), case.ref)
+    ref_argv = [a for a in argv if a not in ("--engine", "dask")] if case.local_ref else argv
+    want = _reference(tuple(ref_argv), case.ref)
     assert (rc, err) == want[:3:2], (case.name, rc, err, want[0], want[2], outcomes)
     # the route that answered (or gave the user's error)
     assert outcomes and want[3], (case.name, outcomes, want[3])
@@ -565,7 +572,8 @@ def test_every_route_the_planner_offers_has_a_case() -> None:
         offered |= {r.name for r in plan_summarize(SummarizeOptions(inputs))}
     for inputs in (InputOptions(store="s", command="compare"), InputOptions(store="s", cluster="c", command="compare"),
                    InputOptions(paths=("a", "b"), command="compare"),
-                   InputOptions(paths=("a", "b"), metric="f1_macro", command="compare")):
+                   InputOptions(paths=("a", "b"), metric="f1_macro", command="compare"),
+                   InputOptions(store="s", engine="dask", command="compare")):
         for baseline in (None, "run"):
             offered |= {r.name for r in plan_compare(CompareOptions(inputs, baseline=baseline, gate=GateOptions()))}
     covered = {c.route for c in CASES} | {c.ref for c in CASES}

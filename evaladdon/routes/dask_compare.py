@@ -1,0 +1,152 @@
+"""``compare --store --engine dask``: each worker reduces a group of stored logs to per-item
+statistics of each (run, task, metric) and sends back only those (issue 31, item 1b).
+
+The former Dask reading (:func:`evaladdon.routes.dask.load_reduced`) reduced each stored file on
+a worker to per-item statistics and then rebuilt every row on the driver as a table, then ran
+``compare_table`` on it.  Here a worker reads its group's rows from DuckDB as numpy arrays and
+reduces each (run, task, metric) to the ``store_arrays`` route's :class:`Side`: its usable items
+(as codes into the group's item labels, sent once a group), each item's mean over epochs and number of epochs, the first cluster and content
+hash, the rows left out by reason, the errored and attempted items -- the per-item sufficient
+statistics of a paired comparison, O(items), never O(rows).  The driver codes the groups' item
+labels once (first appearance) and maps each group's codes onto them and runs the ``store_arrays`` route's pairing
+(:class:`~evaladdon.routes.store_arrays.FastGroups`' ``pair``/``errored``/``why_unpaired``, the
+checks and messages of ``align_sides``) and the shared comparison loop, so the numbers are the
+local engine's.  Declines (the table route answers) whenever the ``store_arrays`` route would:
+a run's (task, metric) in two logs, a repeated (item, epoch), rows that are not a canonical
+store's, a query DuckDB refuses.  ``tests/routes/test_dask_compare.py`` holds the output equal to
+the local engine's byte for byte.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Sequence
+
+import numpy as np
+
+from evaladdon.routes.store_arrays import COLUMNS, FastGroups, Side, _codes, _combined, _plain
+
+if TYPE_CHECKING:  # pragma: no cover
+    from evaladdon.analysis.options import CompareOptions, RouteLimits
+    from evaladdon.routes.results import Comparisons
+    from evaladdon.table.names import RunInfo
+
+
+NONE = np.array([], dtype=object)
+
+
+@dataclasses.dataclass
+class GroupSides:
+    """What a worker sends back for a group of stored logs: each (run, task, metric)'s side (item
+    codes into the group's distinct item labels, sent once), the (run, model, task, source) rows in table order, each run's
+    model at its first row of the metric compared, whether every finite value is in [0, 1], the
+    metrics seen; ``ok`` False when the rows must be read as a table."""
+
+    sides: dict[tuple[str, str, str], Side]
+    item_labels: np.ndarray  # the group's distinct item labels; the sides' item codes index it
+    labels: list[tuple[Any, ...]]
+    models: dict[str, Any]
+    bounded: bool
+    metrics: list[str]
+    ok: bool = True
+
+
+def reduce_group(root: str, where: str | None, metric: str | None, files: Sequence[str]) -> GroupSides:
+    """Runs on a worker: the group's rows from DuckDB reduced to per-item sides (module doc)."""
+    import duckdb
+
+    from evaladdon.store.query import connect, select, select_sql
+    from evaladdon.table.scale import unit_interval
+
+    sel = select(root, where)
+    paths = [Path(f) for f in files]
+    con = connect(paths)
+    try:
+        got = con.sql(select_sql(paths, sel.where, ", ".join(f'"{c}"' for c in COLUMNS))).fetchnumpy()
+    except duckdb.Error:
+        return GroupSides({}, NONE, [], {}, True, [], ok=False)
+    finally:
+        con.close()
+    cols = {c: _plain(got[c], np.nan if c == "value" else None) for c in COLUMNS}
+    if len(cols["run"]) == 0:
+        return GroupSides({}, NONE, [], {}, True, [])
+    metrics = list(dict.fromkeys(_codes(cols["metric"])[1].tolist()))
+    try:
+        groups = FastGroups(cols, metric)
+    except TypeError:  # a None among labels: not a canonical store
+        return GroupSides({}, NONE, [], {}, True, metrics, ok=False)
+    if cols["value"].dtype != np.float64 or not groups.rows_unique():
+        return GroupSides({}, NONE, [], {}, True, metrics, ok=False)
+    sides = {key: groups.side(*key) for key in groups._rows}
+    _, firsts = _combined(cols, ("run", "model", "task", "source"))
+    labels = list(zip(*(cols[c][firsts].tolist() for c in ("run", "model", "task", "source")), strict=True))
+    models = {run: groups.model_of(run) for run in groups._first}
+    values = cols["value"] if metric is None else cols["value"][cols["metric"] == metric]
+    return GroupSides(sides, groups.item_labels, labels, models, unit_interval(values), metrics)
+
+
+class ReducedGroups(FastGroups):
+    """:class:`FastGroups` over the workers' sides: item labels coded once over all sides."""
+
+    def __init__(self, parts: list[GroupSides]) -> None:
+        every = [p.item_labels for p in parts]
+        codes, self.item_labels = _codes(np.concatenate(every) if every else NONE)
+        self._sides: dict[tuple[str, str, str], Side] = {}
+        at = 0
+        for p in parts:  # each group's item codes mapped onto the codes of all groups' labels
+            remap = codes[at:at + len(p.item_labels)].astype(np.int64)
+            at += len(p.item_labels)
+            for key, s in p.sides.items():
+                self._sides[key] = dataclasses.replace(s, items=remap[s.items], errored=np.sort(remap[s.errored]),
+                                                       attempted=np.sort(remap[s.attempted]))
+        sides = self._sides
+        self._keys: dict[str, list[tuple[str, str]]] = {}
+        for run, task, name in sides:
+            self._keys.setdefault(run, []).append((task, name))
+        self._models = {r: m for p in reversed(parts) for r, m in p.models.items()}  # the first file's
+        self._labels = list(dict.fromkeys(t for p in parts for t in p.labels))
+
+    def model_of(self, run: Any) -> Any:
+        return self._models[run]
+
+    def side(self, run: str, task: str, metric: str) -> Side:
+        return self._sides[(run, task, metric)]
+
+    def info(self) -> RunInfo:
+        from evaladdon.table.names import run_info
+
+        return run_info(self._labels)
+
+
+def compare(opts: CompareOptions, limits: RouteLimits) -> Comparisons:
+    """``compare --store --engine dask`` (module doc); declines when the store must be read as a table."""
+    from evaladdon.routes.dask import dask_client, submitter
+    from evaladdon.routes.results import Comparisons, Decline
+    from evaladdon.routes.store_arrays import FastStore
+    from evaladdon.store.chunks import file_groups
+    from evaladdon.store.query import _may_clash, select
+    from evaladdon.table.checks import check_metric_name
+    from evaladdon.table.loaded import Loaded
+
+    i = opts.inputs
+    sel = select(str(i.store), i.where)
+    if _may_clash(sel.manifest, sel.files):
+        raise Decline("a run's (task, metric) may lie in two stored logs")
+    with dask_client(i.scheduler) as client:
+        threads = sum(int(w.get("nthreads", 1)) for w in client.scheduler_info()["workers"].values())
+        total = sum(int(e.get("n_rows", 0)) for e in sel.entries())
+        # groups of at most a tenth of store_group_rows (200k rows by default), and fewer rows when
+        # that gives each thread two groups: a worker's peak is its group's rows as numpy arrays
+        # (object columns from DuckDB), while what it sends is per item whatever the group's size
+        per_group = min(limits.store_group_rows // 10, -(-total // (2 * max(threads, 1))))
+        groups = file_groups(sel, max(1, per_group))
+        jobs = [(str(i.store), i.where, i.metric, [str(f) for f in g]) for g in groups]
+        parts = list(submitter(client)(reduce_group, jobs))
+    if not all(p.ok for p in parts) or not any(p.labels for p in parts):
+        raise Decline("rows that are not a canonical store's, a query DuckDB refuses, or no rows")
+    check_metric_name(i.metric, lambda: list(dict.fromkeys(m for p in parts for m in p.metrics)))
+    fast = FastStore(ReducedGroups([p for p in parts if p.labels]), sel.notes(), all(p.bounded for p in parts))
+    skipped: list[Any] = []
+    results = fast.compare(opts.baseline, opts.all_pairs, **opts.pairing(), skipped=skipped)
+    return Comparisons(results, Loaded(None, list(fast.notes)), all(r.points for r in results), skipped)  # type: ignore[arg-type]
