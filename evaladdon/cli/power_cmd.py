@@ -118,18 +118,23 @@ def _variance(args: argparse.Namespace) -> tuple[float | None, float | None, str
     return 2.0 * per_epochs(sd2), None, "unpaired (sd per item, two arms)"
 
 
+def _refuse_unread(args: argparse.Namespace) -> None:
+    """Flags of ``power --judge`` and ``power --sequential`` given without them: one line, exit 2."""
+    from evaladdon.cli.power_sequential import refuse_unread
+
+    for flag in ("sensitivity", "specificity", "judge_rate", "width", "labelled", "labels"):
+        if getattr(args, flag, None) is not None:
+            raise EvalAddonError(f"--{flag.replace('_', '-')} applies to power --judge")
+    refuse_unread(args)
+
+
 def run(args: argparse.Namespace) -> int:
     _check_flags(args)
     if getattr(args, "judge", False):  # the human-label budget of a judge correction
         from evaladdon.cli.power_judge import run as judge_budget
 
         return judge_budget(args)
-    for flag in ("sensitivity", "specificity", "judge_rate", "width", "labelled", "labels"):
-        if getattr(args, flag, None) is not None:
-            raise EvalAddonError(f"--{flag.replace('_', '-')} applies to power --judge")
-    from evaladdon.cli.power_sequential import refuse_unread
-
-    refuse_unread(args)
+    _refuse_unread(args)
     sides = 1 if args.one_sided else 2
     pilot = None
     if args.pilot:
