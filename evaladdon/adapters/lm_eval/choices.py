@@ -5,7 +5,11 @@ fill the optional columns of :data:`evaladdon.table.OPTIONAL_COLUMNS` on their `
 ``acc_norm`` rows (the rules are in :mod:`evaladdon.adapters.lm_eval`).  The pass over the
 records (:mod:`.samples`) keeps each one's ``filtered_resps``, gold index and, for
 ``acc_norm``, choice lengths (:func:`_mc_extra`); the arithmetic is vectorised here, per number
-of choices (:func:`_fill_multiple_choice`).
+of choices (:func:`_fill_multiple_choice`).  ``choice_lls`` holds each row's choice logits as a
+JSON array (the log-likelihoods on ``acc`` rows, divided by the choices' lengths on ``acc_norm``
+rows: the numbers whose softmax is ``confidence``), for the K-choice temperature of
+:mod:`evaladdon.analysis.choice_temperature`; JSON text because CSV, JSON lines, Parquet and the
+store all keep a string exactly (:func:`_json_rows`).
 """
 
 from __future__ import annotations
