@@ -11,10 +11,13 @@ the test rows; the calibration metrics (ECE, Brier, NLL ...) before and after ar
 the test rows, and their paired differences (after - before, the same cluster weights for both)
 with intervals (:func:`evaladdon.stats.families.calibration.compare_calibration`).
 
-lm-eval multiple choice: the table holds the top-label softmax probability of the choices'
-log-likelihoods (``confidence``), not every choice's log-likelihood, so the temperature is
-fitted to the logit of that confidence against correctness: Guo et al.'s temperature exactly
-for two choices, the top-label (one-vs-rest) version for more (said in a note).
+lm-eval multiple choice: the rows carry every choice's log-likelihood (``choice_lls``), so the
+temperature is Guo et al.'s exact K-choice one, fitted on the validation rows' gold choices and
+applied to the test rows' softmax (:mod:`evaladdon.analysis.choice_temperature`; said in a note).
+Where those are missing (a table without the column, validation rows without a gold index) it
+is fitted to the logit of the top-label ``confidence`` against correctness: Guo et al.'s
+temperature exactly for two choices, the top-label (one-vs-rest) version for more (a note says
+so, and why).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from evaladdon.analysis.choice_temperature import ChoiceFit, choice_temperature
 from evaladdon.analysis.decisions import SharedItems, _refuse_shared, _validation_for, split_validation
 from evaladdon.analysis.metrics import _binary_labels, _correct, _units, with_optional_columns
 from evaladdon.errors import EvalAddonError
@@ -130,18 +134,28 @@ def _one(g: pd.DataFrame, v: pd.DataFrame, method: str, how: str, where: str, le
     if v_kind != kind:
         raise EvalAddonError(f"the validation rows have {v_kind}, the test rows {kind}")
     _refuse_shared(v_rows, rows, where)
-    fit = fit_recalibration(vf, vo, method)  # validation rows only
-    after = fit.apply(f)
+    k_fit = choice_temperature(rows, v_rows) if method == "temperature" and kind.startswith("confidence") else None
+    if isinstance(k_fit, ChoiceFit):  # lm-eval multiple choice: the exact K-choice temperature
+        fit, after = k_fit.fit, k_fit.after
+    else:
+        fit = fit_recalibration(vf, vo, method)  # validation rows only
+        after = fit.apply(f)
     units, _ = _units(rows)
     kw: dict[str, Any] = {"level": level, "n_boot": n_boot, "seed": seed}
     before_r = calibration_metrics(f, o, units, **kw)
     after_r = calibration_metrics(after, o, units, **kw)
     change = compare_calibration(f, o, after, o, units, **kw)
     notes = [f"after recalibration: {n}" for n in after_r.notes if "clipped" in n]
-    if method == "temperature" and kind.startswith("confidence") and (rows["harness"] == "lm_eval").any():
+    if isinstance(k_fit, ChoiceFit):
+        notes.append(k_fit.note)
+    elif method == "temperature" and kind.startswith("confidence") and (rows["harness"] == "lm_eval").any():
+        why = f" ({k_fit})" if isinstance(k_fit, str) else ""
         notes.append("lm-eval multiple choice: temperature fitted to the top-label softmax confidence of the "
-                     "choices' log-likelihoods (Guo et al.'s temperature exactly for two choices, top-label for more)")
+                     "choices' log-likelihoods (Guo et al.'s temperature exactly for two choices, top-label for "
+                     f"more){why}")
     params: dict[str, Any] = {"method": fit.method, "params": list(fit.params), "n_fit": fit.n_fit}
+    if isinstance(k_fit, ChoiceFit):
+        params.update(fitted_on="choice log-likelihoods (K-choice softmax)", choice_nll=k_fit.nll)
     validation = {"rows": how, "n_rows": int(len(v_rows)), "n_items": int(v_rows["item"].nunique()),
                   "dropped": v_dropped}
     return RecalibrationResult(run="", label="", task="", metric="", forecast=kind, fit=fit.describe(), params=params,

@@ -41,12 +41,15 @@ COLUMNS: tuple[str, ...] = (
 )
 HARNESSES: tuple[str, ...] = ("inspect", "lm_eval", "table", "helm", "promptfoo", "deepeval", "lighteval", "every_eval_ever", "swe_bench")
 
-OPTIONAL_COLUMNS: tuple[str, ...] = ("prediction", "label", "confidence", "score", "judge")
+OPTIONAL_COLUMNS: tuple[str, ...] = ("prediction", "label", "confidence", "score", "judge", "choice_lls")
 """Optional per-row inputs of the metrics that are not means (present only when a reader has them):
 ``prediction`` (str: the answer given, e.g. a choice letter or class), ``label`` (str: the
 target / gold class), ``confidence`` (float: the probability the model gave its prediction),
 ``score`` (float: for binary labels 0/1, the predicted probability of label 1), ``judge`` (str or None: the model that
-graded a model-graded metric's row, e.g. Inspect's ``model_graded_qa`` grader).  Readers that
+graded a model-graded metric's row, e.g. Inspect's ``model_graded_qa`` grader),
+``choice_lls`` (str: a JSON array of the K choices' logits whose softmax gives ``confidence``
+-- lm-eval multiple choice: the log-likelihoods on ``acc`` rows, divided by the choices'
+lengths on ``acc_norm`` rows; the K-choice temperature of ``metrics --recalibrate``).  Readers that
 do not know them leave them out; :func:`finalize` keeps them after the canonical columns."""
 
 

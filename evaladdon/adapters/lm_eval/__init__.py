@@ -34,7 +34,8 @@ fill the optional columns of :data:`evaladdon.table.OPTIONAL_COLUMNS` on their `
 ``acc``; of log-likelihood / len(choice text) for ``acc_norm``, as lm-eval does), ``label`` =
 the gold index (the logged ``target`` as an index, or its position among the choices), and
 ``confidence`` = the softmax probability of the predicted choice over the same (raw or
-length-normalised) log-likelihoods.  ``label`` stays empty when the log does not determine
+length-normalised) log-likelihoods, and ``choice_lls`` = those log-likelihoods as a JSON
+array (the K-choice temperature of ``metrics --recalibrate``).  ``label`` stays empty when the log does not determine
 it (choices not logged, a multi-target gold, an ambiguous target); a note says how many.
 
 Completeness: when the results file declares ``n-samples`` (``effective``) for a task and the

@@ -5,11 +5,16 @@ fill the optional columns of :data:`evaladdon.table.OPTIONAL_COLUMNS` on their `
 ``acc_norm`` rows (the rules are in :mod:`evaladdon.adapters.lm_eval`).  The pass over the
 records (:mod:`.samples`) keeps each one's ``filtered_resps``, gold index and, for
 ``acc_norm``, choice lengths (:func:`_mc_extra`); the arithmetic is vectorised here, per number
-of choices (:func:`_fill_multiple_choice`).
+of choices (:func:`_fill_multiple_choice`).  ``choice_lls`` holds each row's choice logits as a
+JSON array (the log-likelihoods on ``acc`` rows, divided by the choices' lengths on ``acc_norm``
+rows: the numbers whose softmax is ``confidence``), for the K-choice temperature of
+:mod:`evaladdon.analysis.choice_temperature`; JSON text because CSV, JSON lines, Parquet and the
+store all keep a string exactly (:func:`_json_rows`).
 """
 
 from __future__ import annotations
 
+import json
 from itertools import chain, repeat
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +26,11 @@ else:
     from evaladdon._util.lazy import lazy_module
 
     pd = lazy_module("pandas")  # imported on first use
+
+try:
+    import orjson
+except ImportError:  # pragma: no cover
+    orjson = None  # type: ignore[assignment]
 
 from evaladdon.adapters.tuning import DEFAULT
 
@@ -143,6 +153,7 @@ def _fill_multiple_choice(out: dict[str, np.ndarray], rec: np.ndarray, n_records
     conf = np.full(n_records, np.nan)
     conf_n = np.full(n_records, np.nan)
     label = np.full(n_records, -1, dtype=np.int64)
+    lls, lls_n = np.full(n_records, None, dtype=object), np.full(n_records, None, dtype=object)
     by_width: dict[int, list[tuple[np.ndarray, np.ndarray, list[Any] | None, np.ndarray]]] = {}
     n_mc = no_label = 0
     for b in blocks:
@@ -166,7 +177,7 @@ def _fill_multiple_choice(out: dict[str, np.ndarray], rec: np.ndarray, n_records
         if not len(sel):
             continue
         p, c = _softmax_pick(ll)
-        pred[idx[sel]], conf[idx[sel]] = p, c
+        pred[idx[sel]], conf[idx[sel]], lls[idx[sel]] = p, c, _json_rows(ll)
         if lens.count(None) == len(lens):
             continue
         has_len = np.array([lens[j] is not None for j in sel.tolist()], dtype=bool)
@@ -174,23 +185,44 @@ def _fill_multiple_choice(out: dict[str, np.ndarray], rec: np.ndarray, n_records
             lengths = np.array([lens[j] for j in sel[has_len].tolist()], dtype=float)
             good = (lengths > 0).all(axis=1)
             rows = idx[sel[has_len][good]]
-            pn, cn = _softmax_pick(ll[has_len][good] / lengths[good])
-            pred_n[rows], conf_n[rows] = pn, cn
-    if len(out["metric"]) > factorize_from:  # a few metric names: hashed, not sorted
-        codes, names = pd.factorize(out["metric"])
-    else:  # a small file: less fixed cost
-        metric = out["metric"].tolist()
-        code_of = {m: j for j, m in enumerate(dict.fromkeys(metric))}
-        codes, names = np.fromiter(map(code_of.__getitem__, metric), dtype=np.int64, count=len(metric)), list(code_of)
-    base = np.array([str(u).split(",", 1)[0] for u in names], dtype=object)
-    is_acc, is_norm = (base == "acc")[codes], (base == "acc_norm")[codes]
+            z = ll[has_len][good] / lengths[good]
+            pn, cn = _softmax_pick(z)
+            pred_n[rows], conf_n[rows], lls_n[rows] = pn, cn, _json_rows(z)
+    is_acc, is_norm = _acc_rows(out["metric"], factorize_from)
     p_row = np.where(is_acc, pred[rec], np.where(is_norm, pred_n[rec], -1))
     c_row = np.where(is_acc, conf[rec], np.where(is_norm, conf_n[rec], np.nan))
     l_row = np.where(p_row >= 0, label[rec], -1)
     out["prediction"] = _as_str_or_none(p_row)
     out["label"] = _as_str_or_none(l_row)
     out["confidence"] = np.asarray(c_row, dtype=np.float64)
+    out["choice_lls"] = np.where(is_acc, lls[rec], np.where(is_norm, lls_n[rec], None))
     return n_mc, no_label
+
+
+def _acc_rows(metric: np.ndarray, factorize_from: int) -> tuple[np.ndarray, np.ndarray]:
+    """Which rows are ``acc`` and which ``acc_norm`` rows (any filter), from their metric names,
+    coded with ``pd.factorize`` from ``factorize_from`` rows."""
+    if len(metric) > factorize_from:  # a few metric names: hashed, not sorted
+        codes, names = pd.factorize(metric)
+    else:  # a small file: less fixed cost
+        listed = metric.tolist()
+        code_of = {m: j for j, m in enumerate(dict.fromkeys(listed))}
+        codes, names = np.fromiter(map(code_of.__getitem__, listed), dtype=np.int64, count=len(listed)), list(code_of)
+    base = np.array([str(u).split(",", 1)[0] for u in names], dtype=object)
+    return (base == "acc")[codes], (base == "acc_norm")[codes]
+
+
+def _json_rows(z: np.ndarray) -> np.ndarray:
+    """Each row of a finite 2-D float array as JSON array text (``"[-1.5,-0.25]"``), in one
+    serialisation of the whole array split at the row boundaries (no Python call per row):
+    orjson's shortest round-trip floats, else ``json``'s ``repr`` (either reads back exactly)."""
+    if not len(z):
+        return np.array([], dtype=object)
+    if orjson is not None:
+        text = orjson.dumps(np.ascontiguousarray(z, dtype=np.float64), option=orjson.OPT_SERIALIZE_NUMPY).decode()
+    else:  # pragma: no cover - orjson is a dependency; json gives the same numbers
+        text = json.dumps(z.tolist(), separators=(",", ":"))
+    return np.array(text[1:-1].replace("],[", "]\x00[").split("\x00"), dtype=object)
 
 
 def _as_str_or_none(codes: np.ndarray) -> np.ndarray:

@@ -219,6 +219,8 @@ def _mark_missing(cols: dict[str, np.ndarray], info: dict[str, Any], results: di
     if "confidence" in cols:
         add.update(prediction=np.full(k, None, dtype=object), label=np.full(k, None, dtype=object),
                    confidence=np.full(k, np.nan))
+    if "choice_lls" in cols:
+        add["choice_lls"] = np.full(k, None, dtype=object)
     for col, extra in add.items():
         cols[col] = np.concatenate([cols[col], extra])
     return [note + f"; {missing.size} missing docs counted as '{MISSING_FROM_LOG}'"]

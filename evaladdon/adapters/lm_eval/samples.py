@@ -51,7 +51,7 @@ NOT_METRICS = {
     "prompt_hash", "target_hash", "task", "task_name", "scores_per_repeat", "truth", "index",
 }
 MC_METRICS = ("acc", "acc_norm")
-MC_COLUMNS = ("prediction", "label", "confidence")  # of evaladdon.table.OPTIONAL_COLUMNS, in this order
+MC_COLUMNS = ("prediction", "label", "confidence", "choice_lls")  # of evaladdon.table.OPTIONAL_COLUMNS, in this order
 _WRITE_OUT = re.compile(r"^(prompt|logit)_\d+$")
 
 
