@@ -27,12 +27,13 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy import special as sc
 
-try:  # the Boost-based ufuncs scipy.stats.binom / beta call (scipy >= 1.12)
-    from scipy.special._ufuncs import _beta_ppf, _binom_cdf, _binom_pmf, _binom_ppf, _binom_sf
-except ImportError:  # pragma: no cover - older scipy: fall back to scipy.stats itself
-    _beta_ppf = _binom_cdf = _binom_pmf = _binom_ppf = _binom_sf = None
+from evaladdon._util.lazy import lazy_module
+
+# scipy.special on first use, not on import: importing it costs ~0.25-0.35 s of CPU (its array-API
+# layer pulls in numpy.testing, numpy.f2py, numpy.random), and the many commands that import the
+# stats core but compute no distribution function (export, metrics, runs, --help) need none of it
+sc = lazy_module("scipy.special")
 
 __all__ = [
     "ArrayLike", "beta_ppf", "binom_cdf", "binom_pmf", "binom_ppf", "binom_sf", "chi2_cdf", "chi2_sf", "norm_cdf",
@@ -41,6 +42,14 @@ __all__ = [
 
 ArrayLike = npt.ArrayLike
 _SQRT_2PI = np.sqrt(2 * np.pi)  # as scipy.stats' _norm_pdf_C
+
+
+def _boost(name: str) -> Any:
+    """One of the Boost-based ufuncs scipy.stats.binom / beta call (scipy >= 1.12), or None on
+    an older scipy (then scipy.stats itself is used)."""
+    from scipy.special import _ufuncs
+
+    return getattr(_ufuncs, name, None)
 
 
 def _scipy_stats() -> Any:
@@ -167,6 +176,7 @@ def _binom_args(k: ArrayLike, n: ArrayLike, p: ArrayLike) -> tuple[np.ndarray, n
 
 def binom_cdf(k: ArrayLike, n: ArrayLike, p: ArrayLike) -> Any:
     """``P(K <= k)`` for ``K ~ Binom(n, p)`` (= ``scipy.stats.binom.cdf``; ``k`` is floored)."""
+    _binom_cdf = _boost("_binom_cdf")
     if _binom_cdf is None:  # pragma: no cover
         return _scipy_stats().binom.cdf(k, n, p)
     k, n, p, ok = _binom_args(k, n, p)
@@ -179,6 +189,7 @@ def binom_cdf(k: ArrayLike, n: ArrayLike, p: ArrayLike) -> Any:
 
 def binom_sf(k: ArrayLike, n: ArrayLike, p: ArrayLike) -> Any:
     """``P(K > k)`` for ``K ~ Binom(n, p)`` (= ``scipy.stats.binom.sf``)."""
+    _binom_sf = _boost("_binom_sf")
     if _binom_sf is None:  # pragma: no cover
         return _scipy_stats().binom.sf(k, n, p)
     k, n, p, ok = _binom_args(k, n, p)
@@ -191,6 +202,7 @@ def binom_sf(k: ArrayLike, n: ArrayLike, p: ArrayLike) -> Any:
 
 def binom_pmf(k: ArrayLike, n: ArrayLike, p: ArrayLike) -> Any:
     """``P(K = k)`` for ``K ~ Binom(n, p)``, 0 at non-integer ``k`` (= ``scipy.stats.binom.pmf``)."""
+    _binom_pmf = _boost("_binom_pmf")
     if _binom_pmf is None:  # pragma: no cover
         return _scipy_stats().binom.pmf(k, n, p)
     k, n, p, ok = _binom_args(k, n, p)
@@ -203,6 +215,7 @@ def binom_pmf(k: ArrayLike, n: ArrayLike, p: ArrayLike) -> Any:
 
 def binom_ppf(q: ArrayLike, n: ArrayLike, p: ArrayLike) -> Any:
     """Smallest ``k`` with ``cdf(k) >= q``; -1 at ``q = 0``, ``n`` at 1 (= ``scipy.stats.binom.ppf``)."""
+    _binom_ppf = _boost("_binom_ppf")
     if _binom_ppf is None:  # pragma: no cover
         return _scipy_stats().binom.ppf(q, n, p)
     q, n, p, ok = _binom_args(q, n, p)
@@ -219,6 +232,7 @@ def binom_ppf(q: ArrayLike, n: ArrayLike, p: ArrayLike) -> Any:
 
 def beta_ppf(q: ArrayLike, a: ArrayLike, b: ArrayLike) -> Any:
     """Quantile of ``Beta(a, b)``, ``a, b > 0`` (= ``scipy.stats.beta.ppf``; Clopper-Pearson, Jeffreys)."""
+    _beta_ppf = _boost("_beta_ppf")
     if _beta_ppf is None:  # pragma: no cover
         return _scipy_stats().beta.ppf(q, a, b)
     q, a, b = np.broadcast_arrays(_f(q), _f(a), _f(b))
