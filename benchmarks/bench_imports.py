@@ -4,7 +4,7 @@ Usage: python benchmarks/bench_imports.py [--repeat N] [--code CHECKOUT]
 (best of 5; ``--code``: also measure that checkout, e.g. /work/main, in the same run)
 
 For each command (``summarize`` and ``compare`` of the sample Inspect logs, ``ci 3 10``,
-``power --n 200 --paired --discordance 0.2``, ``runs --store`` of a small store) and each checkout, in fresh
+``power --n 200 --paired --discordance 0.2``, ``runs --store`` of a small store, ``compare --help``) and each checkout, in fresh
 processes (CPU = user + sys, best of N):
 
   command   ``python -m evaladdon.cli.main ARGS``
@@ -33,6 +33,7 @@ COMMANDS = {
     "ci 3 10": ["ci", "3", "10"],
     "power --n --paired": ["power", "--n", "200", "--paired", "--discordance", "0.2"],
     "runs --store": ["runs", "--store", "{store}"],
+    "compare --help": ["compare", "--help"],
 }
 FLOORS = ("pass", "import numpy", "import numpy, scipy.special", "import numpy, pandas")
 DUMP = """

@@ -28,12 +28,16 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from evaladdon._util.lazy import lazy_module
 
-# scipy.special on first use, not on import: importing it costs ~0.25-0.35 s of CPU (its array-API
-# layer pulls in numpy.testing, numpy.f2py, numpy.random), and the many commands that import the
-# stats core but compute no distribution function (export, metrics, runs, --help) need none of it
-sc = lazy_module("scipy.special")
+def _sc() -> Any:
+    """``scipy.special``, imported on first use rather than with this module: importing it costs
+    ~0.25 s of CPU (its array-API layer loads numpy.testing, numpy.f2py, numpy.random), and
+    commands that import the stats core but compute no distribution function (``--help``, a
+    refused command) need none of it.  (The stats floor imports nothing of the package, so not
+    ``evaladdon._util.lazy``.)"""
+    from scipy import special
+
+    return special
 
 __all__ = [
     "ArrayLike", "beta_ppf", "binom_cdf", "binom_pmf", "binom_ppf", "binom_sf", "chi2_cdf", "chi2_sf", "norm_cdf",
@@ -70,22 +74,22 @@ def _ret(out: np.ndarray) -> Any:
 
 def norm_cdf(x: ArrayLike) -> Any:
     """``Phi(x)`` (= ``scipy.stats.norm.cdf``)."""
-    return sc.ndtr(_f(x))
+    return _sc().ndtr(_f(x))
 
 
 def norm_sf(x: ArrayLike) -> Any:
     """``1 - Phi(x)`` without cancellation (= ``scipy.stats.norm.sf``)."""
-    return sc.ndtr(-_f(x))
+    return _sc().ndtr(-_f(x))
 
 
 def norm_ppf(q: ArrayLike) -> Any:
     """``Phi^{-1}(q)``: -inf at 0, inf at 1, nan outside [0, 1] (= ``scipy.stats.norm.ppf``)."""
-    return sc.ndtri(_f(q))
+    return _sc().ndtri(_f(q))
 
 
 def norm_isf(q: ArrayLike) -> Any:
     """``Phi^{-1}(1 - q)`` (= ``scipy.stats.norm.isf``)."""
-    return -sc.ndtri(_f(q))
+    return -_sc().ndtri(_f(q))
 
 
 def norm_pdf(x: ArrayLike) -> Any:
@@ -102,7 +106,7 @@ def t_cdf(x: ArrayLike, df: ArrayLike) -> Any:
     ok = df > 0
     out = np.where(x >= np.inf, 1.0, 0.0)
     inner = ok & (x > -np.inf) & (x < np.inf)
-    out[inner] = sc.stdtr(df[inner], x[inner])
+    out[inner] = _sc().stdtr(df[inner], x[inner])
     out[~ok | np.isnan(x)] = np.nan
     return _ret(out)
 
@@ -113,7 +117,7 @@ def t_sf(x: ArrayLike, df: ArrayLike) -> Any:
     ok = df > 0
     out = np.where(x <= -np.inf, 1.0, 0.0)
     inner = ok & (x > -np.inf) & (x < np.inf)
-    out[inner] = sc.stdtr(df[inner], -x[inner])
+    out[inner] = _sc().stdtr(df[inner], -x[inner])
     out[~ok | np.isnan(x)] = np.nan
     return _ret(out)
 
@@ -126,7 +130,7 @@ def t_ppf(q: ArrayLike, df: ArrayLike) -> Any:
     out[ok & (q == 0)] = -np.inf
     out[ok & (q == 1)] = np.inf
     inner = ok & (q > 0) & (q < 1)
-    out[inner] = sc.stdtrit(df[inner], q[inner])
+    out[inner] = _sc().stdtrit(df[inner], q[inner])
     return _ret(out)
 
 
@@ -138,7 +142,7 @@ def t_isf(q: ArrayLike, df: ArrayLike) -> Any:
     out[ok & (q == 1)] = -np.inf
     out[ok & (q == 0)] = np.inf
     inner = ok & (q > 0) & (q < 1)
-    out[inner] = -sc.stdtrit(df[inner], q[inner])
+    out[inner] = -_sc().stdtrit(df[inner], q[inner])
     return _ret(out)
 
 
@@ -150,7 +154,7 @@ def chi2_sf(x: ArrayLike, df: ArrayLike) -> Any:
     ok = df > 0
     out = np.where(ok & (x <= 0), 1.0, 0.0)
     inner = ok & (x > 0) & (x < np.inf)
-    out[inner] = sc.chdtrc(df[inner], x[inner])
+    out[inner] = _sc().chdtrc(df[inner], x[inner])
     out[~ok | np.isnan(x)] = np.nan
     return _ret(out)
 
@@ -161,7 +165,7 @@ def chi2_cdf(x: ArrayLike, df: ArrayLike) -> Any:
     ok = df > 0
     out = np.where(ok & (x >= np.inf), 1.0, 0.0)
     inner = ok & (x > 0) & (x < np.inf)
-    out[inner] = sc.chdtr(df[inner], x[inner])
+    out[inner] = _sc().chdtr(df[inner], x[inner])
     out[~ok | np.isnan(x)] = np.nan
     return _ret(out)
 
