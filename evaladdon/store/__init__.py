@@ -199,16 +199,20 @@ def manifest_summary(df: Any) -> dict[str, Any]:
     (:func:`evaladdon.table.distinct_tuples`) rather than a pandas group-by with named
     aggregations, which cost ~40 ms a small file (a third of ingesting it)."""
     import numpy as np
-    import pandas as pd
 
     from evaladdon.table import distinct_tuples
 
+    from evaladdon.table.codes import label_codes
+
     combos = [tuple(map(str, c)) for c in distinct_tuples(df, ("run", "model", "task", "metric", "harness"))]
-    run_codes, run_names = pd.factorize(df["run"].astype(str), sort=True)
-    item_codes, items = pd.factorize(df["item"])
+    run_codes, run_names = _sorted_run_codes(df, combos)
+    item_codes, n_labels = label_codes(df["item"])  # the codes validate computed (cached): no second hash
     n_rows = np.bincount(run_codes, minlength=len(run_names))
-    run_item = np.unique(run_codes.astype(np.int64) * (len(items) + 1) + item_codes)
-    n_items = np.bincount(run_item // (len(items) + 1), minlength=len(run_names))
+    if len(run_names) == 1:  # one run a log (the usual case): its items are all the labels
+        n_items = np.array([n_labels + int(bool((item_codes < 0).any()))])
+    else:
+        run_item = np.unique(run_codes.astype(np.int64) * (n_labels + 1) + item_codes)
+        n_items = np.bincount(run_item // (n_labels + 1), minlength=len(run_names))
     first_model: dict[str, str] = {}
     for run, model, *_ in combos:
         first_model.setdefault(run, model)
@@ -220,13 +224,33 @@ def manifest_summary(df: Any) -> dict[str, Any]:
         "metrics": col(3),
         "harness": col(4),
         "n_rows": int(len(df)),
-        "n_items": int(len(items)),
+        "n_items": int(n_labels),
         "combos": [list(c) for c in combos],
         "run_detail": [{"run": r, "model": first_model[r], "n_items": int(n_items[i]), "n_rows": int(n_rows[i]),
                         "tasks": sorted({c[2] for c in combos if c[0] == r}),
                         "metrics": sorted({c[3] for c in combos if c[0] == r})}
-                       for i, r in enumerate(map(str, run_names))],
+                       for i, r in enumerate(run_names)],
     }
+
+
+def _sorted_run_codes(df: Any, combos: list[tuple[str, ...]]) -> tuple[Any, list[str]]:
+    """``pd.factorize(df["run"].astype(str), sort=True)`` from the run column's cached
+    first-appearance codes (:func:`evaladdon.table.label_codes`) and the runs in ``combos``
+    (in table order), without a str copy and a hash of the column; the pandas call itself
+    when a run is missing."""
+    import numpy as np
+    import pandas as pd
+
+    from evaladdon.table.codes import label_codes
+
+    codes, n = label_codes(df["run"])
+    order = list(dict.fromkeys(c[0] for c in combos))
+    if len(order) != n or (n and bool((codes < 0).any())):
+        got, names = pd.factorize(df["run"].astype(str), sort=True)
+        return got, [str(r) for r in names]
+    names = sorted(order)
+    rank = {r: i for i, r in enumerate(names)}
+    return np.array([rank[r] for r in order], dtype=np.int64)[codes], names
 
 
 def store_table(df: Any, key: str, root: str, notes: list[str]) -> dict[str, Any]:

@@ -27,12 +27,17 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy import special as sc
 
-try:  # the Boost-based ufuncs scipy.stats.binom / beta call (scipy >= 1.12)
-    from scipy.special._ufuncs import _beta_ppf, _binom_cdf, _binom_pmf, _binom_ppf, _binom_sf
-except ImportError:  # pragma: no cover - older scipy: fall back to scipy.stats itself
-    _beta_ppf = _binom_cdf = _binom_pmf = _binom_ppf = _binom_sf = None
+
+def _sc() -> Any:
+    """``scipy.special``, imported on first use rather than with this module: importing it costs
+    ~0.25 s of CPU (its array-API layer loads numpy.testing, numpy.f2py, numpy.random), and
+    commands that import the stats core but compute no distribution function (``--help``, a
+    refused command) need none of it.  (The stats floor imports nothing of the package, so not
+    ``evaladdon._util.lazy``.)"""
+    from scipy import special
+
+    return special
 
 __all__ = [
     "ArrayLike", "beta_ppf", "binom_cdf", "binom_pmf", "binom_ppf", "binom_sf", "chi2_cdf", "chi2_sf", "norm_cdf",
@@ -41,6 +46,14 @@ __all__ = [
 
 ArrayLike = npt.ArrayLike
 _SQRT_2PI = np.sqrt(2 * np.pi)  # as scipy.stats' _norm_pdf_C
+
+
+def _boost(name: str) -> Any:
+    """One of the Boost-based ufuncs scipy.stats.binom / beta call (scipy >= 1.12), or None on
+    an older scipy (then scipy.stats itself is used)."""
+    from scipy.special import _ufuncs
+
+    return getattr(_ufuncs, name, None)
 
 
 def _scipy_stats() -> Any:
@@ -61,22 +74,22 @@ def _ret(out: np.ndarray) -> Any:
 
 def norm_cdf(x: ArrayLike) -> Any:
     """``Phi(x)`` (= ``scipy.stats.norm.cdf``)."""
-    return sc.ndtr(_f(x))
+    return _sc().ndtr(_f(x))
 
 
 def norm_sf(x: ArrayLike) -> Any:
     """``1 - Phi(x)`` without cancellation (= ``scipy.stats.norm.sf``)."""
-    return sc.ndtr(-_f(x))
+    return _sc().ndtr(-_f(x))
 
 
 def norm_ppf(q: ArrayLike) -> Any:
     """``Phi^{-1}(q)``: -inf at 0, inf at 1, nan outside [0, 1] (= ``scipy.stats.norm.ppf``)."""
-    return sc.ndtri(_f(q))
+    return _sc().ndtri(_f(q))
 
 
 def norm_isf(q: ArrayLike) -> Any:
     """``Phi^{-1}(1 - q)`` (= ``scipy.stats.norm.isf``)."""
-    return -sc.ndtri(_f(q))
+    return -_sc().ndtri(_f(q))
 
 
 def norm_pdf(x: ArrayLike) -> Any:
@@ -93,7 +106,7 @@ def t_cdf(x: ArrayLike, df: ArrayLike) -> Any:
     ok = df > 0
     out = np.where(x >= np.inf, 1.0, 0.0)
     inner = ok & (x > -np.inf) & (x < np.inf)
-    out[inner] = sc.stdtr(df[inner], x[inner])
+    out[inner] = _sc().stdtr(df[inner], x[inner])
     out[~ok | np.isnan(x)] = np.nan
     return _ret(out)
 
@@ -104,7 +117,7 @@ def t_sf(x: ArrayLike, df: ArrayLike) -> Any:
     ok = df > 0
     out = np.where(x <= -np.inf, 1.0, 0.0)
     inner = ok & (x > -np.inf) & (x < np.inf)
-    out[inner] = sc.stdtr(df[inner], -x[inner])
+    out[inner] = _sc().stdtr(df[inner], -x[inner])
     out[~ok | np.isnan(x)] = np.nan
     return _ret(out)
 
@@ -117,7 +130,7 @@ def t_ppf(q: ArrayLike, df: ArrayLike) -> Any:
     out[ok & (q == 0)] = -np.inf
     out[ok & (q == 1)] = np.inf
     inner = ok & (q > 0) & (q < 1)
-    out[inner] = sc.stdtrit(df[inner], q[inner])
+    out[inner] = _sc().stdtrit(df[inner], q[inner])
     return _ret(out)
 
 
@@ -129,7 +142,7 @@ def t_isf(q: ArrayLike, df: ArrayLike) -> Any:
     out[ok & (q == 1)] = -np.inf
     out[ok & (q == 0)] = np.inf
     inner = ok & (q > 0) & (q < 1)
-    out[inner] = -sc.stdtrit(df[inner], q[inner])
+    out[inner] = -_sc().stdtrit(df[inner], q[inner])
     return _ret(out)
 
 
@@ -141,7 +154,7 @@ def chi2_sf(x: ArrayLike, df: ArrayLike) -> Any:
     ok = df > 0
     out = np.where(ok & (x <= 0), 1.0, 0.0)
     inner = ok & (x > 0) & (x < np.inf)
-    out[inner] = sc.chdtrc(df[inner], x[inner])
+    out[inner] = _sc().chdtrc(df[inner], x[inner])
     out[~ok | np.isnan(x)] = np.nan
     return _ret(out)
 
@@ -152,7 +165,7 @@ def chi2_cdf(x: ArrayLike, df: ArrayLike) -> Any:
     ok = df > 0
     out = np.where(ok & (x >= np.inf), 1.0, 0.0)
     inner = ok & (x > 0) & (x < np.inf)
-    out[inner] = sc.chdtr(df[inner], x[inner])
+    out[inner] = _sc().chdtr(df[inner], x[inner])
     out[~ok | np.isnan(x)] = np.nan
     return _ret(out)
 
@@ -167,6 +180,7 @@ def _binom_args(k: ArrayLike, n: ArrayLike, p: ArrayLike) -> tuple[np.ndarray, n
 
 def binom_cdf(k: ArrayLike, n: ArrayLike, p: ArrayLike) -> Any:
     """``P(K <= k)`` for ``K ~ Binom(n, p)`` (= ``scipy.stats.binom.cdf``; ``k`` is floored)."""
+    _binom_cdf = _boost("_binom_cdf")
     if _binom_cdf is None:  # pragma: no cover
         return _scipy_stats().binom.cdf(k, n, p)
     k, n, p, ok = _binom_args(k, n, p)
@@ -179,6 +193,7 @@ def binom_cdf(k: ArrayLike, n: ArrayLike, p: ArrayLike) -> Any:
 
 def binom_sf(k: ArrayLike, n: ArrayLike, p: ArrayLike) -> Any:
     """``P(K > k)`` for ``K ~ Binom(n, p)`` (= ``scipy.stats.binom.sf``)."""
+    _binom_sf = _boost("_binom_sf")
     if _binom_sf is None:  # pragma: no cover
         return _scipy_stats().binom.sf(k, n, p)
     k, n, p, ok = _binom_args(k, n, p)
@@ -191,6 +206,7 @@ def binom_sf(k: ArrayLike, n: ArrayLike, p: ArrayLike) -> Any:
 
 def binom_pmf(k: ArrayLike, n: ArrayLike, p: ArrayLike) -> Any:
     """``P(K = k)`` for ``K ~ Binom(n, p)``, 0 at non-integer ``k`` (= ``scipy.stats.binom.pmf``)."""
+    _binom_pmf = _boost("_binom_pmf")
     if _binom_pmf is None:  # pragma: no cover
         return _scipy_stats().binom.pmf(k, n, p)
     k, n, p, ok = _binom_args(k, n, p)
@@ -203,6 +219,7 @@ def binom_pmf(k: ArrayLike, n: ArrayLike, p: ArrayLike) -> Any:
 
 def binom_ppf(q: ArrayLike, n: ArrayLike, p: ArrayLike) -> Any:
     """Smallest ``k`` with ``cdf(k) >= q``; -1 at ``q = 0``, ``n`` at 1 (= ``scipy.stats.binom.ppf``)."""
+    _binom_ppf = _boost("_binom_ppf")
     if _binom_ppf is None:  # pragma: no cover
         return _scipy_stats().binom.ppf(q, n, p)
     q, n, p, ok = _binom_args(q, n, p)
@@ -219,6 +236,7 @@ def binom_ppf(q: ArrayLike, n: ArrayLike, p: ArrayLike) -> Any:
 
 def beta_ppf(q: ArrayLike, a: ArrayLike, b: ArrayLike) -> Any:
     """Quantile of ``Beta(a, b)``, ``a, b > 0`` (= ``scipy.stats.beta.ppf``; Clopper-Pearson, Jeffreys)."""
+    _beta_ppf = _boost("_beta_ppf")
     if _beta_ppf is None:  # pragma: no cover
         return _scipy_stats().beta.ppf(q, a, b)
     q, a, b = np.broadcast_arrays(_f(q), _f(a), _f(b))
