@@ -33,7 +33,7 @@ import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
-from evaladdon.errors import EvalAddonError, InputError
+from evaladdon.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
     from evaladdon.analysis.options import SummarizeOptions
@@ -72,8 +72,8 @@ def summarize_file(opts: PathOptions, path: str, explicit: bool = True) -> FileR
     """Runs on a worker: one file read alone and summarized alone (module doc).  A file found in
     a directory (not ``explicit``) that cannot be read is skipped with the table route's note."""
     from evaladdon.adapters import read_runs
-    from evaladdon.analysis.summarize import incomplete_marks, summarize_table
-    from evaladdon.routes.dask_store import NO_SCORED, GroupResult
+    from evaladdon.analysis.summarize import incomplete_marks
+    from evaladdon.routes.dask_store import GroupResult, summaries_of
     from evaladdon.table import distinct_rows, distinct_tuples
 
     try:
@@ -96,13 +96,7 @@ def summarize_file(opts: PathOptions, path: str, explicit: bool = True) -> FileR
         seen = frozenset(str(m) for m in table["metric"].unique())
         return FileResult(GroupResult([], label_rows, [], True, False, seen), list(loaded.notes), {}, keys)
     notes: list[str] = []
-    try:
-        summaries = summarize_table(table, metric=opts.metric, level=opts.level, method=opts.method,
-                                    cluster_method=opts.cluster_method, notes=notes)
-    except EvalAddonError as exc:
-        if not exc.message.startswith(NO_SCORED):
-            raise
-        summaries = []
+    summaries = summaries_of(table, opts, notes)
     marks = incomplete_marks(summaries, loaded)
     return FileResult(GroupResult(summaries, label_rows, notes, True), list(loaded.notes), marks, keys)
 

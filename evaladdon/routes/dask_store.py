@@ -71,7 +71,6 @@ class GroupResult:
 
 def summarize_files(opts: GroupOptions, files: Sequence[str]) -> GroupResult:
     """Runs on a worker: ``summarize_table`` of the stored rows of ``files`` (module doc)."""
-    from evaladdon.analysis.summarize import summarize_table
     from evaladdon.store.query import load_selection, select
     from evaladdon.table import distinct_rows
 
@@ -86,14 +85,21 @@ def summarize_files(opts: GroupOptions, files: Sequence[str]) -> GroupResult:
     notes: list[str] = []
     if opts.metric is not None and not (table["metric"] == opts.metric).any():
         return GroupResult([], label_rows, notes, True, False, frozenset(str(m) for m in table["metric"].unique()))
+    return GroupResult(summaries_of(table, opts, notes), label_rows, notes, True)
+
+
+def summaries_of(table: Any, opts: Any, notes: list[str]) -> list[Any]:
+    """A worker's :func:`summarize_table` of its rows; none when it holds no scored row (the driver
+    says so once, over every worker's result)."""
+    from evaladdon.analysis.summarize import summarize_table
+
     try:
-        summaries = summarize_table(table, metric=opts.metric, level=opts.level, method=opts.method,
-                                    cluster_method=opts.cluster_method, notes=notes)
+        return summarize_table(table, metric=opts.metric, level=opts.level, method=opts.method,  # type: ignore[no-any-return]
+                               cluster_method=opts.cluster_method, notes=notes)
     except EvalAddonError as exc:
         if not exc.message.startswith(NO_SCORED):
             raise
-        summaries = []
-    return GroupResult(summaries, label_rows, notes, True)
+        return []
 
 
 def _finish(results: list[GroupResult], notes: list[str], metric: str | None, where: str | None) -> list[Any]:
