@@ -90,7 +90,7 @@ def _per_item(rows_a: pd.DataFrame, rows_b: pd.DataFrame, same: set[str]) -> pd.
     cluster = rows_a.groupby("item")["cluster"].first().reindex(shared)
     unit = cluster.where(cluster.notna(), pd.Series(shared, index=shared))
     return pd.DataFrame({"d": (mean_b.loc[shared] - mean_a.loc[shared]).to_numpy(),
-                         "same": [str(i) in same for i in shared], "unit": unit.to_numpy()}, index=shared)
+                         "same": shared.astype(str).isin(list(same)), "unit": unit.to_numpy()}, index=shared)
 
 
 def judge_drift(df: pd.DataFrame, run_a: str, run_b: str, *, metric: str | None = None, level: float = 0.95,
