@@ -148,10 +148,10 @@ def compare(opts: CompareOptions) -> Comparisons:
         subgroups = _compare_subgroups(opts, loaded, pairs)
     flips = None
     if opts.flips is not None:  # the items behind the comparisons (needs the per-item rows: this route)
-        from evaladdon.adapters.inspect.inputs import input_lines
+        from evaladdon.adapters.inspect.inputs import full_answers, input_lines
         from evaladdon.analysis.flips import find_flips
 
-        flips = find_flips(loaded.table, pairs, opts.inputs.metric, input_lines)
+        flips = find_flips(loaded.table, pairs, opts.inputs.metric, input_lines, full_answers)
     return Comparisons(results, loaded, all(r.points for r in results), skipped, flips, subgroups)
 
 
