@@ -106,3 +106,33 @@ def nest(data: bytes, depth: int, at: float) -> bytes:
     j = data.find(b",", i)
     j = len(data) if j < 0 else j
     return data[: i + 1] + b"[" * depth + data[i + 1 : j] + b"]" * depth + data[j:]
+
+
+def lm_eval_corpus_run(folder: Path, seed: int) -> None:
+    """A samples + results pair shaped like lm-eval 0.4.x with f1/mcc/bleu/ter items; the
+    results values come from lm-eval's own aggregation functions (the oracle)."""
+    from lm_eval.api.registry import get_aggregation
+
+    rng = np.random.default_rng(seed)
+    words = "alpha beta gamma delta epsilon zeta eta theta".split()
+    recs = []
+    for i in range(120):
+        gold = int(rng.random() < 0.4)
+        pred = gold if rng.random() < 0.75 else 1 - gold
+        ref = " ".join(rng.choice(words, 6))
+        hyp = " ".join(w if rng.random() < 0.7 else "x" for w in ref.split())
+        recs.append({"doc_id": i, "doc": {"topic": f"t{i % 15}"}, "target": gold, "filter": "none",
+                     "metrics": ["f1", "mcc", "bleu", "ter"], "f1": [gold, pred], "mcc": [gold, pred],
+                     "bleu": [ref, hyp], "ter": [ref, hyp]})
+    folder.mkdir(parents=True, exist_ok=True)
+    ts = f"2026-01-0{seed}T00-00-00.000000"
+    (folder / f"samples_synth_{ts}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    values = {f"{m},none": float(get_aggregation(agg)([tuple(r[m]) for r in recs]))
+              for m, agg in [("f1", "f1"), ("mcc", "matthews_corrcoef"), ("bleu", "bleu"), ("ter", "ter")]}
+    (folder / f"results_{ts}.json").write_text(json.dumps({
+        "results": {"synth": {"alias": "synth", **values}},
+        "configs": {"synth": {"task": "synth", "metric_list": [
+            {"metric": "f1", "aggregation": "f1"}, {"metric": "mcc", "aggregation": "matthews_corrcoef"},
+            {"metric": "bleu", "aggregation": "bleu"}, {"metric": "ter", "aggregation": "ter"}]}},
+        "n-samples": {"synth": {"original": 120, "effective": 120}},
+        "config": {"model": "hf", "model_args": f"pretrained=org/m{seed}"}}))

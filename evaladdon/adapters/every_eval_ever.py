@@ -16,7 +16,10 @@ Instance records become rows: run = ``evaluation_id``, task = ``evaluation_name`
 ``sample_id``, item_hash = ``sample_hash``; epoch = ``metadata.epoch`` when logged (evaladdon's
 exports write it), else the record's order among those of its sample.  A record with no numeric
 score keeps its ``error`` (or "missing value") as the row's reason.  With the aggregate beside it,
-a note says whether the mean of the rows reproduces each aggregate score.
+a note says whether the mean of the rows reproduces each aggregate score, and the rows an
+evaladdon export left out (``score_details.details.left_out_records``: a JSON array of
+``{sample_id, sample_hash, error, score, metadata}``, :mod:`evaladdon.report.every_eval_ever`)
+become rows again with their reasons.
 
 An aggregate record read alone gives harness-reported values (``attrs["reported"]``: the score,
 its standard error and ``num_samples``) for the results the instance file beside it (if any)
@@ -25,9 +28,10 @@ does not hold; it is never read twice.
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
@@ -36,6 +40,7 @@ from evaladdon.adapters.common.jsonlines import iter_json_lines
 from evaladdon.adapters.common.scores import coerce_scores, raw_strings
 from evaladdon.errors import InputError
 from evaladdon.table import finalize
+from evaladdon.table.usable import MISSING_VALUE, NONFINITE
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -175,8 +180,43 @@ def _aggregate_beside(path: Path) -> tuple[Path | None, dict[str, Any] | None]:
         return agg, None
 
 
-def _records(path: Path) -> pd.DataFrame:
-    """The instance records as columns (one parse per line; nested fields flattened by pandas)."""
+LEFT_OUT = "left_out_records"
+"""The ``score_details.details`` key where evaladdon's export keeps the rows it left out."""
+
+
+def _left_out_records(agg: dict[str, Any] | None, agg_path: Path | None) -> list[dict[str, Any]]:
+    """The rows an evaladdon export left out, as instance records (``evaluation.score`` null or
+    the non-finite value, ``error`` as logged), read from the aggregate's results."""
+    out: list[dict[str, Any]] = []
+    if agg is None:
+        return out
+    head = {"schema_version": agg.get("schema_version"), "evaluation_id": agg.get("evaluation_id"),
+            "model_id": _model_of(agg)}
+    for k, res in enumerate(agg.get("evaluation_results", [])):
+        text = _obj(_obj(res, "score_details"), "details").get(LEFT_OUT) if isinstance(res, dict) else None
+        if not isinstance(text, str):
+            continue
+        try:
+            rows = json.loads(text)
+        except ValueError as exc:
+            raise InputError(f"evaluation_results[{k}]: details.{LEFT_OUT} is not a JSON array ({exc})",
+                             str(agg_path)) from None
+        if not isinstance(rows, list) or not all(isinstance(r, dict) and "sample_id" in r for r in rows):
+            raise InputError(f"evaluation_results[{k}]: details.{LEFT_OUT} is not an array of records with a "
+                             "sample_id", str(agg_path))
+        where = {"evaluation_name": res.get("evaluation_name"), "evaluation_result_id": _result_key(res)}
+        # the reason the table gave the row: its error, else a non-finite value (kept as text: JSON
+        # has no inf), else a missing value (table.usable.unusable_reasons)
+        out.extend({**head, **where, "sample_id": r["sample_id"], "sample_hash": r.get("sample_hash"),
+                    "error": r.get("error") or (f"{NONFINITE} (inf)" if r.get("score") in ("inf", "-inf")
+                                                else MISSING_VALUE),
+                    "evaluation": {"score": None}, "metadata": r.get("metadata")} for r in rows)
+    return out
+
+
+def _records(path: Path, left_out: Sequence[dict[str, Any]] = ()) -> pd.DataFrame:
+    """The instance records as columns (one parse per line; nested fields flattened by pandas),
+    then the rows an export left out (:func:`_left_out_records`)."""
     rows = []
     for lineno, rec in iter_json_lines(path):
         if not isinstance(rec, dict):
@@ -184,6 +224,7 @@ def _records(path: Path) -> pd.DataFrame:
         rows.append(rec)
     if not rows:
         raise InputError("no instance records", str(path))
+    rows.extend(left_out)
     frame = pd.json_normalize(rows, max_level=1)
     for need in ("evaluation_id", "sample_id", "evaluation_name"):
         if need not in frame or frame[need].isna().any():
@@ -196,8 +237,8 @@ def read_instances(path: str | Path, cluster: str | None = None) -> pd.DataFrame
     """Instance-level records (``*_samples.jsonl``) into canonical rows (module docstring)."""
     p = Path(path)
     where = str(p)
-    frame = _records(p)
     agg_path, agg = _aggregate_beside(p)
+    frame = _records(p, _left_out_records(agg, agg_path))
     metric_by_key = {_result_key(r): _metric_of(r) for r in (agg or {}).get("evaluation_results", [])
                      if isinstance(r, dict)}
     key = (frame["evaluation_result_id"].where(frame["evaluation_result_id"].notna(), frame["evaluation_name"])

@@ -7,8 +7,9 @@ per-item score differs: with 0/1 scores in both runs (one epoch, or every epoch 
 right -> wrong (1 -> 0) or wrong -> right (0 -> 1), the discordant pairs n10 and n01 of McNemar's
 table, so the counts here equal the comparison's; otherwise the per-item change d = B - A, the
 largest drops first (NeMo Evaluator's ``nel compare`` flip report; Inspect has none).  Each flip
-carries the item's id, cluster, both answers (the ``prediction`` column, the first usable epoch's)
-and the first line of its input where the log has one (looked up by a callable the route gives).
+carries the item's id, cluster, both answers (the ``prediction`` column, the first usable epoch's;
+in full where the route gives a lookup, as Inspect's table holds the whitespace-collapsed summary
+form) and the first line of its input where the log has one (looked up by a callable the route gives).
 No statistic is computed here: the flips are the evidence behind the paired test, not a test.
 """
 
@@ -23,7 +24,7 @@ import pandas as pd
 from evaladdon.table import run_labels
 from evaladdon.table.usable import usable_rows
 
-__all__ = ["Flip", "FlipSet", "find_flips", "RIGHT_TO_WRONG", "WRONG_TO_RIGHT", "DROP", "GAIN"]
+__all__ = ["Flip", "FlipSet", "FullAnswers", "find_flips", "RIGHT_TO_WRONG", "WRONG_TO_RIGHT", "DROP", "GAIN"]
 
 RIGHT_TO_WRONG = "right->wrong"
 WRONG_TO_RIGHT = "wrong->right"
@@ -32,6 +33,9 @@ GAIN = "gain"
 
 InputLines = Callable[[str, Iterable[str]], dict[str, str]]
 """``(source file, item ids) -> {item: first line of its input}``."""
+FullAnswers = Callable[[str, str, dict[str, str]], dict[str, str]]
+"""``(source file, metric, {item: answer as the table holds it}) -> {item: the answer in full}``
+(a reader that keeps answers in a summary form, as Inspect's does, gives them back whole)."""
 
 
 @dataclass(frozen=True)
@@ -100,7 +104,20 @@ def _text_or_none(values: np.ndarray) -> list[str | None]:
     return [None if v is None or (isinstance(v, float) and np.isnan(v)) else str(v) for v in values]
 
 
-def _one(rows_a: pd.DataFrame, rows_b: pd.DataFrame, head: dict[str, str], inputs: InputLines | None) -> FlipSet | None:
+def _whole(answers: list[str | None], items: Sequence[str], sources: np.ndarray, metric: str,
+           lookup: FullAnswers | None) -> list[str | None]:
+    """``answers`` with each one the lookup finds in its item's source given in full."""
+    if lookup is None:
+        return answers
+    found: dict[str, str] = {}
+    for source in dict.fromkeys(sources.tolist()):  # one read per source file, not per flip
+        shown = {i: a for i, a, s in zip(items, answers, sources, strict=True) if a is not None and s == source}
+        found.update(lookup(str(source), metric, shown))
+    return [found.get(i, a) for i, a in zip(items, answers, strict=True)]
+
+
+def _one(rows_a: pd.DataFrame, rows_b: pd.DataFrame, head: dict[str, str], inputs: InputLines | None,
+         answers: FullAnswers | None = None) -> FlipSet | None:
     ia, ib = _per_item(rows_a), _per_item(rows_b)
     shared = ia.index.intersection(ib.index, sort=False)
     if len(shared) == 0:
@@ -121,20 +138,25 @@ def _one(rows_a: pd.DataFrame, rows_b: pd.DataFrame, head: dict[str, str], input
             lines.update(inputs(str(b["source"].iloc[0]), missing))
     worse, better = (RIGHT_TO_WRONG, WRONG_TO_RIGHT) if binary else (DROP, GAIN)
     cluster = a["cluster"].where(a["cluster"].notna(), b["cluster"]).to_numpy(dtype=object)[order]
+    ids = [str(i) for i in items]
+    said_a = _whole(_text_or_none(a["answer"].to_numpy(dtype=object)[order]), ids,
+                    a["source"].to_numpy(dtype=object)[order], head["metric"], answers)
+    said_b = _whole(_text_or_none(b["answer"].to_numpy(dtype=object)[order]), ids,
+                    b["source"].to_numpy(dtype=object)[order], head["metric"], answers)
     flips = tuple(Flip(item=str(i), cluster=c, kind=worse if d < 0 else better, score_a=float(x), score_b=float(y),
                        delta=float(d), answer_a=p, answer_b=q, input=lines.get(str(i)))
                   for i, c, x, y, d, p, q in zip(items, _text_or_none(cluster), va[order], vb[order], delta[order],
-                                                 _text_or_none(a["answer"].to_numpy(dtype=object)[order]),
-                                                 _text_or_none(b["answer"].to_numpy(dtype=object)[order]), strict=True))
+                                                 said_a, said_b, strict=True))
     return FlipSet(**head, binary=binary, n_shared=len(shared), n_worse=int((delta < 0).sum()),
                    n_better=int((delta > 0).sum()), flips=flips)
 
 
 def find_flips(df: pd.DataFrame, pairs: Sequence[tuple[str, str]], metric: str | None = None,
-               inputs: InputLines | None = None) -> list[FlipSet]:
+               inputs: InputLines | None = None, answers: FullAnswers | None = None) -> list[FlipSet]:
     """The :class:`FlipSet` of every pair of runs on every (task, metric) both have (pairs and
     keys in the order the comparisons come); ``inputs`` looks up the first lines of the flipped
-    items' inputs (None: none shown)."""
+    items' inputs (None: none shown), ``answers`` their answers in full where the table holds a
+    summary form (None: the table's answers)."""
     labels = run_labels(df)
     if metric is not None:
         df = df[df["metric"] == metric]
@@ -147,7 +169,7 @@ def find_flips(df: pd.DataFrame, pairs: Sequence[tuple[str, str]], metric: str |
                 continue
             head = {"task": str(task), "metric": str(met), "run_a": str(run_a), "run_b": str(run_b),
                     "label_a": labels.get(run_a, str(run_a)), "label_b": labels.get(run_b, str(run_b))}
-            found = _one(rows_a, rows_b, head, inputs)
+            found = _one(rows_a, rows_b, head, inputs, answers)
             if found is not None:
                 out.append(found)
     return out

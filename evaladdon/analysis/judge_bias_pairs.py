@@ -137,11 +137,15 @@ def _fit(b: pd.DataFrame, kind: str, judge_model: str | None, level: float) -> B
                       len(set(clusters)), list(zip(found, map(float, p), strict=True)), notes)
 
 
-def pairwise_bias(paths: list[str], *, judge_model: str | None = None, level: float = 0.95) -> tuple[list[BiasReport], dict[str, int]]:
-    """One :class:`BiasReport` per kind of preference file among ``paths``, and the battles left out."""
+def pairwise_bias(paths: list[str], *, judge_model: str | None = None, level: float = 0.95,
+                  notes: list[str] | None = None) -> tuple[list[BiasReport], dict[str, int]]:
+    """One :class:`BiasReport` per kind of preference file among ``paths``, and the battles left out;
+    the reader's notes (files not read, draws, inconsistent orders) are appended to ``notes``."""
     from evaladdon.adapters.preferences import read_preferences
 
     prefs = read_preferences(paths, style=True)
+    if notes is not None:
+        notes.extend(prefs.notes)
     battles = prefs.battles
     if battles.empty:
         raise EvalAddonError("no pairwise verdicts in these files")

@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 from evaladdon.errors import EvalAddonError
 from evaladdon.table.errored import check_policy
+from evaladdon.table.names import COMPARE_NEEDS, pairs_needed
 
 __all__ = ["CompareOptions", "Effect", "GateOptions", "InputOptions", "Margin", "RouteLimits", "RoutePolicy",
            "SummarizeOptions"]
@@ -246,6 +247,9 @@ class CompareOptions:
     equivalence: Effect | None = None
     """``--equivalence M``: also test each comparison for equivalence within +/- M (TOST;
     :mod:`evaladdon.analysis.equivalence`)."""
+    needs: str = COMPARE_NEEDS
+    """What the refusal says when the runs are not two (:func:`~evaladdon.table.names.pairs_needed`):
+    the asking command's name and options (``gate`` has no ``--all-pairs``)."""
 
     def __post_init__(self) -> None:
         check_policy(self.errors)
@@ -278,3 +282,5 @@ class SequentialOptions:
     margin: Effect | None = None
     method: str = "betting"
     live: bool = False
+    needs: str = pairs_needed("compare --sequential", ("--baseline RUN",))
+    """What the refusal says when the runs are not two (``watch`` says its own name)."""

@@ -132,6 +132,7 @@ def parse_policy(data: Any, source: str = "policy") -> Policy:
     if not isinstance(items, list) or not items:
         raise w.error("benchmarks", "a non-empty list of benchmarks is required")
     benchmarks = tuple(_benchmark(b, f"benchmarks[{k}]", w) for k, b in enumerate(items))
+    _refuse_twice(benchmarks, w)
     level = _fraction(data.get("level", 0.95), "level", w)
     power = _fraction(data.get("power", 0.8), "power", w)
     return Policy(
@@ -167,6 +168,21 @@ def _benchmark(b: Any, key: str, w: _Where) -> Benchmark:
     name = _text(b["name"], f"{key}.name", w) if b.get("name") is not None else task + (f"/{metric}" if metric else "")
     return Benchmark(task=task, metric=metric, name=name, tier=tier, max_drop=drop, max_relative_drop=rel, mode=mode,
                      test=_choice(b.get("test", "auto"), f"{key}.test", PAIRED_TESTS, w), key=key)
+
+
+def _refuse_twice(benchmarks: tuple[Benchmark, ...], w: _Where) -> None:
+    """A benchmark listed twice (the same task and metric, or the same name) is refused: its two
+    lines would be judged twice, in one family, with verdicts that cannot be told apart."""
+    seen: dict[tuple[str, str | None], str] = {}
+    names: dict[str, str] = {}
+    for b in benchmarks:
+        first = seen.setdefault((b.task, b.metric), b.key)
+        if first != b.key:
+            what = f"task {b.task!r}" + (f", metric {b.metric!r}" if b.metric is not None else "")
+            raise w.error(b.key, f"{what} is listed twice (also {first}): keep one line per benchmark")
+        first = names.setdefault(b.name, b.key)
+        if first != b.key:
+            raise w.error(f"{b.key}.name", f"{b.name!r} names two benchmarks (also {first}): give each its own name")
 
 
 def _text(value: Any, key: str, w: _Where) -> str:

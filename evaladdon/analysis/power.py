@@ -75,7 +75,7 @@ def measure_pilot(df: pd.DataFrame, metric: str | None = None, cluster_method: s
                                  "it cannot measure a variance to plan with")
         return Pilot("unpaired (one run, two equal arms)", (runs[0],), task, metric_name, s.n_items,
                      2.0 * s.se**2 * s.n_items, deff, None, s.icc_epochs, None, bounded)
-    (run_a, run_b), = choose_pairs_in(df)
+    (run_a, run_b), = choose_pairs_in(df, needs="a pilot is one run or two")
     aligned, alignment = align_runs(df, run_a, run_b, task, metric_name)
     has_cluster = bool(aligned["cluster"].notna().all())
     c = compare_paired(aligned["a"].to_numpy(), aligned["b"].to_numpy(),

@@ -134,7 +134,7 @@ def sequential_results(df: pd.DataFrame, opts: SequentialOptions) -> tuple[list[
     else:
         if opts.baseline is not None:
             resolve_run_in(df, opts.baseline)  # a name that matches no run: one line, with the names
-        pairs = list(choose_pairs_in(df, baseline=opts.baseline))
+        pairs = list(choose_pairs_in(df, baseline=opts.baseline, needs=opts.needs))
     results: list[SequentialResult] = []
     notes: list[str] = []
     family = sum(len(_groups(df, cand)) for _, cand in pairs)

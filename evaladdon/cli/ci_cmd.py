@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from evaladdon.cli.options import level_type
 from evaladdon.report.text import console, table, write_json
 from evaladdon.stats import PROPORTION_METHODS, proportion_interval
 
@@ -18,7 +19,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("k", type=int, help="successes")
     p.add_argument("n", type=int, help="trials")
     p.add_argument("--method", choices=PROPORTION_METHODS, default="wilson", help="interval method (default wilson)")
-    p.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
+    p.add_argument("--level", type=level_type, default=0.95, help="confidence level (default 0.95)")
     p.add_argument("--json", action="store_true", help="print JSON for machines")
     p.set_defaults(run=run)
 

@@ -187,14 +187,16 @@ def _flips_table(df: Any, args: argparse.Namespace) -> Any:
     a row per flip with its comparison's task, metric and runs."""
     import pandas as pd
 
-    from evaladdon.adapters.inspect.inputs import input_lines
+    from evaladdon.adapters.inspect.inputs import full_answers, input_lines
     from evaladdon.analysis.flips import Flip, FlipSet, find_flips
-    from evaladdon.table.names import choose_pairs_in
+    from evaladdon.table.names import choose_pairs_in, pairs_needed
 
     if args.baseline is None and df["run"].nunique() < 2:
         raise EvalAddonError("--flips compares runs: give two or more")
-    pairs = choose_pairs_in(df, baseline=args.baseline, all_pairs=False)
-    records = [r for fs in find_flips(df, pairs, None, input_lines) for r in fs.records()]
+    pairs = choose_pairs_in(df, baseline=args.baseline, all_pairs=False,
+                            needs=pairs_needed("export --flips", ("--baseline RUN",)))
+    # the answers in full: a file keeps them faithfully (a CSV cell or JSON string holds newlines)
+    records = [r for fs in find_flips(df, pairs, None, input_lines, full_answers) for r in fs.records()]
     columns = ["record", *[f.name for f in FlipSet.__dataclass_fields__.values()][:6], "rank",
                *Flip.__dataclass_fields__]
     return pd.DataFrame(records, columns=columns).drop(columns="record")

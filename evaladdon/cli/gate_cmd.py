@@ -51,6 +51,7 @@ def run(args: argparse.Namespace) -> int:
     from evaladdon.report.envelope import gate_refuses_skips
     from evaladdon.report.gate import write
     from evaladdon.routes.plan import plan_compare, run as run_routes
+    from evaladdon.table.names import pairs_needed
 
     policy = load_policy(args.policy)
     inputs = dataclasses.replace(input_options(args), command="compare", cluster=args.cluster or policy.cluster)
@@ -59,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     for test in policy.tests:  # one compare per paired test the policy asks for (usually one)
         opts = CompareOptions(inputs, baseline=args.baseline, level=policy.level, test=test,
                               cluster_method=args.cluster_method, adjust="none", strict=args.strict,
-                              power=policy.power, seed=args.seed)
+                              power=policy.power, seed=args.seed, needs=pairs_needed("gate", ("--baseline RUN",)))
         try:
             got = run_routes(plan_compare(opts), inputs.routes).value
         except EvalAddonError as exc:  # this test applies to none of the comparisons: its benchmarks are MISSING

@@ -19,17 +19,18 @@ def run(args: argparse.Namespace, labels: Any) -> int:
 
     if args.paths and any_preferences(args.paths):  # pairwise verdicts: position, length, markdown, family
         from evaladdon.analysis.judge_bias_pairs import pairwise_bias
+        from evaladdon.table import empty_table
+        from evaladdon.table.loaded import Loaded
 
+        notes: list[str] = []
         reports, dropped = pairwise_bias(list(args.paths), judge_model=getattr(args, "judge_model", None),
-                                         level=args.level)
-        if args.json:
-            import json
-
-            from evaladdon.stats import json_safe
-
-            print(json.dumps({"results": [json_safe(dict(r.flat(), dropped=dropped)) for r in reports]}, indent=2))
+                                         level=args.level, notes=notes)
+        read = Loaded(empty_table(), notes)  # no item table: the preference reader's notes only
+        if args.json:  # the envelope every --json output uses (evaladdon.report.envelope)
+            emit(args, [dict(r.flat(), dropped=dropped) for r in reports], read, notes)
             return 0
         render_bias(reports, dropped, sys.stdout, markdown=args.markdown)
+        emit(args, [], read, notes)
         return 0
     args.judged = True  # promptfoo/DeepEval model-graded results with their answers and graders
     loaded = load(args)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evaladdon.cli.common import add_reporting, emit, load
-from evaladdon.cli.options import add_output
+from evaladdon.cli.options import add_output, level_type
 from evaladdon.errors import InputError
 from evaladdon.report.judge import judge_warnings, write_judge_table
 
@@ -32,7 +32,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--metric", help="the judge's metric")
     p.add_argument("--method", choices=("rogan-gladen", "rogan-gladen-bootstrap", "ppi", "ppi++"),
                    default="rogan-gladen", help="correction (default rogan-gladen)")
-    p.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
+    p.add_argument("--level", type=level_type, default=0.95, help="confidence level (default 0.95)")
     p.add_argument("--seed", type=int, default=0, help="seed for the bootstrap")
     p.add_argument("--n-boot", type=int, default=1000, help="judge agree: bootstrap replicates (default 1000)")
     p.add_argument("--cluster", metavar="FIELD",

@@ -14,12 +14,12 @@ def run(args: argparse.Namespace) -> int:
     from evaladdon.errors import EvalAddonError
     from evaladdon.report.judge_bias import render_drift
     from evaladdon.table import run_labels
-    from evaladdon.table.names import choose_pairs_in
+    from evaladdon.table.names import choose_pairs_in, pairs_needed
 
     args.paths = args.paths[1:]
     loaded = load(args)
     df = loaded.table
-    pairs = choose_pairs_in(df, getattr(args, "baseline", None), False)
+    pairs = choose_pairs_in(df, getattr(args, "baseline", None), False, pairs_needed("judge drift", ("--baseline RUN",)))
     if not pairs:
         raise EvalAddonError("judge drift compares judge runs: name two, or --baseline RUN")
     reports = [r for run_a, run_b in pairs

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from evaladdon.cli.options import level_type
 from evaladdon.errors import InputError
 
 
@@ -15,7 +16,7 @@ def add_parser(sub: Any) -> None:
                        help="write clustered / group-level SEs next to lm-eval results files (originals untouched)")
     p.add_argument("paths", nargs="+", metavar="RESULTS", help="results_<timestamp>.json files or directories")
     p.add_argument("--cluster", metavar="FIELD", help="doc field to cluster on (dotted paths allowed)")
-    p.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
+    p.add_argument("--level", type=level_type, default=0.95, help="confidence level (default 0.95)")
     p.add_argument("-o", "--output",
                    help="output file (only with a single results file; default <results>.evaladdon.json)")
     p.add_argument("--quiet", action="store_true", help="print nothing on success")

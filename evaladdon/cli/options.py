@@ -179,6 +179,9 @@ def load_runs(args: argparse.Namespace) -> Loaded:
 def sequential_options(args: argparse.Namespace, live: bool) -> SequentialOptions:
     """``compare --sequential`` and ``watch``: :class:`~evaladdon.analysis.options.SequentialOptions`."""
     from evaladdon.analysis.options import SequentialOptions
+    from evaladdon.table.names import pairs_needed
 
+    needs = ("watch reads one run or two, or --baseline RUN" if getattr(args, "command", None) == "watch"
+             else pairs_needed("compare --sequential", ("--baseline RUN",)))
     return SequentialOptions(input_options(args), baseline=getattr(args, "baseline", None), level=args.level,
-                             margin=args.margin, method=args.sequence, live=live)
+                             margin=args.margin, method=args.sequence, live=live, needs=needs)

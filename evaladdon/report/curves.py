@@ -4,9 +4,9 @@ literally (:mod:`evaladdon.report.plots`) and escaped in the HTML."""
 
 from __future__ import annotations
 
-import html
 from typing import Any, Sequence
 
+from evaladdon.report.escape import html_text
 from evaladdon.report.plots import _label, _literal, _plt, _png
 
 __all__ = ["curves_plot", "curves_section"]
@@ -56,9 +56,9 @@ def curves_section(curves: Sequence[Any]) -> str:
     for c in curves:
         where = f"{c.label} / {c.task} / {c.metric}"
         if c.missing is not None:
-            parts.append(f"<p class='note'>{html.escape(f'{where}: curves not drawn: {c.missing}')}</p>")
+            parts.append(f"<p class='note'>{html_text(f'{where}: curves not drawn: {c.missing}')}</p>")
         if c.dropped:
             left = ", ".join(f"{n} {k}" for k, n in c.dropped.items())
-            parts.append(f"<p class='warn'>{html.escape(f'{where}: {sum(c.dropped.values())} row(s) left out ({left})')}"
+            parts.append(f"<p class='warn'>{html_text(f'{where}: {sum(c.dropped.values())} row(s) left out ({left})')}"
                          "</p>")
     return "\n".join(parts)

@@ -1,4 +1,4 @@
-"""Making strings that came from a log safe to show: terminal, markdown (HTML uses ``html.escape``).
+"""Making strings that came from a log safe to show: terminal, markdown, HTML (:func:`html_text`).
 
 Every name (run, task, model, metric, item, file) comes from input a stranger may have written.
 On a terminal, control characters (ANSI/OSC escape sequences, carriage returns, backspaces)
@@ -69,3 +69,12 @@ def html_inline(text: object) -> str:
     for pattern, inert in _MD_INERT:
         s = pattern.sub(inert, s)  # type: ignore[arg-type]
     return s
+
+
+def html_text(text: object) -> str:
+    """``text`` as HTML text or a quoted attribute value: controls and invisible characters
+    shown as escapes as in :func:`clean` (the terminal and markdown reports show the same),
+    then ``html.escape`` (``<``, ``>``, ``&`` and both quotes as character references)."""
+    import html
+
+    return html.escape(clean(text))

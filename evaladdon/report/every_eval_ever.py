@@ -14,7 +14,14 @@ DESIGN.md "Mean and SE"), ``confidence_interval`` (lower, upper, level and metho
 0/1 scores, t otherwise, CR2 with the Bell-McCaffrey df when clustered) and ``num_samples``
 (items).  Rows left out (errors, unscored values) are not instance records (the schema's
 ``evaluation.score`` must be a number); their count and reasons are in ``score_details.details``
-(``n_dropped``, ``dropped``).  ``is_correct`` (required by the instance schema) is ``score == 1``
+(``n_dropped``, ``dropped``), and the rows themselves in ``details.left_out_records`` (the schema's
+details are strings: a JSON array of ``{sample_id, sample_hash, error, score, metadata}`` with
+``error`` as logged and ``score`` null or the non-finite value as text), which the reader
+(:mod:`evaladdon.adapters.every_eval_ever`) turns back into the same rows, so a read-export-read
+round trip keeps every count of rows left out.  Corpus-level metrics (lm-eval's f1, bleu, ...:
+per-item inputs, not scores; :func:`evaladdon.analysis.corpus.corpus_level_estimates`) are
+``evaluation_results`` entries of their own, with the bootstrap interval and no instance
+records (``details.corpus_level`` = ``"true"``); read back they are reported scores.  ``is_correct`` (required by the instance schema) is ``score == 1``
 for 0/1 metrics and ``score >= max`` otherwise (an upper bound of a continuous score: rarely true).
 The schema has no field for the input text, which the canonical table does not keep: ``input.raw``
 is empty and ``input.reference`` an empty list; ``output.raw`` (the responses) is empty too.
@@ -23,11 +30,12 @@ is empty and ``input.reference`` an empty list; ``output.raw`` (the responses) i
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import time
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -35,6 +43,12 @@ SCHEMA_VERSION = "0.3.0"
 _LIBRARY = {"inspect": "inspect_ai", "lm_eval": "lm_eval", "helm": "helm", "promptfoo": "promptfoo",
             "deepeval": "deepeval", "lighteval": "lighteval", "table": "unknown", "every_eval_ever": "unknown"}
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
+LEFT_OUT = "left_out_records"
+"""The ``score_details.details`` key of a result's rows left out (a JSON array as text)."""
+CORPUS = "corpus_level"
+"""The ``score_details.details`` key marking a corpus-level metric's result."""
+_LOWER_IS_BETTER = ("ter", "word_perplexity", "byte_perplexity", "bits_per_byte", "brier_score")
+"""Corpus-level lm-eval metrics where a lower score is better (``metric_config.lower_is_better``)."""
 
 
 def run_uuid(run: str) -> str:
@@ -75,15 +89,60 @@ def _result(s: Any, level: float) -> dict[str, Any]:
                                      "score_type": "continuous"}
     if binary:
         metric_config.update({"metric_unit": "proportion", "min_score": 0.0, "max_score": 1.0})
+    else:  # the schema requires both for a continuous score; null: not provided
+        metric_config.update({"min_score": None, "max_score": None})
     return {"evaluation_result_id": f"{s.task}/{s.metric}", "evaluation_name": s.task,
             "source_data": {"dataset_name": s.task, "source_type": "other"},
             "metric_config": metric_config,
             "score_details": {"score": float(e.mean), "details": details, "uncertainty": unc}}
 
 
-def _instances(rows: Any, run: str, model: str, binary: dict[tuple[str, str], bool]) -> list[dict[str, Any]]:
+def _corpus_result(task: str, e: Any) -> dict[str, Any]:
+    """One ``evaluation_results`` entry of a corpus-level metric (a
+    :class:`~evaladdon.stats.families.estimates.MetricEstimate`: the bootstrap interval)."""
+    unc: dict[str, Any] = {"num_samples": int(e.n_items)}
+    if e.se is not None and np.isfinite(e.se):
+        unc["standard_error"] = {"value": float(e.se), "method": str(e.method)}
+    if np.isfinite(e.ci_low) and np.isfinite(e.ci_high):
+        unc["confidence_interval"] = {"lower": float(e.ci_low), "upper": float(e.ci_high),
+                                      "confidence_level": float(e.level), "method": str(e.method)}
+    details = {"n_items": str(e.n_items), "estimator": "evaladdon", CORPUS: "true"}
+    if e.n_clusters is not None:
+        details["n_clusters"] = str(e.n_clusters)
+    if e.notes:
+        details["notes"] = "; ".join(e.notes)
+    lower = e.name.split(",", 1)[0] in _LOWER_IS_BETTER
+    return {"evaluation_result_id": f"{task}/{e.name}", "evaluation_name": task,
+            "source_data": {"dataset_name": task, "source_type": "other"},
+            "metric_config": {"metric_id": e.name, "metric_name": e.name, "lower_is_better": lower,
+                              "score_type": "continuous", "min_score": None, "max_score": None},
+            "score_details": {"score": float(e.estimate), "details": details, "uncertainty": unc}}
+
+
+def _left_out(bad: Any) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """The rows left out of a run, per (task, metric), as ``details.left_out_records`` entries:
+    the error as logged (None for an unscored or non-finite value), the non-finite value as text."""
+    out: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    if bad.empty:
+        return out
+    vals = bad["value"].to_numpy(dtype=float)
+    shown = np.full(len(vals), None, dtype=object)  # null, or the non-finite value as text
+    shown[np.isposinf(vals)], shown[np.isneginf(vals)] = "inf", "-inf"
+    errors = bad["error"].astype(object).where(bad["error"].notna(), None).to_numpy()
+    hashes = bad["item_hash"].astype(object).where(bad["item_hash"].notna(), None).to_numpy()
+    clusters = bad["cluster"].astype(object).where(bad["cluster"].notna(), None).to_numpy()
+    for i, task, metric, item, epoch in zip(range(len(bad)), bad["task"].astype(str), bad["metric"].astype(str),
+                                            bad["item"].astype(str), bad["epoch"], strict=True):
+        meta = {"epoch": str(int(epoch))}
+        if clusters[i] is not None:
+            meta["cluster"] = str(clusters[i])
+        out.setdefault((task, metric), []).append({"sample_id": item, "sample_hash": hashes[i], "error": errors[i],
+                                                   "score": shown[i], "metadata": meta})
+    return out
+
+
+def _instances(good: Any, run: str, model: str, binary: dict[tuple[str, str], bool]) -> list[dict[str, Any]]:
     """The instance records of a run's usable rows (one dict per row: the file's lines)."""
-    good = rows[rows["error"].isna() & rows["value"].notna()]
     if good.empty:
         return []
     vals = good["value"].to_numpy(dtype=float)
@@ -106,13 +165,19 @@ def _instances(rows: Any, run: str, model: str, binary: dict[tuple[str, str], bo
     return out
 
 
-def eee_records(table: Any, summaries: list[Any], level: float = 0.95,
-                retrieved: str | None = None) -> list[tuple[str, dict[str, Any], list[dict[str, Any]]]]:
-    """(relative folder, aggregate record, instance records) per run of ``table``."""
+def eee_records(table: Any, summaries: list[Any], level: float = 0.95, retrieved: str | None = None,
+                corpus: Sequence[tuple[str, str, Any]] = ()) -> list[tuple[str, dict[str, Any], list[dict[str, Any]]]]:
+    """(relative folder, aggregate record, instance records) per run of ``table``; ``corpus`` the
+    corpus-level estimates ``(run, task, estimate)`` of :func:`~evaladdon.analysis.corpus.corpus_level_estimates`."""
+    from evaladdon.table.usable import CORPUS_LEVEL_PREFIX, unusable_reasons
+
     stamp = retrieved or f"{time.time():.0f}"
     by_run: dict[str, list[Any]] = {}
     for s in summaries:
         by_run.setdefault(s.run, []).append(s)
+    corpus_by_run: dict[str, list[dict[str, Any]]] = {}
+    for run, task, est in corpus:
+        corpus_by_run.setdefault(str(run), []).append(_corpus_result(str(task), est))
     out = []
     for run, rows in table.groupby("run", sort=True, observed=True):
         run = str(run)
@@ -121,6 +186,17 @@ def eee_records(table: Any, summaries: list[Any], level: float = 0.95,
         folder = f"data/evaladdon/{_slug(dev)}/{_slug(name)}"
         sums = by_run.get(run, [])
         binary = {(str(s.task), str(s.metric)): bool(s.flat().get("binary")) for s in sums}
+        bad, reasons = unusable_reasons(rows["value"].to_numpy(dtype=float), rows["error"].to_numpy(dtype=object))
+        corpus_rows = np.zeros(len(rows), dtype=bool)
+        if reasons is not None:  # a corpus-level metric's per-item inputs: its own result, not rows left out
+            corpus_rows[np.flatnonzero(bad)] = [str(r).startswith(CORPUS_LEVEL_PREFIX) for r in reasons]
+        left = _left_out(rows[bad & ~corpus_rows])
+        results = []
+        for s in sums:
+            res = _result(s, level)
+            if left.get((str(s.task), str(s.metric))):
+                res["score_details"]["details"][LEFT_OUT] = json.dumps(left[(str(s.task), str(s.metric))])
+            results.append(res)
         harness = str(rows["harness"].iloc[0])
         agg = {"schema_version": SCHEMA_VERSION, "evaluation_id": run, "retrieved_timestamp": stamp,
                "source_metadata": {"source_name": "evaladdon", "source_type": "evaluation_run",
@@ -130,20 +206,20 @@ def eee_records(table: Any, summaries: list[Any], level: float = 0.95,
                                 "additional_details": {"statistics": "evaladdon"}},
                "model_info": {"name": name, "id": model, "developer": dev,
                               "additional_details": {"deployment_type": "unknown", "model_availability": "unknown"}},
-               "evaluation_results": [_result(s, level) for s in sums]}
-        out.append((folder, agg, _instances(rows, run, model, binary)))
+               "evaluation_results": results + corpus_by_run.get(run, [])}
+        out.append((folder, agg, _instances(rows[~bad], run, model, binary)))
     return out
 
 
 def write_eee(table: Any, summaries: list[Any], out_dir: Path, level: float = 0.95,
-              retrieved: str | None = None) -> list[Path]:
+              retrieved: str | None = None, corpus: Sequence[tuple[str, str, Any]] = ()) -> list[Path]:
     """Write :func:`eee_records` under ``out_dir``; returns the aggregate files written."""
     import orjson
 
     from evaladdon._util.safe_write import atomic_path
 
     written = []
-    for folder, agg, instances in eee_records(table, summaries, level, retrieved):
+    for folder, agg, instances in eee_records(table, summaries, level, retrieved, corpus):
         uid = run_uuid(str(agg["evaluation_id"]))
         target = out_dir / folder
         target.mkdir(parents=True, exist_ok=True)

@@ -7,11 +7,10 @@ inert markdown cell (:func:`~evaladdon.report.escape.markdown_cell`), or ``html.
 
 from __future__ import annotations
 
-import html
 from typing import Any, Sequence
 
 from evaladdon.analysis.flips import FlipSet
-from evaladdon.report.escape import clean, html_inline
+from evaladdon.report.escape import html_inline, html_text
 from evaladdon.report.text import console, fill, fmt, markdown_table, shorten, table
 
 __all__ = ["COLUMNS", "flip_records", "headline", "html_section", "render_flips", "rows_of"]
@@ -75,10 +74,10 @@ def html_section(sets: Sequence[FlipSet], n: int | None) -> str:
     """An HTML section of the report: one collapsible ``<details>`` per comparison."""
     parts = ["<section><h2>What flipped</h2>"]
     for fs in sets:
-        head = "".join(f"<th>{html.escape(c)}</th>" for c in COLUMNS)
-        body = "".join("<tr>" + "".join(f"<td>{html.escape(clean(v))}</td>" for v in row) + "</tr>"
+        head = "".join(f"<th>{html_text(c)}</th>" for c in COLUMNS)
+        body = "".join("<tr>" + "".join(f"<td>{html_text(v)}</td>" for v in row) + "</tr>"
                        for row in rows_of(fs, n))
-        parts.append(f"<details><summary>{html.escape(clean(headline(fs, _shown(fs, n))))}</summary>"
+        parts.append(f"<details><summary>{html_text(headline(fs, _shown(fs, n)))}</summary>"
                      f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></details>")
     parts.append("</section>")
     return "".join(parts)

@@ -7,13 +7,12 @@ file is opened.
 from __future__ import annotations
 
 import base64
-import html
 import math
 from typing import Any, Sequence
 
 from evaladdon.analysis.compare_table import RunComparison
 from evaladdon.report.plots import epoch_variance_plot, forest_plot, power_curve_plot
-from evaladdon.report.escape import clean
+from evaladdon.report.escape import clean, html_text
 from evaladdon.report.text import fmt, shorten
 from evaladdon.report.units import amount, column_unit, difference, interval, level_text, magnitude, number, size
 from evaladdon.stats import power_curve
@@ -31,8 +30,8 @@ img{max-width:100%;display:block;margin:.6rem 0}
 
 
 def _table(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(fmt(v))}</td>" for v in r) + "</tr>" for r in rows)
+    head = "".join(f"<th>{html_text(c)}</th>" for c in columns)
+    body = "".join("<tr>" + "".join(f"<td>{html_text(fmt(v))}</td>" for v in r) + "</tr>" for r in rows)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
@@ -48,7 +47,7 @@ def plot_label(text: str) -> str:
 
 
 def _img(png: bytes, alt: str) -> str:
-    return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{base64.b64encode(png).decode()}">'
+    return f'<img alt="{html_text(alt)}" src="data:image/png;base64,{base64.b64encode(png).decode()}">'
 
 
 def render_report(
@@ -62,8 +61,8 @@ def render_report(
 ) -> str:
     """The page: scores, epoch variance, comparisons with plots, then every input, comparison
     and row left out (with reasons) and every note."""
-    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
-             f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>"]
+    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html_text(title)}</title>",
+             f"<style>{STYLE}</style></head><body><h1>{html_text(title)}</h1>"]
     parts += _scores_section(summaries)
     if comparisons:
         parts += _comparisons_section(comparisons, power)
@@ -115,10 +114,10 @@ def _comparisons_section(comparisons: Sequence[RunComparison], power: float) -> 
     for r in comparisons:
         c = r.comparison
         mde = f"; this set can detect {size(r.mde, r.points)} at {power:.0%} power" if r.mde else ""
-        parts.append(f"<p class='verdict'>{html.escape(r.label_b or r.run_b)} vs "
-                     f"{html.escape(r.label_a or r.run_a)} on {html.escape(r.task)}/{html.escape(r.metric)}: "
+        parts.append(f"<p class='verdict'>{html_text(r.label_b or r.run_b)} vs "
+                     f"{html_text(r.label_a or r.run_a)} on {html_text(r.task)}/{html_text(r.metric)}: "
                      f"{amount(c.delta, r.points)}, {level_text(c.level)} CI {interval(c.ci_low, c.ci_high, r.points)}; "
-                     f"p = {c.p_value:.3g} ({html.escape(c.test)}){mde}</p>")
+                     f"p = {c.p_value:.3g} ({html_text(c.test)}){mde}</p>")
     return parts
 
 
@@ -180,7 +179,7 @@ def _left_out_section(summaries: Sequence[GroupSummary], comparisons: Sequence[R
             left_out.append(f"{label}: {al.hash_mismatch} paired item(s) have different content hashes")
     if not (skipped or left_out):
         return []
-    return ["<h2>Left out</h2><ul>", *(f"<li class='warn'>{html.escape(clean(n))}</li>" for n in [*skipped, *left_out]),
+    return ["<h2>Left out</h2><ul>", *(f"<li class='warn'>{html_text(n)}</li>" for n in [*skipped, *left_out]),
             "</ul>"]
 
 
@@ -190,14 +189,14 @@ def _notes_section(summaries: Sequence[GroupSummary], comparisons: Sequence[RunC
     parts = []
     if notes:
         parts.append("<h2>Warnings and notes</h2>")
-        parts.extend(f"<p class='warn'>{html.escape(clean(n))}</p>" for n in notes)
+        parts.extend(f"<p class='warn'>{html_text(n)}</p>" for n in notes)
     for s in summaries:
         for n in s.estimate.notes:
-            parts.append(f"<p class='note'>{html.escape(clean(f'{s.label or s.run} / {s.task} / {s.metric}: {n}'))}</p>")
+            parts.append(f"<p class='note'>{html_text(f'{s.label or s.run} / {s.task} / {s.metric}: {n}')}</p>")
     for r in comparisons:
         for n in r.comparison.notes:
             label = f"{r.label_b or r.run_b} vs {r.label_a or r.run_a} / {r.task} / {r.metric}"
-            parts.append(f"<p class='note'>{html.escape(clean(f'{label}: {n}'))}</p>")
+            parts.append(f"<p class='note'>{html_text(f'{label}: {n}')}</p>")
     return parts
 
 
@@ -226,7 +225,7 @@ def render_rank_section(
         parts.append("<h2>Leaderboard (Bradley–Terry)</h2>")
         ties = "ties split half/half" if bt.ties == "half" else f"Davidson ties (nu = {bt.tie_param:.3g})"
         anchor = f"{bt.anchor} = {bt.base:g}" if bt.anchor else f"mean {bt.base:g}"
-        parts.append(f"<p class='note'>{html.escape(f'{bt.n_battles:g} battles in {bt.n_clusters} clusters; {ties}; Elo scale, {anchor}; {bt.level:.0%} {bt.interval} intervals')}</p>")
+        parts.append(f"<p class='note'>{html_text(f'{bt.n_battles:g} battles in {bt.n_clusters} clusters; {ties}; Elo scale, {anchor}; {bt.level:.0%} {bt.interval} intervals')}</p>")
         rows = [[int(bt.rank[i]), bt.models[i], f"{bt.rating[i]:.1f}", interval(float(bt.ci_low[i]), float(bt.ci_high[i]), digits=1),
                  interval(int(bt.rank_low[i]), int(bt.rank_high[i])), f"{bt.battles[i].sum():g}"] for i in order]
         parts.append(_table(["rank", "model", "rating", f"{bt.level:.0%} CI", "rank range", "battles"], rows))
@@ -247,30 +246,30 @@ def render_rank_section(
                          f"{p.first_high:.2f}, p = {p.p_value:.3g})</p>")
         if dropped:
             reasons = ", ".join(f"{v} {k}" for k, v in dropped.items())
-            parts.append(f"<p class='warn'>{html.escape(f'{sum(dropped.values())} record(s) left out ({reasons})')}</p>")
-        parts.extend(f"<p class='note'>{html.escape(n)}</p>" for n in list(notes) + list(bt.notes))
+            parts.append(f"<p class='warn'>{html_text(f'{sum(dropped.values())} record(s) left out ({reasons})')}</p>")
+        parts.extend(f"<p class='note'>{html_text(n)}</p>" for n in list(notes) + list(bt.notes))
     for label, r, drop in rankings:
         order = sorted(range(len(r.models)), key=lambda i: (int(r.rank[i]), i))
-        parts.append(f"<h2>Ranking: {html.escape(label)}</h2>")
+        parts.append(f"<h2>Ranking: {html_text(label)}</h2>")
         rows = [[int(r.rank[i]), r.models[i], number(float(r.mean[i]), 3), interval(float(r.ci_low[i]), float(r.ci_high[i])),
                  interval(int(r.rank_low[i]), int(r.rank_high[i])), int(r.tier[i])] for i in order]
         parts.append(_table(["rank", "model", "mean", f"{r.level:.0%} CI", "rank range", "tier"], rows))
         parts.append(_img(rating_plot(list(r.models), list(r.mean), list(r.ci_low), list(r.ci_high),
                                       title=f"Mean scores with intervals: {label}", xlabel="mean score"),
                           "scores with intervals"))
-        parts.append(f"<p class='note'>{html.escape(r.method)}; winner's curse: the top score {number(r.top_score, 3)} "
+        parts.append(f"<p class='note'>{html_text(r.method)}; winner's curse: the top score {number(r.top_score, 3)} "
                      f"is optimistic by about {number(r.optimism, 3)} (bound {number(r.optimism_bound, 3)})</p>")
         if drop:
             reasons = ", ".join(f"{v} {k}" for k, v in drop.items())
-            parts.append(f"<p class='warn'>{html.escape(f'{sum(drop.values())} row(s) left out ({reasons})')}</p>")
-        parts.extend(f"<p class='note'>{html.escape(n)}</p>" for n in r.notes)
+            parts.append(f"<p class='warn'>{html_text(f'{sum(drop.values())} row(s) left out ({reasons})')}</p>")
+        parts.extend(f"<p class='note'>{html_text(n)}</p>" for n in r.notes)
     return "\n".join(parts)
 
 
 def render_rank_page(section: str, title: str = "evaladdon leaderboard") -> str:
     """A whole self-contained page around :func:`render_rank_section`'s fragment."""
-    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-            f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>\n{section}\n</body></html>")
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html_text(title)}</title>"
+            f"<style>{STYLE}</style></head><body><h1>{html_text(title)}</h1>\n{section}\n</body></html>")
 
 
 def metrics_section(groups: Sequence[Any]) -> str:
@@ -293,7 +292,7 @@ def metrics_section(groups: Sequence[Any]) -> str:
              _table(["run", "task/metric", "metric", "estimate", "CI", "items", "clusters", "method"], rows)]
     for g in groups:
         for family, why in g.missing.items():
-            parts.append(f"<p class='note'>{html.escape(f'{g.label} / {g.task} / {g.metric}: {family}: {why}')}</p>")
+            parts.append(f"<p class='note'>{html_text(f'{g.label} / {g.task} / {g.metric}: {family}: {why}')}</p>")
     curves = [(f"{g.label} {g.task}/{g.metric}", [b.mean_forecast for b in g.reliability.bins],
                [b.mean_outcome for b in g.reliability.bins], [b.count for b in g.reliability.bins])
               for g in groups if g.reliability is not None]

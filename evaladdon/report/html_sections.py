@@ -6,10 +6,9 @@ cleaned of control characters (:func:`~evaladdon.report.escape.clean`) and HTML-
 
 from __future__ import annotations
 
-import html
 from typing import Any, Sequence
 
-from evaladdon.report.escape import clean
+from evaladdon.report.escape import html_text
 from evaladdon.report.subgroups import COMPARE_COLUMNS, SUMMARY_COLUMNS, compare_rows, interaction_line, summary_rows
 from evaladdon.report.text import fmt
 from evaladdon.report.units import interval
@@ -18,7 +17,7 @@ __all__ = ["flaky_section", "subgroups_section"]
 
 
 def _cell(value: Any) -> str:
-    return html.escape(clean(fmt(value)))
+    return html_text(fmt(value))
 
 
 def _table(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
@@ -28,7 +27,7 @@ def _table(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
 
 
 def _note(text: str, kind: str = "note") -> str:
-    return f"<p class='{kind}'>{html.escape(clean(text))}</p>"
+    return f"<p class='{kind}'>{html_text(text)}</p>"
 
 
 def _est(e: Any) -> str:
@@ -51,7 +50,7 @@ def flaky_section(groups: Sequence[Any], limit: int = 10) -> str:
         if not unstable:
             continue
         shown = unstable if limit == 0 else unstable[:limit]
-        parts.append(f"<h3>{html.escape(clean(f'{g.label} / {g.task} / {g.metric}'))}: unstable items</h3>")
+        parts.append(f"<h3>{html_text(f'{g.label} / {g.task} / {g.metric}')}: unstable items</h3>")
         parts.append(_table(["item", "passes", "attempts", "pass rate", f"{g.items.level:.0%} Wilson CI", "flip rate"],
                             [[r["item"], r["passes"], r["n"], fmt(r["pass_rate"], 3),
                               interval(r["ci_low"], r["ci_high"]), fmt(r["flip_rate"], 2)] for r in shown]))
@@ -73,7 +72,7 @@ def subgroups_section(found: Any, overall: Sequence[Any], min_size: int) -> str:
     rows = compare_rows(overall, subs, min_size) if comparing else summary_rows(overall, subs, min_size)
     what = "Paired comparisons" if comparing else "Scores"
     adj = " (p adj: across subgroups; (all): across comparisons)" if comparing else ""
-    parts = [f"<h2>{what} by {html.escape(clean(by))}</h2>", _note(f"subgroups of fewer than {min_size} items are "
+    parts = [f"<h2>{what} by {html_text(by)}</h2>", _note(f"subgroups of fewer than {min_size} items are "
                                                                     f"flagged small{adj}"),
              _table(COMPARE_COLUMNS if comparing else SUMMARY_COLUMNS, rows)]
     parts += [_note(interaction_line(t), "verdict") for t in interactions]

@@ -3,9 +3,9 @@ section with reliability diagrams before and after; everything from a log escape
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
+from evaladdon.report.escape import html_text
 from evaladdon.report.text import fmt
 from evaladdon.report.units import interval
 
@@ -62,7 +62,7 @@ def recalibration_section(results: list[Any]) -> str:
         return ""
     parts = ["<h2>Recalibration (fitted on validation rows, judged on test rows)</h2>",
              _table(COLUMNS, _rows(results, str))]
-    parts += [f"<p class='note'>{html.escape(line)}</p>" for line in _lines(results, str)]
+    parts += [f"<p class='note'>{html_text(line)}</p>" for line in _lines(results, str)]
     for r in results:
         curves = [(plot_label(f"{side} ({r.fit.split(',')[0]})" if side == "after" else side),
                    [b.mean_forecast for b in cal.bins], [b.mean_outcome for b in cal.bins],

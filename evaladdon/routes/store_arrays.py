@@ -30,7 +30,7 @@ from evaladdon.errors import EvalAddonError
 from evaladdon.analysis.compare import Paired, compare_groups, finish_comparisons, why_unpaired_text
 from evaladdon.table.codes import first_present
 from evaladdon.table.scale import unit_interval
-from evaladdon.table.names import RunInfo, choose_pairs, run_info
+from evaladdon.table.names import COMPARE_NEEDS, RunInfo, choose_pairs, run_info
 from evaladdon.stats._base.checks import first_appearance
 from evaladdon.stats.item_means import item_table
 from evaladdon.table.errored import errored_mask
@@ -224,10 +224,11 @@ class FastStore:
 
     def compare(self, baseline: str | None, all_pairs: bool, *, level: float, test: str, interval: str,
                 cluster_method: str, strict: bool, adjust: str, margin: Margin, seed: int | None,
-                skipped: list[Any] | None) -> list[Any]:
-        """``compare_table`` of the rows (``choose_pairs`` first, as the command does)."""
+                skipped: list[Any] | None, needs: str = COMPARE_NEEDS) -> list[Any]:
+        """``compare_table`` of the rows (``choose_pairs`` first, as the command does; ``needs`` its
+        refusal's end, :func:`~evaladdon.table.names.pairs_needed`)."""
         info = self.groups.info()
-        pairs = choose_pairs(info, baseline, all_pairs)
+        pairs = choose_pairs(info, baseline, all_pairs, needs)
         results, missed = compare_groups(self.groups, pairs, info.labels, level=level, test=test, interval=interval,
                                          cluster_method=cluster_method, strict=strict, margin=margin, seed=seed,
                                          raise_first=skipped is None)
@@ -281,5 +282,5 @@ def compare(opts: CompareOptions, limits: RouteLimits) -> Comparisons:
     if fast is None:
         raise Decline("a large selection, a query DuckDB refuses, or rows that are not a canonical store's")
     skipped: list[Any] = []
-    results = fast.compare(opts.baseline, opts.all_pairs, **opts.pairing(), skipped=skipped)
+    results = fast.compare(opts.baseline, opts.all_pairs, **opts.pairing(), skipped=skipped, needs=opts.needs)
     return Comparisons(results, Loaded(None, list(fast.notes)), all(r.points for r in results), skipped)  # type: ignore[arg-type]

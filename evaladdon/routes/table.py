@@ -134,7 +134,7 @@ def compare(opts: CompareOptions) -> Comparisons:
     loaded = load(opts.inputs)
     skipped: list[Any] = []
     try:
-        pairs = choose_pairs_in(loaded.table, baseline=opts.baseline, all_pairs=opts.all_pairs)
+        pairs = choose_pairs_in(loaded.table, baseline=opts.baseline, all_pairs=opts.all_pairs, needs=opts.needs)
         results = compare_table(loaded.table, pairs, opts.inputs.metric, **opts.pairing(), skipped=skipped,
                                 errors=opts.errors)
     except EvalAddonError as exc:
@@ -148,10 +148,10 @@ def compare(opts: CompareOptions) -> Comparisons:
         subgroups = _compare_subgroups(opts, loaded, pairs)
     flips = None
     if opts.flips is not None:  # the items behind the comparisons (needs the per-item rows: this route)
-        from evaladdon.adapters.inspect.inputs import input_lines
+        from evaladdon.adapters.inspect.inputs import full_answers, input_lines
         from evaladdon.analysis.flips import find_flips
 
-        flips = find_flips(loaded.table, pairs, opts.inputs.metric, input_lines)
+        flips = find_flips(loaded.table, pairs, opts.inputs.metric, input_lines, full_answers)
     return Comparisons(results, loaded, all(r.points for r in results), skipped, flips, subgroups)
 
 
@@ -179,7 +179,7 @@ def compare_metric_family(opts: CompareOptions) -> MetricComparisons:
     loaded, bounded = _loaded_and_bounded(opts)
     opts.gate.margin_for(bounded)  # a margin the metric's scale refuses is an error here too
     df = loaded.table
-    pairs = choose_pairs_in(df, baseline=opts.baseline, all_pairs=opts.all_pairs)
+    pairs = choose_pairs_in(df, baseline=opts.baseline, all_pairs=opts.all_pairs, needs=opts.needs)
     found = compare_metric(df, pairs, metric, level=opts.level, n_boot=opts.n_boot, seed=opts.seed)
     gates = metric_gates(found, metric, opts.gate.margin, opts.gate.fail_on_regression)
     regression = opts.gate.fail_on_regression and any(g.is_regression for g in gates)

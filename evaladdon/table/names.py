@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 __all__ = [
-    "RunInfo", "choose_pairs", "choose_pairs_in", "distinguishing_names", "dotted", "dotted_parts",
+    "COMPARE_NEEDS", "PAIR_FLAGS", "RunInfo", "choose_pairs", "choose_pairs_in", "pairs_needed", "distinguishing_names", "dotted", "dotted_parts",
     "labels_of", "names_line", "resolve_run", "resolve_run_in", "run_info", "run_labels", "run_order_in",
     "runs_in",
 ]
@@ -220,10 +220,26 @@ def resolve_run(info: RunInfo, name: str, flag: str = "--baseline") -> str:
     raise EvalAddonError(f"{flag} {name!r} names no run{hint} (runs: {names_line(info)})")
 
 
-def choose_pairs(info: RunInfo, baseline: str | None = None, all_pairs: bool = False) -> list[tuple[str, str]]:
+PAIR_FLAGS = ("--baseline RUN", "--all-pairs")
+"""``compare``'s options that choose the pairs (and ``report``'s, ``compare --rules``')."""
+
+
+def pairs_needed(command: str, flags: Sequence[str] = PAIR_FLAGS) -> str:
+    """What :func:`choose_pairs` says when the runs are not two: ``"gate needs exactly two, or
+    --baseline RUN"`` -- the command's own name and only the options it has."""
+    return f"{command} needs exactly two" + "".join(f", or {f}" for f in flags)
+
+
+COMPARE_NEEDS = pairs_needed("compare")
+
+
+def choose_pairs(info: RunInfo, baseline: str | None = None, all_pairs: bool = False,
+                 needs: str = COMPARE_NEEDS) -> list[tuple[str, str]]:
     """(baseline, candidate) pairs: each run against ``baseline``, all pairs, or the only two.
 
-    ``baseline`` is anything :func:`resolve_run` accepts (label, id, model, file, prefix).
+    ``baseline`` is anything :func:`resolve_run` accepts (label, id, model, file, prefix);
+    ``needs`` ends the refusal when there are not two runs (:func:`pairs_needed`: the asking
+    command's options only).
     """
     import itertools
 
@@ -240,8 +256,7 @@ def choose_pairs(info: RunInfo, baseline: str | None = None, all_pairs: bool = F
         return list(itertools.combinations(runs, 2))
     if len(runs) != 2:
         raise EvalAddonError(
-            f"found {len(runs)} runs ({names_line(info, 6)}); "
-            "compare needs exactly two, or --baseline RUN, or --all-pairs"
+            f"found {len(runs)} runs ({names_line(info, 6)}); {needs}"
         )
     return [(runs[0], runs[1])]
 
@@ -270,9 +285,10 @@ def resolve_run_in(df: pd.DataFrame, name: str, flag: str = "--baseline") -> str
     return resolve_run(runs_in(df), name, flag)
 
 
-def choose_pairs_in(df: pd.DataFrame, baseline: str | None = None, all_pairs: bool = False) -> list[tuple[str, str]]:
+def choose_pairs_in(df: pd.DataFrame, baseline: str | None = None, all_pairs: bool = False,
+                    needs: str = COMPARE_NEEDS) -> list[tuple[str, str]]:
     """:func:`choose_pairs` on the runs of ``df``."""
-    return choose_pairs(runs_in(df), baseline, all_pairs)
+    return choose_pairs(runs_in(df), baseline, all_pairs, needs)
 
 
 # ---------------------------------------------------------------- source files

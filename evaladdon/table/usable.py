@@ -18,10 +18,12 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 __all__ = [
-    "CORPUS_LEVEL", "CORPUS_LEVEL_PREFIX", "MISSING_FROM_LOG", "NONFINITE", "PLUGIN_PAYLOAD", "count_nonfinite", "count_reasons", "unusable", "unusable_reasons", "usable_rows",
+    "CORPUS_LEVEL", "CORPUS_LEVEL_PREFIX", "MISSING_FROM_LOG", "MISSING_VALUE", "NONFINITE", "PLUGIN_PAYLOAD", "count_nonfinite", "count_reasons", "unusable", "unusable_reasons", "usable_rows",
 ]
 
 NONFINITE = "non-finite value"
+MISSING_VALUE = "missing value"
+"""The reason of a row with no error whose value is NaN (:func:`unusable_reasons`)."""
 MISSING_FROM_LOG = "missing from log"  # the error of rows a log declares but does not hold
 CORPUS_LEVEL_PREFIX = "corpus-level metric"
 CORPUS_LEVEL = f"{CORPUS_LEVEL_PREFIX} (per-item inputs, not a score)"
@@ -59,7 +61,7 @@ def unusable_reasons(values: np.ndarray, error: np.ndarray,
     no_error = ~has_error[bad]
     infinite = np.isinf(values[bad])
     reasons[no_error & infinite] = f"{NONFINITE} (inf)"
-    reasons[no_error & ~infinite] = "missing value"
+    reasons[no_error & ~infinite] = MISSING_VALUE
     return bad, reasons
 
 

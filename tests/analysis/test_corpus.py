@@ -17,6 +17,8 @@ from evaladdon.adapters.lm_eval import CORPUS_LEVEL, read_samples
 from evaladdon.analysis.corpus import compare_corpus_level, corpus_level_estimates
 from evaladdon.stats import corpus as C
 
+from built_logs import lm_eval_corpus_run
+
 
 def test_sufficient_statistics_reproduce_sklearn() -> None:
     rng = np.random.default_rng(3)
@@ -75,39 +77,9 @@ def test_real_corpus_metrics_reproduce_the_results_files(real_logs: Path) -> Non
     assert same.estimate == 0.0 and same.ci_low == same.ci_high == 0.0
 
 
-def _write_synthetic_run(folder: Path, seed: int) -> None:
-    """A samples + results pair shaped like lm-eval 0.4.x with f1/mcc/bleu/ter items; the
-    results values come from lm-eval's own aggregation functions (the oracle)."""
-    from lm_eval.api.registry import get_aggregation
-
-    rng = np.random.default_rng(seed)
-    words = "alpha beta gamma delta epsilon zeta eta theta".split()
-    recs = []
-    for i in range(120):
-        gold = int(rng.random() < 0.4)
-        pred = gold if rng.random() < 0.75 else 1 - gold
-        ref = " ".join(rng.choice(words, 6))
-        hyp = " ".join(w if rng.random() < 0.7 else "x" for w in ref.split())
-        recs.append({"doc_id": i, "doc": {"topic": f"t{i % 15}"}, "target": gold, "filter": "none",
-                     "metrics": ["f1", "mcc", "bleu", "ter"], "f1": [gold, pred], "mcc": [gold, pred],
-                     "bleu": [ref, hyp], "ter": [ref, hyp]})
-    folder.mkdir(parents=True, exist_ok=True)
-    ts = f"2026-01-0{seed}T00-00-00.000000"
-    (folder / f"samples_synth_{ts}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
-    values = {f"{m},none": float(get_aggregation(agg)([tuple(r[m]) for r in recs]))
-              for m, agg in [("f1", "f1"), ("mcc", "matthews_corrcoef"), ("bleu", "bleu"), ("ter", "ter")]}
-    (folder / f"results_{ts}.json").write_text(json.dumps({
-        "results": {"synth": {"alias": "synth", **values}},
-        "configs": {"synth": {"task": "synth", "metric_list": [
-            {"metric": "f1", "aggregation": "f1"}, {"metric": "mcc", "aggregation": "matthews_corrcoef"},
-            {"metric": "bleu", "aggregation": "bleu"}, {"metric": "ter", "aggregation": "ter"}]}},
-        "n-samples": {"synth": {"original": 120, "effective": 120}},
-        "config": {"model": "hf", "model_args": f"pretrained=org/m{seed}"}}))
-
-
 def test_registry_aggregations_reproduce_lm_eval(tmp_path: Path) -> None:
-    _write_synthetic_run(tmp_path / "a", 1)
-    _write_synthetic_run(tmp_path / "b", 2)
+    lm_eval_corpus_run(tmp_path / "a", 1)
+    lm_eval_corpus_run(tmp_path / "b", 2)
     df = read_runs([tmp_path / "a", tmp_path / "b"], cluster="topic").table
     assert (df["error"] == CORPUS_LEVEL).sum() == 2 * 4 * 120
     got = corpus_level_estimates(df, n_boot=300)

@@ -91,3 +91,20 @@ def test_unreadable_and_bad_json(tmp_path: Path) -> None:
         load_policy(bad)
     with pytest.raises(EvalAddonError, match="^x: benchmarks"):
         parse_policy({"benchmarks": None}, "x")
+
+
+@pytest.mark.parametrize(("second", "said"), [
+    ({"task": "gsm8k", "tier": "supporting", "max_drop": "1pt"}, "benchmarks[1]: task 'gsm8k' is listed twice (also benchmarks[0])"),
+    ({"task": "mmlu", "metric": "acc", "tier": "critical", "max_drop": "1pt"},
+     "benchmarks[1]: task 'mmlu', metric 'acc' is listed twice (also benchmarks[0])"),
+    ({"task": "math", "name": "first", "tier": "critical", "max_drop": "1pt"},
+     "benchmarks[1].name: 'first' names two benchmarks (also benchmarks[0])"),
+])
+def test_a_benchmark_listed_twice_is_refused(tmp_path: Path, second: dict[str, str], said: str) -> None:
+    first = {"task": second["task"] if "name" not in second else "gsm8k", "tier": "critical", "max_drop": "2pt",
+             **({"metric": second["metric"]} if "metric" in second else {}), **({"name": "first"} if "name" in second else {})}
+    path = tmp_path / "twice.json"
+    path.write_text(json.dumps({"benchmarks": [first, second]}))
+    with pytest.raises(EvalAddonError) as exc:
+        load_policy(path)
+    assert str(exc.value).startswith(f"{path}: {said}") and "\n" not in str(exc.value)

@@ -170,3 +170,13 @@ def test_a_test_that_does_not_apply_is_missing_with_its_reason(tmp_path: Path, c
     nogo = next(b for b in gate["benchmarks"] if b["task"] == "nogo")
     assert nogo["verdict"] == "MISSING" and nogo["why"].startswith("not compared with test mcnemar: ")
     assert "mcnemar needs 0/1 scores" in nogo["why"]
+
+
+def test_a_benchmark_listed_twice_is_one_line_exit_2(tmp_path: Path, cli: Cli) -> None:
+    data = runs(tmp_path / "runs.csv")
+    pol = policy(tmp_path / "twice.json", [{"task": "go", "tier": "critical", "max_drop": "2pt"},
+                                           {"task": "nogo", "tier": "critical", "max_drop": "2pt"},
+                                           {"task": "go", "tier": "advisory", "max_drop": "1pt"}])
+    code, out, err = cli("gate", pol, data, "--baseline", "base")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err == f"evaladdon: error: {pol}: benchmarks[2]: task 'go' is listed twice (also benchmarks[0]): keep one line per benchmark\n"

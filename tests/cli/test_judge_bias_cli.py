@@ -65,3 +65,23 @@ def test_judge_bias_on_pairwise_verdicts(real_logs: Path, cli: Cli) -> None:
     code, out, _ = cli("judge", "bias", real_logs / "arena_hard_battles", "--json")
     (rec,) = json.loads(out)["results"]
     assert rec["biases"] == [] and any("shown in one place only" in n for n in rec["notes"])
+
+
+def test_pairwise_bias_json_uses_the_envelope(tmp_path: Path, cli: Cli) -> None:
+    """``judge bias`` on pairwise verdicts writes the ``{"results", "skipped", "notes"}`` envelope of every
+    ``--json`` output (:func:`evaladdon.report.envelope.emit`), with the preference reader's notes."""
+    import shutil
+
+    from conftest import REPO
+
+    folder = tmp_path / "prefs"
+    folder.mkdir()
+    shutil.copy(REPO / "sample_logs" / "preferences" / "battles.jsonl", folder)
+    (folder / "other.csv").write_text("id,score\n1,0.5\n")  # not a preference file: said, not read
+    code, out, err = cli("judge", "bias", folder, "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert set(doc) == {"results", "skipped", "notes"} and doc["results"] and doc["skipped"] == []
+    assert any("not pairwise preferences not read" in n for n in doc["notes"]), doc["notes"]
+    code, out, err = cli("judge", "bias", folder)
+    assert code == 0 and "not pairwise preferences not read" in err and "not read" not in out
