@@ -124,7 +124,8 @@ def run(args: argparse.Namespace) -> int:
             pr.notes.append(f"{' and '.join(ignored)} {verb} to per-item scores; not used for preferences "
                             "(see --unit)")
         if args.html:
-            _write_html(args, bt=pr.result, position=pr.position, dropped=pr.dropped, notes=pr.notes)
+            _write_html(args, bt=pr.result, position=pr.position, dropped=pr.dropped, notes=pr.notes,
+                        style=pr.style)
         if args.json:
             write_json(_with_style(preference_json(pr), pr))
             return 0

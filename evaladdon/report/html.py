@@ -200,18 +200,44 @@ def _notes_section(summaries: Sequence[GroupSummary], comparisons: Sequence[RunC
     return parts
 
 
+def _style_section(style: Any) -> str:
+    """``rank --control`` in HTML: the tables and lines of :mod:`evaladdon.report.style_control`
+    (cells escaped by :func:`_table`, lines by :func:`html_text`)."""
+    from evaladdon.report.style_control import lc_rows, style_lines, style_rows
+
+    def keep(text: object) -> str:  # _table and html_text escape once, at the end
+        return str(text)
+
+    parts = ["<h2>Style control</h2>"]
+    cols, rows = style_rows(style, keep)
+    if cols:
+        parts.append(_table(cols, rows))
+    for line in style_lines(style, keep):
+        kind = "warn" if line.startswith("warning:") else "note"
+        parts.append(f"<p class='{kind}'>{html_text(line.strip())}</p>")
+    cols, rows = lc_rows(style, keep)
+    if cols:
+        parts.append("<h3>Length-controlled win rate (AlpacaEval 2)</h3>")
+        parts.append(_table(cols, rows))
+    return "".join(parts)
+
+
 def render_rank_section(
     bt: Any = None,
     position: Any = None,
     rankings: Sequence[tuple[str, Any, dict[str, int]]] = (),
     dropped: dict[str, int] | None = None,
     notes: Sequence[str] = (),
+    style: Any = None,
 ) -> str:
     """HTML fragment for leaderboards: the ``rank`` command's results.
 
     ``bt``: a :class:`evaladdon.stats.bradley_terry.BradleyTerryResult` (table, ratings forest,
     win-rate heatmap), ``position``: its :class:`PositionBias` or None, ``dropped``/``notes``: what
-    the preference reader left out and why.  ``rankings``: ``(label, RankingResult, dropped)`` per
+    the preference reader left out and why; ``style``: the
+    :class:`~evaladdon.analysis.style_control.StyleControl` of ``rank --control`` or None (raw
+    and controlled ratings side by side, the style coefficients, AlpacaEval's length-controlled
+    win rates: the tables and lines the text output shows).  ``rankings``: ``(label, RankingResult, dropped)`` per
     task/metric ranked from per-item scores.  Build them with
     ``evaladdon.analysis.rank.preference_ranking(paths, ...)`` and ``score_rankings(table, ...)``.
     """
@@ -248,6 +274,8 @@ def render_rank_section(
             reasons = ", ".join(f"{v} {k}" for k, v in dropped.items())
             parts.append(f"<p class='warn'>{html_text(f'{sum(dropped.values())} record(s) left out ({reasons})')}</p>")
         parts.extend(f"<p class='note'>{html_text(n)}</p>" for n in list(notes) + list(bt.notes))
+    if style is not None:
+        parts.append(_style_section(style))
     for label, r, drop in rankings:
         order = sorted(range(len(r.models)), key=lambda i: (int(r.rank[i]), i))
         parts.append(f"<h2>Ranking: {html_text(label)}</h2>")

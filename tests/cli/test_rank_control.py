@@ -125,3 +125,24 @@ def test_rank_control_says_ties_are_split(tmp_path: Path, cli: Callable[..., tup
     code, out, err = cli("rank", f, "--control", "length", "--ties", "davidson", "--n-boot", "100", "--json")
     assert code == 0, err
     assert any("--ties davidson applies to the leaderboard above" in n for n in json.loads(out)["style_control"]["notes"])
+
+
+def test_rank_control_in_the_html_page(tmp_path: Path, cli: Callable[..., tuple[int, str, str]]) -> None:
+    """``rank --control --html``: the page holds the controlled ratings and the coefficients the
+    JSON gives (the same numbers, formatted as the text output), with a model name escaped."""
+    f = _arena_file(tmp_path, n=300)
+    recs = json.loads(f.read_text())
+    for r in recs:  # a hostile model name: markup and a terminal escape
+        r["model_a"], r["model_b"] = [("<b>c</b>\x1b[31m" if m == "c" else m) for m in (r["model_a"], r["model_b"])]
+    f.write_text(json.dumps(recs))
+    page = tmp_path / "rank.html"
+    code, out, err = cli("rank", f, "--control", "length", "--n-boot", "100", "--html", page, "--json")
+    assert code == 0, err
+    sc = json.loads(out)["style_control"]
+    html = page.read_text()
+    assert "<h2>Style control</h2>" in html and "controlled" in html
+    length = sc["features"][0]
+    assert f"{length['coef']:+.3f} log-odds per SD" in html
+    for m in sc["models"]:
+        assert f"<td>{m['rating']:.1f}</td>" in html
+    assert "<b>c</b>" not in html and "\x1b" not in html and "&lt;b&gt;c&lt;/b&gt;" in html
