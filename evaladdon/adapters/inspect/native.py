@@ -167,8 +167,7 @@ def read_eval_zip(path: Path, records: Collector | None = None, *, tuning: ReadT
                   fh: BinaryIO | None = None) -> LogData:
     """An ``.eval`` log (see module docstring).  ``records``: a :class:`Collector` that takes the
     records as they are read (a ``summaries.json`` larger than ``tuning.stream_bytes`` then
-    streamed), instead of a list.  ``fh``: ``path`` already open (binary; left open), so a log
-    is opened once however many readers look at it."""
+    streamed), instead of a list.  ``fh``: ``path`` already open (binary; left open)."""
     where = str(path)
     if records is not None:
         return _read_eval_into(path, records, (tuning or DEFAULT).stream_bytes, fh)
@@ -396,14 +395,11 @@ def read_eval_table(path: Path, cluster: str | None = None, *, tuning: ReadTunin
     ``zipfile`` would word differently).  Anything else -- an error, an unusual archive,
     sample members no summary lists -- is read again by :func:`read_eval_zip`, so every
     result and every message is that function's.  ``tuning.quick``: the summaries of an ordinary
-    log straight into row lists (:func:`quick_rows`; False: as records).  ``fh``: ``path``
-    already open (binary; left open): both readers use it, the log is opened once."""
+    log straight into row lists (:func:`quick_rows`; False: as records).  ``fh``: ``path`` open
+    (left open), which both readers use: the log is opened once."""
     try:
-        if fh is None:
-            with path.open("rb") as own:
-                log = _read_eval_ordinary(path, cluster, (tuning or DEFAULT).quick, own)
-        else:
-            log = _read_eval_ordinary(path, cluster, (tuning or DEFAULT).quick, fh)
+        with path.open("rb") if fh is None else nullcontext(fh) as f:
+            log = _read_eval_ordinary(path, cluster, (tuning or DEFAULT).quick, f)
     except Exception:  # noqa: BLE001 - read_eval_zip reads it again and words what is wrong
         log = None
     return log if log is not None else read_eval_zip(path, fh=fh)
@@ -440,8 +436,7 @@ def _whole_member(fh: Any, info: zipfile.ZipInfo, where: str) -> bytes:
 
 
 def _read_eval_ordinary(path: Path, cluster: str | None, quick: bool, fh: BinaryIO) -> LogData | None:
-    """An ordinary ``.eval`` (see :func:`read_eval_table`), or ``None``; raises on anything wrong.
-    ``fh``: ``path``, open (binary)."""
+    """An ordinary ``.eval`` (:func:`read_eval_table`) from ``fh``, or ``None``; raises on anything wrong."""
     from evaladdon.adapters.common import zipdir
 
     where = str(path)
@@ -493,11 +488,10 @@ def _journal(infos: dict[str, zipfile.ZipInfo]) -> list[str]:
 def _read_eval_into(path: Path, records: Collector, stream_bytes: int = DEFAULT.stream_bytes,
                     fh: BinaryIO | None = None) -> LogData:
     """:func:`read_eval_zip` with the records going into ``records`` as they are read: the same
-    records in the same order (summaries, then the members no summary lists, by name), the
-    archive's directory scanned without a ``ZipInfo`` per sample member
-    (:mod:`evaladdon.adapters.common.zipdir`), a large ``summaries.json`` streamed.  Errors are not
-    worded as :func:`read_eval_zip` words them: the lean summarize, its only caller, reads the
-    log again that way when anything goes wrong.  ``fh``: ``path`` already open (left open)."""
+    records in the same order (summaries, then the members no summary lists, by name), the archive's
+    directory scanned without a ``ZipInfo`` per sample member (:mod:`~evaladdon.adapters.common.zipdir`),
+    a large ``summaries.json`` streamed.  Errors are not worded as :func:`read_eval_zip` words them:
+    on anything wrong the lean summarize (its one caller) reads the log that way.  ``fh``: ``path``, open."""
     from evaladdon.adapters.common import zipdir
 
     where = str(path)
