@@ -18,7 +18,12 @@ RSS from ``VmHWM`` in ``/proc/self/status``, else ``resource.getrusage``):
   table of all), Inspect summaries, raw floor; per extra file (CPU after the imports in fresh
   processes, 100 files minus 1, best of 5) and in one process after a first read (the floor and
   ``read_runs`` interleaved, best of 10), each as a ratio to the floor of the same run
-  (``--per-file-only``: only these).
+  (``--per-file-only``: only these);
+- growth: CPU a file of the raw floor and of ``read_runs`` on 1 -> 10 -> 100 -> 1,000 small
+  ``.eval`` files (``--files``), fresh processes after the imports and a warm-up read of
+  another file, each as a ratio to the floor of its row, and per extra file (``--growth-only``:
+  only this).  ``--code CHECKOUT`` times that checkout's evaladdon beside this one's (here and
+  in the ``.json`` rows), e.g. ``--code /work/main`` before a change is merged.
 
 Each row shows wall and CPU seconds (imports included), CPU without imports (the same program
 given no file subtracted) and peak RSS, each also as a ratio to the raw floor of that block.
@@ -34,6 +39,7 @@ many tiny samples (:func:`tiny_log`).
 
     python benchmarks/bench_inspect.py [--n 20000] [--dir /tmp/evaladdon-bench-inspect] [--rss-sizes 20000,60000]
         [--rss-dir DIR] [--rss-only] [--lean-only] [--tiny-sizes 1000000] [--per-file-only]
+        [--growth-only] [--files 1,10,100,1000] [--code /work/main]
 """
 
 from __future__ import annotations
@@ -250,10 +256,10 @@ for p in PATHS:
 }
 
 
-def measure(name: str, paths: list[Path], repeat: int = 1) -> dict[str, float]:
+def measure(name: str, paths: list[Path], repeat: int = 1, repo: Path = REPO) -> dict[str, float]:
     """Best of ``repeat`` fresh processes: wall seconds and CPU seconds of the work (imports
-    included), peak RSS."""
-    code = PRELUDE.format(repo=str(REPO)) + WORK[name] + EPILOGUE
+    included), peak RSS.  ``repo``: the checkout whose evaladdon runs (``--code``)."""
+    code = PRELUDE.format(repo=str(repo)) + WORK[name] + EPILOGUE
     best: dict[str, float] | None = None
     for _ in range(repeat):
         proc = subprocess.run([sys.executable, "-c", code, json.dumps([str(p) for p in paths])],
@@ -374,6 +380,58 @@ def per_file(copies: list[Path], r: int) -> None:
           f"({got['read_runs'] / got['floor']:.2f}x)")
 
 
+GROWTH = """
+import json, sys, time, zipfile, orjson, zstandard
+sys.path.insert(0, {repo!r})
+import pandas
+from evaladdon.adapters import read_runs
+PATHS, WARM, WHAT = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3]
+""" + FLOOR_MEMBER + """def floor(paths):
+    for p in paths:
+        with zipfile.ZipFile(p) as zf:
+            h = orjson.loads(member(zf, "header.json")); s = orjson.loads(member(zf, "summaries.json"))
+def ours(paths):
+    read_runs(paths, cluster="passage")
+fn = floor if WHAT == "floor" else ours
+fn([WARM])  # one other file first: first uses (lazy imports, caches) are not counted per file
+c0 = time.process_time()
+fn(PATHS)
+print(json.dumps({{"cpu": time.process_time() - c0}}))
+"""
+
+
+def growth(copies: list[Path], warm: Path, counts: list[int], codes: dict[str, Path], repeat: int) -> None:
+    """CPU a file of the raw floor and of ``read_runs`` (this checkout and each of ``codes``)
+    on 1, 10, 100, 1,000 ... small ``.eval`` files, fresh processes after the imports and one
+    read of another file, best of ``repeat``, the programs interleaved; each as a ratio to the
+    floor of the same row, and per extra file between the first and the last count."""
+    jobs = {"floor": ("floor", REPO), **{f"read_runs ({name})": ("read_runs", repo) for name, repo in codes.items()}}
+    best = {(job, k): float("inf") for job in jobs for k in counts}
+    for _ in range(repeat):
+        for k in counts:
+            for job, (what, repo) in jobs.items():
+                proc = subprocess.run([sys.executable, "-c", GROWTH.format(repo=str(repo)),
+                                       json.dumps([str(p) for p in copies[:k]]), str(warm), what],
+                                      capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+                if proc.returncode != 0:
+                    raise RuntimeError(f"{job} failed: {proc.stderr.strip().splitlines()[-1:]}")
+                got = json.loads(proc.stdout.strip().splitlines()[-1])["cpu"]
+                best[job, k] = min(best[job, k], got)
+    print(f"\ngrowth: CPU a file (ms) of k small .eval files of 100 samples, fresh processes after the imports "
+          f"and one warm-up read, best of {repeat}, interleaved; x = ratio to the floor of the row")
+    print(f"  {'files':>6s} " + " ".join(f"{job:>26s}" for job in jobs))
+    for k in counts:
+        f = best["floor", k]
+        print(f"  {k:6d} " + " ".join(f"{best[job, k] / k * 1e3:17.3f} ({best[job, k] / f:4.2f}x)" if job != "floor"
+                                      else f"{f / k * 1e3:26.3f}" for job in jobs))
+    lo, hi = min(counts), max(counts)
+    if hi > lo:
+        extra = {job: (best[job, hi] - best[job, lo]) / (hi - lo) for job in jobs}
+        print(f"  {'extra':>6s} " + " ".join(f"{extra[job] * 1e3:17.3f} ({extra[job] / extra['floor']:4.2f}x)"
+                                           if job != "floor" else f"{extra[job] * 1e3:26.3f}" for job in jobs)
+              + f"   (per extra file, {lo} -> {hi} files)")
+
+
 def imports_only(names: tuple[str, ...], repeat: int) -> dict[str, dict[str, float]]:
     """The same programs given no file: what their imports cost."""
     return {name: measure(name, [], repeat) for name in names}
@@ -479,12 +537,25 @@ def main() -> None:
     ap.add_argument("--lean-only", action="store_true", help="with --rss-sizes: only the lean summarize and the floor")
     ap.add_argument("--per-file-only", action="store_true",
                     help="only the per-file overhead of 100 small .eval logs (fresh processes and in one process)")
+    ap.add_argument("--files", type=lambda t: [int(x) for x in t.split(",")], default=[1, 10, 100, 1000],
+                    help="the growth table's file counts (default 1,10,100,1000)")
+    ap.add_argument("--growth-only", action="store_true", help="only the growth table (1 -> 10 -> 100 -> 1,000 files)")
+    ap.add_argument("--code", type=Path, default=None,
+                    help="also time that checkout's evaladdon (e.g. /work/main) side by side in the same run")
     args = ap.parse_args()
+    codes = {"this": REPO, **({args.code.resolve().name: args.code.resolve()} if args.code else {})}
     args.dir.mkdir(parents=True, exist_ok=True)
     big_eval, big_json = args.dir / f"bench_{args.n}.eval", args.dir / f"bench_{args.n}.json"
     small = args.dir / "small_100.eval"
     if not small.exists():
         run_harness(100, small)
+    if args.growth_only:
+        with tempfile.TemporaryDirectory() as tmp:
+            copies = [Path(tmp) / f"small_{i:04d}.eval" for i in range(max(args.files))]
+            for dest in copies:
+                shutil.copyfile(small, dest)
+            growth(copies, small, args.files, codes, max(args.repeat, 3))
+        return
     if args.per_file_only:
         with tempfile.TemporaryDirectory() as tmp:
             copies = [Path(tmp) / f"small_{i:03d}.eval" for i in range(100)]
@@ -512,6 +583,10 @@ def main() -> None:
     table(f".eval, {args.n} samples", rows, "raw floor (zip+orjson)", imp)
     rows = {name: measure(name, [big_json], 1) for name in (
         "raw floor (ijson stream)", "evaladdon native", "evaladdon summarize (lean)", "inspect header+summaries", "inspect read_eval_log (full)")}
+    for name, repo in codes.items():  # --code: the other checkout's readers beside this one's
+        if repo != REPO:
+            rows[f"evaladdon native ({name})"] = measure("evaladdon native", [big_json], 1, repo)
+            rows[f"evaladdon summarize (lean) ({name})"] = measure("evaladdon summarize (lean)", [big_json], 1, repo)
     table(f".json, {args.n} samples", rows, "raw floor (ijson stream)", imp)
     rss_growth(args, small, imp)
     with tempfile.TemporaryDirectory() as tmp:
@@ -529,6 +604,10 @@ def main() -> None:
         table("summarize of sample_logs/inspect/baseline.eval (180 samples): table path vs lean", rows,
               "raw floor (zip+orjson)", imp)
         per_file(copies, r)
+        for i in range(len(copies), max(args.files)):
+            copies.append(Path(tmp) / f"small_{i:04d}.eval")
+            shutil.copyfile(small, copies[-1])
+        growth(copies, small, args.files, codes, max(r, 3))
 
 
 if __name__ == "__main__":

@@ -27,12 +27,21 @@ pure-Python loop or the floor itself) moves by up to 2x from one minute to the n
 ``uptime`` shows no load here (other VMs on the host), and timing all of one side before the
 other turned that into the ratio.
 
-    python benchmarks/bench_lm_eval.py [N_DOCS]
+- growth: CPU a file of ``load`` on 1 -> 10 -> 100 -> 1,000 samples files of 100 docs
+  (``--files``), each beside the floor and the fuller floor of its row (ratios), and per
+  extra file; ``--code CHECKOUT`` times that checkout's evaladdon beside this one's (e.g.
+  ``--code /work/main``); ``--growth-only``: only this table.
+
+The evaladdon this script times is the one this checkout holds (``PYTHONPATH`` set to it for
+every job), so run it from a worktree without setting anything.
+
+    python benchmarks/bench_lm_eval.py [N_DOCS] [--growth-only] [--files 1,10,100,1000] [--code /work/main]
 """
 
 from __future__ import annotations
 
 import json
+import os
 import random
 import subprocess
 import sys
@@ -40,6 +49,7 @@ import tempfile
 import textwrap
 from pathlib import Path
 
+HERE = Path(__file__).resolve().parent.parent
 TS = ["2026-01-01T00-00-00.000000", "2026-01-02T00-00-00.000000"]
 SMALL_FILES = 100
 
@@ -151,7 +161,7 @@ import resource, sys, time
 PATHS = {paths!r}
 {imports}
 if {warm}:  # per-file rows: one file first, so one-time costs (lazy imports, caches) are not per-file
-    _ALL, PATHS = PATHS, PATHS[:1]
+    _ALL, PATHS = PATHS, {warm_paths!r} or PATHS[:1]
     exec({body!r})
     PATHS = _ALL
 t0, c0 = time.perf_counter(), time.process_time()
@@ -162,26 +172,58 @@ print(t1 - t0, c1 - c0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 102
 
 
 Timing = tuple[float, float, float]
+Job = tuple[str, str] | tuple[str, str, Path]  # imports, body (and the checkout whose evaladdon runs it)
 
 
-def _once(job: tuple[str, str], paths: list[str], warm: bool) -> Timing:
-    imports, body = job
-    code = RUNNER.format(paths=paths, imports=imports, body=textwrap.dedent(body), warm=warm)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+def _once(job: Job, paths: list[str], warm: bool, warm_paths: list[str] | None = None) -> Timing:
+    imports, body = job[0], job[1]
+    # this checkout's evaladdon, or another's (--code), first on the path
+    env = {**os.environ, "PYTHONPATH": str(job[2] if len(job) > 2 else HERE)}  # type: ignore[misc]
+    code = RUNNER.format(paths=paths, imports=imports, body=textwrap.dedent(body), warm=warm,
+                         warm_paths=warm_paths or [])
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
     t, c, m = map(float, out.split()[-3:])
     return c, t, m
 
 
-def timed(*jobs: tuple[str, str], paths: list[str], repeat: int = 3, warm: bool = False) -> list[Timing]:
+def timed(*jobs: Job, paths: list[str], repeat: int = 3, warm: bool = False,
+          warm_paths: list[str] | None = None) -> list[Timing]:
     """Best CPU time (s), best wall time (s) and peak RSS (MiB) of each job's ``body`` over
     ``repeat`` fresh processes, the jobs run in turn (job 1, job 2, job 1, ...) so that they
-    share the machine's state (CPU time is the stable number on a shared machine)."""
+    share the machine's state (CPU time is the stable number on a shared machine).
+    ``warm_paths``: the files read unclocked first (``warm``; default the first of ``paths``)."""
     best = [(float("inf"), float("inf"), 0.0) for _ in jobs]
     for _ in range(repeat):
         for j, job in enumerate(jobs):
-            c, t, m = _once(job, paths, warm)
+            c, t, m = _once(job, paths, warm, warm_paths)
             best[j] = (min(best[j][0], c), min(best[j][1], t), max(best[j][2], m))
     return best
+
+
+def growth(root: Path, counts: list[int], codes: dict[str, Path], repeat: int = 3) -> None:
+    """CPU a file of the floor and of ``load`` (this checkout and each of ``codes``) on 1, 10,
+    100, 1,000 ... samples files of 100 docs (one task each, each with its results file),
+    fresh processes after the imports and one read of another file, best of ``repeat``, the
+    jobs interleaved; each as a ratio to the floor of its row, and per extra file between the
+    first and the last count."""
+    files = [str(build(100, root / "grow" / f"r{i}", f"2026-{i // 28 % 12 + 1:02d}-{i % 28 + 1:02d}T00-"
+                       f"{i // 336 % 60:02d}-{i % 60:02d}.000000", i, task=f"t{i}")) for i in range(max(counts) + 1)]
+    warm, files = files[-1:], files[:-1]
+    names = ["floor", "fuller floor", *(f"load ({name})" for name in codes)]
+    jobs: list[Job] = [(FLOOR_IMPORTS, FLOOR_READ), (FLOOR_IMPORTS, FLOOR_FULL),
+                       *((EVAL_IMPORTS, EVAL_LOAD, repo) for repo in codes.values())]
+    best = {k: timed(*jobs, paths=files[:k], repeat=repeat, warm=True, warm_paths=warm) for k in counts}
+    print(f"\ngrowth: CPU a file (ms) of k samples files of 100 docs, fresh processes after the imports and one "
+          f"warm-up read, best of {repeat}, interleaved; x = ratio to the floor of the row")
+    print(f"  {'files':>6s} " + " ".join(f"{n:>22s}" for n in names))
+    for k in counts:
+        f = best[k][0][0]
+        print(f"  {k:6d} " + " ".join(f"{c / k * 1e3:13.3f} ({c / f:4.2f}x)" for c, _, _ in best[k]))
+    lo, hi = min(counts), max(counts)
+    if hi > lo:
+        extra = [(best[hi][j][0] - best[lo][j][0]) / (hi - lo) for j in range(len(jobs))]
+        print(f"  {'extra':>6s} " + " ".join(f"{e * 1e3:13.3f} ({e / extra[0]:4.2f}x)" for e in extra)
+              + f"   (per extra file, {lo} -> {hi} files)")
 
 
 def row(what: str, ours: tuple[float, float, float], floor: tuple[float, float, float], per: int = 1) -> None:
@@ -218,5 +260,24 @@ def main(n: int = 50_000) -> None:
         row("  read + summarize, per file", *timed((EVAL_IMPORTS, EVAL_READ), floor, paths=small, warm=True), per=k)
 
 
+def _take(argv: list[str], flag: str) -> str | None:
+    if flag not in argv:
+        return None
+    i = argv.index(flag)
+    value = argv[i + 1]
+    del argv[i:i + 2]
+    return value
+
+
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 50_000)
+    args = sys.argv[1:]
+    code = _take(args, "--code")
+    files = _take(args, "--files")
+    only = "--growth-only" in args
+    args = [a for a in args if a != "--growth-only"]
+    checkouts = {"this": HERE, **({Path(code).resolve().name: Path(code).resolve()} if code else {})}
+    counts = [int(x) for x in (files or "1,10,100,1000").split(",")]
+    if not only:
+        main(int(args[0]) if args else 50_000)
+    with tempfile.TemporaryDirectory() as tmp:
+        growth(Path(tmp), counts, checkouts)

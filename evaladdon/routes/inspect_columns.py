@@ -72,9 +72,10 @@ def _read_part(f: Path, cluster: str | None, cap: int | None = None) -> Any:
     try:
         with no_cyclic_gc():
             records = Collector(cluster, lean=COLUMNS) if cap is None else _Capped(cluster, cap)
-            with f.open("rb") as fh:
+            with f.open("rb") as fh:  # opened once: the first bytes tell the reader, which reads on
                 zipped = fh.read(4).startswith(b"PK")
-            log = read_eval_zip(f, records) if zipped else read_json_stream(f, cluster, records)
+                fh.seek(0)
+                log = read_eval_zip(f, records, fh=fh) if zipped else read_json_stream(f, cluster, records, fh=fh)
             return build_part(log, f, cluster)
     except NotNative as exc:
         raise NotLean(f"{f}: the native reader does not read it ({exc})") from None

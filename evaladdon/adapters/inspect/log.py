@@ -94,11 +94,14 @@ def _read_part(p: Path, cluster: str | None, reader: str, tuning: ReadTuning | N
 
 
 def _read_native(p: Path, cluster: str | None, tuning: ReadTuning | None = None) -> LogData:
+    """The native reader of ``.eval`` zips or JSON logs, told apart by the first bytes of the
+    file opened once (the reader reads from the same handle)."""
     with p.open("rb") as fh:
-        head = fh.read(4)
-    if head.startswith(b"PK"):
-        return read_eval_table(p, cluster, tuning=tuning)
-    return read_json_stream(p, cluster, tuning=tuning)
+        zipped = fh.read(4).startswith(b"PK")
+        fh.seek(0)
+        if zipped:
+            return read_eval_table(p, cluster, tuning=tuning, fh=fh)
+        return read_json_stream(p, cluster, tuning=tuning, fh=fh)
 
 
 # ---------------------------------------------------------------------------- Inspect's reader

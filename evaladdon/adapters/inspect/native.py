@@ -31,8 +31,9 @@ from __future__ import annotations
 
 import zipfile
 import zlib
+from contextlib import nullcontext
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, BinaryIO, Callable
 
 import numpy as np
 
@@ -162,15 +163,16 @@ def _raw_header(infos: Any, member: Callable[[str], Any]) -> Any:
     raise NotNative("no header.json or _journal/start.json")
 
 
-def read_eval_zip(path: Path, records: Collector | None = None, *, tuning: ReadTuning | None = None) -> LogData:
+def read_eval_zip(path: Path, records: Collector | None = None, *, tuning: ReadTuning | None = None,
+                  fh: BinaryIO | None = None) -> LogData:
     """An ``.eval`` log (see module docstring).  ``records``: a :class:`Collector` that takes the
     records as they are read (a ``summaries.json`` larger than ``tuning.stream_bytes`` then
-    streamed), instead of a list."""
+    streamed), instead of a list.  ``fh``: ``path`` already open (binary; left open)."""
     where = str(path)
     if records is not None:
-        return _read_eval_into(path, records, (tuning or DEFAULT).stream_bytes)
+        return _read_eval_into(path, records, (tuning or DEFAULT).stream_bytes, fh)
     try:
-        zf = zipfile.ZipFile(path)
+        zf = zipfile.ZipFile(path if fh is None else fh)
     except (zipfile.BadZipFile, OSError, NotImplementedError, ValueError, EOFError) as exc:
         raise InputError(f"cannot read as an Inspect log ({type(exc).__name__}: {exc})", where) from None
     try:
@@ -385,19 +387,22 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
                    row_sample=row_sample, metas=metas, columns=columns, one_row=one_row)
 
 
-def read_eval_table(path: Path, cluster: str | None = None, *, tuning: ReadTuning | None = None) -> LogData:
+def read_eval_table(path: Path, cluster: str | None = None, *, tuning: ReadTuning | None = None,
+                    fh: BinaryIO | None = None) -> LogData:
     """:func:`read_eval_zip` for the table path, cheaper on many small logs: the archive's
     directory scanned without a ``ZipInfo`` per sample member (:func:`zipdir.scan`, strict),
     when the log is ordinary (a header, summaries naming every sample member, nothing
     ``zipfile`` would word differently).  Anything else -- an error, an unusual archive,
     sample members no summary lists -- is read again by :func:`read_eval_zip`, so every
     result and every message is that function's.  ``tuning.quick``: the summaries of an ordinary
-    log straight into row lists (:func:`quick_rows`; False: as records)."""
+    log straight into row lists (:func:`quick_rows`; False: as records).  ``fh``: ``path`` open
+    (left open), which both readers use: the log is opened once."""
     try:
-        log = _read_eval_ordinary(path, cluster, (tuning or DEFAULT).quick)
+        with path.open("rb") if fh is None else nullcontext(fh) as f:
+            log = _read_eval_ordinary(path, cluster, (tuning or DEFAULT).quick, f)
     except Exception:  # noqa: BLE001 - read_eval_zip reads it again and words what is wrong
         log = None
-    return log if log is not None else read_eval_zip(path)
+    return log if log is not None else read_eval_zip(path, fh=fh)
 
 
 def _whole_member(fh: Any, info: zipfile.ZipInfo, where: str) -> bytes:
@@ -430,32 +435,31 @@ def _whole_member(fh: Any, info: zipfile.ZipInfo, where: str) -> bytes:
     return data[len(BOM):] if data.startswith(BOM) else data
 
 
-def _read_eval_ordinary(path: Path, cluster: str | None, quick: bool = True) -> LogData | None:
-    """An ordinary ``.eval`` (see :func:`read_eval_table`), or ``None``; raises on anything wrong."""
+def _read_eval_ordinary(path: Path, cluster: str | None, quick: bool, fh: BinaryIO) -> LogData | None:
+    """An ordinary ``.eval`` (:func:`read_eval_table`) from ``fh``, or ``None``; raises on anything wrong."""
     from evaladdon.adapters.common import zipdir
 
     where = str(path)
-    with path.open("rb") as fh:
-        infos, sample_names = zipdir.scan(fh, strict=True)
+    infos, sample_names = zipdir.scan(fh, strict=True)
 
-        def member(name: str) -> Any:
-            info = infos[name]
-            if not zipdir.local_name_matches(fh, info):
-                raise zipdir.Unusual(name)
-            return _loads(_whole_member(fh, info, where), where, name)
+    def member(name: str) -> Any:
+        info = infos[name]
+        if not zipdir.local_name_matches(fh, info):
+            raise zipdir.Unusual(name)
+        return _loads(_whole_member(fh, info, where), where, name)
 
-        header = _header_of(_raw_header(infos, member), where)
-        if "summaries.json" in infos:
-            summaries = member("summaries.json")
-            source = "summaries.json"
-        else:
-            summaries = []
-            for name in _journal(infos):
-                part = member(name)
-                if not isinstance(part, list):
-                    return None
-                summaries.extend(part)
-            source = "the journal summaries"
+    header = _header_of(_raw_header(infos, member), where)
+    if "summaries.json" in infos:
+        summaries = member("summaries.json")
+        source = "summaries.json"
+    else:
+        summaries = []
+        for name in _journal(infos):
+            part = member(name)
+            if not isinstance(part, list):
+                return None
+            summaries.extend(part)
+        source = "the journal summaries"
     if not isinstance(summaries, list) or not all(isinstance(s, dict) for s in summaries):
         return None
     names = {b.decode("utf-8") for b in sample_names.tolist()}
@@ -481,18 +485,18 @@ def _journal(infos: dict[str, zipfile.ZipInfo]) -> list[str]:
         if n.startswith("_journal/summaries/") and n.endswith(".json") and n.rsplit("/", 1)[1][:-5].isdigit())]
 
 
-def _read_eval_into(path: Path, records: Collector, stream_bytes: int = DEFAULT.stream_bytes) -> LogData:
+def _read_eval_into(path: Path, records: Collector, stream_bytes: int = DEFAULT.stream_bytes,
+                    fh: BinaryIO | None = None) -> LogData:
     """:func:`read_eval_zip` with the records going into ``records`` as they are read: the same
-    records in the same order (summaries, then the members no summary lists, by name), the
-    archive's directory scanned without a ``ZipInfo`` per sample member
-    (:mod:`evaladdon.adapters.common.zipdir`), a large ``summaries.json`` streamed.  Errors are not
-    worded as :func:`read_eval_zip` words them: the lean summarize, its only caller, reads the
-    log again that way when anything goes wrong."""
+    records in the same order (summaries, then the members no summary lists, by name), the archive's
+    directory scanned without a ``ZipInfo`` per sample member (:mod:`~evaladdon.adapters.common.zipdir`),
+    a large ``summaries.json`` streamed.  Errors are not worded as :func:`read_eval_zip` words them:
+    on anything wrong the lean summarize (its one caller) reads the log that way.  ``fh``: ``path``, open."""
     from evaladdon.adapters.common import zipdir
 
     where = str(path)
     try:
-        with path.open("rb") as fh:
+        with path.open("rb") if fh is None else nullcontext(fh) as fh:
             try:
                 infos, sample_names = zipdir.scan(fh)
             except zipdir.Unusual as exc:

@@ -20,6 +20,7 @@ import json
 import math
 import re
 import secrets
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -259,10 +260,11 @@ def _add_samples(samples: Iterator[Any], checked: _DepthCheckedFile, records: Co
 
 
 def read_json_stream(path: Path, cluster: str | None = None, records: Collector | None = None, *,
-                     tuning: ReadTuning | None = None) -> LogData:
+                     tuning: ReadTuning | None = None, fh: Any = None) -> LogData:
     """A JSON log streamed with ijson's C backend (see module docstring); its records go
     into a :class:`~evaladdon.adapters.inspect.rows.Collector` (for ``cluster``, batches of
-    ``tuning.batch_size``) as they are read, so memory does not grow by a record per sample."""
+    ``tuning.batch_size``) as they are read, so memory does not grow by a record per sample.
+    ``fh``: ``path`` already open (binary; left open)."""
     try:
         import ijson
 
@@ -271,7 +273,8 @@ def read_json_stream(path: Path, cluster: str | None = None, records: Collector 
         raise NotNative("streaming JSON logs needs the ijson package with its C backend") from None
     where = str(path)
     try:
-        with path.open("rb") as fh:
+        with path.open("rb") if fh is None else nullcontext(fh) as fh:
+            fh.seek(0)
             skip = len(BOM) if fh.read(len(BOM)) == BOM else 0
             fh.seek(skip)
             head_file = _DepthCheckedFile(fh, where)
