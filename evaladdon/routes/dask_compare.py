@@ -34,6 +34,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 NONE = np.array([], dtype=object)
+NO_LABEL = np.array(None, dtype=object)
 
 
 @dataclasses.dataclass
@@ -44,7 +45,7 @@ class GroupSides:
     metrics seen; ``ok`` False when the rows must be read as a table."""
 
     sides: dict[tuple[str, str, str], Side]
-    item_labels: np.ndarray  # the group's distinct item labels; the sides' item codes index it
+    item_labels: Any  # the group's distinct item labels (numpy object array or pyarrow array); sides' codes index it
     labels: list[tuple[Any, ...]]
     models: dict[str, Any]
     bounded: bool
@@ -53,22 +54,42 @@ class GroupSides:
 
 
 def reduce_group(root: str, where: str | None, metric: str | None, files: Sequence[str]) -> GroupSides:
-    """Runs on a worker: the group's rows from DuckDB reduced to per-item sides (module doc)."""
-    import duckdb
-
-    from evaladdon.store.query import connect, select, select_sql
-    from evaladdon.table.scale import unit_interval
+    """Runs on a worker: the group's rows reduced to per-item sides (module doc): read from Parquet
+    (:func:`~evaladdon.routes.store_columns.read_group`) when every row of the files matches
+    ``--where``, else (or when the arrays cannot hold them as DuckDB would) from DuckDB."""
+    from evaladdon.routes.store_columns import read_group
+    from evaladdon.store.query import select
 
     sel = select(root, where)
     paths = [Path(f) for f in files]
+    got = read_group(paths) if sel.whole else None
+    if got is None:
+        return _reduce(_from_duckdb(paths, sel.where), None, metric)
+    return _reduce(got.cols, got.item_labels, metric)
+
+
+def _from_duckdb(paths: list[Path], where: str | None) -> dict[str, np.ndarray] | None:
+    """The rows of ``paths`` matching ``where`` as DuckDB's numpy arrays (None: a query it refuses)."""
+    import duckdb
+
+    from evaladdon.store.query import connect, select_sql
+
     con = connect(paths)
     try:
-        got = con.sql(select_sql(paths, sel.where, ", ".join(f'"{c}"' for c in COLUMNS))).fetchnumpy()
+        got = con.sql(select_sql(paths, where, ", ".join(f'"{c}"' for c in COLUMNS))).fetchnumpy()
     except duckdb.Error:
-        return GroupSides({}, NONE, [], {}, True, [], ok=False)
+        return None
     finally:
         con.close()
-    cols = {c: _plain(got[c], np.nan if c == "value" else None) for c in COLUMNS}
+    return {c: _plain(got[c], np.nan if c == "value" else None) for c in COLUMNS}
+
+
+def _reduce(cols: dict[str, np.ndarray] | None, item_labels: Any, metric: str | None) -> GroupSides:
+    """The sides of the rows ``cols`` (items as labels, or as codes into ``item_labels``)."""
+    from evaladdon.table.scale import unit_interval
+
+    if cols is None:
+        return GroupSides({}, NONE, [], {}, True, [], ok=False)
     if len(cols["run"]) == 0:
         return GroupSides({}, NONE, [], {}, True, [])
     metrics = list(dict.fromkeys(_codes(cols["metric"])[1].tolist()))
@@ -78,7 +99,11 @@ def reduce_group(root: str, where: str | None, metric: str | None, files: Sequen
         return GroupSides({}, NONE, [], {}, True, metrics, ok=False)
     if cols["value"].dtype != np.float64 or not groups.rows_unique():
         return GroupSides({}, NONE, [], {}, True, metrics, ok=False)
-    sides = {key: groups.side(*key) for key in groups._rows}
+    if item_labels is not None:  # the sides' codes index the group's labels in first appearance
+        import pyarrow as pa
+
+        groups.item_labels = item_labels.take(pa.array(groups.item_labels))
+    sides = {key: _compact(groups.side(*key)) for key in groups._rows}
     _, firsts = _combined(cols, ("run", "model", "task", "source"))
     labels = list(zip(*(cols[c][firsts].tolist() for c in ("run", "model", "task", "source")), strict=True))
     models = {run: groups.model_of(run) for run in groups._first}
@@ -86,20 +111,36 @@ def reduce_group(root: str, where: str | None, metric: str | None, files: Sequen
     return GroupSides(sides, groups.item_labels, labels, models, unit_interval(values), metrics)
 
 
+def _compact(side: Side) -> Side:
+    """``side`` as sent to the driver, in about half its memory and the same numbers: codes and
+    counts as int32, an all-None cluster or hash column as one broadcast None, and the attempted
+    items, when none errored, as the side's items themselves (the driver sorts them once mapped)."""
+    small = np.int32 if len(side.items) == 0 or int(side.items.max()) < 2**31 else np.int64
+    items = side.items.astype(small)
+
+    def thin(labels: np.ndarray) -> np.ndarray:
+        return np.broadcast_to(NO_LABEL, labels.shape) if not np.not_equal(labels, None).any() else labels  # type: ignore[call-overload]
+
+    return Side(items, side.values, side.n_epochs.astype(np.int32), thin(side.clusters), thin(side.hashes),
+                side.dropped, side.errored.astype(small),
+                items if len(side.errored) == 0 else side.attempted.astype(small))
+
+
 class ReducedGroups(FastGroups):
     """:class:`FastGroups` over the workers' sides: item labels coded once over all sides."""
 
     def __init__(self, parts: list[GroupSides]) -> None:
-        every = [p.item_labels for p in parts]
-        codes, self.item_labels = _codes(np.concatenate(every) if every else NONE)
+        codes, self.item_labels = _all_labels([p.item_labels for p in parts])
         self._sides: dict[tuple[str, str, str], Side] = {}
         at = 0
+        small = np.int32 if len(self.item_labels) < 2**31 else np.int64
         for p in parts:  # each group's item codes mapped onto the codes of all groups' labels
-            remap = codes[at:at + len(p.item_labels)].astype(np.int64)
+            remap = codes[at:at + len(p.item_labels)].astype(small)
             at += len(p.item_labels)
             for key, s in p.sides.items():
                 self._sides[key] = dataclasses.replace(s, items=remap[s.items], errored=np.sort(remap[s.errored]),
                                                        attempted=np.sort(remap[s.attempted]))
+            p.sides = {}  # the group's own codes: released as soon as mapped
         sides = self._sides
         self._keys: dict[str, list[tuple[str, str]]] = {}
         for run, task, name in sides:
@@ -117,6 +158,22 @@ class ReducedGroups(FastGroups):
         from evaladdon.table.names import run_info
 
         return run_info(self._labels)
+
+
+def _all_labels(every: list[Any]) -> tuple[np.ndarray, np.ndarray]:
+    """(codes, labels) of the groups' item labels one after another (labels coded once, in
+    order of first appearance): hashed by pyarrow when every group sent an Arrow array, else
+    as object arrays (:func:`_codes`)."""
+    if every and all(not isinstance(e, np.ndarray) for e in every):
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        coded = pc.dictionary_encode(pa.chunked_array(every, type=pa.large_string()))
+        codes = np.concatenate([ch.indices.to_numpy() for ch in coded.chunks]) if coded.num_chunks else NONE
+        labels = coded.chunk(0).dictionary.to_numpy(zero_copy_only=False) if coded.num_chunks else NONE
+        return codes.astype(np.int64), labels
+    plain = [e if isinstance(e, np.ndarray) else e.to_numpy(zero_copy_only=False) for e in every]
+    return _codes(np.concatenate(plain) if plain else NONE)
 
 
 def compare(opts: CompareOptions, limits: RouteLimits) -> Comparisons:
