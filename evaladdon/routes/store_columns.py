@@ -13,8 +13,8 @@ and the rows keep the int32 codes into that one dictionary, whose labels stay an
 
 The values are DuckDB's: NULL as None in the string columns and as NaN in ``value``; a store
 these arrays cannot hold the same way (a label column with a NULL, an item that is not a
-string, a ``value`` that is not a double, an ``epoch`` that is not a non-null integer, files
-whose string types differ) gives None, and the caller reads the group through DuckDB as before.
+string, a ``value`` that is not a double, an ``epoch`` that is not a non-null integer, a column
+no file has) gives None, and the caller reads the group through DuckDB as before.
 Oracle: ``tests/routes/test_store_columns.py`` (the arrays equal DuckDB's ``fetchnumpy``).
 """
 
@@ -69,8 +69,10 @@ def read_group(files: Sequence[Path]) -> GroupColumns | None:
 
     parts: dict[str, list[np.ndarray]] = {c: [] for c in COLUMNS if c != "item"}
     items: list[Any] = []
+    seen: set[str] = set()
     for f in files:
         names = set(pq.read_schema(f).names)
+        seen |= names
         present = [c for c in COLUMNS if c in names]
         with pq.ParquetFile(f, read_dictionary=[c for c in STRINGS if c in names]) as pf:
             table = pf.read(columns=present)
@@ -93,7 +95,7 @@ def read_group(files: Sequence[Path]) -> GroupColumns | None:
             else:
                 parts[c].append(col.to_numpy().astype(np.int64, copy=False))
         del table
-    if not items:
+    if not items or not seen.issuperset(COLUMNS):  # a column no file has: DuckDB refuses the query
         return None
     unified = pa.chunked_array(items).unify_dictionaries()
     cols = {c: np.concatenate(p) for c, p in parts.items()}
