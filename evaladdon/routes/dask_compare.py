@@ -60,12 +60,18 @@ def reduce_group(root: str, where: str | None, metric: str | None, files: Sequen
     from evaladdon.routes.store_columns import read_group
     from evaladdon.store.query import select
 
+    from evaladdon._util.memory import give_back
+
     sel = select(root, where)
     paths = [Path(f) for f in files]
     got = read_group(paths) if sel.whole else None
     if got is None:
-        return _reduce(_from_duckdb(paths, sel.where), None, metric)
-    return _reduce(got.cols, got.item_labels, metric)
+        sides = _reduce(_from_duckdb(paths, sel.where), None, metric)
+    else:
+        sides = _reduce(got.cols, got.item_labels, metric)
+        del got
+    give_back()  # the group's rows, freed: handed back before the worker's next group
+    return sides
 
 
 def _from_duckdb(paths: list[Path], where: str | None) -> dict[str, np.ndarray] | None:
@@ -112,16 +118,20 @@ def _reduce(cols: dict[str, np.ndarray] | None, item_labels: Any, metric: str | 
 
 
 def _compact(side: Side) -> Side:
-    """``side`` as sent to the driver, in about half its memory and the same numbers: codes and
-    counts as int32, an all-None cluster or hash column as one broadcast None, and the attempted
-    items, when none errored, as the side's items themselves (the driver sorts them once mapped)."""
+    """``side`` as sent to the driver, in about a third of its memory and the same numbers:
+    codes and counts as int32, a column of one value (no cluster, no hash, as many epochs for
+    every item) as that value broadcast, and the attempted items, when none errored, as the
+    side's items themselves (``errored`` and ``pair`` need them unique, not sorted)."""
     small = np.int32 if len(side.items) == 0 or int(side.items.max()) < 2**31 else np.int64
     items = side.items.astype(small)
 
     def thin(labels: np.ndarray) -> np.ndarray:
         return np.broadcast_to(NO_LABEL, labels.shape) if not np.not_equal(labels, None).any() else labels  # type: ignore[call-overload]
 
-    return Side(items, side.values, side.n_epochs.astype(np.int32), thin(side.clusters), thin(side.hashes),
+    n = side.n_epochs
+    same = len(n) == 0 or int(n.min()) == int(n.max())  # as often: one epoch, or as many for every item
+    epochs = np.broadcast_to(n[:1].astype(np.int32), n.shape) if same and len(n) else n.astype(np.int32)
+    return Side(items, side.values, epochs, thin(side.clusters), thin(side.hashes),
                 side.dropped, side.errored.astype(small),
                 items if len(side.errored) == 0 else side.attempted.astype(small))
 
@@ -130,17 +140,21 @@ class ReducedGroups(FastGroups):
     """:class:`FastGroups` over the workers' sides: item labels coded once over all sides."""
 
     def __init__(self, parts: list[GroupSides]) -> None:
-        codes, self.item_labels = _all_labels([p.item_labels for p in parts])
+        from evaladdon._util.memory import give_back
+
+        remaps, self.item_labels = _all_labels([p.item_labels for p in parts])
         self._sides: dict[tuple[str, str, str], Side] = {}
-        at = 0
         small = np.int32 if len(self.item_labels) < 2**31 else np.int64
-        for p in parts:  # each group's item codes mapped onto the codes of all groups' labels
-            remap = codes[at:at + len(p.item_labels)].astype(small)
-            at += len(p.item_labels)
+        for p, remap in zip(parts, remaps, strict=True):  # each group's codes mapped onto the codes of all
+            remap = remap.astype(small, copy=False)
             for key, s in p.sides.items():
-                self._sides[key] = dataclasses.replace(s, items=remap[s.items], errored=np.sort(remap[s.errored]),
-                                                       attempted=np.sort(remap[s.attempted]))
-            p.sides = {}  # the group's own codes: released as soon as mapped
+                items = remap[s.items]
+                self._sides[key] = dataclasses.replace(
+                    s, items=items, errored=remap[s.errored],
+                    attempted=items if s.attempted is s.items else remap[s.attempted])  # unique, in any order
+            p.sides, p.item_labels = {}, NONE  # the group's own codes and labels: released once mapped
+        del remaps
+        give_back()  # pyarrow's hash table and codes of all groups' labels
         sides = self._sides
         self._keys: dict[str, list[tuple[str, str]]] = {}
         for run, task, name in sides:
@@ -160,20 +174,22 @@ class ReducedGroups(FastGroups):
         return run_info(self._labels)
 
 
-def _all_labels(every: list[Any]) -> tuple[np.ndarray, np.ndarray]:
-    """(codes, labels) of the groups' item labels one after another (labels coded once, in
-    order of first appearance): hashed by pyarrow when every group sent an Arrow array, else
-    as object arrays (:func:`_codes`)."""
+def _all_labels(every: list[Any]) -> tuple[list[np.ndarray], np.ndarray]:
+    """Each group's codes of its item labels into the labels of all groups (coded once, in order
+    of first appearance), and those labels: hashed by pyarrow when every group sent an Arrow
+    array (each group's codes as they come, never all groups' together), else as object
+    arrays (:func:`_codes`)."""
     if every and all(not isinstance(e, np.ndarray) for e in every):
         import pyarrow as pa
         import pyarrow.compute as pc
 
         coded = pc.dictionary_encode(pa.chunked_array(every, type=pa.large_string()))
-        codes = np.concatenate([ch.indices.to_numpy() for ch in coded.chunks]) if coded.num_chunks else NONE
-        labels = coded.chunk(0).dictionary.to_numpy(zero_copy_only=False) if coded.num_chunks else NONE
-        return codes.astype(np.int64), labels
+        del every[:]
+        return ([ch.indices.to_numpy() for ch in coded.chunks],
+                coded.chunk(0).dictionary.to_numpy(zero_copy_only=False))
     plain = [e if isinstance(e, np.ndarray) else e.to_numpy(zero_copy_only=False) for e in every]
-    return _codes(np.concatenate(plain) if plain else NONE)
+    codes, labels = _codes(np.concatenate(plain) if plain else NONE)
+    return np.split(codes, np.cumsum([len(e) for e in plain])[:-1]) if plain else [], labels
 
 
 def compare(opts: CompareOptions, limits: RouteLimits) -> Comparisons:

@@ -76,6 +76,8 @@ def _codes(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     metric, source: one value per stored log, rows of a log together) is coded by its runs of
     equal values, without sorting every row's string."""
     n = len(a)
+    if n > 1 and a.strides == (0,):  # one value broadcast (routes.store_columns): one code
+        return np.zeros(n, dtype=np.int64), a[:1].copy()
     change = np.flatnonzero(a[1:] != a[:-1]) + 1 if n else np.zeros(0, dtype=np.int64)
     if len(change) < n // 64:
         starts = np.concatenate(([0], change))

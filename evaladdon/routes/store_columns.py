@@ -30,6 +30,7 @@ from evaladdon.routes.store_arrays import COLUMNS
 
 STRINGS = ("run", "model", "task", "metric", "source", "item", "error", "cluster", "item_hash")
 LABELS = ("run", "model", "task", "metric", "source", "item")  # never NULL in a canonical store
+NULL = np.array([None], dtype=object)
 
 
 @dataclass
@@ -46,13 +47,26 @@ def _objects(chunk: Any) -> np.ndarray:
     the cells share the dictionary's strings (one Python string per distinct value)."""
     n = len(chunk)
     if chunk.null_count == n:
-        return np.full(n, None, dtype=object)
+        return np.broadcast_to(NULL, (n,))
     labels = chunk.dictionary.to_numpy(zero_copy_only=False)
+    if len(labels) == 1 and chunk.null_count == 0:  # one value (a run-level column in a log of one run)
+        return np.broadcast_to(labels, (n,))
     if chunk.null_count == 0:
         return labels[chunk.indices.to_numpy(zero_copy_only=False)]  # type: ignore[no-any-return]
     out = labels[chunk.indices.fill_null(0).to_numpy(zero_copy_only=False)]
     out[chunk.is_null().to_numpy(zero_copy_only=False)] = None
     return out  # type: ignore[no-any-return]
+
+
+def _join(parts: list[np.ndarray]) -> np.ndarray:
+    """The parts one after another; parts that are one value broadcast (all the same value) stay
+    one value broadcast, taking no memory a row."""
+    if len(parts) == 1:
+        return parts[0]
+    filled = [p for p in parts if len(p)]
+    if filled and all(p.strides == (0,) and p.dtype == object and p[0] == filled[0][0] for p in filled):
+        return np.broadcast_to(filled[0][:1], (sum(len(p) for p in parts),))
+    return np.concatenate(parts)
 
 
 def _is_text(t: Any) -> bool:
@@ -98,6 +112,7 @@ def read_group(files: Sequence[Path]) -> GroupColumns | None:
     if not items or not seen.issuperset(COLUMNS):  # a column no file has: DuckDB refuses the query
         return None
     unified = pa.chunked_array(items).unify_dictionaries()
-    cols = {c: np.concatenate(p) for c, p in parts.items()}
+    cols = {c: _join(p) for c, p in parts.items()}
+    parts.clear()
     cols["item"] = np.concatenate([ch.indices.to_numpy() for ch in unified.chunks])
     return GroupColumns({c: cols[c] for c in COLUMNS}, unified.chunk(0).dictionary)
