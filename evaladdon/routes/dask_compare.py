@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 
 from evaladdon.routes.store_arrays import COLUMNS, FastGroups, Side, _codes, _combined, _plain
+from evaladdon.routes.store_columns import GroupColumns
 
 if TYPE_CHECKING:  # pragma: no cover
     from evaladdon.analysis.options import CompareOptions, RouteLimits
@@ -56,38 +57,45 @@ class GroupSides:
 def reduce_group(root: str, where: str | None, metric: str | None, files: Sequence[str]) -> GroupSides:
     """Runs on a worker: the group's rows reduced to per-item sides (module doc): read from Parquet
     (:func:`~evaladdon.routes.store_columns.read_group`) when every row of the files matches
-    ``--where``, else (or when the arrays cannot hold them as DuckDB would) from DuckDB."""
+    ``--where``, else filtered by DuckDB and fetched as Arrow, dictionary-encoded; fetched as
+    DuckDB's numpy arrays when the Arrow columns cannot hold them as those would."""
+    from evaladdon._util.memory import give_back
     from evaladdon.routes.store_columns import read_group
     from evaladdon.store.query import select
 
-    from evaladdon._util.memory import give_back
-
     sel = select(root, where)
     paths = [Path(f) for f in files]
-    got = read_group(paths) if sel.whole else None
-    if got is None:
-        sides = _reduce(_from_duckdb(paths, sel.where), None, metric)
-    else:
+    got: GroupColumns | dict[str, np.ndarray] | None = read_group(paths) if sel.whole else None
+    got = got if got is not None else _from_duckdb(paths, sel.where, arrow=not sel.whole)
+    if isinstance(got, GroupColumns):
         sides = _reduce(got.cols, got.item_labels, metric)
-        del got
+    else:
+        sides = _reduce(got, None, metric)
+    del got
     give_back()  # the group's rows, freed: handed back before the worker's next group
     return sides
 
 
-def _from_duckdb(paths: list[Path], where: str | None) -> dict[str, np.ndarray] | None:
-    """The rows of ``paths`` matching ``where`` as DuckDB's numpy arrays (None: a query it refuses)."""
+def _from_duckdb(paths: list[Path], where: str | None, arrow: bool) -> GroupColumns | dict[str, np.ndarray] | None:
+    """The rows of ``paths`` matching ``where``: as :class:`GroupColumns` when ``arrow`` and they
+    can be, else as DuckDB's numpy arrays; None when DuckDB refuses the query."""
     import duckdb
 
-    from evaladdon.store.query import connect, select_sql
+    from evaladdon.routes.store_columns import STRINGS, from_tables
+    from evaladdon.store.query import _arrow, connect, select_sql
 
+    sql = select_sql(paths, where, ", ".join(f'"{c}"' for c in COLUMNS))
     con = connect(paths)
     try:
-        got = con.sql(select_sql(paths, where, ", ".join(f'"{c}"' for c in COLUMNS))).fetchnumpy()
+        got = from_tables(iter([(_arrow(con.sql(sql), STRINGS), set(COLUMNS))])) if arrow else None
+        if got is not None:
+            return got
+        fetched = con.sql(sql).fetchnumpy()
     except duckdb.Error:
         return None
     finally:
         con.close()
-    return {c: _plain(got[c], np.nan if c == "value" else None) for c in COLUMNS}
+    return {c: _plain(fetched[c], np.nan if c == "value" else None) for c in COLUMNS}
 
 
 def _reduce(cols: dict[str, np.ndarray] | None, item_labels: Any, metric: str | None) -> GroupSides:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
@@ -69,31 +69,45 @@ def _join(parts: list[np.ndarray]) -> np.ndarray:
     return np.concatenate(parts)
 
 
-def _is_text(t: Any) -> bool:
+def _is_text(col: Any) -> bool:
+    """A dictionary column of strings, or one without a value (of any type: NULL everywhere)."""
     import pyarrow as pa
 
-    return bool(pa.types.is_null(t) or pa.types.is_dictionary(t) and (
+    t = col.type
+    return bool(col.null_count == len(col) or pa.types.is_dictionary(t) and (
         pa.types.is_string(t.value_type) or pa.types.is_large_string(t.value_type)))
 
 
 def read_group(files: Sequence[Path]) -> GroupColumns | None:
     """Every row of ``files`` (module doc), in file order; None when DuckDB must read them."""
-    import pyarrow as pa
     import pyarrow.parquet as pq
+
+    seen: set[str] = set()
+
+    def tables() -> Iterator[tuple[Any, set[str]]]:
+        for f in files:
+            names = set(pq.read_schema(f).names)
+            seen.update(names)
+            with pq.ParquetFile(f, read_dictionary=[c for c in STRINGS if c in names]) as pf:
+                yield pf.read(columns=[c for c in COLUMNS if c in names]), names
+
+    got = from_tables(tables())
+    return got if seen.issuperset(COLUMNS) else None  # a column no file has: DuckDB refuses the query
+
+
+def from_tables(tables: Iterator[tuple[Any, set[str]]]) -> GroupColumns | None:
+    """The rows of Arrow tables (each with the names of the columns it has; one missing is NULL
+    there) as the group's arrays, the string columns dictionary-encoded (module doc); None when
+    the arrays cannot be DuckDB's."""
+    import pyarrow as pa
 
     parts: dict[str, list[np.ndarray]] = {c: [] for c in COLUMNS if c != "item"}
     items: list[Any] = []
-    seen: set[str] = set()
-    for f in files:
-        names = set(pq.read_schema(f).names)
-        seen |= names
-        present = [c for c in COLUMNS if c in names]
-        with pq.ParquetFile(f, read_dictionary=[c for c in STRINGS if c in names]) as pf:
-            table = pf.read(columns=present)
+    for table, names in tables:
         n = table.num_rows
         for c in COLUMNS:
             col = table.column(c) if c in names else pa.chunked_array([pa.nulls(n)])
-            if c in STRINGS and not _is_text(col.type) or c in LABELS and col.null_count:
+            if c in STRINGS and not _is_text(col) or c in LABELS and col.null_count:
                 return None
             if c == "item":
                 items += [pa.DictionaryArray.from_arrays(ch.indices, ch.dictionary.cast(pa.large_string()))
@@ -109,7 +123,7 @@ def read_group(files: Sequence[Path]) -> GroupColumns | None:
             else:
                 parts[c].append(col.to_numpy().astype(np.int64, copy=False))
         del table
-    if not items or not seen.issuperset(COLUMNS):  # a column no file has: DuckDB refuses the query
+    if not items:
         return None
     unified = pa.chunked_array(items).unify_dictionaries()
     cols = {c: _join(p) for c, p in parts.items()}

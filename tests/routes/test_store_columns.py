@@ -102,3 +102,26 @@ def test_a_column_missing_from_a_file_is_null_there_as_with_union_by_name(tmp_pa
     pq.write_table(pq.read_table(lacking).drop_columns(["error"]), lacking)
     assert_same([full, lacking])
     assert read_group([lacking]) is None  # no file has it: DuckDB refuses the query
+
+
+@pytest.mark.parametrize("where", ["value >= 0", "item_hash IS NULL OR value < 0.5", "epoch > 100"])
+def test_rows_duckdb_filters_fetched_as_arrow_equal_its_numpy_arrays(stores: list[Path], where: str) -> None:
+    """``--where`` with a per-row term: DuckDB filters, its Arrow result is turned into the same
+    arrays (``routes.dask_compare._from_duckdb``) as its ``fetchnumpy`` (the oracle)."""
+    from evaladdon.routes.dask_compare import _from_duckdb
+    from evaladdon.routes.store_columns import GroupColumns
+    from evaladdon.store.query import select
+
+    for store in stores:
+        files = select(str(store)).files
+        got, want = _from_duckdb(files, where, arrow=True), _from_duckdb(files, where, arrow=False)
+        assert isinstance(want, dict)
+        if len(want["run"]) == 0:  # no row: fetched as numpy arrays, empty
+            assert isinstance(got, dict) and len(got["run"]) == 0
+            continue
+        assert isinstance(got, GroupColumns)
+        labels = got.item_labels.to_numpy(zero_copy_only=False)
+        assert labels[got.cols["item"]].tolist() == want["item"].tolist()
+        for c in ("run", "model", "task", "metric", "source", "error", "cluster", "item_hash", "epoch"):
+            assert got.cols[c].tolist() == want[c].tolist(), c
+        np.testing.assert_array_equal(got.cols["value"], want["value"])
