@@ -3,18 +3,24 @@ statistics of each (run, task, metric) and sends back only those (issue 31, item
 
 The former Dask reading (:func:`evaladdon.routes.dask.load_reduced`) reduced each stored file on
 a worker to per-item statistics and then rebuilt every row on the driver as a table, then ran
-``compare_table`` on it.  Here a worker reads its group's rows from DuckDB as numpy arrays and
-reduces each (run, task, metric) to the ``store_arrays`` route's :class:`Side`: its usable items
-(as codes into the group's item labels, sent once a group), each item's mean over epochs and number of epochs, the first cluster and content
-hash, the rows left out by reason, the errored and attempted items -- the per-item sufficient
-statistics of a paired comparison, O(items), never O(rows).  The driver codes the groups' item
-labels once (first appearance) and maps each group's codes onto them and runs the ``store_arrays`` route's pairing
-(:class:`~evaladdon.routes.store_arrays.FastGroups`' ``pair``/``errored``/``why_unpaired``, the
-checks and messages of ``align_sides``) and the shared comparison loop, so the numbers are the
-local engine's.  Declines (the table route answers) whenever the ``store_arrays`` route would:
-a run's (task, metric) in two logs, a repeated (item, epoch), rows that are not a canonical
-store's, a query DuckDB refuses.  ``tests/routes/test_dask_compare.py`` holds the output equal to
-the local engine's byte for byte.
+``compare_table`` on it.  Here a worker reads its group's rows as arrays: straight from Parquet
+with pyarrow when every row of its files matches ``--where``, else filtered by DuckDB and fetched
+as Arrow; either way the string columns dictionary-encoded, the items kept as codes
+(:mod:`evaladdon.routes.store_columns`; DuckDB's ``fetchnumpy`` gave every cell its own Python
+string, most of a worker's time and memory).  It reduces each (run, task, metric) to the
+``store_arrays`` route's :class:`Side`: its usable items (as codes into the group's item labels,
+sent once a group as an Arrow array), each item's mean over epochs and number of epochs, the
+first cluster and content hash, the rows left out by reason, the errored and attempted items --
+the per-item sufficient statistics of a paired comparison, O(items), never O(rows) -- and hands
+the freed rows back to the OS before its next group.  The driver codes the groups' item labels
+once (pyarrow's hash) and maps each group's codes onto them and runs the ``store_arrays``
+route's pairing (:class:`~evaladdon.routes.store_arrays.FastGroups`'
+``pair``/``errored``/``why_unpaired``, the checks and messages of ``align_sides``) and the shared
+comparison loop, so the numbers are the local engine's.  Every selected run is reduced: each is
+in some pair (``--baseline``: all against it; ``--all-pairs``; else exactly two).  Declines (the
+table route answers) whenever the ``store_arrays`` route would: a run's (task, metric) in two
+logs, a repeated (item, epoch), rows that are not a canonical store's, a query DuckDB refuses.
+``tests/routes/test_dask_compare.py`` holds the output equal to the local engine's byte for byte.
 """
 
 from __future__ import annotations
@@ -218,8 +224,8 @@ def compare(opts: CompareOptions, limits: RouteLimits) -> Comparisons:
         threads = sum(int(w.get("nthreads", 1)) for w in client.scheduler_info()["workers"].values())
         total = sum(int(e.get("n_rows", 0)) for e in sel.entries())
         # groups of at most a tenth of store_group_rows (200k rows by default), and fewer rows when
-        # that gives each thread two groups: a worker's peak is its group's rows as numpy arrays
-        # (object columns from DuckDB), while what it sends is per item whatever the group's size
+        # that gives each thread two groups: a worker's peak is its group's rows as arrays (~120
+        # bytes a row), while what it sends is per item whatever the group's size
         per_group = min(limits.store_group_rows // 10, -(-total // (2 * max(threads, 1))))
         groups = file_groups(sel, max(1, per_group))
         jobs = [(str(i.store), i.where, i.metric, [str(f) for f in g]) for g in groups]
