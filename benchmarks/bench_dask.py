@@ -1,6 +1,7 @@
 """``summarize --store --engine dask`` against the local engine on the same store (issue 31 item 1).
 
 Usage: python benchmarks/bench_dask.py [RUNS] [ROWS_PER_RUN ...] [--old] [--repeat N] [--paths | --compare]
+       [--where SQL]
 (default 20 runs x 50,000 and 200,000 rows: 1M and 4M rows; best of 2)
 
 ``--paths``: the same runs written as CSV tables (one a run) and read from PATHs instead of a
@@ -12,7 +13,8 @@ the floor reads the CSVs with pyarrow.
 ``--compare``: ``compare --store DIR --baseline ckpt-0000`` of every run against the first:
 ``local`` (the ``store_arrays`` or ``store_groups`` route), ``dask (cli)`` the ``dask_compare``
 route (per-item sides reduced on the workers), ``old dask`` (with ``--old``) the table route
-under ``--engine dask`` (per-item reduction, every row rebuilt on the driver).
+under ``--engine dask`` (per-item reduction, every row rebuilt on the driver).  ``--where SQL``
+adds the filter to both (a per-row term such as ``value >= 0``: the workers read through DuckDB).
 
 For each size, builds a synthetic store (``bench_store.build_store``: one Parquet file per run,
 0/1 scores, one epoch) and times in fresh processes, side by side in one run, the wall time, the
@@ -127,17 +129,17 @@ OLD_COMPARE = """
 import sys
 from evaladdon.analysis.options import RoutePolicy
 from evaladdon.cli.main import main
-main(['compare', '--store', sys.argv[1], '--baseline', 'ckpt-0000', '--engine', 'dask', '--json'],
+main(['compare', '--store', sys.argv[1], '--baseline', 'ckpt-0000', '--engine', 'dask', '--json', *sys.argv[2:]],
      routes=RoutePolicy(only='table'))
 """
 
 
-def compare_cases(d: str, old: bool) -> dict[str, list[str]]:
+def compare_cases(d: str, old: bool, where: list[str]) -> dict[str, list[str]]:
     """The ``--compare`` rows of the table (module doc)."""
-    cli = ["-m", "evaladdon.cli.main", "compare", "--store", d, "--baseline", "ckpt-0000", "--json"]
+    cli = ["-m", "evaladdon.cli.main", "compare", "--store", d, "--baseline", "ckpt-0000", "--json", *where]
     got = {"floor": ["-c", FLOOR, d], "local": cli, "dask (cli)": [*cli, "--engine", "dask"]}
     if old:
-        got["old dask"] = ["-c", OLD_COMPARE, d]
+        got["old dask"] = ["-c", OLD_COMPARE, d, *where]
     return got
 
 
@@ -151,6 +153,11 @@ def main() -> None:
     if "--repeat" in argv:
         i = argv.index("--repeat")
         repeat = int(argv[i + 1])
+        del argv[i:i + 2]
+    where: list[str] = []
+    if "--where" in argv:
+        i = argv.index("--where")
+        where = ["--where", argv[i + 1]]
         del argv[i:i + 2]
     runs = int(float(argv[0])) if argv else 20
     sizes = [int(float(a)) for a in argv[1:]] or [50_000, 200_000]
@@ -176,7 +183,7 @@ def main() -> None:
             if on_paths:
                 paths = paths_cases(s, old)
             if on_compare:
-                paths = compare_cases(s, old)
+                paths = compare_cases(s, old, where)
             got = {name: measure(args, env, 1 if name == "old dask" else repeat) for name, args in paths.items()}
             assert got["local"][3] == got["dask (cli)"][3], "the Dask route's output differs from the local one"
             for name, (wall, cpu, mb, _) in got.items():

@@ -82,3 +82,29 @@ def test_two_workers_under_a_memory_limit_send_only_per_item_statistics(store: P
     got = [r.flat() for r in fast.compare(None, True, **kw)]  # type: ignore[arg-type]
     assert len(got) == N_LOGS * (N_LOGS - 1) // 2
     assert got == want  # identical numbers: the same per-item means, pairing and statistics
+
+
+@pytest.mark.parametrize("args", [("--baseline", "m0", "--json"), ("--all-pairs", "--markdown")], ids=" ".join)
+def test_the_command_on_two_workers_under_a_memory_limit_gives_the_local_output(
+        store: Path, cli: Callable[..., Any], args: tuple[str, ...]) -> None:
+    """``compare --store --engine dask --scheduler`` on a 2-worker cluster each of whose workers
+    may manage less than a third of the store's rows in memory: the local output byte for byte."""
+    import dask
+    from distributed import LocalCluster
+
+    from evaladdon.analysis.options import RoutePolicy
+    from evaladdon.store.query import load_store
+
+    assert int(load_store(store).table.memory_usage(deep=True).sum()) > 3 * LIMIT
+    local = cli("compare", "--store", store, *args)
+    seen: list[Any] = []
+    with dask.config.set({"distributed.worker.memory.pause": False, "distributed.worker.memory.terminate": False}):
+        with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, protocol="tcp", host="127.0.0.1",
+                          dashboard_address=None, memory_limit=LIMIT) as cluster:
+            workers = cluster.scheduler_info["workers"]
+            assert len(workers) == 2 and all(w["memory_limit"] == LIMIT for w in workers.values())
+            dask_out = cli("compare", "--store", store, "--engine", "dask", "--scheduler", cluster.scheduler_address,
+                           *args, routes=RoutePolicy(observe=seen.append))
+    assert local[0] == 0 and local[1]
+    assert dask_out == local
+    assert seen[0].route == "dask_compare" and not seen[0].declined
