@@ -56,6 +56,108 @@ def reduce_file(file: str, where: str | None = None) -> tuple[pd.DataFrame, pd.D
     return items, dropped
 
 
+ITEM_KEY = ("run", "task", "metric", "item")
+
+
+def reduce_table(df: pd.DataFrame, name: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(items, dropped) of one canonical table held in memory: the records :func:`reduce_file`
+    gives for the same rows stored (same columns and dtypes, in the same order), computed on
+    integer codes with numpy, with no store written (``--engine dask`` on PATHs).  ``name`` is
+    their ``file``.
+
+    A row is usable when ``error`` is missing and ``value`` finite (DuckDB's ``GOOD``).  Per
+    (run, task, metric, item) of the usable rows, in order of the item's first usable row (the
+    ``ORDER BY first`` of :func:`reduce_file`): ``n``, ``s`` (``np.bincount`` sums), ``m2`` the
+    sum of squared deviations from the item mean (two passes: DuckDB's ``var_pop * count`` up to
+    rounding), the exact 1s and 0s, the first model/source/harness (``any_value``), the first
+    present cluster and content hash, how many rows have a cluster and how many distinct
+    clusters.  Per (run, task, metric, reason) of the other rows (reason: ``error``, else
+    ``missing value``): ``n`` and the first row.  Oracle: :func:`reduce_file` on the table
+    stored (``tests/store/test_reduce_table.py``)."""
+    from evaladdon.table.codes import key_codes, label_codes
+
+    value = df["value"].to_numpy(dtype=float)
+    good = df["error"].isna().to_numpy() & np.isfinite(value)
+    rows = np.flatnonzero(good)
+    g, first, k = _groups(key_codes(df, ITEM_KEY)[rows])
+    v = value[rows]
+    n = np.bincount(g, minlength=k)
+    s = np.bincount(g, weights=v, minlength=k)
+    mean = np.divide(s, n, out=np.zeros(k), where=n > 0)
+    m2 = np.bincount(g, weights=(v - mean[g]) ** 2, minlength=k)
+    at = rows[first]  # each item's first usable row
+    items = _labels(df, at, ITEM_KEY + ("model", "source", "harness"))
+    items["n"], items["s"], items["m2"] = n, s, m2
+    items["ones"] = np.bincount(g[v == 1], minlength=k)
+    items["zeros"] = np.bincount(g[v == 0], minlength=k)
+    codes, width = label_codes(df["cluster"])
+    codes = codes[rows]
+    has = codes >= 0
+    items["cluster"] = _first_present(df["cluster"], has, g, rows, first, k)
+    items["n_cluster"] = np.bincount(g[has], minlength=k)
+    pairs = pd.unique(g[has] * max(width, 1) + codes[has])
+    items["k_cluster"] = np.bincount(pairs // max(width, 1), minlength=k)
+    items["item_hash"] = _first_present(df["item_hash"], df["item_hash"].notna().to_numpy()[rows], g, rows, first, k)
+    items["first"] = at
+    bad = np.flatnonzero(~good)
+    error = df["error"].to_numpy(dtype=object)[bad]
+    reason = np.where(pd.isna(error), "missing value", error).astype(object)
+    rcodes, reasons = pd.factorize(reason)
+    dg, dfirst, dk = _groups(pd.factorize(key_codes(df, ("run", "task", "metric"))[bad])[0] * max(len(reasons), 1)
+                             + rcodes)
+    dat = bad[dfirst]
+    dropped = _labels(df, dat, ("run", "task", "metric", "model", "source", "harness"))
+    dropped["reason"] = reason[dfirst]
+    dropped["n"] = np.bincount(dg, minlength=dk)
+    dropped["first"] = dat
+    items["file"] = dropped["file"] = name
+    return items, dropped
+
+
+def _groups(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """Dense group codes of ``keys`` in order of first appearance, each group's first position
+    (where the running maximum of the codes rises), and the number of groups."""
+    codes, uniques = pd.factorize(keys)
+    codes = codes.astype(np.int64, copy=False)
+    if not len(codes):
+        return codes, np.empty(0, dtype=np.int64), 0
+    top = np.maximum.accumulate(codes)
+    first = np.flatnonzero(np.r_[True, top[1:] > top[:-1]])
+    return codes, first, len(uniques)
+
+
+def _labels(df: pd.DataFrame, at: np.ndarray, columns: tuple[str, ...]) -> pd.DataFrame:
+    """The values of ``columns`` at rows ``at``, as DuckDB's ``.df()`` gives them: ``str`` or
+    ``None`` in object columns."""
+    return pd.DataFrame({c: _objects(df[c].iloc[at]) for c in columns})
+
+
+def _objects(s: pd.Series) -> np.ndarray:
+    out = s.to_numpy(dtype=object)
+    missing = pd.isna(out)
+    if missing.any():
+        out[missing] = None
+    return out
+
+
+def _first_present(column: pd.Series, present: np.ndarray, g: np.ndarray, rows: np.ndarray, first: np.ndarray,
+                   k: int) -> np.ndarray:
+    """Per group, ``column`` at its first row (of ``rows``, groups ``g``, first positions
+    ``first``) where ``present``; None for a group with none (DuckDB's ``any_value``)."""
+    out = np.full(k, None, dtype=object)
+    if present.all():  # every row has one (or none is there): no search
+        at = rows[first]
+    elif present.any():
+        seen, pos = np.unique(g[present], return_index=True)  # the first position of each group
+        at = np.full(k, -1, dtype=np.int64)
+        at[seen] = rows[present][pos]
+    else:
+        return out
+    has = at >= 0
+    out[has] = _objects(column.iloc[at[has]])
+    return out
+
+
 def rebuild(items: pd.DataFrame, dropped: pd.DataFrame) -> pd.DataFrame:
     """Canonical rows with the same per-item sufficient statistics (see module doc)."""
     from evaladdon.table import finalize
