@@ -20,7 +20,8 @@ the content-keyed store kept one).
 A file that cannot be read is one line naming it (exit 2) when it was named, a ``skipped`` note
 when it was found in a directory.  With ``--scheduler`` the workers open the files themselves:
 the PATHs must be on a disk every worker sees at the same absolute path, and a file a worker
-cannot open says so.  A single file is read and reduced on the driver, without a cluster.
+cannot open says so.  Without ``--scheduler`` a single file is read and reduced on the driver,
+without starting a cluster.
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ def reduce_paths(paths: Sequence[str], cluster: str | None, remote: bool = False
 
 def reduce_inputs(paths: Sequence[str], cluster: str | None, scheduler: str | None) -> tuple[Any, list[str]]:
     """The rebuilt canonical table of ``paths`` and the notes (module doc): the files reduced on
-    the workers of ``scheduler`` (or of a local cluster), a single file on the driver."""
+    the workers of ``scheduler`` (or of a local cluster; a single file on the driver)."""
     import os
 
     from evaladdon.adapters import expand_paths
@@ -88,7 +89,7 @@ def reduce_inputs(paths: Sequence[str], cluster: str | None, scheduler: str | No
     named = dict.fromkeys(sources, False)
     for f, _, explicit in files:
         named[str(Path(f).resolve())] |= explicit
-    if len(sources) <= 1:  # one file is one task: no cluster to start
+    if len(sources) <= 1 and not scheduler:  # one file is one task: no cluster to start
         results = reduce_paths(sources, cluster)
     else:
         with dask_client(scheduler) as client:

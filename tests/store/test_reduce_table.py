@@ -1,9 +1,11 @@
-"""``reduce_table`` (a canonical table reduced in memory, ``--engine dask`` on PATHs) gives the
-records ``reduce_file`` gives for the same rows stored.
+"""``reduce_table`` (canonical rows reduced in memory: an input file read on a Dask worker, or a
+stored file's rows in ``reduce_file``) gives the per-item records DuckDB's group-by gives.
 
-Oracle: ``reduce_file`` (DuckDB's group-by, ``var_pop``, ``any_value``, ``count(DISTINCT)``) on
-the table written as the store writes it: same columns, dtypes, order and values; the sums of
-squares to 1e-12 (DuckDB sums in another order)."""
+Oracle: :func:`_duckdb_reduce`, the SQL ``reduce_file`` ran before it shared ``reduce_table``
+(``var_pop``, ``any_value``, ``count(DISTINCT)``, ``ORDER BY`` the first row number), on the
+table written as the store writes it: same columns, dtypes, order and values; the sums of
+squares to 1e-12 (DuckDB sums in another order).  ``reduce_file`` itself is held to it too,
+with and without a ``--where`` filter."""
 
 from __future__ import annotations
 
@@ -20,15 +22,54 @@ from built_logs import inspect_base, write_inspect_json
 pytest.importorskip("duckdb", reason="reduce_file reads a stored file with DuckDB (pip install 'evaladdon[store]')")
 
 FLOATS = ("s", "m2")
+GOOD = "error IS NULL AND coalesce(isfinite(value), false)"
+
+
+def _duckdb_reduce(file: str, where: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The per-item records by DuckDB's group-by (the former ``reduce_file``)."""
+    from evaladdon.store.query import connect, select_sql
+
+    con = connect([Path(file)])
+    try:
+        rows = select_sql([Path(file)], None, columns="*, file_row_number AS _row").replace(
+            "union_by_name=true", "union_by_name=true, file_row_number=true")
+        rows += f" WHERE ({where})" if where else ""
+        items = con.execute(f"""
+            SELECT run, task, metric, item, any_value(model) AS model, any_value(source) AS source,
+                   any_value(harness) AS harness, count(*) AS n, sum(value) AS s,
+                   var_pop(value) * count(*) AS m2,
+                   count(*) FILTER (WHERE value = 1) AS ones, count(*) FILTER (WHERE value = 0) AS zeros,
+                   any_value(cluster) AS cluster, count(cluster) AS n_cluster,
+                   count(DISTINCT cluster) AS k_cluster, any_value(item_hash) AS item_hash, min(_row) AS first
+            FROM ({rows}) WHERE {GOOD} GROUP BY run, task, metric, item ORDER BY first""").df()
+        dropped = con.execute(f"""
+            SELECT run, task, metric, any_value(model) AS model, any_value(source) AS source,
+                   any_value(harness) AS harness, coalesce(error, 'missing value') AS reason,
+                   count(*) AS n, min(_row) AS first
+            FROM ({rows}) WHERE NOT ({GOOD}) GROUP BY run, task, metric, reason ORDER BY first""").df()
+    finally:
+        con.close()
+    items["file"] = dropped["file"] = Path(file).name
+    return items, dropped
 
 
 def _stored(table: pd.DataFrame, tmp_path: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The oracle's records of ``table`` stored; ``reduce_file``'s checked against them, also
+    under a per-row ``--where``."""
     from evaladdon.store import _table_to_parquet
     from evaladdon.store.reduce import reduce_file
 
     f = tmp_path / "x.parquet"
     _table_to_parquet(table, f)
-    return reduce_file(str(f))
+    want = _duckdb_reduce(str(f))
+    got = reduce_file(str(f))
+    _assert_same(got[0], want[0], "reduce_file items")
+    _assert_same(got[1], want[1], "reduce_file dropped")
+    where = "item <> 'y' AND epoch <> 2"  # per-row: the first row numbers are the file's
+    got, filtered = reduce_file(str(f), where), _duckdb_reduce(str(f), where)
+    _assert_same(got[0], filtered[0], "reduce_file --where items")
+    _assert_same(got[1], filtered[1], "reduce_file --where dropped")
+    return want
 
 
 def _assert_same(got: pd.DataFrame, want: pd.DataFrame, what: str) -> None:
