@@ -174,8 +174,8 @@ def rebuild(items: pd.DataFrame, dropped: pd.DataFrame) -> pd.DataFrame:
     d = k - (nn[idx] - 1.0) / 2.0
     value = np.where(binary[idx], (k < ones[idx]).astype(float), mean[idx] + scale[idx] * d)
     value = np.where((n[idx] == 1) & ~binary[idx], mean[idx], value)
-    cols = {c: items[c].to_numpy(dtype=object)[idx] for c in ("run", "task", "metric", "item", "model", "source",
-                                                              "harness", "cluster", "item_hash")}
+    cols = {c: items[c].take(idx).reset_index(drop=True)  # str columns: arrow's take, no Python str per row
+            for c in ("run", "task", "metric", "item", "model", "source", "harness", "cluster", "item_hash")}
     good = pd.DataFrame({**cols, "epoch": k + 1, "value": value, "raw": "", "error": None})
     dn = dropped["n"].to_numpy(dtype=np.int64)
     didx = np.repeat(np.arange(len(dropped)), dn)
@@ -192,6 +192,9 @@ def rebuild(items: pd.DataFrame, dropped: pd.DataFrame) -> pd.DataFrame:
     return finalize(out)
 
 
+RUN_KEYS = ["run", "task", "metric", "source"]
+
+
 def combine(parts: Sequence[tuple[pd.DataFrame, pd.DataFrame]]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Partials of several files, in file order, with the store's run disambiguation."""
     from evaladdon.errors import EvalAddonError
@@ -206,10 +209,12 @@ def combine(parts: Sequence[tuple[pd.DataFrame, pd.DataFrame]]) -> tuple[pd.Data
         r = two.iloc[0]
         raise EvalAddonError(f"run {r['run']!r}, task {r['task']!r}: item {r['item']!r} lies in two clusters "
                              "or has rows without one")
-    both = pd.concat([items.assign(_part=0), dropped.assign(_part=1)], ignore_index=True)
-    both = disambiguate(both)
-    return (both[both["_part"] == 0].drop(columns="_part").reset_index(drop=True),
-            both[both["_part"] == 1].drop(columns="_part").reset_index(drop=True))
+    keys = pd.concat([items[RUN_KEYS], dropped[RUN_KEYS]], ignore_index=True)  # what disambiguate reads
+    named = disambiguate(keys)
+    if named is keys:  # no run clashes: the records as they are
+        return items, dropped
+    run = named["run"].to_numpy(dtype=object)
+    return items.assign(run=run[:len(items)]), dropped.assign(run=run[len(items):])
 
 
 def reduced_table(parts: Sequence[tuple[pd.DataFrame, pd.DataFrame]]) -> Any:
