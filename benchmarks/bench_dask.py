@@ -183,6 +183,7 @@ def former_reduce(file):  # store.reduce.reduce_file before issue 31 item 1: Duc
 OLD_TABLE = FORMER_REDUCE + """
 import sys, tempfile
 import evaladdon.routes.dask as dask_route
+import evaladdon.routes.dask_reduce as dask_reduce
 from evaladdon.cli.main import main
 
 
@@ -200,7 +201,7 @@ def former(paths, store, where, cluster, scheduler):  # load_reduced before: a t
     return Loaded(validate(table), report.notes)
 
 
-dask_route.load_reduced = former
+dask_reduce.load_reduced = former
 main(['compare', sys.argv[1], '--baseline', 'model-0', '--engine', 'dask', '--json'])
 """
 REDUCE = """

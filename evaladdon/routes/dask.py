@@ -76,23 +76,3 @@ def reduce_store(client: Any, store: str, where: str | None) -> Any:
     parts = list(submitter(client)(reduce_file, [(str(f), where) for f in files]))
     notes = [n for e in manifest.entries.values() if e["file"] in {f.name for f in files} for n in e.get("notes", [])]
     return reduced_table(parts), notes
-
-
-def load_reduced(paths: Sequence[str], store: str | None, where: str | None, cluster: str | None,
-                 scheduler: str | None) -> Any:
-    """The :class:`Loaded` of the Dask engine: a store's files reduced on the workers, or PATHs
-    read and reduced on the workers without a store (:mod:`evaladdon.routes.dask_reduce`; the
-    workers must see the files); the driver rebuilds the rows."""
-    from evaladdon.table.loaded import Loaded
-    from evaladdon.table import validate
-
-    if cluster is not None and store:
-        raise EvalAddonError("with --engine dask and --store, clusters are set when ingesting (ingest --cluster)")
-    if not store:
-        from evaladdon.routes.dask_reduce import reduce_inputs
-
-        table, notes = reduce_inputs(paths, cluster, scheduler)
-        return Loaded(validate(table), notes)
-    with dask_client(scheduler) as client:
-        table, notes = reduce_store(client, store, where)
-    return Loaded(validate(table), notes)

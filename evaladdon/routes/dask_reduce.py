@@ -49,6 +49,25 @@ class Reduced:
     error: str | None = None
 
 
+def load_reduced(paths: Sequence[str], store: str | None, where: str | None, cluster: str | None,
+                 scheduler: str | None) -> Any:
+    """The :class:`Loaded` of the Dask engine: a store's files reduced on the workers
+    (:func:`evaladdon.routes.dask.reduce_store`), or PATHs read and reduced on the workers without
+    a store (:func:`reduce_inputs`; the workers must see the files); the driver rebuilds the rows."""
+    from evaladdon.routes.dask import dask_client, reduce_store
+    from evaladdon.table import validate
+    from evaladdon.table.loaded import Loaded
+
+    if cluster is not None and store:
+        raise EvalAddonError("with --engine dask and --store, clusters are set when ingesting (ingest --cluster)")
+    if not store:
+        table, notes = reduce_inputs(paths, cluster, scheduler)
+        return Loaded(validate(table), notes)
+    with dask_client(scheduler) as client:
+        table, notes = reduce_store(client, store, where)
+    return Loaded(validate(table), notes)
+
+
 def reduce_path(path: str, cluster: str | None, remote: bool = False) -> Reduced:
     """Runs on a worker: ``path`` read alone (as ``ingest`` reads it) and reduced in memory."""
     from evaladdon.adapters import read_runs
@@ -112,8 +131,8 @@ def reduce_inputs(paths: Sequence[str], cluster: str | None, scheduler: str | No
 
 def _on_workers(client: Any, sources: list[str], cluster: str | None, remote: bool) -> list[Reduced]:
     """:func:`reduce_path` of every source, a group of files a task, results in source order."""
+    from evaladdon.routes._file_groups import file_groups
     from evaladdon.routes.dask import submitter
-    from evaladdon.routes.dask_paths import file_groups
 
     threads = sum(int(w.get("nthreads", 1)) for w in client.scheduler_info()["workers"].values())
     groups = file_groups([Path(s) for s in sources], 2 * max(threads, 1))

@@ -79,7 +79,7 @@ def _former_load(paths: list[str], store: Any, where: Any, cluster: str | None, 
 @pytest.mark.parametrize("which,cluster", [("logs", None), ("logs", "passage"), ("inspect", None),
                                            ("inspect", "passage.id")])
 def test_the_table_is_the_former_readings(logs: Path, inspect_logs: Path, which: str, cluster: str | None) -> None:
-    from evaladdon.routes.dask import load_reduced
+    from evaladdon.routes.dask_reduce import load_reduced
 
     paths = [str(logs)] if which == "logs" else [str(inspect_logs), str(SAMPLE / "inspect")]
     if cluster == "passage.id":
@@ -128,7 +128,7 @@ def test_commands_give_the_former_output(logs: Path, inspect_logs: Path, cli: Ca
                                          as_local: bool) -> None:
     """The former reading's output (the table route: ``summarize`` forced onto it), and the local
     engine's where the former gave it; nothing written to disk."""
-    import evaladdon.routes.dask as dask_route
+    import evaladdon.routes.dask_reduce as dask_reduce
     import evaladdon.routes.ingest as ingest
     import evaladdon.store as store
     from evaladdon.analysis.options import RoutePolicy
@@ -136,7 +136,7 @@ def test_commands_give_the_former_output(logs: Path, inspect_logs: Path, cli: Ca
     table = RoutePolicy(only="table")
     argv = [a.replace("{logs}", str(logs)).replace("{inspect}", str(inspect_logs)) for a in args]
     with monkeypatch.context() as m:
-        m.setattr(dask_route, "load_reduced", _former_load)
+        m.setattr(dask_reduce, "load_reduced", _former_load)
         former = cli(*argv, "--engine", "dask", routes=table)
 
     def no_store(*a: Any, **k: Any) -> None:
