@@ -5,7 +5,7 @@ reduces each file in memory to per-item sufficient statistics; nothing is writte
 
 The files are the ones ``ingest`` would read (:func:`evaladdon.adapters.expand_paths`, each
 file named once), cut into contiguous groups of about equal bytes, about two per worker thread
-(:func:`evaladdon.routes.dask_paths.file_groups`); each group is one task.  On the worker each
+(:func:`evaladdon.routes._file_groups.file_groups`); each group is one task.  On the worker each
 file is read alone, as ``ingest`` reads it (:func:`evaladdon.adapters.read_runs` of that one
 file), reduced to the per-(run, task, metric, item) records and the per-reason counts of the rows
 left out (:func:`evaladdon.store.reduce.reduce_table`, the records :func:`reduce_file` gives for

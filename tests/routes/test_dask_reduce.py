@@ -201,3 +201,32 @@ def test_paths_on_a_scheduler(logs: Path, cli: Callable[..., Any]) -> None:
     gone = str(logs / "elsewhere.csv")
     err = reduce_path(gone, None, remote=True).error
     assert err is not None and err.startswith(f"{gone}: cannot read: ") and "every Dask worker sees" in err
+
+
+def test_two_workers_under_a_memory_limit_give_the_local_numbers(tmp_path: Path) -> None:
+    """Six files whose rows together exceed a worker's Dask ``memory_limit`` several times over:
+    each worker holds one file's rows at a time; the statistics of the rebuilt table are the
+    local table's (``summarize_table``, ``compare_table``) to 1e-12."""
+    import dask
+    from distributed import LocalCluster
+
+    from evaladdon.adapters import read_runs
+    from evaladdon.analysis.compare_table import compare_table
+    from evaladdon.analysis.summarize import summarize_table
+    from evaladdon.routes.dask_reduce import reduce_inputs
+
+    limit = 4 * 2**20
+    for k in range(6):
+        synthetic(tmp_path / f"m{k}.csv", f"m{k}", k, n_items=20_000, epochs=1 + k % 2, binary=k % 2 == 0)
+    local = read_runs([str(tmp_path)], cluster="passage").table
+    assert int(local.memory_usage(deep=True).sum()) > 4 * limit
+    with dask.config.set({"distributed.worker.memory.pause": False, "distributed.worker.memory.terminate": False}):
+        with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, protocol="tcp", memory_limit=limit,
+                          dashboard_address=None) as cluster:
+            table, _ = reduce_inputs([str(tmp_path)], "passage", cluster.scheduler_address)
+    got = [s.flat() for s in summarize_table(table, notes=[])]
+    want = [s.flat() for s in summarize_table(local, notes=[])]
+    assert len(want) == 6 and not mismatches(got, want, atol=1e-12)
+    for pair in (("m0", "m2"), ("m1", "m3")):
+        assert not mismatches([r.flat() for r in compare_table(table, [pair])],
+                              [r.flat() for r in compare_table(local, [pair])], atol=1e-12)
