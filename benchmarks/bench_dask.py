@@ -1,7 +1,7 @@
 """``summarize --store --engine dask`` against the local engine on the same store (issue 31 item 1).
 
-Usage: python benchmarks/bench_dask.py [RUNS] [ROWS_PER_RUN ...] [--old] [--repeat N] [--paths | --compare]
-       [--where SQL]
+Usage: python benchmarks/bench_dask.py [RUNS] [ROWS_PER_RUN ...] [--old] [--repeat N]
+       [--paths | --compare | --table | --reduce] [--where SQL]
 (default 20 runs x 50,000 and 200,000 rows: 1M and 4M rows; best of 2)
 
 ``--paths``: the same runs written as CSV tables (one a run) and read from PATHs instead of a
@@ -15,6 +15,17 @@ the floor reads the CSVs with pyarrow.
 route (per-item sides reduced on the workers), ``old dask`` (with ``--old``) the table route
 under ``--engine dask`` (per-item reduction, every row rebuilt on the driver).  ``--where SQL``
 adds the filter to both (a per-row term such as ``value >= 0``: the workers read through DuckDB).
+
+``--table``: ``compare DIR --baseline model-0`` of the runs written as CSV tables, the ``table``
+route's reading under ``--engine dask`` (:mod:`evaladdon.routes.dask_reduce`: each worker reads
+its share of the files and reduces each in memory, no store): ``local`` the local engine,
+``dask (cli)`` the new reading, ``old dask`` (with ``--old``) the former one (the files ingested
+into a temporary store on the workers, each stored file reduced by DuckDB's group-by, the SQL
+below); the floor reads the CSVs with pyarrow.
+
+``--reduce``: each stored file of the store reduced to per-item records in one process, no Dask:
+``reduce_file`` (pyarrow columns + ``reduce_table``, numpy on codes) against ``old reduce``, the
+former DuckDB group-by (:data:`FORMER_REDUCE`), and the floor.
 
 For each size, builds a synthetic store (``bench_store.build_store``: one Parquet file per run,
 0/1 scores, one epoch) and times in fresh processes, side by side in one run, the wall time, the
@@ -143,12 +154,98 @@ def compare_cases(d: str, old: bool, where: list[str]) -> dict[str, list[str]]:
     return got
 
 
+FORMER_REDUCE = """
+def former_reduce(file):  # store.reduce.reduce_file before issue 31 item 1: DuckDB's group-by
+    from pathlib import Path
+    from evaladdon.store.query import connect, select_sql
+    GOOD = "error IS NULL AND coalesce(isfinite(value), false)"
+    con = connect([Path(file)])
+    try:
+        rows = select_sql([Path(file)], None, columns="*, file_row_number AS _row").replace(
+            "union_by_name=true", "union_by_name=true, file_row_number=true")
+        items = con.execute(f\"\"\"
+            SELECT run, task, metric, item, any_value(model) AS model, any_value(source) AS source,
+                   any_value(harness) AS harness, count(*) AS n, sum(value) AS s,
+                   var_pop(value) * count(*) AS m2,
+                   count(*) FILTER (WHERE value = 1) AS ones, count(*) FILTER (WHERE value = 0) AS zeros,
+                   any_value(cluster) AS cluster, count(cluster) AS n_cluster,
+                   count(DISTINCT cluster) AS k_cluster, any_value(item_hash) AS item_hash, min(_row) AS first
+            FROM ({rows}) WHERE {GOOD} GROUP BY run, task, metric, item ORDER BY first\"\"\").df()
+        dropped = con.execute(f\"\"\"
+            SELECT run, task, metric, any_value(model) AS model, any_value(source) AS source,
+                   any_value(harness) AS harness, coalesce(error, 'missing value') AS reason,
+                   count(*) AS n, min(_row) AS first
+            FROM ({rows}) WHERE NOT ({GOOD}) GROUP BY run, task, metric, reason ORDER BY first\"\"\").df()
+    finally:
+        con.close()
+    items["file"] = dropped["file"] = Path(file).name
+    return items, dropped
+"""
+OLD_TABLE = FORMER_REDUCE + """
+import sys, tempfile
+import evaladdon.routes.dask as dask_route
+import evaladdon.routes.dask_reduce as dask_reduce
+from evaladdon.cli.main import main
+
+
+def former(paths, store, where, cluster, scheduler):  # load_reduced before: a temporary store
+    from evaladdon.routes.ingest import ingest
+    from evaladdon.store import Manifest
+    from evaladdon.store.reduce import reduced_table
+    from evaladdon.table import validate
+    from evaladdon.table.loaded import Loaded
+
+    with dask_route.dask_client(scheduler) as client, tempfile.TemporaryDirectory(prefix="evaladdon-store-") as tmp:
+        report = ingest(paths, tmp, cluster=cluster, submit=dask_route.submitter(client))
+        files = Manifest.load(tmp).data_files()
+        table = reduced_table(list(dask_route.submitter(client)(former_reduce, [(str(f),) for f in files])))
+    return Loaded(validate(table), report.notes)
+
+
+dask_reduce.load_reduced = former
+main(['compare', sys.argv[1], '--baseline', 'model-0', '--engine', 'dask', '--json'])
+"""
+REDUCE = """
+import sys, pathlib
+from evaladdon.store.reduce import reduce_file
+n = 0
+for f in sorted(pathlib.Path(sys.argv[1], 'data').glob('*.parquet')):
+    n += len(reduce_file(str(f))[0])
+print(n)
+"""
+OLD_REDUCE = FORMER_REDUCE + """
+import sys, pathlib
+n = 0
+for f in sorted(pathlib.Path(sys.argv[1], 'data').glob('*.parquet')):
+    n += len(former_reduce(str(f))[0])
+print(n)
+"""
+
+
+def table_cases(d: str, old: bool) -> dict[str, list[str]]:
+    """The ``--table`` rows (module doc)."""
+    cli = ["-m", "evaladdon.cli.main", "compare", d, "--baseline", "model-0", "--json"]
+    got = {"floor": ["-c", FLOOR_PATHS, d], "local": cli, "dask (cli)": [*cli, "--engine", "dask"]}
+    if old:
+        got["old dask"] = ["-c", OLD_TABLE, d]
+    return got
+
+
+def reduce_cases(d: str, old: bool) -> dict[str, list[str]]:
+    """The ``--reduce`` rows (module doc): ``local`` is ``reduce_file``, compared with the former SQL."""
+    got = {"floor": ["-c", FLOOR, d], "local": ["-c", REDUCE, d], "dask (cli)": ["-c", REDUCE, d]}
+    if old:
+        got["old reduce"] = ["-c", OLD_REDUCE, d]
+    return got
+
+
 def main() -> None:
     from bench_store import build_store
 
     argv = sys.argv[1:]
     old, on_paths, on_compare = "--old" in argv, "--paths" in argv, "--compare" in argv
-    argv = [a for a in argv if a not in ("--old", "--paths", "--compare")]
+    on_table, on_reduce = "--table" in argv, "--reduce" in argv
+    argv = [a for a in argv if a not in ("--old", "--paths", "--compare", "--table", "--reduce")]
     repeat = 2
     if "--repeat" in argv:
         i = argv.index("--repeat")
@@ -169,7 +266,7 @@ def main() -> None:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         for rows in sizes:
             store = Path(tmp) / f"store{rows}"
-            (build_csvs if on_paths else build_store)(store, runs, rows)
+            (build_csvs if on_paths or on_table else build_store)(store, runs, rows)
             s = str(store)
             for warm in (["-m", "evaladdon.cli.main", "--help"], ["-c", "import distributed, scipy.special"]):
                 measure(warm, env, 1)  # the bytecode cache, written once
@@ -184,8 +281,15 @@ def main() -> None:
                 paths = paths_cases(s, old)
             if on_compare:
                 paths = compare_cases(s, old, where)
+            if on_table:
+                paths = table_cases(s, old)
+            if on_reduce:
+                paths = reduce_cases(s, old)
             got = {name: measure(args, env, 1 if name == "old dask" else repeat) for name, args in paths.items()}
             assert got["local"][3] == got["dask (cli)"][3], "the Dask route's output differs from the local one"
+            last = lambda out: out.strip().splitlines()[-1:]  # noqa: E731 - DuckDB's progress bar may come first
+            for former in ("old dask", "old reduce"):
+                assert on_paths or former not in got or last(got[former][3]) == last(got["dask (cli)"][3]), former
             for name, (wall, cpu, mb, _) in got.items():
                 print(f"{runs * rows / 1e6:5.1f}M {name:12} {wall:7.2f} {cpu:7.2f} {mb:8.0f} "
                       f"{cpu / got['floor'][1]:9.2f} {cpu / got['local'][1]:9.2f} {mb / got['local'][2]:8.2f}")

@@ -38,7 +38,8 @@ def add_store(p: argparse.ArgumentParser, engine: bool = False) -> None:
         g.add_argument("--engine", choices=ENGINES, default="local",
                        help="local (default) or dask: parse and reduce on a Dask cluster")
         g.add_argument("--scheduler", metavar="ADDRESS",
-                       help="with --engine dask: the scheduler (default: start a local cluster)")
+                       help="with --engine dask: the scheduler (default: start a local cluster); its workers "
+                            "read the PATHs or the --store themselves, so they must see them at the same path")
 
 
 def level_type(text: str) -> float:

@@ -1,16 +1,17 @@
-"""``--engine dask``: parse logs and reduce stored rows on a Dask cluster.
+"""``--engine dask``: the cluster, and the ``table`` route's reading on it.
 
-Parsing: each log is read on a worker and written into the store's Parquet dataset (the
+``ingest``: each log is read on a worker and written into the store's Parquet dataset (the
 workers must see the store: a shared disk, or object storage mounted through fsspec).
-Statistics: each stored file is reduced on a worker to per-item sufficient statistics
-(:mod:`evaladdon.store.reduce`); the driver gathers those small tables and runs the same
-stats core.  Without ``--scheduler`` a ``distributed.LocalCluster`` is started in the process.
+Statistics: each stored file, or each input file read on a worker without a store
+(:mod:`evaladdon.routes.dask_reduce`), is reduced there to per-item sufficient statistics
+(:mod:`evaladdon.store.reduce`); the driver gathers those small tables, rebuilds the rows and
+runs the same stats core.  Without ``--scheduler`` a ``distributed.LocalCluster`` is started in
+the process.
 """
 
 from __future__ import annotations
 
 import contextlib
-import tempfile
 from typing import Any, Callable, Iterator, Sequence
 
 from evaladdon.errors import EvalAddonError
@@ -75,28 +76,3 @@ def reduce_store(client: Any, store: str, where: str | None) -> Any:
     parts = list(submitter(client)(reduce_file, [(str(f), where) for f in files]))
     notes = [n for e in manifest.entries.values() if e["file"] in {f.name for f in files} for n in e.get("notes", [])]
     return reduced_table(parts), notes
-
-
-def load_reduced(paths: Sequence[str], store: str | None, where: str | None, cluster: str | None,
-                 scheduler: str | None) -> Any:
-    """The :class:`Loaded` of the Dask engine: logs parsed into a store on the workers (a
-    temporary one when no ``--store`` is given), then reduced there."""
-    from evaladdon.table.loaded import Loaded
-    from evaladdon.table import validate
-
-    if cluster is not None and store:
-        raise EvalAddonError("with --engine dask and --store, clusters are set when ingesting (ingest --cluster)")
-    with dask_client(scheduler) as client, contextlib.ExitStack() as stack:
-        notes: list[str] = []
-        if not store:
-            if scheduler:
-                raise EvalAddonError("with --scheduler, give --store DIR on a disk every worker sees")
-            from evaladdon.routes.ingest import ingest
-
-            store = stack.enter_context(tempfile.TemporaryDirectory(prefix="evaladdon-store-"))
-            report = ingest(paths, store, cluster=cluster, submit=submitter(client))
-            if report.errors:
-                raise EvalAddonError(report.errors[0])
-            notes.extend(report.notes)
-        table, more = reduce_store(client, store, where)
-    return Loaded(validate(table), notes + more)

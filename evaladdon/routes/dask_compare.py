@@ -1,7 +1,7 @@
 """``compare --store --engine dask``: each worker reduces a group of stored logs to per-item
 statistics of each (run, task, metric) and sends back only those (issue 31, item 1b).
 
-The former Dask reading (:func:`evaladdon.routes.dask.load_reduced`) reduced each stored file on
+The former Dask reading of a store (the table route's :func:`evaladdon.routes.dask_reduce.load_reduced`) reduced each stored file on
 a worker to per-item statistics and then rebuilt every row on the driver as a table, then ran
 ``compare_table`` on it.  Here a worker reads its group's rows as arrays: straight from Parquet
 with pyarrow when every row of its files matches ``--where``, else filtered by DuckDB and fetched

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
 from evaladdon.errors import InputError
+from evaladdon.routes._file_groups import file_groups
 
 if TYPE_CHECKING:  # pragma: no cover
     from evaladdon.analysis.options import SummarizeOptions
@@ -110,21 +111,6 @@ def summarize_files(opts: PathOptions, paths: Sequence[str], explicit: Sequence[
         if out[-1].problem is not None:
             break
     return out
-
-
-def file_groups(files: Sequence[Path], parts: int) -> list[list[str]]:
-    """``files`` cut into at most ``parts`` contiguous groups of about equal bytes (file order
-    kept, so that results gathered group by group come in file order)."""
-    import numpy as np
-
-    if not files:
-        return []
-    sizes = np.array([max(f.stat().st_size, 1) for f in files], dtype=float)
-    ends = np.cumsum(sizes)
-    # group k takes the files whose bytes end in the k-th of `parts` equal slices of the total
-    group = np.minimum((ends - sizes / 2) * parts // ends[-1], parts - 1).astype(int)
-    cuts = np.flatnonzero(np.diff(group)) + 1
-    return [[str(f) for f in chunk] for chunk in np.split(np.array(files, dtype=object), cuts)]
 
 
 def gather(submit: Submit, opts: PathOptions, files: Sequence[Path], threads: int,

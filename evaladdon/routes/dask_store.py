@@ -1,7 +1,7 @@
 """The ``dask_store`` route: ``summarize --store --engine dask``, each worker summarizing its
 stored logs and sending back only the summaries (issue 31, item 1).
 
-The former Dask path (:func:`evaladdon.routes.dask.load_reduced`, still the ``table`` route's
+The former Dask path (:func:`evaladdon.routes.dask_reduce.load_reduced`, still the ``table`` route's
 reading under ``--engine dask``) reduced each stored file on a worker to per-item statistics and
 then *rebuilt every row* on the driver (object arrays of strings) to run ``summarize_table``:
 measured 119 s and 13.4 GB for 10M rows where the local path takes 3.8 s and 1.0 GB.

@@ -32,8 +32,10 @@ Decision table (``docs/dev/redesign-map.md`` §4 has the measurements behind eac
   5. ``table`` -- otherwise.
 
 ``metrics``, ``rank``, ``judge``, ``report``, ``export`` (the canonical table itself)
-  1. ``table`` -- the one route today (read at once; reduced on a Dask cluster with
-     ``--engine dask``): :func:`plan_table`, and :func:`load_table` to run it.
+  1. ``table`` -- the one route today (read at once; with ``--engine dask`` each file, stored or
+     a PATH read on a worker without a store, reduced on the cluster to per-item statistics and
+     the rows rebuilt on the driver: :mod:`evaladdon.routes.dask_reduce`): :func:`plan_table`,
+     and :func:`load_table` to run it.
 
 A route declines by raising :class:`Decline`; the last route never declines.  The caller may
 force one route (``RoutePolicy.only``), exclude some, set :class:`~evaladdon.analysis.options.RouteLimits`

@@ -27,7 +27,7 @@ def load_runs(inputs: InputOptions) -> Loaded:
     inputs.check()
     try:
         if inputs.engine == "dask":
-            from evaladdon.routes.dask import load_reduced
+            from evaladdon.routes.dask_reduce import load_reduced
 
             return load_reduced(paths=list(inputs.paths), store=inputs.store, where=inputs.where,
                                 cluster=inputs.cluster, scheduler=inputs.scheduler)

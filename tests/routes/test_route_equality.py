@@ -379,6 +379,17 @@ DASK_CASES += [_c(f"summarize paths on dask workers: {' '.join(args)}", ["summar
 DASK_CASES += [_c(f"compare on dask workers: {' '.join(args)}", ["compare", "--store", "{arrays}", "--engine", "dask", *args],
                   "dask_compare", local_ref=True, check=_some_results)
                for args, route, _ in ARRAYS_ARGS if route == "store_arrays"]
+# compare, and summarize on the table route, of PATHs under --engine dask: each file read and reduced
+# on a worker, the rows rebuilt on the driver; the reference is the local engine's answer where the
+# reduced rows give it (errored items, the skipped-file records and incomplete marks are reduced away)
+DASK_TABLE = [("compare", "--json", str(INSPECT / "baseline.eval"), str(INSPECT / "candidate.eval")),
+              ("compare", str(INSPECT / "baseline.eval"), str(INSPECT / "candidate.eval"), "--cluster", "passage.id"),
+              ("compare", "--markdown", str(SAMPLE / "inspect"), "--all-pairs"),
+              ("compare", "--json", str(SAMPLE / "lm_eval"), "--all-pairs"),
+              ("compare", str(SAMPLE / "table"), "--all-pairs"), ("compare", "{clean}", "{two7}", "--json"),
+              ("summarize", "--json", str(SAMPLE / "inspect")), ("summarize", str(SAMPLE / "lm_eval"), "--markdown")]
+DASK_CASES += [_c(f"{args[0]} paths reduced on dask workers: {' '.join(args[1:])}", [args[0], "--engine", "dask", *args[1:]],
+                  "table", close=True, local_ref=True) for args in DASK_TABLE]
 DASK_CASES = DASK_CASES if importlib.util.find_spec("distributed") else []
 
 # -- the first cases (sample logs, crafted logs, a store) -------------------------------------------
@@ -506,7 +517,7 @@ def _check_case(case: Case, inputs: Inputs, monkeypatch: pytest.MonkeyPatch) -> 
     if case.batches is not None:
         real = spill.batches
         monkeypatch.setattr(spill, "batches", lambda *a: made.append(real(*a)) or made[-1])
-    forced = case.route != case.ref and not case.either
+    forced = (case.route != case.ref or case.local_ref) and not case.either  # local_ref: the route of argv
     policy = RoutePolicy(only=case.route, limits=case.limits) if forced else RoutePolicy(limits=case.limits)
     rc, out, err, outcomes = _run(argv, policy)
     ref_argv = [a for a in argv if a not in ("--engine", "dask")] if case.local_ref else argv

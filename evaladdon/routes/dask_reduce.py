@@ -1,0 +1,140 @@
+"""The ``table`` route's reading of PATHs under ``--engine dask`` (``compare``, ``report``, and
+``summarize`` when its fast route declines): each worker reads its share of the files and
+reduces each file in memory to per-item sufficient statistics; nothing is written to disk
+(issue 31, item 1).
+
+The files are the ones ``ingest`` would read (:func:`evaladdon.adapters.expand_paths`, each
+file named once), cut into contiguous groups of about equal bytes, about two per worker thread
+(:func:`evaladdon.routes._file_groups.file_groups`); each group is one task.  On the worker each
+file is read alone, as ``ingest`` reads it (:func:`evaladdon.adapters.read_runs` of that one
+file), reduced to the per-(run, task, metric, item) records and the per-reason counts of the rows
+left out (:func:`evaladdon.store.reduce.reduce_table`, the records :func:`reduce_file` gives for
+a stored file), and dropped: a worker holds one file's rows at a time and sends back a few numbers
+per item and its reader notes.  The driver takes the files in the order a store lists them
+(sorted by absolute path), lets :func:`evaladdon.store.reduce.reduced_table` name apart runs two
+files share and rebuild the rows: the table, notes and errors of the former reading, which first
+ingested the files into a temporary store on the workers and reduced each stored file (except
+that two copies of one log under two names are two runs, as the local engine reads them, where
+the content-keyed store kept one).
+
+A file that cannot be read is one line naming it (exit 2) when it was named, a ``skipped`` note
+when it was found in a directory.  With ``--scheduler`` the workers open the files themselves:
+the PATHs must be on a disk every worker sees at the same absolute path, and a file a worker
+cannot open says so.  Without ``--scheduler`` a single file is read and reduced on the driver,
+without starting a cluster.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Sequence
+
+from evaladdon.errors import EvalAddonError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from evaladdon.routes.dask_store import Submit
+
+REMOTE = "; with --scheduler, PATHs must be on a disk every Dask worker sees, at the same path"
+
+
+@dataclasses.dataclass
+class Reduced:
+    """One file's per-item records and left-out counts, its reader notes; or its error (one line
+    naming the file)."""
+
+    items: Any
+    dropped: Any
+    notes: list[str]
+    error: str | None = None
+
+
+def load_reduced(paths: Sequence[str], store: str | None, where: str | None, cluster: str | None,
+                 scheduler: str | None) -> Any:
+    """The :class:`Loaded` of the Dask engine: a store's files reduced on the workers
+    (:func:`evaladdon.routes.dask.reduce_store`), or PATHs read and reduced on the workers without
+    a store (:func:`reduce_inputs`; the workers must see the files); the driver rebuilds the rows."""
+    from evaladdon.routes.dask import dask_client, reduce_store
+    from evaladdon.table import validate
+    from evaladdon.table.loaded import Loaded
+
+    if cluster is not None and store:
+        raise EvalAddonError("with --engine dask and --store, clusters are set when ingesting (ingest --cluster)")
+    if not store:
+        table, notes = reduce_inputs(paths, cluster, scheduler)
+        return Loaded(validate(table), notes)
+    with dask_client(scheduler) as client:
+        table, notes = reduce_store(client, store, where)
+    return Loaded(validate(table), notes)
+
+
+def reduce_path(path: str, cluster: str | None, remote: bool = False) -> Reduced:
+    """Runs on a worker: ``path`` read alone (as ``ingest`` reads it) and reduced in memory."""
+    from evaladdon.adapters import read_runs
+    from evaladdon.store.reduce import reduce_table
+
+    try:
+        with open(path, "rb"):
+            pass
+    except OSError as exc:
+        return Reduced(None, None, [], f"{path}: cannot read: {exc.strerror or exc}" + (REMOTE if remote else ""))
+    try:
+        loaded = read_runs([path], cluster=cluster)
+    except MemoryError:
+        return Reduced(None, None, [], f"{path}: not enough memory to read this log")
+    except (EvalAddonError, ValueError, OSError) as exc:
+        return Reduced(None, None, [], " ".join(str(exc).split()))
+    items, dropped = reduce_table(loaded.table, Path(path).name)
+    return Reduced(items, dropped, list(loaded.notes))
+
+
+def reduce_paths(paths: Sequence[str], cluster: str | None, remote: bool = False) -> list[Reduced]:
+    """Runs on a worker: :func:`reduce_path` of each of ``paths`` in turn (one file's rows held
+    at a time)."""
+    return [reduce_path(p, cluster, remote) for p in paths]
+
+
+def reduce_inputs(paths: Sequence[str], cluster: str | None, scheduler: str | None) -> tuple[Any, list[str]]:
+    """The rebuilt canonical table of ``paths`` and the notes (module doc): the files reduced on
+    the workers of ``scheduler`` (or of a local cluster; a single file on the driver)."""
+    import os
+
+    from evaladdon.adapters import expand_paths
+    from evaladdon.routes.dask import dask_client
+    from evaladdon.store.reduce import reduced_table
+
+    files, notes = expand_paths([os.fspath(p) for p in paths])
+    sources = list(dict.fromkeys(str(Path(f).resolve()) for f, _, _ in files))  # a file named twice: once
+    named = dict.fromkeys(sources, False)
+    for f, _, explicit in files:
+        named[str(Path(f).resolve())] |= explicit
+    if len(sources) <= 1 and not scheduler:  # one file is one task: no cluster to start
+        results = reduce_paths(sources, cluster)
+    else:
+        with dask_client(scheduler) as client:
+            results = _on_workers(client, sources, cluster, remote=bool(scheduler))
+    errors = []
+    for source, r in zip(sources, results, strict=True):
+        if r.error is None:
+            notes.extend(r.notes)
+        elif named[source]:
+            errors.append(r.error)
+        else:
+            notes.append(f"skipped {r.error}")
+    if errors:
+        raise EvalAddonError(errors[0])
+    got = sorted(((s, r) for s, r in zip(sources, results, strict=True) if r.error is None), key=lambda sr: sr[0])
+    if not got:
+        raise EvalAddonError("no log could be read" + (f": {'; '.join(notes)}" if notes else ""))
+    return reduced_table([(r.items, r.dropped) for _, r in got]), notes
+
+
+def _on_workers(client: Any, sources: list[str], cluster: str | None, remote: bool) -> list[Reduced]:
+    """:func:`reduce_path` of every source, a group of files a task, results in source order."""
+    from evaladdon.routes._file_groups import file_groups
+    from evaladdon.routes.dask import submitter
+
+    threads = sum(int(w.get("nthreads", 1)) for w in client.scheduler_info()["workers"].values())
+    groups = file_groups([Path(s) for s in sources], 2 * max(threads, 1))
+    submit: Submit = submitter(client)
+    return [r for got in submit(reduce_paths, [(g, cluster, remote) for g in groups]) for r in got]
