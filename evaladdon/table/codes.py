@@ -113,6 +113,9 @@ def _all_distinct(arrow: Any) -> bool:
                            else arrow.slice(0, _PROBE))
     if first is None or _has_repeat(first):
         return False  # repeats early on (e.g. several epochs or metrics per item): not all distinct
+    spread = _spread_hashes(arrow)
+    if spread is None or _has_repeat(spread):
+        return False  # repeats far apart (two runs' files of the same items, one after the other)
     hashes = np.empty(n, dtype=np.uint64)
     at = 0
     for chunk in chunks:
@@ -122,6 +125,29 @@ def _all_distinct(arrow: Any) -> bool:
         hashes[at:at + got.size] = got
         at += got.size
     return not _has_repeat(hashes)
+
+
+def _spread_hashes(arrow: Any) -> np.ndarray | None:
+    """:func:`_string_hashes` of :data:`_PROBE` rows of ``arrow`` at distinct pseudo-random
+    positions (a fixed seed) over its whole length.  When a fraction ``f`` of ``n`` rows repeat
+    another row anywhere, ~``f * _PROBE**2 / (2 n)`` repeated pairs fall in the sample (two files
+    of the same 1M items: ~1,000), so a table of repeated items is told in one small pass
+    instead of hashing and sorting every row first (2 x 1M rows: ~0.3 s of a compare).  Taken
+    chunk by chunk (a take from a chunked array joins its chunks first)."""
+    import pyarrow as pa
+
+    at = np.unique(np.random.default_rng(0).integers(0, len(arrow), _PROBE))  # distinct: no false repeat
+    parts = []
+    start = 0
+    for chunk in arrow.chunks if hasattr(arrow, "chunks") else [arrow]:
+        lo, hi = np.searchsorted(at, [start, start + len(chunk)])
+        if hi > lo:
+            got = _string_hashes(chunk.take(pa.array(at[lo:hi] - start)))
+            if got is None:
+                return None
+            parts.append(got)
+        start += len(chunk)
+    return np.concatenate(parts) if parts else np.empty(0, dtype=np.uint64)
 
 
 def _has_repeat(hashes: np.ndarray) -> bool:
@@ -333,6 +359,29 @@ def first_present(codes: np.ndarray, n_codes: int, column: np.ndarray) -> np.nda
     return out
 
 
+def first_present_in(codes: np.ndarray, n_codes: int, s: pd.Series) -> np.ndarray:
+    """:func:`first_present` of a column given as a Series: a column with no value at all
+    (:func:`~evaladdon.table.columns.no_values`, or every row missing) gives ``None`` for every
+    code without an object array of its rows, a categorical is read on its integer codes."""
+    import pandas as pd
+
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        cat = s.cat.codes.to_numpy()
+        present = cat >= 0
+        if not present.any():
+            return np.full(n_codes, None, dtype=object)
+        first = np.full(n_codes, len(s), dtype=np.int64)
+        np.minimum.at(first, codes[present], np.flatnonzero(present))
+        out = np.full(n_codes, None, dtype=object)
+        has = first < len(s)
+        out[has] = s.cat.categories.to_numpy(dtype=object)[cat[first[has]]]
+        return out
+    column = s.to_numpy(dtype=object)
+    if bool(pd.isna(column).all()):
+        return np.full(n_codes, None, dtype=object)
+    return first_present(codes, n_codes, column)
+
+
 def group_positions(df: pd.DataFrame) -> tuple[np.ndarray, list[np.ndarray | slice]]:
     """The (run, task, metric) groups in order of first appearance (as ``groupby(sort=False)``)
     and each group's row positions in table order; a table of one group is one slice."""
@@ -348,8 +397,15 @@ def group_positions(df: pd.DataFrame) -> tuple[np.ndarray, list[np.ndarray | sli
         return np.zeros(1, dtype=np.int64), [slice(0, len(df))]
     order = np.argsort(gcodes, kind="stable")
     bounds = np.cumsum(np.bincount(gcodes, minlength=len(uniques)))[:-1]
-    rows: list[np.ndarray | slice] = list(np.split(order, bounds))
+    rows: list[np.ndarray | slice] = [_as_slice(p) for p in np.split(order, bounds)]
     return np.arange(len(uniques)), rows
+
+
+def _as_slice(positions: np.ndarray) -> np.ndarray | slice:
+    """Ascending distinct row ``positions`` as a slice when they are one contiguous run (each
+    file's group of a table read from several files): a view of the rows, not a copy of them."""
+    lo, hi = int(positions[0]), int(positions[-1])
+    return slice(lo, hi + 1) if hi - lo + 1 == len(positions) else positions
 
 
 def one_value(s: pd.Series) -> bool:
