@@ -100,7 +100,8 @@ def side_of(rows: pd.DataFrame, errors: str = "exclude", item_codes: np.ndarray 
     has_error = rows["error"].notna().to_numpy()
     if not has_error.any() and bool(np.isfinite(rows["value"].to_numpy(dtype=float)).all()):
         # the usual group: every row usable, none errored (no object array of the errors, no copy)
-        good, dropped, errored = rows, {}, np.zeros(len(rows), dtype=bool)
+        dropped: dict[str, int] = {}
+        good, errored = rows, np.zeros(len(rows), dtype=bool)
     else:
         error = rows["error"].to_numpy(dtype=object)
         errored = errored_mask(error, has_error)
@@ -173,7 +174,7 @@ def align_sides(
         raise EvalAddonError(f"{where}: no items in common; nothing to pair")
     shared = ia.index[at_a]
     ha, hb = ia["item_hash"].to_numpy(dtype=object)[at_a], ib["item_hash"].to_numpy(dtype=object)[at_b]
-    mismatch = pd.notna(ha) & pd.notna(hb) & (ha != hb)
+    mismatch = _differ(ha, hb, pd.notna(ha) & pd.notna(hb))
     examples = tuple(str(i) for i in shared[mismatch][:5])
     if mismatch.any() and strict:
         raise EvalAddonError(
@@ -183,7 +184,7 @@ def align_sides(
     ca, cb = ia["cluster"].to_numpy(dtype=object)[at_a], ib["cluster"].to_numpy(dtype=object)[at_b]
     has_a, has_b = pd.notna(ca), pd.notna(cb)
     cluster = np.where(has_a, ca, cb)
-    clash = has_a & has_b & (ca != cb)
+    clash = _differ(ca, cb, has_a & has_b)
     if clash.any():
         raise EvalAddonError(f"{where}: item {shared[clash][0]!r} has different clusters in the two runs")
     present = has_a | has_b
@@ -203,6 +204,15 @@ def align_sides(
         one_epoch=one_epoch,
     )
     return aligned, alignment
+
+
+def _differ(x: np.ndarray, y: np.ndarray, both: np.ndarray) -> np.ndarray:
+    """``both & (x != y)`` for object arrays, comparing only where ``both`` holds (no Python
+    comparison a row for a million items that have no hash or cluster)."""
+    out = np.zeros(len(both), dtype=bool)
+    if both.any():
+        out[both] = np.asarray(x[both] != y[both], dtype=bool)
+    return out
 
 
 def _why_unpaired(rows_a: pd.DataFrame, rows_b: pd.DataFrame, exc: EvalAddonError) -> str:
