@@ -296,8 +296,10 @@ def _few_labels(raw: pd.Series) -> pd.Series:
 def _none_or_compact(errors: pd.Series, n: int) -> Any:
     """The ``error`` column: :func:`evaladdon.table.no_values` when a large table has no error
     at all (the usual case), else the object column of reasons and ``None``."""
-    from evaladdon.table.columns import _is_none
+    from evaladdon.table.columns import _is_none, all_missing
 
+    if all_missing(errors):
+        return errors  # no_values already
     if n >= FEW_LABELS_MIN_ROWS and bool(_is_none(errors.to_numpy()).all()):
         return no_values(n)
     return errors
@@ -373,9 +375,12 @@ def _scores(cols: _Columns, name: str, compact: bool = False) -> tuple[np.ndarra
         col = cols.arrow_col(name)
         null = col.is_null().to_numpy(zero_copy_only=False)
         if pa.types.is_floating(col.type) or pa.types.is_integer(col.type) or pa.types.is_boolean(col.type):
-            values = pc.fill_null(pc.cast(col, pa.float64()), np.nan).to_numpy(zero_copy_only=False).astype(float)
+            values = pc.fill_null(pc.cast(col, pa.float64()), np.nan).to_numpy(zero_copy_only=False)
             nonfinite = ~null & ~np.isfinite(values)
             raw = pc.fill_null(pc.cast(col, pa.large_string()), "")  # pandas' str type: no second copy
+            if compact and not null.any() and not nonfinite.any():  # no error at all (np.where: a fresh array)
+                return (np.where(nonfinite, np.nan, values), pd.Series(no_values(cols.n), copy=False),
+                        pd.Series(raw.to_pandas()))
             errors = np.full(cols.n, None, dtype=object)
             errors[nonfinite] = NON_FINITE
             errors[null] = MISSING

@@ -248,12 +248,29 @@ def _column_codes(s: pd.Series) -> tuple[np.ndarray | None, int]:
         if hi - lo < 2 * n + 1024:
             return (arr.astype(np.int64) - lo) if lo else arr.astype(np.int64, copy=False), hi - lo + 1
     if _is_str_dtype(s.dtype):
+        if n and _constant_arrow_strings(s):
+            return None, 1
         codes, width = label_codes(s)
         if width == n:  # all distinct, none missing
             return codes.astype(np.int64), n  # a copy: the caller combines codes in 64 bits
         return np.add(codes, 1, dtype=np.int64), width + 1  # -1 (missing) becomes 0
     codes, uniques = pd.factorize(s, use_na_sentinel=False)
     return codes.astype(np.int64, copy=False), max(len(uniques), 1)
+
+
+def _constant_arrow_strings(s: pd.Series) -> bool:
+    """Whether a pyarrow-backed ``str`` column holds one value in every row (none missing):
+    one comparison of each row with the first (a few ns a row), where the hash table of
+    :func:`label_codes` costs ~10x that; ``False`` for other columns (not tested)."""
+    if getattr(s.dtype, "storage", None) != "pyarrow" or not len(s):
+        return False
+    import pyarrow.compute as pc
+
+    arrow = s.array.__arrow_array__()
+    if arrow.null_count:
+        return False
+    first = arrow[0]
+    return all(pc.all(pc.equal(chunk, first)).as_py() for chunk in getattr(arrow, "chunks", [arrow]) if len(chunk))
 
 
 def key_codes(df: pd.DataFrame, columns: tuple[str, ...] = KEY) -> np.ndarray:
@@ -274,6 +291,8 @@ def _key_codes(df: pd.DataFrame, columns: tuple[str, ...]) -> tuple[np.ndarray, 
     for col in columns:
         s = df[col]
         if n > 1 and _is_str_dtype(s.dtype):
+            if _constant_arrow_strings(s):
+                continue  # one value throughout (the run or task of one file): no hash of its rows
             codes, width = label_codes(s)
             if width == n:  # n labels among n rows, none missing: every row differs, and the
                 return codes, True  # first-appearance codes are 0..n-1 (read-only: shared)
