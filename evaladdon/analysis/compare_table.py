@@ -21,6 +21,7 @@ from evaladdon.analysis.compare import Paired, compare_groups, finish_comparison
 from evaladdon.stats.item_means import item_table as per_item
 from evaladdon.table.codes import first_present  # noqa: F401 - its old place
 from evaladdon.table.codes import first_present_in, group_positions
+from evaladdon.table.columns import _is_none
 from evaladdon.table.errored import apply_policy, errored_mask
 from evaladdon.table.usable import usable_rows
 from evaladdon.table.names import choose_pairs_in as choose_pairs  # noqa: F401 - the names on a table
@@ -173,23 +174,29 @@ def align_sides(
     if len(at_a) == 0:
         raise EvalAddonError(f"{where}: no items in common; nothing to pair")
     shared = ia.index[at_a]
-    ha, hb = ia["item_hash"].to_numpy(dtype=object)[at_a], ib["item_hash"].to_numpy(dtype=object)[at_b]
-    mismatch = _differ(ha, hb, pd.notna(ha) & pd.notna(hb))
+    ha, hb = _shared_values(ia["item_hash"], at_a), _shared_values(ib["item_hash"], at_b)
+    mismatch = (np.zeros(len(at_a), dtype=bool) if ha is None or hb is None
+                else _differ(ha, hb, pd.notna(ha) & pd.notna(hb)))
     examples = tuple(str(i) for i in shared[mismatch][:5])
     if mismatch.any() and strict:
         raise EvalAddonError(
             f"{where}: {int(mismatch.sum())} shared item(s) have different content hashes (e.g. {', '.join(examples)}); "
             "refusing to pair them (--strict)"
         )
-    ca, cb = ia["cluster"].to_numpy(dtype=object)[at_a], ib["cluster"].to_numpy(dtype=object)[at_b]
-    has_a, has_b = pd.notna(ca), pd.notna(cb)
-    cluster = np.where(has_a, ca, cb)
-    clash = _differ(ca, cb, has_a & has_b)
-    if clash.any():
-        raise EvalAddonError(f"{where}: item {shared[clash][0]!r} has different clusters in the two runs")
-    present = has_a | has_b
-    if present.any() and not present.all():
-        raise EvalAddonError(f"{where}: {int((~present).sum())} shared item(s) have no cluster id")
+    ca, cb = _shared_values(ia["cluster"], at_a), _shared_values(ib["cluster"], at_b)
+    if ca is None and cb is None:  # neither run has a cluster id (no pass over the items)
+        cluster = np.full(len(at_a), None, dtype=object)
+    else:
+        ca = np.full(len(at_a), None, dtype=object) if ca is None else ca
+        cb = np.full(len(at_b), None, dtype=object) if cb is None else cb
+        has_a, has_b = pd.notna(ca), pd.notna(cb)
+        cluster = np.where(has_a, ca, cb)
+        clash = _differ(ca, cb, has_a & has_b)
+        if clash.any():
+            raise EvalAddonError(f"{where}: item {shared[clash][0]!r} has different clusters in the two runs")
+        present = has_a | has_b
+        if present.any() and not present.all():
+            raise EvalAddonError(f"{where}: {int((~present).sum())} shared item(s) have no cluster id")
     one_epoch = bool(ia["n_epochs"].max() == 1 and ib["n_epochs"].max() == 1)
     aligned = pd.DataFrame({"a": ia["value"].to_numpy()[at_a], "b": ib["value"].to_numpy()[at_b], "cluster": cluster},
                            index=shared)
@@ -204,6 +211,15 @@ def align_sides(
         one_epoch=one_epoch,
     )
     return aligned, alignment
+
+
+def _shared_values(column: pd.Series, at: np.ndarray) -> np.ndarray | None:
+    """``column``'s values (object) at the shared items' positions ``at``; ``None`` when the
+    column holds ``None`` in every row (told by one pass over its pointers, no copy)."""
+    values = column.to_numpy(dtype=object)
+    if values.dtype == object and values.size and bool(_is_none(values).all()):
+        return None
+    return values[at]
 
 
 def _differ(x: np.ndarray, y: np.ndarray, both: np.ndarray) -> np.ndarray:
