@@ -1,14 +1,15 @@
 """``compare`` of two long tables against its floor, and how both grow (issue 31 item 2).
 
-Usage: python benchmarks/bench_compare_long.py [ROWS ...] [--repeat N] [--code CHECKOUT]
+Usage: python benchmarks/bench_compare_long.py [ROWS ...] [--repeat N] [--code CHECKOUT] [--csv]
 (default 1M and 4M rows a file; best of 2; ``--code``: also time that checkout's evaladdon, e.g.
-main, side by side in the same run)
+main, side by side in the same run; ``--csv``: the tables as CSV instead of Parquet)
 
-Writes two Parquet long tables of ROWS items each (``model, task, id, score``; 0/1 scores, string
-item ids ``item-00000001``, one epoch) and times in fresh processes the CPU (user + sys) and peak
-RSS of:
+Writes two Parquet (or CSV) long tables of ROWS items each (``model, task, id, score``; 0/1 scores,
+string item ids ``item-00000001``, one epoch) and times in fresh processes the CPU (user + sys) and
+peak RSS of:
 
-  floor    read both files' item and score columns (pyarrow), one ``pd.factorize`` of both item
+  floor    read both files' item and score columns (pyarrow; a CSV's with ``include_columns``,
+           its ids as strings), one ``pd.factorize`` of both item
            columns, a numpy join on the integer codes, the paired statistics
            (``stats.compare_paired``: the paired test and interval) -- what any compare must do
   compare  ``evaladdon compare A B`` (text output)
@@ -28,9 +29,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 FLOOR = """
-import sys, numpy as np, pandas as pd, pyarrow.parquet as pq
+import sys, numpy as np, pandas as pd, pyarrow as pa, pyarrow.csv as pc, pyarrow.parquet as pq
 from evaladdon.stats import compare_paired
-a, b = (pq.read_table(f, columns=['id', 'score']).to_pandas() for f in sys.argv[1:3])
+def read(f):
+    if f.endswith('.csv'):
+        return pc.read_csv(f, convert_options=pc.ConvertOptions(include_columns=['id', 'score'],
+                                                                column_types={'id': pa.string()})).to_pandas()
+    return pq.read_table(f, columns=['id', 'score']).to_pandas()
+a, b = (read(f) for f in sys.argv[1:3])
 codes, uniques = pd.factorize(pd.concat([a['id'], b['id']], ignore_index=True))
 at_b = np.full(len(uniques), -1); at_b[codes[len(a):]] = np.arange(len(b))
 pos = at_b[codes[:len(a)]]; keep = pos >= 0
@@ -52,7 +58,7 @@ def measure(args: list[str], env: dict[str, str], repeat: int, cwd: Path) -> tup
     return cpu, peak
 
 
-def write_tables(root: Path, n: int) -> tuple[Path, Path]:
+def write_tables(root: Path, n: int, csv: bool = False) -> tuple[Path, Path]:
     import numpy as np
     import pandas as pd
 
@@ -61,8 +67,15 @@ def write_tables(root: Path, n: int) -> tuple[Path, Path]:
     out = []
     for model, seed in (("a", 1), ("b", 2)):
         score = (np.random.default_rng(seed).uniform(size=n) < p).astype(np.int8)
-        path = root / f"{model}{n}.parquet"
-        pd.DataFrame({"model": model, "task": "t", "id": ids, "score": score}).to_parquet(path)
+        path = root / f"{model}{n}.{'csv' if csv else 'parquet'}"
+        frame = pd.DataFrame({"model": model, "task": "t", "id": ids, "score": score})
+        if csv:
+            import pyarrow as pa
+            import pyarrow.csv as pacsv
+
+            pacsv.write_csv(pa.Table.from_pandas(frame, preserve_index=False), path)
+        else:
+            frame.to_parquet(path)
         out.append(path)
     return out[0], out[1]
 
@@ -70,6 +83,9 @@ def write_tables(root: Path, n: int) -> tuple[Path, Path]:
 def main() -> None:
     argv = sys.argv[1:]
     repeat, others = 2, {}
+    csv = "--csv" in argv
+    if csv:
+        argv.remove("--csv")
     if "--repeat" in argv:
         i = argv.index("--repeat")
         repeat = int(argv[i + 1])
@@ -79,7 +95,8 @@ def main() -> None:
         others["compare (" + Path(argv[i + 1]).name + ")"] = Path(argv[i + 1]).resolve()
         del argv[i:i + 2]
     sizes = [int(float(a)) for a in argv] or [1_000_000, 4_000_000]
-    print(f"load {os.getloadavg()[0]:.2f}; best of {repeat} fresh processes; CPU = user + sys")
+    print(f"load {os.getloadavg()[0]:.2f}; best of {repeat} fresh processes; CPU = user + sys; "
+          f"{'CSV' if csv else 'Parquet'} tables")
     print(f"{'rows a file':>11} {'path':22} {'cpu s':>7} {'peak MB':>8} {'cpu/floor':>9} {'MB/floor':>8}")
     first: dict[str, tuple[float, float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -91,7 +108,7 @@ def main() -> None:
         codes = {"compare": ROOT, **others}
         for n in sizes:
             t = time.perf_counter()
-            a, b = write_tables(Path(tmp), n)
+            a, b = write_tables(Path(tmp), n, csv)
             print(f"(tables of {n} rows written in {time.perf_counter() - t:.1f} s)")
             got = {"floor": measure(["-c", FLOOR, str(a), str(b)], env(ROOT), repeat, ROOT)}
             for name, code in codes.items():

@@ -269,18 +269,29 @@ def _few_labels(raw: pd.Series) -> pd.Series:
     if len(raw) < FEW_LABELS_MIN_ROWS or getattr(raw.dtype, "storage", None) != "pyarrow":
         return raw
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     arr = raw.array.__arrow_array__()
     if arr.null_count or not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
         return raw
+    got = _labels_categorical(arr)
+    return raw if got is None else got
+
+
+def _labels_categorical(arr: Any) -> pd.Series | None:
+    """:func:`_few_labels` of an arrow array without nulls: a categorical whose labels are its
+    distinct values as ``str`` (arrow's cast to ``large_string``), in order of first appearance,
+    or ``None`` for too many labels.  Given integers or booleans, the same categorical as their
+    text would give (the cast is one-to-one on them), without making a string a row first."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     if len(pc.unique(arr.slice(0, FEW_LABELS_MIN_ROWS))) > _FEW:
-        return raw
+        return None
     encoded = pc.dictionary_encode(arr)
     chunks = encoded.chunks if hasattr(encoded, "chunks") else [encoded]
     labels = chunks[0].dictionary
     if len(labels) > 32767:
-        return raw
+        return None
     codes = np.empty(len(arr), dtype=np.int8 if len(labels) <= 127 else np.int16)
     at = 0
     for c in chunks:
@@ -296,8 +307,10 @@ def _few_labels(raw: pd.Series) -> pd.Series:
 def _none_or_compact(errors: pd.Series, n: int) -> Any:
     """The ``error`` column: :func:`evaladdon.table.no_values` when a large table has no error
     at all (the usual case), else the object column of reasons and ``None``."""
-    from evaladdon.table.columns import _is_none
+    from evaladdon.table.columns import _is_none, all_missing
 
+    if all_missing(errors):
+        return errors  # no_values already
     if n >= FEW_LABELS_MIN_ROWS and bool(_is_none(errors.to_numpy()).all()):
         return no_values(n)
     return errors
@@ -373,9 +386,14 @@ def _scores(cols: _Columns, name: str, compact: bool = False) -> tuple[np.ndarra
         col = cols.arrow_col(name)
         null = col.is_null().to_numpy(zero_copy_only=False)
         if pa.types.is_floating(col.type) or pa.types.is_integer(col.type) or pa.types.is_boolean(col.type):
-            values = pc.fill_null(pc.cast(col, pa.float64()), np.nan).to_numpy(zero_copy_only=False).astype(float)
+            values = pc.fill_null(pc.cast(col, pa.float64()), np.nan).to_numpy(zero_copy_only=False)
             nonfinite = ~null & ~np.isfinite(values)
             raw = pc.fill_null(pc.cast(col, pa.large_string()), "")  # pandas' str type: no second copy
+            if compact and not null.any() and not nonfinite.any():  # no error at all (np.where: a fresh array)
+                coded = (_labels_categorical(col) if pa.types.is_integer(col.type) or pa.types.is_boolean(col.type)
+                         else None)  # the raw text as _few_labels would code it, from the numbers
+                return (np.where(nonfinite, np.nan, values), pd.Series(no_values(cols.n), copy=False),
+                        coded if coded is not None else pd.Series(raw.to_pandas()))
             errors = np.full(cols.n, None, dtype=object)
             errors[nonfinite] = NON_FINITE
             errors[null] = MISSING

@@ -20,7 +20,8 @@ from evaladdon.analysis.results import Alignment, RunComparison, Skipped  # noqa
 from evaladdon.analysis.compare import Paired, compare_groups, finish_comparisons, why_unpaired_text  # noqa: F401
 from evaladdon.stats.item_means import item_table as per_item
 from evaladdon.table.codes import first_present  # noqa: F401 - its old place
-from evaladdon.table.codes import group_positions
+from evaladdon.table.codes import first_present_in, group_positions
+from evaladdon.table.columns import _is_none
 from evaladdon.table.errored import apply_policy, errored_mask
 from evaladdon.table.usable import usable_rows
 from evaladdon.table.names import choose_pairs_in as choose_pairs  # noqa: F401 - the names on a table
@@ -45,6 +46,9 @@ def coded_item_table(rows: pd.DataFrame, item_codes: np.ndarray | None) -> tuple
     if item_codes is None:
         codes, uniques = pd.factorize(rows["item"])
         index, own = pd.Index(uniques, name="item"), None
+    elif _distinct(item_codes):  # one row per item (one epoch): pd.factorize's codes are 0..n-1
+        codes, own = np.arange(len(item_codes), dtype=np.int64), np.asarray(item_codes, dtype=np.int64)
+        index = pd.Index(rows["item"].array, name="item")
     else:
         codes, own = pd.factorize(item_codes)
         first = np.unique(codes, return_index=True)[1] if len(codes) else np.zeros(0, dtype=np.int64)
@@ -52,9 +56,16 @@ def coded_item_table(rows: pd.DataFrame, item_codes: np.ndarray | None) -> tuple
         own = np.asarray(own, dtype=np.int64)
     t = per_item(codes, rows["value"].to_numpy(dtype=float))
     return pd.DataFrame({"value": t.mean, "n_epochs": t.n_rows,
-                         "cluster": first_present(codes, len(index), rows["cluster"].to_numpy(dtype=object)),
-                         "item_hash": first_present(codes, len(index), rows["item_hash"].to_numpy(dtype=object))},
+                         "cluster": first_present_in(codes, len(index), rows["cluster"]),
+                         "item_hash": first_present_in(codes, len(index), rows["item_hash"])},
                         index=index), own
+
+
+def _distinct(codes: np.ndarray) -> bool:
+    """Whether the non-negative integer ``codes`` all differ (one ``bincount``, no hash table)."""
+    if len(codes) < 2:
+        return len(codes) == 0 or int(codes[0]) >= 0
+    return int(codes.min()) >= 0 and int(np.bincount(codes).max()) == 1
 
 
 def align_runs(
@@ -87,16 +98,29 @@ def side_of(rows: pd.DataFrame, errors: str = "exclude", item_codes: np.ndarray 
     errored rows scored ``fill``, 0 unless the worst/best case of ``--errors bounds`` asks for 1);
     ``item_codes``: integer codes of the table's items indexed by row label (``rows``' index), see
     :func:`item_table`."""
-    error = rows["error"].to_numpy(dtype=object)
-    has_error = ~pd.isna(error)
-    errored = errored_mask(error, has_error)
-    if errors == "fail" and errored.any():
-        values, error, has_error, _ = apply_policy(rows["value"].to_numpy(dtype=float), error, has_error, "fail",
-                                              fill=fill)
-        rows = rows.assign(value=values, error=error)
-    good, dropped = usable_rows(rows)
-    items, codes = coded_item_table(good, None if item_codes is None else item_codes[good.index.to_numpy()])
-    return Side(items, dropped, pd.Index(pd.unique(rows["item"].to_numpy()[errored])), codes, item_codes)
+    has_error = rows["error"].notna().to_numpy()
+    if not has_error.any() and bool(np.isfinite(rows["value"].to_numpy(dtype=float)).all()):
+        # the usual group: every row usable, none errored (no object array of the errors, no copy)
+        dropped: dict[str, int] = {}
+        good, errored = rows, np.zeros(len(rows), dtype=bool)
+    else:
+        error = rows["error"].to_numpy(dtype=object)
+        errored = errored_mask(error, has_error)
+        if errors == "fail" and errored.any():
+            values, error, has_error, _ = apply_policy(rows["value"].to_numpy(dtype=float), error, has_error, "fail",
+                                                  fill=fill)
+            rows = rows.assign(value=values, error=error)
+        good, dropped = usable_rows(rows)
+    items, codes = coded_item_table(good, None if item_codes is None else item_codes[_positions(good.index)])
+    errored_items = np.asarray(rows["item"].array.take(np.flatnonzero(errored)), dtype=object)
+    return Side(items, dropped, pd.Index(pd.unique(errored_items)), codes, item_codes)
+
+
+def _positions(index: pd.Index) -> np.ndarray | slice:
+    """Row labels as what indexes an array: a slice for a range (a group's contiguous rows)."""
+    if isinstance(index, pd.RangeIndex) and index.step == 1:
+        return slice(index.start, index.stop)
+    return index.to_numpy()
 
 
 def align_rows(
@@ -129,6 +153,15 @@ def shared_codes(codes_a: np.ndarray, codes_b: np.ndarray) -> tuple[np.ndarray, 
     return at_a, in_b[at_a]
 
 
+def shared_items(side_a: Side, side_b: Side) -> tuple[np.ndarray, np.ndarray]:
+    """Positions in each side's item table of the items both hold, in A's order: on the
+    table's integer codes when both sides come from one table (:func:`shared_codes`), else on
+    one hash of both sides' items (:func:`shared_positions`)."""
+    if side_a.codes is not None and side_b.codes is not None and side_a.space is side_b.space:  # one table
+        return shared_codes(side_a.codes, side_b.codes)
+    return shared_positions(side_a.items.index, side_b.items.index)
+
+
 def align_sides(
     side_a: Side, side_b: Side, run_a: str, run_b: str, task: str, metric: str, strict: bool = False
 ) -> tuple[pd.DataFrame, Alignment]:
@@ -137,29 +170,33 @@ def align_sides(
     where = f"task {task!r}, metric {metric!r}, runs {run_a!r} vs {run_b!r}"
     ia, ib = side_a.items, side_b.items
     dropped_a, dropped_b = side_a.dropped, side_b.dropped
-    coded = side_a.codes is not None and side_b.codes is not None and side_a.space is side_b.space  # one table
-    at_a, at_b = (shared_codes(side_a.codes, side_b.codes) if coded  # type: ignore[arg-type]
-                  else shared_positions(ia.index, ib.index))
+    at_a, at_b = shared_items(side_a, side_b)
     if len(at_a) == 0:
         raise EvalAddonError(f"{where}: no items in common; nothing to pair")
     shared = ia.index[at_a]
-    ha, hb = ia["item_hash"].to_numpy(dtype=object)[at_a], ib["item_hash"].to_numpy(dtype=object)[at_b]
-    mismatch = pd.notna(ha) & pd.notna(hb) & (ha != hb)
+    ha, hb = _shared_values(ia["item_hash"], at_a), _shared_values(ib["item_hash"], at_b)
+    mismatch = (np.zeros(len(at_a), dtype=bool) if ha is None or hb is None
+                else _differ(ha, hb, pd.notna(ha) & pd.notna(hb)))
     examples = tuple(str(i) for i in shared[mismatch][:5])
     if mismatch.any() and strict:
         raise EvalAddonError(
             f"{where}: {int(mismatch.sum())} shared item(s) have different content hashes (e.g. {', '.join(examples)}); "
             "refusing to pair them (--strict)"
         )
-    ca, cb = ia["cluster"].to_numpy(dtype=object)[at_a], ib["cluster"].to_numpy(dtype=object)[at_b]
-    has_a, has_b = pd.notna(ca), pd.notna(cb)
-    cluster = np.where(has_a, ca, cb)
-    clash = has_a & has_b & (ca != cb)
-    if clash.any():
-        raise EvalAddonError(f"{where}: item {shared[clash][0]!r} has different clusters in the two runs")
-    present = has_a | has_b
-    if present.any() and not present.all():
-        raise EvalAddonError(f"{where}: {int((~present).sum())} shared item(s) have no cluster id")
+    ca, cb = _shared_values(ia["cluster"], at_a), _shared_values(ib["cluster"], at_b)
+    if ca is None and cb is None:  # neither run has a cluster id (no pass over the items)
+        cluster = np.full(len(at_a), None, dtype=object)
+    else:
+        ca = np.full(len(at_a), None, dtype=object) if ca is None else ca
+        cb = np.full(len(at_b), None, dtype=object) if cb is None else cb
+        has_a, has_b = pd.notna(ca), pd.notna(cb)
+        cluster = np.where(has_a, ca, cb)
+        clash = _differ(ca, cb, has_a & has_b)
+        if clash.any():
+            raise EvalAddonError(f"{where}: item {shared[clash][0]!r} has different clusters in the two runs")
+        present = has_a | has_b
+        if present.any() and not present.all():
+            raise EvalAddonError(f"{where}: {int((~present).sum())} shared item(s) have no cluster id")
     one_epoch = bool(ia["n_epochs"].max() == 1 and ib["n_epochs"].max() == 1)
     aligned = pd.DataFrame({"a": ia["value"].to_numpy()[at_a], "b": ib["value"].to_numpy()[at_b], "cluster": cluster},
                            index=shared)
@@ -174,6 +211,24 @@ def align_sides(
         one_epoch=one_epoch,
     )
     return aligned, alignment
+
+
+def _shared_values(column: pd.Series, at: np.ndarray) -> np.ndarray | None:
+    """``column``'s values (object) at the shared items' positions ``at``; ``None`` when the
+    column holds ``None`` in every row (told by one pass over its pointers, no copy)."""
+    values = column.to_numpy(dtype=object)
+    if values.dtype == object and values.size and bool(_is_none(values).all()):
+        return None
+    return values[at]
+
+
+def _differ(x: np.ndarray, y: np.ndarray, both: np.ndarray) -> np.ndarray:
+    """``both & (x != y)`` for object arrays, comparing only where ``both`` holds (no Python
+    comparison a row for a million items that have no hash or cluster)."""
+    out = np.zeros(len(both), dtype=bool)
+    if both.any():
+        out[both] = np.asarray(x[both] != y[both], dtype=bool)
+    return out
 
 
 def _why_unpaired(rows_a: pd.DataFrame, rows_b: pd.DataFrame, exc: EvalAddonError) -> str:
@@ -206,6 +261,9 @@ class _Pairs:
         """Whether each item both runs attempted (scored or errored) errored in A and in B."""
         side = self.side  # type: ignore[attr-defined]
         sa, sb = side(run_a, task, metric), side(run_b, task, metric)
+        if len(sa.errored) == 0 and len(sb.errored) == 0:  # the attempted items are the scored ones
+            n = len(shared_items(sa, sb)[0])
+            return np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
         shared = sa.items.index.union(sa.errored, sort=False).intersection(
             sb.items.index.union(sb.errored, sort=False), sort=False)
         return shared.isin(sa.errored), shared.isin(sb.errored)

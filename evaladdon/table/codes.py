@@ -113,6 +113,9 @@ def _all_distinct(arrow: Any) -> bool:
                            else arrow.slice(0, _PROBE))
     if first is None or _has_repeat(first):
         return False  # repeats early on (e.g. several epochs or metrics per item): not all distinct
+    spread = _spread_hashes(arrow)
+    if spread is None or _has_repeat(spread):
+        return False  # repeats far apart (two runs' files of the same items, one after the other)
     hashes = np.empty(n, dtype=np.uint64)
     at = 0
     for chunk in chunks:
@@ -122,6 +125,29 @@ def _all_distinct(arrow: Any) -> bool:
         hashes[at:at + got.size] = got
         at += got.size
     return not _has_repeat(hashes)
+
+
+def _spread_hashes(arrow: Any) -> np.ndarray | None:
+    """:func:`_string_hashes` of :data:`_PROBE` rows of ``arrow`` at distinct pseudo-random
+    positions (a fixed seed) over its whole length.  When a fraction ``f`` of ``n`` rows repeat
+    another row anywhere, ~``f * _PROBE**2 / (2 n)`` repeated pairs fall in the sample (two files
+    of the same 1M items: ~1,000), so a table of repeated items is told in one small pass
+    instead of hashing and sorting every row first (2 x 1M rows: ~0.3 s of a compare).  Taken
+    chunk by chunk (a take from a chunked array joins its chunks first)."""
+    import pyarrow as pa
+
+    at = np.unique(np.random.default_rng(0).integers(0, len(arrow), _PROBE))  # distinct: no false repeat
+    parts = []
+    start = 0
+    for chunk in arrow.chunks if hasattr(arrow, "chunks") else [arrow]:
+        lo, hi = np.searchsorted(at, [start, start + len(chunk)])
+        if hi > lo:
+            got = _string_hashes(chunk.take(pa.array(at[lo:hi] - start)))
+            if got is None:
+                return None
+            parts.append(got)
+        start += len(chunk)
+    return np.concatenate(parts) if parts else np.empty(0, dtype=np.uint64)
 
 
 def _has_repeat(hashes: np.ndarray) -> bool:
@@ -222,12 +248,29 @@ def _column_codes(s: pd.Series) -> tuple[np.ndarray | None, int]:
         if hi - lo < 2 * n + 1024:
             return (arr.astype(np.int64) - lo) if lo else arr.astype(np.int64, copy=False), hi - lo + 1
     if _is_str_dtype(s.dtype):
+        if n and _constant_arrow_strings(s):
+            return None, 1
         codes, width = label_codes(s)
         if width == n:  # all distinct, none missing
             return codes.astype(np.int64), n  # a copy: the caller combines codes in 64 bits
         return np.add(codes, 1, dtype=np.int64), width + 1  # -1 (missing) becomes 0
     codes, uniques = pd.factorize(s, use_na_sentinel=False)
     return codes.astype(np.int64, copy=False), max(len(uniques), 1)
+
+
+def _constant_arrow_strings(s: pd.Series) -> bool:
+    """Whether a pyarrow-backed ``str`` column holds one value in every row (none missing):
+    one comparison of each row with the first (a few ns a row), where the hash table of
+    :func:`label_codes` costs ~10x that; ``False`` for other columns (not tested)."""
+    if getattr(s.dtype, "storage", None) != "pyarrow" or not len(s):
+        return False
+    import pyarrow.compute as pc
+
+    arrow = s.array.__arrow_array__()
+    if arrow.null_count:
+        return False
+    first = arrow[0]
+    return all(pc.all(pc.equal(chunk, first)).as_py() for chunk in getattr(arrow, "chunks", [arrow]) if len(chunk))
 
 
 def key_codes(df: pd.DataFrame, columns: tuple[str, ...] = KEY) -> np.ndarray:
@@ -248,6 +291,8 @@ def _key_codes(df: pd.DataFrame, columns: tuple[str, ...]) -> tuple[np.ndarray, 
     for col in columns:
         s = df[col]
         if n > 1 and _is_str_dtype(s.dtype):
+            if _constant_arrow_strings(s):
+                continue  # one value throughout (the run or task of one file): no hash of its rows
             codes, width = label_codes(s)
             if width == n:  # n labels among n rows, none missing: every row differs, and the
                 return codes, True  # first-appearance codes are 0..n-1 (read-only: shared)
@@ -333,6 +378,29 @@ def first_present(codes: np.ndarray, n_codes: int, column: np.ndarray) -> np.nda
     return out
 
 
+def first_present_in(codes: np.ndarray, n_codes: int, s: pd.Series) -> np.ndarray:
+    """:func:`first_present` of a column given as a Series: a column with no value at all
+    (:func:`~evaladdon.table.columns.no_values`, or every row missing) gives ``None`` for every
+    code without an object array of its rows, a categorical is read on its integer codes."""
+    import pandas as pd
+
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        cat = s.cat.codes.to_numpy()
+        present = cat >= 0
+        if not present.any():
+            return np.full(n_codes, None, dtype=object)
+        first = np.full(n_codes, len(s), dtype=np.int64)
+        np.minimum.at(first, codes[present], np.flatnonzero(present))
+        out = np.full(n_codes, None, dtype=object)
+        has = first < len(s)
+        out[has] = s.cat.categories.to_numpy(dtype=object)[cat[first[has]]]
+        return out
+    column = s.to_numpy(dtype=object)
+    if bool(pd.isna(column).all()):
+        return np.full(n_codes, None, dtype=object)
+    return first_present(codes, n_codes, column)
+
+
 def group_positions(df: pd.DataFrame) -> tuple[np.ndarray, list[np.ndarray | slice]]:
     """The (run, task, metric) groups in order of first appearance (as ``groupby(sort=False)``)
     and each group's row positions in table order; a table of one group is one slice."""
@@ -348,8 +416,15 @@ def group_positions(df: pd.DataFrame) -> tuple[np.ndarray, list[np.ndarray | sli
         return np.zeros(1, dtype=np.int64), [slice(0, len(df))]
     order = np.argsort(gcodes, kind="stable")
     bounds = np.cumsum(np.bincount(gcodes, minlength=len(uniques)))[:-1]
-    rows: list[np.ndarray | slice] = list(np.split(order, bounds))
+    rows: list[np.ndarray | slice] = [_as_slice(p) for p in np.split(order, bounds)]
     return np.arange(len(uniques)), rows
+
+
+def _as_slice(positions: np.ndarray) -> np.ndarray | slice:
+    """Ascending distinct row ``positions`` as a slice when they are one contiguous run (each
+    file's group of a table read from several files): a view of the rows, not a copy of them."""
+    lo, hi = int(positions[0]), int(positions[-1])
+    return slice(lo, hi + 1) if hi - lo + 1 == len(positions) else positions
 
 
 def one_value(s: pd.Series) -> bool:

@@ -17,7 +17,7 @@ else:
 from evaladdon.errors import TableError
 from evaladdon.table.codes import duplicated_keys
 from evaladdon.table.columns import (COLUMNS, HARNESSES, KEY, NULLABLE_STRING_COLUMNS, STRING_COLUMNS,
-                                     _is_none, _str_categorical, empty_table, finalize, object_values)
+                                     _is_none, _str_categorical, all_missing, empty_table, finalize, object_values)
 
 
 def _describe_rows(df: pd.DataFrame, mask: np.ndarray, limit: int = 3, columns: tuple[str, ...] = KEY) -> str:
@@ -116,6 +116,8 @@ def concat(tables: Iterable[pd.DataFrame]) -> pd.DataFrame:
             except TypeError:  # labels of different dtypes (str and object): as pd.concat does
                 pass
     for col in NULLABLE_STRING_COLUMNS:  # categoricals with others: as object columns, None where missing
+        if all(col in f and all_missing(f[col]) for f in frames):
+            continue  # no value in any file (no_values in each): concatenated as such, not 8 bytes of None a row
         if col not in union and any(col in f and isinstance(f[col].dtype, pd.CategoricalDtype) for f in frames):
             frames = [f.assign(**{col: pd.Series(object_values(f[col]).copy(), index=f.index, dtype=object)})
                       if col in f and isinstance(f[col].dtype, pd.CategoricalDtype) else f for f in frames]
