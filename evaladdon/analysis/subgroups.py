@@ -37,13 +37,18 @@ from evaladdon.stats.paired.multiple import adjust_pvalues
 from evaladdon.table import run_labels
 from evaladdon.table.usable import usable_rows
 
-__all__ = ["MIN_SIZE", "MISSING", "Interaction", "SubgroupComparison", "SubgroupSummary", "compare_by",
+__all__ = ["MAX_SUBGROUPS", "MIN_SIZE", "MISSING", "Interaction", "SubgroupComparison", "SubgroupSummary", "compare_by",
            "item_subgroups", "summarize_by"]
 
 MISSING = "(none)"
 """The subgroup of items whose field is empty."""
 MIN_SIZE = 30
 """Subgroups with fewer items are flagged small (the usual rule of thumb for a normal interval)."""
+MAX_SUBGROUPS = 200
+"""The most subgroups ``--by`` reports: each is a full result and a member of the adjusted family,
+so a field with thousands of values (a passage id) gives an unreadable table, a family too large
+to find anything in, and a cost of one comparison a value (5,000 passages took 3 minutes);
+such a field is a cluster (``--cluster``), not a subgroup."""
 
 
 @dataclass(frozen=True)
@@ -112,10 +117,16 @@ def item_subgroups(df: pd.DataFrame, labels: pd.Series, notes: list[str] | None 
     return first.where(first.notna(), MISSING).to_numpy(dtype=object)
 
 
-def _order(groups: np.ndarray) -> list[str]:
-    """Subgroups in order of first appearance, :data:`MISSING` last."""
-    seen = list(pd.unique(groups))
-    return [g for g in seen if g != MISSING] + ([MISSING] if MISSING in seen else [])
+def _split(groups: np.ndarray, by: str) -> list[tuple[str, np.ndarray]]:
+    """(subgroup, its row positions), in order of first appearance, :data:`MISSING` last; one
+    pass over the rows.  More than :data:`MAX_SUBGROUPS` subgroups is refused (one line)."""
+    positions = pd.Series(groups, dtype=object).groupby(groups, sort=False).indices
+    if len(positions) > MAX_SUBGROUPS:
+        raise EvalAddonError(f"--by {by} has {len(positions):,} values; per-subgroup results are for at most "
+                             f"{MAX_SUBGROUPS} subgroups (a field with a value per few items is a cluster: "
+                             f"--cluster {by})")
+    seen = [g for g in positions if g != MISSING] + ([MISSING] if MISSING in positions else [])
+    return [(g, positions[g]) for g in seen]
 
 
 def summarize_by(df: pd.DataFrame, groups: np.ndarray, by: str, *, metric: str | None = None, level: float = 0.95,
@@ -127,9 +138,9 @@ def summarize_by(df: pd.DataFrame, groups: np.ndarray, by: str, *, metric: str |
         keep = (df["metric"] == metric).to_numpy()
         df, groups = df[keep], groups[keep]
     out: list[SubgroupSummary] = []
-    for g in _order(groups):
+    for g, pos in _split(groups, by):
         sub_notes: list[str] = []
-        found = summarize_table(df[groups == g], level=level, method=method, cluster_method=cluster_method,
+        found = summarize_table(df.iloc[pos], level=level, method=method, cluster_method=cluster_method,
                                 notes=sub_notes)
         out += [SubgroupSummary(by, str(g), s, s.estimate.n_items < min_size) for s in found]
         if notes is not None:
@@ -168,10 +179,10 @@ def compare_by(df: pd.DataFrame, groups: np.ndarray, by: str, pairs: Sequence[tu
     method = pairing.get("adjust", "holm")
     kw = dict(pairing, adjust="none", margin=None)  # the gate reads the overall comparison only
     found: list[SubgroupComparison] = []
-    for g in _order(groups):
+    for g, pos in _split(groups, by):
         skipped: list[Any] = []
         try:
-            results = compare_table(df[groups == g], pairs, **kw, skipped=skipped)
+            results = compare_table(df.iloc[pos], pairs, **kw, skipped=skipped)
         except EvalAddonError as exc:  # a subgroup with nothing to pair is a note, not the end
             results = []
             skipped.append(exc)

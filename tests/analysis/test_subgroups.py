@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -219,3 +220,31 @@ def test_real_lm_eval_doc_field_and_inspect_flips(cli, real_logs: Path) -> None:
     code, out, _ = cli("compare", a, b, "--by", "slot")
     out = " ".join(out.split())
     assert code == 0 and "high" in out and "not tested" in out
+
+
+def test_a_field_with_more_values_than_subgroups_is_refused(tmp_path: Path, cli: Callable[..., tuple[int, str, str]]) -> None:
+    """``--by`` on a field with a value per few items (a passage id: 5,000 values took 3 minutes
+    and gave a 5,000-row table) is refused in one line naming the field and ``--cluster``; at the
+    limit it is served."""
+    from evaladdon.analysis.subgroups import MAX_SUBGROUPS
+
+    rng = np.random.default_rng(1)
+    for k, n_values in ((0, MAX_SUBGROUPS + 1), (1, MAX_SUBGROUPS)):
+        n = 2 * n_values
+        paths = []
+        for run in ("A", "B"):
+            f = tmp_path / f"{run}{k}.csv"
+            pd.DataFrame({"run": run, "task": "t", "metric": "acc", "item": [f"i{i}" for i in range(n)],
+                          "value": (rng.random(n) < 0.6).astype(float),
+                          "passage": [f"p{i // 2}" for i in range(n)]}).to_csv(f, index=False)
+            paths.append(f)
+        for command in ("compare", "summarize"):
+            code, out, err = cli(command, *paths, "--by", "passage", "--json")
+            if k == 0:
+                assert code == 2 and "Traceback" not in err, err
+                assert f"--by passage has {MAX_SUBGROUPS + 1} values" in err and "--cluster passage" in err
+                assert len(err.strip().splitlines()) == 1
+            else:
+                assert code == 0, err
+                subgroups = {r["subgroup"] for r in json.loads(out)["results"] if r.get("record") == "subgroup"}
+                assert len(subgroups) == MAX_SUBGROUPS
