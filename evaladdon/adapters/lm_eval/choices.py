@@ -133,14 +133,10 @@ def _fill_multiple_choice(out: dict[str, np.ndarray], rec: np.ndarray, n_records
     or None, gold) already converted by :func:`~evaladdon.adapters.lm_eval.samples._lls_or_none`.  Every step is row by row, so
     the grouping into blocks changes no value.  Metric names are coded with ``pd.factorize``
     from ``factorize_from`` rows.  Returns (multiple-choice docs, those without a gold index).
-
-    ``identity``: row i is record i (``rec`` is ``arange``); then a file whose every record is in
-    one fast block (:func:`_one_block`) takes no per-record scatter."""
+    ``identity``: row i is record i (then :func:`_one_block` may do it all)."""
+    if identity and (done := _one_block(out, mc, blocks, n_records, factorize_from)) is not None:
+        return done
     mc_rec, mc_fr, mc_len, mc_gold = mc
-    if identity and not mc_rec and len(blocks) == 1 and blocks[0][2] is None and len(blocks[0][0]) == n_records:
-        done = _one_block(out, blocks[0][1], blocks[0][3], factorize_from)
-        if done is not None:
-            return done
     blocks = list(blocks)
     if mc_rec:
         idx = np.asarray(mc_rec, dtype=np.int64)
@@ -206,12 +202,16 @@ def _fill_multiple_choice(out: dict[str, np.ndarray], rec: np.ndarray, n_records
     return n_mc, no_label
 
 
-def _one_block(out: dict[str, np.ndarray], ll: np.ndarray, gold: np.ndarray,
+def _one_block(out: dict[str, np.ndarray], mc: tuple[list[int], list[list[Any]], list[list[int] | None], list[int]],
+               blocks: list[tuple[np.ndarray, np.ndarray, list[Any] | None, np.ndarray]], n_records: int,
                factorize_from: int) -> tuple[int, int] | None:
     """The multiple-choice columns of a file whose rows are its records in order, all ``acc``
     rows, every record in one block of finite log-likelihoods (a regular multiple-choice file):
     what :func:`_fill_multiple_choice`'s general steps give it (every row predicted, so its label
     is its gold), without the per-record arrays and scatters.  None when the file is not such."""
+    if mc[0] or len(blocks) != 1 or blocks[0][2] is not None or len(blocks[0][0]) != n_records:
+        return None  # (a block's record indices increase: n_records of them are 0..n_records-1)
+    _, ll, _, gold = blocks[0]
     if not np.isfinite(ll).all():
         return None
     is_acc, _ = _acc_rows(out["metric"], factorize_from)
