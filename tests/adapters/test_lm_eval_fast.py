@@ -22,6 +22,7 @@ import pandas as pd
 import pytest
 
 import evaladdon.adapters.lm_eval as L
+import evaladdon.adapters.lm_eval.choices as CH
 import evaladdon.adapters.lm_eval.frame as F
 import evaladdon.adapters.lm_eval.samples as S
 from evaladdon.adapters import ReadTuning, read_runs
@@ -224,3 +225,24 @@ def test_constant_columns_equal_a_column_of_equal_strings(value: str) -> None:
         got, want = pd.Series(F._constant(value, n)), pd.Series(np.full(n, value, dtype=object))
         assert got.dtype == want.dtype
         pd.testing.assert_series_equal(got, want, check_exact=True)
+
+
+@pytest.mark.parametrize("change", ["none", "nan", "f1", "declared"])
+def test_one_block_files_equal_the_general_loop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: str) -> None:
+    """A file of regular multiple-choice records in one block (``choices._one_block``), and the
+    ones it hands back to the general steps: a NaN log-likelihood, a second metric on each record;
+    and missing docs added after it."""
+    rng = random.Random(4)
+    recs = [_regular(rng, i) for i in range(40)]  # a run of rows from 32 (ReadTuning.lm_run)
+    if change == "nan":
+        recs[7]["filtered_resps"][2][0] = float("nan")
+    if change == "f1":
+        for r in recs:
+            r["metrics"], r["f1"] = ["acc", "f1"], 0.5
+    path = _write(tmp_path, recs, declared=43 if change == "declared" else None)
+    seen: list[bool] = []
+    real = CH._one_block
+    monkeypatch.setattr(CH, "_one_block", lambda *a: seen.append((got := real(*a)) is not None) or got)
+    for cluster in (None, "passage_id"):
+        _same(_read(monkeypatch, path, cluster, True), _read(monkeypatch, path, cluster, False))
+    assert seen == ([True, True] if change in ("none", "declared") else [False, False] if change == "nan" else [])

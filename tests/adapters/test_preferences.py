@@ -252,3 +252,22 @@ def test_report_includes_the_bradley_terry_section(tmp_path: Path) -> None:
                  "-o", str(mixed), "--quiet"]) == 0
     page = mixed.read_text(encoding="utf-8")
     assert "Bradley" in page and "reading/match" in page and page.count("<img") >= 4
+
+
+def test_one_hint_scan_is_the_twelve_substring_tests(tmp_path: Path) -> None:
+    """The sniff's one regex over the head finds a hint exactly when one of the 12 substring tests
+    did, and a head with no hint sniffs as no preference file (every format's keys hold a hint)."""
+    import random
+
+    from evaladdon.adapters import preferences as P
+
+    rng = random.Random(5)
+    pieces = [*P._HINTS, *(h[:-2] + b'"' for h in P._HINTS), b'"', b'model', b'{"doc_id": 1, ', b' ', b'\xef\xbb\xbf']
+    for _ in range(3000):
+        head = b"".join(rng.choice(pieces) for _ in range(rng.randrange(0, 8)))
+        assert (P._HINT.search(head) is not None) == any(h in head for h in P._HINTS)
+        if P._HINT.search(head) is None:
+            assert P.sniff_preferences(head) is None
+    path = tmp_path / "x.jsonl"
+    path.write_bytes(b'{"model_a": "a", "model_b": "b", "winner": "tie", "question_id": 1}\n')
+    assert P.looks_like_preferences(path) == "arena"

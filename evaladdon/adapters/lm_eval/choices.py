@@ -124,7 +124,7 @@ def _softmax_pick(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _fill_multiple_choice(out: dict[str, np.ndarray], rec: np.ndarray, n_records: int,
                           mc: tuple[list[int], list[list[Any]], list[list[int] | None], list[int]],
                           blocks: list[tuple[np.ndarray, np.ndarray, list[Any] | None, np.ndarray]],
-                          factorize_from: int = DEFAULT.lm_factorize_from) -> tuple[int, int]:
+                          factorize_from: int = DEFAULT.lm_factorize_from, identity: bool = False) -> tuple[int, int]:
     """prediction/label/confidence on the acc and acc_norm rows, vectorised per choice count.
 
     ``mc``: parallel lists (record index, filtered_resps, choice lengths or None, gold or -1)
@@ -132,7 +132,10 @@ def _fill_multiple_choice(out: dict[str, np.ndarray], rec: np.ndarray, n_records
     number of choices); ``blocks``: (record indices, log-likelihoods (R, k), choice lengths
     or None, gold) already converted by :func:`~evaladdon.adapters.lm_eval.samples._lls_or_none`.  Every step is row by row, so
     the grouping into blocks changes no value.  Metric names are coded with ``pd.factorize``
-    from ``factorize_from`` rows.  Returns (multiple-choice docs, those without a gold index)."""
+    from ``factorize_from`` rows.  Returns (multiple-choice docs, those without a gold index).
+    ``identity``: row i is record i (then :func:`_one_block` may do it all)."""
+    if identity and (done := _one_block(out, mc, blocks, n_records, factorize_from)) is not None:
+        return done
     mc_rec, mc_fr, mc_len, mc_gold = mc
     blocks = list(blocks)
     if mc_rec:
@@ -197,6 +200,29 @@ def _fill_multiple_choice(out: dict[str, np.ndarray], rec: np.ndarray, n_records
     out["confidence"] = np.asarray(c_row, dtype=np.float64)
     out["choice_lls"] = np.where(is_acc, lls[rec], np.where(is_norm, lls_n[rec], None))
     return n_mc, no_label
+
+
+def _one_block(out: dict[str, np.ndarray], mc: tuple[list[int], list[list[Any]], list[list[int] | None], list[int]],
+               blocks: list[tuple[np.ndarray, np.ndarray, list[Any] | None, np.ndarray]], n_records: int,
+               factorize_from: int) -> tuple[int, int] | None:
+    """The multiple-choice columns of a file whose rows are its records in order, all ``acc``
+    rows, every record in one block of finite log-likelihoods (a regular multiple-choice file):
+    what :func:`_fill_multiple_choice`'s general steps give it (every row predicted, so its label
+    is its gold), without the per-record arrays and scatters.  None when the file is not such."""
+    if mc[0] or len(blocks) != 1 or blocks[0][2] is not None or len(blocks[0][0]) != n_records:
+        return None  # (a block's record indices increase: n_records of them are 0..n_records-1)
+    _, ll, _, gold = blocks[0]
+    if not np.isfinite(ll).all():
+        return None
+    is_acc, _ = _acc_rows(out["metric"], factorize_from)
+    if not is_acc.all():
+        return None
+    pred, conf = _softmax_pick(ll)
+    out["prediction"] = _as_str_or_none(pred)
+    out["label"] = _as_str_or_none(gold)
+    out["confidence"] = np.asarray(conf, dtype=np.float64)
+    out["choice_lls"] = _json_rows(ll)
+    return len(gold), int(np.count_nonzero(gold < 0))
 
 
 def _acc_rows(metric: np.ndarray, factorize_from: int) -> tuple[np.ndarray, np.ndarray]:

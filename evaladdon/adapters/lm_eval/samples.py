@@ -455,7 +455,7 @@ def _finish(sink: _Sink, cluster: str | None, tuning: ReadTuning) -> tuple[dict[
     }
     if sink.mc[0] or sink.blocks:
         info["mc"], info["mc_no_label"] = _fill_multiple_choice(out, rec, len(doc_ids), sink.mc, sink.blocks,
-                                                                tuning.lm_factorize_from)
+                                                                tuning.lm_factorize_from, identity)
     info["doc_ids"] = ids
     return out, info
 
