@@ -162,16 +162,17 @@ def plan_compare(opts: CompareOptions) -> list[Route]:
 
 
 def _dask_compare(opts: CompareOptions, limits: RouteLimits, offered: bool) -> list[Route]:
-    """The ``dask_compare`` route when it may serve ``opts`` (``--store --engine dask``, no ``--cluster``)."""
+    """The ``dask_compare`` route when it may serve ``opts``: ``--store --engine dask`` without
+    ``--cluster`` (clusters are set when ingesting), or PATHs under ``--engine dask``."""
     i = opts.inputs
-    if not (offered and i.store and i.engine == "dask" and i.cluster is None):
+    if not (offered and i.engine == "dask" and (i.cluster is None or not i.store)):
         return []
 
     def dask_compare() -> Any:
-        from evaladdon.routes.dask_compare import compare
+        from evaladdon.routes import dask_compare, dask_compare_paths
 
         _per_item_rows(opts)
-        return compare(opts, limits)
+        return (dask_compare if i.store else dask_compare_paths).compare(opts, limits)
 
     return [Route("dask_compare", dask_compare)]
 
