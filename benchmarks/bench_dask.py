@@ -31,8 +31,8 @@ measured process and reached with ``--scheduler``), beside the local engine: eac
 process's own peak RSS (``client.run`` of ``getrusage(RUSAGE_SELF).ru_maxrss``) and the driver's,
 against the local engine's peak, to check issue 31's goal "with 2 workers each holding half the
 data, each worker under half of local memory".  A worker's peak includes its interpreter and
-libraries (numpy, pandas, pyarrow, distributed: the ``idle worker`` column, a worker's peak
-before any task).
+libraries (the ``worker libs`` column: a worker's peak once it has imported numpy, pandas,
+pyarrow, DuckDB, scipy.special and the routes, before any task).
 
 ``--reduce``: each stored file of the store reduced to per-item records in one process, no Dask:
 ``reduce_file`` (pyarrow columns + ``reduce_table``, numpy on codes) against ``old reduce``, the
@@ -273,11 +273,18 @@ def peak():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def libraries():  # what every task of either route imports: a worker's floor
+    import duckdb, numpy, pandas, pyarrow.parquet, scipy.special  # noqa: F401
+    import evaladdon.routes.dask_compare, evaladdon.routes.dask_store  # noqa: F401
+
+    return peak()
+
+
 if __name__ == "__main__":
     argv = json.loads(sys.argv[1])
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         with Client(cluster) as client:
-            idle = sorted(client.run(peak).values())
+            idle = sorted(client.run(libraries).values())
             rc = main([*argv, "--engine", "dask", "--scheduler", cluster.scheduler_address])
             workers = sorted(client.run(peak).values())
     with open(sys.argv[2], "w") as f:
@@ -294,7 +301,7 @@ def processes_table(runs: int, sizes: list[int], repeat: int) -> None:
 
     print(f"load {os.getloadavg()[0]:.2f}; best of {repeat}; {runs} runs a store; 2 worker processes")
     print(f"{'rows':>6} {'command':10} {'local MB':>8} {'local s':>7} {'dask s':>7} {'driver MB':>9} "
-          f"{'idle worker':>11} {'worker MBs':>13} {'max/local':>9} {'< half?':>7}")
+          f"{'worker libs':>11} {'worker MBs':>13} {'max/local':>9} {'< half?':>7}")
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONPYCACHEPREFIX=str(Path(tmp) / "pycache"))
         env.pop("PYTHONDONTWRITEBYTECODE", None)
