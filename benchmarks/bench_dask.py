@@ -1,7 +1,7 @@
 """``summarize --store --engine dask`` against the local engine on the same store (issue 31 item 1).
 
 Usage: python benchmarks/bench_dask.py [RUNS] [ROWS_PER_RUN ...] [--old] [--repeat N]
-       [--paths | --compare | --table | --reduce] [--where SQL]
+       [--paths | --compare | --table | --reduce | --processes] [--where SQL]
 (default 20 runs x 50,000 and 200,000 rows: 1M and 4M rows; best of 2)
 
 ``--paths``: the same runs written as CSV tables (one a run) and read from PATHs instead of a
@@ -16,12 +16,23 @@ route (per-item sides reduced on the workers), ``old dask`` (with ``--old``) the
 under ``--engine dask`` (per-item reduction, every row rebuilt on the driver).  ``--where SQL``
 adds the filter to both (a per-row term such as ``value >= 0``: the workers read through DuckDB).
 
-``--table``: ``compare DIR --baseline model-0`` of the runs written as CSV tables, the ``table``
-route's reading under ``--engine dask`` (:mod:`evaladdon.routes.dask_reduce`: each worker reads
-its share of the files and reduces each in memory, no store): ``local`` the local engine,
-``dask (cli)`` the new reading, ``old dask`` (with ``--old``) the former one (the files ingested
-into a temporary store on the workers, each stored file reduced by DuckDB's group-by, the SQL
-below); the floor reads the CSVs with pyarrow.
+``--table``: ``compare DIR --baseline model-0`` of the runs written as CSV tables: ``local`` the
+local engine, ``dask (cli)`` the ``dask_compare`` route on PATHs
+(:mod:`evaladdon.routes.dask_compare_paths`: each worker reads its share of the files and sends
+per-item sides, paired on the driver), ``table route`` the ``table`` route's reading under
+``--engine dask`` (:mod:`evaladdon.routes.dask_reduce`: each file reduced to per-item records on a
+worker, every row rebuilt on the driver, ``compare_table``), ``old dask`` (with ``--old``) the
+reading before that (the files ingested into a temporary store on the workers, each stored file
+reduced by DuckDB's group-by, the SQL below); the floor reads the CSVs with pyarrow.
+
+``--processes``: ``summarize --store DIR`` and ``compare --store DIR --baseline ckpt-0000`` on a
+LocalCluster of 2 worker *processes* (``processes=True``, one thread each, started in the
+measured process and reached with ``--scheduler``), beside the local engine: each worker
+process's own peak RSS (``client.run`` of ``getrusage(RUSAGE_SELF).ru_maxrss``) and the driver's,
+against the local engine's peak, to check issue 31's goal "with 2 workers each holding half the
+data, each worker under half of local memory".  A worker's peak includes its interpreter and
+libraries (the ``worker libs`` column: a worker's peak once it has imported numpy, pandas,
+pyarrow, DuckDB, scipy.special and the routes, before any task).
 
 ``--reduce``: each stored file of the store reduced to per-item records in one process, no Dask:
 ``reduce_file`` (pyarrow columns + ``reduce_table``, numpy on codes) against ``old reduce``, the
@@ -52,6 +63,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -185,6 +197,7 @@ OLD_TABLE = FORMER_REDUCE + """
 import sys, tempfile
 import evaladdon.routes.dask as dask_route
 import evaladdon.routes.dask_reduce as dask_reduce
+from evaladdon.analysis.options import RoutePolicy
 from evaladdon.cli.main import main
 
 
@@ -203,7 +216,13 @@ def former(paths, store, where, cluster, scheduler):  # load_reduced before: a t
 
 
 dask_reduce.load_reduced = former
-main(['compare', sys.argv[1], '--baseline', 'model-0', '--engine', 'dask', '--json'])
+main(['compare', sys.argv[1], '--baseline', 'model-0', '--engine', 'dask', '--json'], routes=RoutePolicy(only='table'))
+"""
+TABLE_ROUTE = """
+import sys
+from evaladdon.analysis.options import RoutePolicy
+from evaladdon.cli.main import main
+main(['compare', sys.argv[1], '--baseline', 'model-0', '--engine', 'dask', '--json'], routes=RoutePolicy(only='table'))
 """
 REDUCE = """
 import sys, pathlib
@@ -225,7 +244,8 @@ print(n)
 def table_cases(d: str, old: bool) -> dict[str, list[str]]:
     """The ``--table`` rows (module doc)."""
     cli = ["-m", "evaladdon.cli.main", "compare", d, "--baseline", "model-0", "--json"]
-    got = {"floor": ["-c", FLOOR_PATHS, d], "local": cli, "dask (cli)": [*cli, "--engine", "dask"]}
+    got = {"floor": ["-c", FLOOR_PATHS, d], "local": cli, "dask (cli)": [*cli, "--engine", "dask"],
+           "table route": ["-c", TABLE_ROUTE, d]}
     if old:
         got["old dask"] = ["-c", OLD_TABLE, d]
     return got
@@ -239,13 +259,87 @@ def reduce_cases(d: str, old: bool) -> dict[str, list[str]]:
     return got
 
 
+PROCESSES = """
+import json, resource, sys
+
+from distributed import Client, LocalCluster
+
+from evaladdon.cli.main import main
+
+
+def peak():
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def libraries():  # what every task of either route imports: a worker's floor
+    import duckdb, numpy, pandas, pyarrow.parquet, scipy.special  # noqa: F401
+    import evaladdon.routes.dask_compare, evaladdon.routes.dask_store  # noqa: F401
+
+    return peak()
+
+
+if __name__ == "__main__":
+    argv = json.loads(sys.argv[1])
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with Client(cluster) as client:
+            idle = sorted(client.run(libraries).values())
+            rc = main([*argv, "--engine", "dask", "--scheduler", cluster.scheduler_address])
+            workers = sorted(client.run(peak).values())
+    with open(sys.argv[2], "w") as f:
+        json.dump({"idle": idle, "workers": workers, "driver": peak()}, f)
+    sys.exit(rc or 0)
+"""
+
+
+def processes_table(runs: int, sizes: list[int], repeat: int) -> None:
+    """The ``--processes`` table (module doc): local peak against each worker process's peak."""
+    import json
+
+    from bench_store import build_store
+
+    print(f"load {os.getloadavg()[0]:.2f}; best of {repeat}; {runs} runs a store; 2 worker processes")
+    print(f"{'rows':>6} {'command':10} {'local MB':>8} {'local s':>7} {'dask s':>7} {'driver MB':>9} "
+          f"{'worker libs':>11} {'worker MBs':>13} {'max/local':>9} {'< half?':>7}")
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONPYCACHEPREFIX=str(Path(tmp) / "pycache"))
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        script = Path(tmp) / "processes.py"
+        script.write_text(PROCESSES)
+        for rows in sizes:
+            store = Path(tmp) / f"store{rows}"
+            build_store(store, runs, rows)
+            s = str(store)
+            measure(["-m", "evaladdon.cli.main", "--help"], env, 1)  # the bytecode cache, written once
+            for name, argv in (("summarize", ["summarize", "--store", s, "--json"]),
+                               ("compare", ["compare", "--store", s, "--baseline", "ckpt-0000", "--json"])):
+                local = measure(["-m", "evaladdon.cli.main", *argv], env, repeat)
+                peaks = Path(tmp) / "peaks.json"
+                best: dict[str, Any] = {}
+                wall = float("inf")
+                for _ in range(repeat):
+                    got = measure([str(script), json.dumps(argv), str(peaks)], env, 1)
+                    last = lambda out: out.strip().splitlines()[-1:]  # noqa: E731 - a progress bar may come first
+                    assert last(got[3]) == last(local[3]), f"{name}: the Dask output differs from the local one"
+                    now = json.loads(peaks.read_text())
+                    if not best or max(now["workers"]) < max(best["workers"]):
+                        best = now
+                    wall = min(wall, got[0])
+                top = max(best["workers"])
+                print(f"{runs * rows / 1e6:5.1f}M {name:10} {local[2]:8.0f} {local[0]:7.2f} {wall:7.2f} "
+                      f"{best['driver']:9.0f} {max(best['idle']):11.0f} "
+                      f"{' / '.join(f'{w:.0f}' for w in best['workers']):>13} {top / local[2]:9.2f} "
+                      f"{'yes' if top < local[2] / 2 else 'no':>7}")
+
+
 def main() -> None:
     from bench_store import build_store
 
     argv = sys.argv[1:]
     old, on_paths, on_compare = "--old" in argv, "--paths" in argv, "--compare" in argv
-    on_table, on_reduce = "--table" in argv, "--reduce" in argv
-    argv = [a for a in argv if a not in ("--old", "--paths", "--compare", "--table", "--reduce")]
+    on_table, on_reduce, on_processes = "--table" in argv, "--reduce" in argv, "--processes" in argv
+    argv = [a for a in argv if a not in ("--old", "--paths", "--compare", "--table", "--reduce", "--processes")]
     repeat = 2
     if "--repeat" in argv:
         i = argv.index("--repeat")
@@ -258,6 +352,9 @@ def main() -> None:
         del argv[i:i + 2]
     runs = int(float(argv[0])) if argv else 20
     sizes = [int(float(a)) for a in argv[1:]] or [50_000, 200_000]
+    if on_processes:
+        processes_table(runs, sizes, repeat)
+        return
     print(f"load {os.getloadavg()[0]:.2f}; best of {repeat}; {runs} runs a store; peak RSS of the whole process")
     print(f"{'rows':>6} {'path':12} {'wall s':>7} {'cpu s':>7} {'peak MB':>8} {'cpu/floor':>9} {'cpu/local':>9} "
           f"{'MB/local':>8}")

@@ -25,17 +25,23 @@ Decision table (``docs/dev/redesign-map.md`` §4 has the measurements behind eac
   2. ``store_groups`` -- ``--store --baseline`` on the local engine, not a metric family: a
      group of stored logs at a time; declines when the selection is read at once or the
      manifest disagrees with the rows.
-  3. ``dask_compare`` -- ``--store --engine dask``, no ``--cluster``, not a metric family: each
-     worker reduces a group of stored logs to per-item statistics of each (run, task, metric)
-     and sends back only those; the driver pairs them; declines as ``store_arrays`` does.
+  3. ``dask_compare`` -- ``--engine dask``, not a metric family: on ``--store`` (no ``--cluster``)
+     each worker reduces a group of stored logs to per-item statistics of each (run, task,
+     metric) and sends back only those; on PATHs (:mod:`~evaladdon.routes.dask_compare_paths`)
+     each worker reads its share of the files with the local engine's reader, one file at a
+     time, and sends back the same sides; the driver pairs them.  Declines as ``store_arrays``
+     does, and on PATHs that must be read together (one run's (task, metric) in two files,
+     ``NAME=PATH``, a named file that cannot be read alone).  ~1.0x local CPU on a store; on
+     PATHs 1.0-1.14x local CPU at 0.42-0.65x its peak memory (``bench_dask.py --table``), where
+     the table route took 2.0-2.4x and 2.3-3.1x.
   4. ``metric_family`` -- ``--metric`` names a metric family (f1_macro, roc_auc, ece, pass@k).
   5. ``table`` -- otherwise.
 
 ``metrics``, ``rank``, ``judge``, ``report``, ``export`` (the canonical table itself)
   1. ``table`` -- the one route today (read at once; with ``--engine dask`` each file, stored or
      a PATH read on a worker without a store, reduced on the cluster to per-item statistics and
-     the rows rebuilt on the driver: :mod:`evaladdon.routes.dask_reduce`): :func:`plan_table`,
-     and :func:`load_table` to run it.
+     the rows rebuilt on the driver: :mod:`evaladdon.routes.dask_reduce`, also ``compare``'s
+     reading when ``dask_compare`` declines): :func:`plan_table`, and :func:`load_table` to run it.
 
 A route declines by raising :class:`Decline`; the last route never declines.  The caller may
 force one route (``RoutePolicy.only``), exclude some, set :class:`~evaladdon.analysis.options.RouteLimits`
@@ -162,16 +168,17 @@ def plan_compare(opts: CompareOptions) -> list[Route]:
 
 
 def _dask_compare(opts: CompareOptions, limits: RouteLimits, offered: bool) -> list[Route]:
-    """The ``dask_compare`` route when it may serve ``opts`` (``--store --engine dask``, no ``--cluster``)."""
+    """The ``dask_compare`` route when it may serve ``opts``: ``--store --engine dask`` without
+    ``--cluster`` (clusters are set when ingesting), or PATHs under ``--engine dask``."""
     i = opts.inputs
-    if not (offered and i.store and i.engine == "dask" and i.cluster is None):
+    if not (offered and i.engine == "dask" and (i.cluster is None or not i.store)):
         return []
 
     def dask_compare() -> Any:
-        from evaladdon.routes.dask_compare import compare
+        from evaladdon.routes import dask_compare, dask_compare_paths
 
         _per_item_rows(opts)
-        return compare(opts, limits)
+        return (dask_compare if i.store else dask_compare_paths).compare(opts, limits)
 
     return [Route("dask_compare", dask_compare)]
 

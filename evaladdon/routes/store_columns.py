@@ -15,7 +15,12 @@ The values are DuckDB's: NULL as None in the string columns and as NaN in ``valu
 these arrays cannot hold the same way (a label column with a NULL, an item that is not a
 string, a ``value`` that is not a double, an ``epoch`` that is not a non-null integer, a column
 no file has) gives None, and the caller reads the group through DuckDB as before.
-Oracle: ``tests/routes/test_store_columns.py`` (the arrays equal DuckDB's ``fetchnumpy``).
+A canonical table read from PATHs (``compare PATH... --engine dask``,
+:mod:`evaladdon.routes.dask_compare_paths`) becomes the same arrays through :func:`from_frame`:
+its columns as Arrow (pandas' Arrow-backed strings without a copy, categoricals as dictionaries),
+each string column dictionary-encoded, then :func:`from_tables` as for a store's files.
+Oracle: ``tests/routes/test_store_columns.py`` (the arrays equal DuckDB's ``fetchnumpy``, and a
+canonical table's arrays equal those of the same rows stored).
 """
 
 from __future__ import annotations
@@ -93,6 +98,29 @@ def read_group(files: Sequence[Path]) -> GroupColumns | None:
 
     got = from_tables(tables())
     return got if seen.issuperset(COLUMNS) else None  # a column no file has: DuckDB refuses the query
+
+
+def from_frame(df: Any) -> GroupColumns | None:
+    """A canonical table's :data:`COLUMNS` (a pandas DataFrame) as the arrays :func:`from_tables`
+    gives a store's files of the same rows; None when they cannot be (a string column that holds
+    something else, a column missing)."""
+    import pyarrow as pa
+
+    if not set(COLUMNS).issubset(df.columns):
+        return None
+    arrays = []
+    try:
+        for c in COLUMNS:
+            got = pa.array(df[c], from_pandas=True)
+            a = got if isinstance(got, pa.ChunkedArray) else pa.chunked_array([got])
+            if c in STRINGS and not pa.types.is_dictionary(a.type) and a.null_count < len(a):
+                if not (pa.types.is_string(a.type) or pa.types.is_large_string(a.type)):
+                    return None
+                a = a.dictionary_encode()
+            arrays.append(a)
+    except (pa.ArrowException, TypeError, ValueError):  # mixed objects in a column: not a canonical table's
+        return None
+    return from_tables(iter([(pa.Table.from_arrays(arrays, names=list(COLUMNS)), set(COLUMNS))]))
 
 
 def from_tables(tables: Iterator[tuple[Any, set[str]]]) -> GroupColumns | None:

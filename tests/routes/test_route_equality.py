@@ -390,6 +390,20 @@ DASK_TABLE = [("compare", "--json", str(INSPECT / "baseline.eval"), str(INSPECT 
               ("summarize", "--json", str(SAMPLE / "inspect")), ("summarize", str(SAMPLE / "lm_eval"), "--markdown")]
 DASK_CASES += [_c(f"{args[0]} paths reduced on dask workers: {' '.join(args[1:])}", [args[0], "--engine", "dask", *args[1:]],
                   "table", close=True, local_ref=True) for args in DASK_TABLE]
+# compare PATH... --engine dask: each file read on a worker and reduced to per-item sides, paired on
+# the driver as for a store; the reference is the local engine's answer, byte for byte
+DASK_SIDES = [("--json", str(INSPECT / "baseline.eval"), str(INSPECT / "candidate.eval")),
+              (str(INSPECT / "baseline.eval"), str(INSPECT / "candidate.eval"), "--cluster", "passage.id"),
+              (str(INSPECT / "baseline.eval"), str(INSPECT / "candidate.eval"), "--margin", "2pt", "--fail-on-regression"),
+              ("--markdown", str(SAMPLE / "inspect"), "--all-pairs"), ("--json", str(SAMPLE / "lm_eval"), "--all-pairs"),
+              (str(SAMPLE / "table"), "--all-pairs"), ("--json", str(SAMPLE / "table"), "--baseline", "ckpt-1"),
+              ("{errlogs}", "--all-pairs", "--json"), ("{errlogs}", "--baseline", "errbase", "--fail-on-regression"),
+              ("{copy}", str(INSPECT / "candidate.eval"), "--json"), ("{copy}", str(INSPECT / "candidate.eval")),
+              (str(INSPECT / "baseline.eval"), str(INSPECT / "candidate.eval"), "--metric", "nope"),
+              (str(INSPECT / "baseline.eval"), str(INSPECT / "candidate.eval"), "--baseline", "nobody"),
+              (str(INSPECT / "baseline.eval"), "--json")]
+DASK_CASES += [_c(f"compare paths as sides on dask workers: {' '.join(args)}", ["compare", "--engine", "dask", *args],
+                  "dask_compare", local_ref=True) for args in DASK_SIDES]
 DASK_CASES = DASK_CASES if importlib.util.find_spec("distributed") else []
 
 # -- the first cases (sample logs, crafted logs, a store) -------------------------------------------

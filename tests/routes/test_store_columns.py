@@ -125,3 +125,33 @@ def test_rows_duckdb_filters_fetched_as_arrow_equal_its_numpy_arrays(stores: lis
         for c in ("run", "model", "task", "metric", "source", "error", "cluster", "item_hash", "epoch"):
             assert got.cols[c].tolist() == want[c].tolist(), c
         np.testing.assert_array_equal(got.cols["value"], want["value"])
+
+
+def test_a_canonical_tables_arrays_are_those_of_the_same_rows_stored(stores: list[Path]) -> None:
+    """``from_frame`` (``compare PATH... --engine dask``) of the store's rows read as a table
+    gives the arrays ``read_group`` gives of its files: cell for cell, items through their labels."""
+    from evaladdon.routes.store_columns import from_frame, read_group
+    from evaladdon.store.query import load_store, select
+
+    for store in stores:
+        files = select(str(store)).files
+        want = read_group(files)
+        got = from_frame(load_store(str(store)).table)
+        assert want is not None and got is not None
+        for g in (got, want):
+            g.cols["item"] = g.item_labels.to_numpy(zero_copy_only=False)[g.cols["item"]]
+        for c in ("run", "model", "task", "metric", "source", "item", "error", "cluster", "item_hash", "epoch"):
+            assert got.cols[c].tolist() == want.cols[c].tolist(), c
+        np.testing.assert_array_equal(got.cols["value"], want.cols["value"])
+
+
+def test_a_table_that_is_not_canonical_gives_none() -> None:
+    import pandas as pd
+
+    from evaladdon.routes.store_arrays import COLUMNS
+    from evaladdon.routes.store_columns import from_frame
+
+    row = {c: "x" for c in COLUMNS} | {"epoch": 1, "value": 1.0, "error": None}
+    assert from_frame(pd.DataFrame([row])) is not None
+    assert from_frame(pd.DataFrame([row | {"item": 3}])) is None  # an item that is not a string
+    assert from_frame(pd.DataFrame([row]).drop(columns="cluster")) is None
