@@ -431,3 +431,21 @@ class Inputs:
         if name not in self.built:
             self.built[name] = BUILDERS[name](self.root)
         return self.built[name]
+
+
+def dask_path_logs(root: Path, n_logs: int = 6) -> Path:
+    """``n_logs`` CSV logs of 20,000-40,000 rows (0/1 and continuous, 1 to 2 epochs) and one broken
+    Inspect log that both engines skip with a note: the PATH inputs of the Dask route tests."""
+    for k in range(n_logs):
+        synthetic(root / f"m{k}.csv", f"m{k}", k, n_items=20_000, epochs=1 + k % 2, binary=k % 2 == 0)
+    (root / "broken.json").write_text("{\"samples\": [")
+    return root
+
+
+def observe_route(cli: Callable[..., Any], *args: Any) -> tuple[Any, Any]:
+    """``cli(*args)`` and the planner's :class:`~evaladdon.routes.results.Outcome` (the route that answered)."""
+    from evaladdon.analysis.options import RoutePolicy
+
+    seen: list[Any] = []
+    got = cli(*args, routes=RoutePolicy(observe=seen.append))
+    return got, seen[0]

@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 import pytest
 
-from built_logs import synthetic
+from route_cases import dask_path_logs, observe_route
 
 pytest.importorskip("distributed", reason="the Dask engine needs distributed (pip install 'evaladdon[dask]')")
 
@@ -23,19 +23,10 @@ LIMIT = 4 * 2**20  # bytes a worker may manage before it spills to disk
 
 @pytest.fixture(scope="module")
 def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("dask_compare_paths")
-    for k in range(N_LOGS):  # 6 logs of 20,000-40,000 rows: 0/1 and continuous, 1 to 2 epochs
-        synthetic(root / f"m{k}.csv", f"m{k}", k, n_items=20_000, epochs=1 + k % 2, binary=k % 2 == 0)
-    (root / "broken.json").write_text("{\"samples\": [")  # skipped with a note by both engines
-    return root
+    return dask_path_logs(tmp_path_factory.mktemp("dask_compare_paths"), N_LOGS)
 
 
-def _observe(cli: Callable[..., Any], *args: Any) -> tuple[Any, Any]:
-    from evaladdon.analysis.options import RoutePolicy
-
-    seen: list[Any] = []
-    got = cli(*args, routes=RoutePolicy(observe=seen.append))
-    return got, seen[0]
+_observe = observe_route
 
 
 ARGS = [("--baseline", "m0"), ("--baseline", "m1", "--json", "--cluster", "passage"), ("--all-pairs", "--markdown"),
