@@ -25,6 +25,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from bench_args import take
+
 ROOT = Path(__file__).resolve().parent.parent
 INSPECT = ROOT / "sample_logs" / "inspect"
 COMMANDS = {
@@ -66,19 +68,10 @@ def cpu(args: list[str], env: dict[str, str], repeat: int, cwd: Path) -> float:
     return best
 
 
-def _take(argv: list[str], flag: str) -> str | None:
-    if flag not in argv:
-        return None
-    i = argv.index(flag)
-    value = argv[i + 1]
-    del argv[i:i + 2]
-    return value
-
-
 def main() -> None:
     argv = sys.argv[1:]
-    repeat = int(_take(argv, "--repeat") or 5)
-    code = _take(argv, "--code")
+    repeat = int(take(argv, "--repeat") or 5)
+    code = take(argv, "--code")
     codes = {"this": ROOT, **({Path(code).name: Path(code).resolve()} if code else {})}
     print(f"load {os.getloadavg()[0]:.2f}; best of {repeat} fresh processes; CPU = user + sys")
     with tempfile.TemporaryDirectory() as tmp:

@@ -24,6 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_args import take
+
 ROOT = Path(__file__).resolve().parent.parent
 
 FLOOR = """
@@ -73,20 +75,11 @@ def write_logs(root: Path, files: int, rows: int) -> Path:
     return d
 
 
-def _take(argv: list[str], flag: str) -> str | None:
-    if flag not in argv:
-        return None
-    i = argv.index(flag)
-    value = argv[i + 1]
-    del argv[i:i + 2]
-    return value
-
-
 def main() -> None:
     argv = sys.argv[1:]
-    repeat = int(_take(argv, "--repeat") or 2)
-    rows = int(float(_take(argv, "--rows") or 5000))
-    code = _take(argv, "--code")
+    repeat = int(take(argv, "--repeat") or 2)
+    rows = int(float(take(argv, "--rows") or 5000))
+    code = take(argv, "--code")
     others = {f"ingest ({Path(code).name})": Path(code).resolve()} if code else {}
     sizes = [int(a) for a in argv] or [20, 200]
     print(f"load {os.getloadavg()[0]:.2f}; {rows:,} rows a log; best of {repeat} fresh processes; CPU = user + sys")

@@ -49,6 +49,8 @@ import tempfile
 import textwrap
 from pathlib import Path
 
+from bench_args import take
+
 HERE = Path(__file__).resolve().parent.parent
 TS = ["2026-01-01T00-00-00.000000", "2026-01-02T00-00-00.000000"]
 SMALL_FILES = 100
@@ -260,19 +262,10 @@ def main(n: int = 50_000) -> None:
         row("  read + summarize, per file", *timed((EVAL_IMPORTS, EVAL_READ), floor, paths=small, warm=True), per=k)
 
 
-def _take(argv: list[str], flag: str) -> str | None:
-    if flag not in argv:
-        return None
-    i = argv.index(flag)
-    value = argv[i + 1]
-    del argv[i:i + 2]
-    return value
-
-
 if __name__ == "__main__":
     args = sys.argv[1:]
-    code = _take(args, "--code")
-    files = _take(args, "--files")
+    code = take(args, "--code")
+    files = take(args, "--files")
     only = "--growth-only" in args
     args = [a for a in args if a != "--growth-only"]
     checkouts = {"this": HERE, **({Path(code).resolve().name: Path(code).resolve()} if code else {})}
