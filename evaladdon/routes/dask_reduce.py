@@ -10,8 +10,8 @@ file is read alone, as ``ingest`` reads it (:func:`evaladdon.adapters.read_runs`
 file), reduced to the per-(run, task, metric, item) records and the per-reason counts of the rows
 left out (:func:`evaladdon.store.reduce.reduce_table`, the records :func:`reduce_file` gives for
 a stored file), and dropped: a worker holds one file's rows at a time and sends back a few numbers
-per item and its reader notes.  The driver takes the files in the order a store lists them
-(sorted by absolute path), lets :func:`evaladdon.store.reduce.reduced_table` name apart runs two
+per item and its reader notes.  The driver takes the files in the order the local reader
+reads them (the inputs as given; a directory's files sorted), lets :func:`evaladdon.store.reduce.reduced_table` name apart runs two
 files share and rebuild the rows: the table, notes and errors of the former reading, which first
 ingested the files into a temporary store on the workers and reduced each stored file (except
 that two copies of one log under two names are two runs, as the local engine reads them, where
@@ -62,7 +62,7 @@ def load_reduced(paths: Sequence[str], store: str | None, where: str | None, clu
         raise EvalAddonError("with --engine dask and --store, clusters are set when ingesting (ingest --cluster)")
     if not store:
         table, notes = reduce_inputs(paths, cluster, scheduler)
-        return Loaded(validate(table), notes)
+        return Loaded(validate(table), notes, names=dict(table.attrs.get("run_names", {})))
     with dask_client(scheduler) as client:
         table, notes = reduce_store(client, store, where)
     return Loaded(validate(table), notes)
@@ -99,11 +99,11 @@ def reduce_inputs(paths: Sequence[str], cluster: str | None, scheduler: str | No
     the workers of ``scheduler`` (or of a local cluster; a single file on the driver)."""
     import os
 
-    from evaladdon.adapters import expand_paths
+    from evaladdon.adapters.registry import inputs
     from evaladdon.routes.dask import dask_client
     from evaladdon.store.reduce import reduced_table
 
-    files, notes = expand_paths([os.fspath(p) for p in paths])
+    files, notes, name_of, _ = inputs([os.fspath(p) for p in paths])
     sources = list(dict.fromkeys(str(Path(f).resolve()) for f, _, _ in files))  # a file named twice: once
     named = dict.fromkeys(sources, False)
     for f, _, explicit in files:
@@ -123,10 +123,26 @@ def reduce_inputs(paths: Sequence[str], cluster: str | None, scheduler: str | No
             notes.append(f"skipped {r.error}")
     if errors:
         raise EvalAddonError(errors[0])
-    got = sorted(((s, r) for s, r in zip(sources, results, strict=True) if r.error is None), key=lambda sr: sr[0])
+    # in the order the local reader reads them (the inputs as given, a directory's files sorted): the
+    # runs' order, and so which run is A, is the local engine's
+    got = [(s, r) for s, r in zip(sources, results, strict=True) if r.error is None]
     if not got:
         raise EvalAddonError("no log could be read" + (f": {'; '.join(notes)}" if notes else ""))
-    return reduced_table([(r.items, r.dropped) for _, r in got]), notes
+    items, dropped = [r.items for _, r in got], [r.dropped for _, r in got]
+    names: dict[str, str] = {}
+    if name_of:  # NAME=PATH: the runs of PATH are called NAME, as the local engine's reader names them
+        from evaladdon.adapters.read import name_runs
+
+        sources_got = [Path(source) for source, _ in got]
+        tables = items + dropped
+        name_runs(tables, sources_got + sources_got, {Path(f).resolve(): n for f, n in name_of.items()})
+        items, dropped = tables[:len(got)], tables[len(got):]
+        given = set(name_of.values())
+        names = {str(r): str(r) for t in items for r in t["run"].unique()
+                 if str(r) in given or str(r).split("/")[0] in given}
+    table = reduced_table(list(zip(items, dropped, strict=True)))
+    table.attrs["run_names"] = names
+    return table, notes
 
 
 def _on_workers(client: Any, sources: list[str], cluster: str | None, remote: bool) -> list[Reduced]:

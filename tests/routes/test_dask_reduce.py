@@ -102,7 +102,7 @@ CASES = [  # (argv, whether the former reading gave the local engine's output)
     (("compare", "{logs}", "--baseline", "m2", "--cluster", "passage"), True),
     (("compare", "{inspect}", "--baseline", "errbase", "--json"), False),  # errored items are reduced away
     (("compare", "{inspect}/base.json", "{inspect}/cand.json", "--markdown"), False),
-    (("compare", "{inspect}/epochs.json", "{inspect}/base.json"), False),
+    (("compare", "{inspect}/base.json", "{inspect}/epochs.json"), False),  # path order: the former sorted the files
     (("compare", str(SAMPLE / "inspect" / "baseline.eval"), str(SAMPLE / "inspect" / "candidate.eval"), "--cluster",
       "passage.id", "--json"), True),
     (("compare", str(SAMPLE / "inspect"), "--all-pairs", "--json"), True),
@@ -170,6 +170,29 @@ def test_two_copies_of_a_log_are_two_runs_as_read_locally(tmp_path: Path, cli: C
     local, dask = cli(*argv), cli(*argv, "--engine", "dask")
     assert local[0] == dask[0] == 0 and dask[2] == local[2]
     assert not mismatches(_json(dask[1]), _json(local[1]), atol=1e-12, ordered_keys=True)
+
+
+def test_named_inputs_are_named_as_read_locally(tmp_path: Path, cli: Callable[..., Any]) -> None:
+    """``NAME=PATH`` (a file, and a directory of two runs: ``NAME/run``) under ``--engine dask``:
+    the table route's Dask reading names the runs as the local reader does (it failed with "no
+    such file" on ``a=...``) and keeps the inputs' order (the former sorted the files by path, so
+    A and B could swap), in text and JSON."""
+    from evaladdon.analysis.options import RoutePolicy
+
+    (tmp_path / "d").mkdir()
+    shutil.copy(SAMPLE / "inspect" / "baseline.eval", tmp_path / "one.eval")
+    shutil.copy(SAMPLE / "inspect" / "baseline.eval", tmp_path / "d" / "baseline.eval")
+    shutil.copy(SAMPLE / "inspect" / "candidate.eval", tmp_path / "d" / "candidate.eval")
+    for argv in (("compare", f"old={tmp_path / 'one.eval'}", f"new={tmp_path / 'd' / 'candidate.eval'}"),
+                 ("compare", f"x={tmp_path / 'd'}", f"y={tmp_path / 'one.eval'}", "--baseline", "y"),
+                 ("summarize", f"x={tmp_path / 'd'}")):
+        for out in ((), ("--json",)):
+            seen: list[Any] = []
+            local = cli(*argv, *out)
+            dask = cli(*argv, *out, "--engine", "dask", routes=RoutePolicy(observe=seen.append, only="table"))
+            assert local[0] == 0 and dask == local, (argv, dask[2])
+    assert "new vs old" in cli("compare", f"old={tmp_path / 'one.eval'}", f"new={tmp_path / 'd' / 'candidate.eval'}",
+                               "--engine", "dask")[1]
 
 
 def test_one_file_is_reduced_on_the_driver_without_a_cluster(cli: Callable[..., Any],
