@@ -84,6 +84,10 @@ def test_the_table_is_the_former_readings(logs: Path, inspect_logs: Path, which:
     paths = [str(logs)] if which == "logs" else [str(inspect_logs), str(SAMPLE / "inspect")]
     if cluster == "passage.id":
         paths = [str(SAMPLE / "inspect" / "baseline.eval"), str(SAMPLE / "inspect" / "candidate.eval")]
+    # the former reading took the files sorted by absolute path, the new one in the inputs' order
+    # (the local reader's): inputs given in path order make the two orders one, wherever the
+    # checkout and the temporary directory lie
+    paths = sorted(paths)
     got = load_reduced(paths, None, None, cluster, None)
     want, notes = _former(paths, cluster)
     pd.testing.assert_frame_equal(got.table, want, check_exact=False, rtol=1e-12, atol=1e-12)
