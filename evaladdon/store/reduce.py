@@ -4,7 +4,8 @@ Workers reduce each stored file, or each input file read on a worker
 (:mod:`evaladdon.routes.dask_reduce`), with one function (:func:`reduce_table`) to one record
 per (run, task, metric, item): the number of usable rows ``n``, their sum, the sum of squared
 deviations from the item mean ``m2``, the counts of exact 0s and 1s, the cluster and content
-hash; and one record per (run, task, metric, reason) for the rows left out.  That is a reduction by the number of epochs, and by the width of the rows.
+hash; and one record per (run, task, metric, reason) for the rows left out.  That is a
+reduction by the number of epochs, and by the width of the rows.
 
 Everything the statistics of ``summarize`` and ``compare`` compute is a function of those
 numbers: the item means and counts, the within-item sums of squares (epoch variance), the
@@ -66,8 +67,8 @@ def reduce_table(df: pd.DataFrame, name: str, row_numbers: np.ndarray | None = N
     A row is usable when ``error`` is missing and ``value`` finite.  Per
     (run, task, metric, item) of the usable rows, in order of the item's first usable row:
     ``n``, ``s`` (``np.bincount`` sums), ``m2`` the sum of squared deviations from the item mean
-    (two passes; DuckDB's ``var_pop * count`` up to rounding), the exact 1s and 0s, the first model/source/harness (``any_value``), the first
-    present cluster and content hash, how many rows have a cluster and how many distinct
+    (two passes; DuckDB's ``var_pop * count`` up to rounding), the exact 1s and 0s, the first
+    model/source/harness (``any_value``), the first present cluster and content hash, how many rows have a cluster and how many distinct
     clusters.  Per (run, task, metric, reason) of the other rows (reason: ``error``, else
     ``missing value``): ``n`` and the first row.  Oracle: DuckDB's group-by of the rows stored
     (``tests/store/test_reduce_table.py``: ``var_pop``, ``any_value``, ``count(DISTINCT)``)."""

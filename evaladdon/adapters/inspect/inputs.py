@@ -54,43 +54,6 @@ def first_line(sample_input: Any) -> str | None:
     return line if len(line) <= FIRST_LINE_CHARS else line[: FIRST_LINE_CHARS - 1] + "…"
 
 
-def _from_zip(path: Path, wanted: set[str]) -> dict[str, str]:
-    import orjson
-
-    from evaladdon.adapters.common.guard import read_member
-    from evaladdon.adapters.inspect.native import _member_key
-
-    out: dict[str, str] = {}
-    with zipfile.ZipFile(path) as zf:
-        for info in zf.infolist():
-            name = info.filename
-            if not (name.startswith("samples/") and name.endswith(".json")):
-                continue
-            key = _member_key(name)
-            if key is None or key[0] not in wanted or key[0] in out:
-                continue
-            sample = orjson.loads(read_member(zf, info, str(path)))
-            line = first_line(sample.get("input")) if isinstance(sample, dict) else None
-            if line is not None:
-                out[key[0]] = line
-    return out
-
-
-def _from_json(path: Path, wanted: set[str]) -> dict[str, str]:
-    from evaladdon.adapters.common.jsondoc import load_json
-
-    doc = load_json(path)
-    samples = doc.get("samples") if isinstance(doc, dict) else None
-    out: dict[str, str] = {}
-    for sample in samples if isinstance(samples, list) else []:
-        if not isinstance(sample, dict) or str(sample.get("id")) not in wanted or str(sample.get("id")) in out:
-            continue
-        line = first_line(sample.get("input"))
-        if line is not None:
-            out[str(sample.get("id"))] = line
-    return out
-
-
 def input_lines(source: str, items: Iterable[str]) -> dict[str, str]:
     """``{item: first line of its input}`` for those of ``items`` that the Inspect log ``source``
     holds with an input; ``{}`` for any other file or one that cannot be read."""
@@ -98,18 +61,21 @@ def input_lines(source: str, items: Iterable[str]) -> dict[str, str]:
     path = Path(source)
     if not wanted or not path.is_file():
         return {}
+    out: dict[str, str] = {}
     try:
-        if zipfile.is_zipfile(path):
-            return _from_zip(path, wanted)
-        if path.suffix.lower() == ".json":
-            return _from_json(path, wanted)
+        for sample in _samples(path, wanted):
+            item = str(sample.get("id"))
+            line = first_line(sample.get("input")) if item not in out else None
+            if line is not None:
+                out[item] = line
     except Exception:  # noqa: BLE001 - the line is a courtesy: an unreadable log shows the flip without it
         return {}
-    return {}
+    return out
 
 
 def _samples(path: Path, wanted: set[str]) -> Iterable[dict[str, Any]]:
-    """The samples of ``wanted`` ids in an Inspect log (``.eval`` zip members or a JSON log's list)."""
+    """The samples of ``wanted`` ids in an Inspect log (``.eval`` zip members, read only for those
+    ids, or a JSON log's list), every epoch's; nothing for another kind of file."""
     if zipfile.is_zipfile(path):
         import orjson
 
