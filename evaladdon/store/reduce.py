@@ -34,8 +34,8 @@ def reduce_file(file: str, where: str | None = None) -> tuple[pd.DataFrame, pd.D
     """(items, dropped) for one stored file, filtered by ``where``; runs on a worker: the file's
     rows (the :data:`STORED` columns; through DuckDB with ``where``, each with its row number in
     the file) reduced by :func:`reduce_table`.  Measured against DuckDB's own group-by (the
-    former implementation, now the test oracle) on a 2M-row file: the same CPU, a lower peak
-    (``docs/dev/performance-log.md``)."""
+    former implementation, now the test oracle) over a store of 1M and 4M rows: 1.5-1.7x less
+    CPU and a lower peak (``benchmarks/bench_dask.py --reduce``, ``docs/dev/performance-log.md``)."""
     if not where:
         import pyarrow.parquet as pq
 
