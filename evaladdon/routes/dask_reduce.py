@@ -7,18 +7,18 @@ The files are the ones ``ingest`` would read (:func:`evaladdon.adapters.expand_p
 file named once), cut into contiguous groups of about equal bytes, about two per worker thread
 (:func:`evaladdon.routes._file_groups.file_groups`); each group is one task.  On the worker each
 file is read alone, as ``ingest`` reads it (:func:`evaladdon.adapters.read_runs` of that one
-file), reduced to the per-(run, task, metric, item) records and the per-reason counts of the rows
-left out (:func:`evaladdon.store.reduce.reduce_table`, the records :func:`reduce_file` gives for
-a stored file), and dropped: a worker holds one file's rows at a time and sends back a few numbers
-per item and its reader notes.  The driver takes the files in the order the local reader
+file), reduced to the per-(run, task, metric, item) records and the per-(item, reason) counts of
+the rows left out (:func:`evaladdon.store.reduce.reduce_table`, the records :func:`reduce_file`
+gives for a stored file), and dropped: a worker holds one file's rows at a time and sends back a
+few numbers per item, its reader notes and incomplete-log marks.  The driver takes the files in the order the local reader
 reads them (the inputs as given; a directory's files sorted), lets :func:`evaladdon.store.reduce.reduced_table` name apart runs two
 files share and rebuild the rows: the table, notes and errors of the former reading, which first
 ingested the files into a temporary store on the workers and reduced each stored file (except
 that two copies of one log under two names are two runs, as the local engine reads them, where
 the content-keyed store kept one).
 
-A file that cannot be read is one line naming it (exit 2) when it was named, a ``skipped`` note
-when it was found in a directory.  With ``--scheduler`` the workers open the files themselves:
+A file that cannot be read is one line naming it as given (exit 2) when it was named, a
+``skipped`` note and record when it was found in a directory, as the local reader says.  With ``--scheduler`` the workers open the files themselves:
 the PATHs must be on a disk every worker sees at the same absolute path, and a file a worker
 cannot open says so.  Without ``--scheduler`` a single file is read and reduced on the driver,
 without starting a cluster.
@@ -47,6 +47,10 @@ class Reduced:
     dropped: Any
     notes: list[str]
     error: str | None = None
+    reason: str | None = None
+    """Why the file could not be read, without its path (a ``skipped`` record's ``reason``)."""
+    incomplete: dict[str, dict] = dataclasses.field(default_factory=dict)
+    """The reader's incomplete-log marks (``Loaded.incomplete``), by source."""
 
 
 def load_reduced(paths: Sequence[str], store: str | None, where: str | None, cluster: str | None,
@@ -61,8 +65,7 @@ def load_reduced(paths: Sequence[str], store: str | None, where: str | None, clu
     if cluster is not None and store:
         raise EvalAddonError("with --engine dask and --store, clusters are set when ingesting (ingest --cluster)")
     if not store:
-        table, notes = reduce_inputs(paths, cluster, scheduler)
-        return Loaded(validate(table), notes, names=dict(table.attrs.get("run_names", {})))
+        return reduce_inputs(paths, cluster, scheduler)
     with dask_client(scheduler) as client:
         table, notes = reduce_store(client, store, where)
     return Loaded(validate(table), notes)
@@ -77,15 +80,18 @@ def reduce_path(path: str, cluster: str | None, remote: bool = False) -> Reduced
         with open(path, "rb"):
             pass
     except OSError as exc:
-        return Reduced(None, None, [], f"{path}: cannot read: {exc.strerror or exc}" + (REMOTE if remote else ""))
+        why = f"cannot read: {exc.strerror or exc}" + (REMOTE if remote else "")
+        return Reduced(None, None, [], f"{path}: {why}", why)
     try:
         loaded = read_runs([path], cluster=cluster)
     except MemoryError:
-        return Reduced(None, None, [], f"{path}: not enough memory to read this log")
-    except (EvalAddonError, ValueError, OSError) as exc:
-        return Reduced(None, None, [], " ".join(str(exc).split()))
+        return Reduced(None, None, [], f"{path}: not enough memory to read this log", "not enough memory to read this log")
+    except EvalAddonError as exc:
+        return Reduced(None, None, [], str(exc), exc.message)
+    except (ValueError, OSError) as exc:
+        return Reduced(None, None, [], " ".join(str(exc).split()), " ".join(str(exc).split()))
     items, dropped = reduce_table(loaded.table, Path(path).name)
-    return Reduced(items, dropped, list(loaded.notes))
+    return Reduced(items, dropped, list(loaded.notes), incomplete=dict(loaded.incomplete))
 
 
 def reduce_paths(paths: Sequence[str], cluster: str | None, remote: bool = False) -> list[Reduced]:
@@ -94,33 +100,45 @@ def reduce_paths(paths: Sequence[str], cluster: str | None, remote: bool = False
     return [reduce_path(p, cluster, remote) for p in paths]
 
 
-def reduce_inputs(paths: Sequence[str], cluster: str | None, scheduler: str | None) -> tuple[Any, list[str]]:
-    """The rebuilt canonical table of ``paths`` and the notes (module doc): the files reduced on
-    the workers of ``scheduler`` (or of a local cluster; a single file on the driver)."""
+def reduce_inputs(paths: Sequence[str], cluster: str | None, scheduler: str | None) -> Any:
+    """The :class:`~evaladdon.table.loaded.Loaded` of ``paths`` (module doc): the files reduced on
+    the workers of ``scheduler`` (or of a local cluster; a single file on the driver), the rows
+    rebuilt, with the local reader's notes, ``skipped`` records (files found in a directory that
+    could not be read, named as given) and incomplete-log marks."""
     import os
 
     from evaladdon.adapters.registry import inputs
     from evaladdon.routes.dask import dask_client
     from evaladdon.store.reduce import reduced_table
+    from evaladdon.table import validate
+    from evaladdon.table.loaded import Loaded
 
-    files, notes, name_of, _ = inputs([os.fspath(p) for p in paths])
-    sources = list(dict.fromkeys(str(Path(f).resolve()) for f, _, _ in files))  # a file named twice: once
-    named = dict.fromkeys(sources, False)
+    files, notes, name_of, skipped = inputs([os.fspath(p) for p in paths])
+    given: dict[str, str] = {}  # each file once (by its resolved path), named as the user gave it
+    named: dict[str, bool] = {}
     for f, _, explicit in files:
-        named[str(Path(f).resolve())] |= explicit
+        source = str(Path(f).resolve())
+        given.setdefault(source, str(f))
+        named[source] = named.get(source, False) | explicit
+    sources = list(given)
     if len(sources) <= 1 and not scheduler:  # one file is one task: no cluster to start
         results = reduce_paths(sources, cluster)
     else:
         with dask_client(scheduler) as client:
             results = _on_workers(client, sources, cluster, remote=bool(scheduler))
     errors = []
+    incomplete: dict[str, dict] = {}
     for source, r in zip(sources, results, strict=True):
         if r.error is None:
             notes.extend(r.notes)
-        elif named[source]:
-            errors.append(r.error)
+            incomplete.update(r.incomplete)
+            continue
+        error = given[source] + r.error[len(source):] if r.error.startswith(source) else r.error
+        if named[source]:
+            errors.append(error)
         else:
-            notes.append(f"skipped {r.error}")
+            notes.append(f"skipped {error}")
+            skipped.append({"path": given[source], "reason": r.reason or error})
     if errors:
         raise EvalAddonError(errors[0])
     # in the order the local reader reads them (the inputs as given, a directory's files sorted): the
@@ -137,12 +155,12 @@ def reduce_inputs(paths: Sequence[str], cluster: str | None, scheduler: str | No
         tables = items + dropped
         name_runs(tables, sources_got + sources_got, {Path(f).resolve(): n for f, n in name_of.items()})
         items, dropped = tables[:len(got)], tables[len(got):]
-        given = set(name_of.values())
+        given_names = set(name_of.values())
         names = {str(r): str(r) for t in items for r in t["run"].unique()
-                 if str(r) in given or str(r).split("/")[0] in given}
+                 if str(r) in given_names or str(r).split("/")[0] in given_names}
     table = reduced_table(list(zip(items, dropped, strict=True)))
     table.attrs["run_names"] = names
-    return table, notes
+    return Loaded(validate(table), notes, skipped=skipped, names=names, incomplete=incomplete)
 
 
 def _on_workers(client: Any, sources: list[str], cluster: str | None, remote: bool) -> list[Reduced]:

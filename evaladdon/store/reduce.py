@@ -4,7 +4,7 @@ Workers reduce each stored file, or each input file read on a worker
 (:mod:`evaladdon.routes.dask_reduce`), with one function (:func:`reduce_table`) to one record
 per (run, task, metric, item): the number of usable rows ``n``, their sum, the sum of squared
 deviations from the item mean ``m2``, the counts of exact 0s and 1s, the cluster and content
-hash; and one record per (run, task, metric, reason) for the rows left out.  That is a
+hash; and one record per (run, task, metric, item, reason) for the rows left out.  That is a
 reduction by the number of epochs, and by the width of the rows.
 
 Everything the statistics of ``summarize`` and ``compare`` compute is a function of those
@@ -69,8 +69,9 @@ def reduce_table(df: pd.DataFrame, name: str, row_numbers: np.ndarray | None = N
     ``n``, ``s`` (``np.bincount`` sums), ``m2`` the sum of squared deviations from the item mean
     (two passes; DuckDB's ``var_pop * count`` up to rounding), the exact 1s and 0s, the first
     model/source/harness (``any_value``), the first present cluster and content hash, how many rows have a cluster and how many distinct
-    clusters.  Per (run, task, metric, reason) of the other rows (reason: ``error``, else
-    ``missing value``): ``n`` and the first row.  Oracle: DuckDB's group-by of the rows stored
+    clusters.  Per (run, task, metric, item, reason) of the other rows (reason: ``error``, else
+    ``missing value``): ``n``, the first row, the first present cluster and content hash (so the
+    rebuilt rows keep which items were left out, and why: the error-rate comparison pairs them).  Oracle: DuckDB's group-by of the rows stored
     (``tests/store/test_reduce_table.py``: ``var_pop``, ``any_value``, ``count(DISTINCT)``)."""
     from evaladdon.table.codes import key_codes, label_codes
 
@@ -101,11 +102,13 @@ def reduce_table(df: pd.DataFrame, name: str, row_numbers: np.ndarray | None = N
     error = df["error"].to_numpy(dtype=object)[bad]
     reason = np.where(pd.isna(error), "missing value", error).astype(object)
     rcodes, reasons = pd.factorize(reason)
-    dg, dfirst, dk = _groups(pd.factorize(key_codes(df, ("run", "task", "metric"))[bad])[0] * max(len(reasons), 1)
-                             + rcodes)
+    dg, dfirst, dk = _groups(pd.factorize(key_codes(df, ITEM_KEY)[bad])[0] * max(len(reasons), 1) + rcodes)
     dat = bad[dfirst]
-    dropped = _labels(df, dat, ("run", "task", "metric", "model", "source", "harness"))
+    dropped = _labels(df, dat, ITEM_KEY + ("model", "source", "harness"))
     dropped["reason"] = reason[dfirst]
+    dropped["cluster"] = _first_present(df["cluster"], df["cluster"].notna().to_numpy()[bad], dg, bad, dfirst, dk)
+    dropped["item_hash"] = _first_present(df["item_hash"], df["item_hash"].notna().to_numpy()[bad], dg, bad, dfirst,
+                                          dk)
     dropped["n"] = np.bincount(dg, minlength=dk)
     dropped["first"] = dat if row_numbers is None else row_numbers[dat]
     items["file"] = dropped["file"] = name
@@ -180,17 +183,38 @@ def rebuild(items: pd.DataFrame, dropped: pd.DataFrame) -> pd.DataFrame:
     good = pd.DataFrame({**cols, "epoch": k + 1, "value": value, "raw": "", "error": None})
     dn = dropped["n"].to_numpy(dtype=np.int64)
     didx = np.repeat(np.arange(len(dropped)), dn)
-    dk = np.arange(int(dn.sum())) - np.repeat(np.cumsum(dn) - dn, dn)
-    bad = pd.DataFrame({c: dropped[c].to_numpy(dtype=object)[didx] for c in ("run", "task", "metric", "model",
-                                                                             "source", "harness")})
+    dk = np.arange(int(dn.sum())) - np.repeat(np.cumsum(dn) - dn, dn) + np.repeat(_epochs_before(items, dropped), dn)
+    bad = pd.DataFrame({c: dropped[c].to_numpy(dtype=object)[didx] for c in ITEM_KEY + ("model", "source", "harness")})
     reason = dropped["reason"].to_numpy(dtype=object)[didx]
-    bad["item"] = np.array([f"(left out: {r})" for r in dropped["reason"]], dtype=object)[didx] if len(dropped) else []
     bad["epoch"], bad["value"], bad["raw"], bad["error"] = dk + 1, np.nan, "", reason
-    bad["cluster"] = bad["item_hash"] = None
+    bad["cluster"] = dropped["cluster"].to_numpy(dtype=object)[didx]
+    bad["item_hash"] = dropped["item_hash"].to_numpy(dtype=object)[didx]
     out = pd.concat([good, bad], ignore_index=True) if len(bad) else good
     for c in ("cluster", "item_hash"):
         out[c] = out[c].astype(object).where(out[c].notna(), None)
     return finalize(out)
+
+
+def _epochs_before(items: pd.DataFrame, dropped: pd.DataFrame) -> np.ndarray:
+    """Per left-out record, the rows its item already has (its usable rows, then the left-out
+    records of the item before it): its rows' epochs continue after them, so no (item, epoch)
+    is rebuilt twice."""
+    from evaladdon.table.codes import key_codes
+
+    if dropped.empty:
+        return np.zeros(0, dtype=np.int64)
+    keys = pd.concat([items[list(ITEM_KEY)], dropped[list(ITEM_KEY)]], ignore_index=True)
+    code = pd.factorize(key_codes(keys, ITEM_KEY))[0]
+    icode, dcode = code[:len(items)], code[len(items):]
+    good = np.bincount(icode, weights=items["n"].to_numpy(dtype=float), minlength=code.max() + 1).astype(np.int64)
+    dn = dropped["n"].to_numpy(dtype=np.int64)
+    order = np.argsort(dcode, kind="stable")  # the item's earlier records first
+    run = np.cumsum(dn[order]) - dn[order]  # rows before each record, over all items
+    starts = np.flatnonzero(np.r_[True, dcode[order][1:] != dcode[order][:-1]])
+    run -= np.repeat(run[starts], np.diff(np.r_[starts, len(order)]))  # ... within its item
+    before = np.empty_like(dn)
+    before[order] = run
+    return good[dcode] + before
 
 
 RUN_KEYS = ["run", "task", "metric", "source"]

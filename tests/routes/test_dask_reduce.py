@@ -79,6 +79,7 @@ def _former_load(paths: list[str], store: Any, where: Any, cluster: str | None, 
 @pytest.mark.parametrize("which,cluster", [("logs", None), ("logs", "passage"), ("inspect", None),
                                            ("inspect", "passage.id")])
 def test_the_table_is_the_former_readings(logs: Path, inspect_logs: Path, which: str, cluster: str | None) -> None:
+    from evaladdon.adapters import read_runs
     from evaladdon.routes.dask_reduce import load_reduced
 
     paths = [str(logs)] if which == "logs" else [str(inspect_logs), str(SAMPLE / "inspect")]
@@ -92,6 +93,19 @@ def test_the_table_is_the_former_readings(logs: Path, inspect_logs: Path, which:
     want, notes = _former(paths, cluster)
     pd.testing.assert_frame_equal(got.table, want, check_exact=False, rtol=1e-12, atol=1e-12)
     assert got.notes == notes
+    local = read_runs(paths, cluster=cluster)
+    key = ["run", "task", "metric", "item", "error"]
+
+    def left_out(t: pd.DataFrame) -> pd.Series:
+        t = t[t["error"].notna()].astype({c: str for c in key})
+        return t.groupby(key).size().sort_index()
+
+    pd.testing.assert_series_equal(left_out(got.table), left_out(local.table))  # which items, why, how often
+    assert got.incomplete == local.incomplete and got.skipped == local.skipped
+    if which == "inspect" and cluster is None:  # the crafted logs: errored samples, incomplete logs
+        assert len(left_out(got.table)) > 100 and len(got.incomplete) == 2
+    if which == "logs":
+        assert [s["path"] for s in got.skipped] == [str(logs / "b" / "zz.json")]
     if which == "logs":
         assert any(n.startswith("skipped ") and "zz.json" in n for n in notes)
         assert {"b/m0.csv/m0", "logs/m0.csv/m0"} <= set(got.table["run"])  # named apart, as read_runs does
@@ -104,7 +118,7 @@ def _json(text: str) -> Any:
 CASES = [  # (argv, whether the former reading gave the local engine's output)
     (("compare", "{logs}", "--all-pairs", "--json"), False),  # the skipped file: a note, not a record
     (("compare", "{logs}", "--baseline", "m2", "--cluster", "passage"), True),
-    (("compare", "{inspect}", "--baseline", "errbase", "--json"), False),  # errored items are reduced away
+    (("compare", "{inspect}", "--baseline", "errbase", "--json"), False),  # errored items were reduced away
     (("compare", "{inspect}/base.json", "{inspect}/cand.json", "--markdown"), False),
     (("compare", "{inspect}/base.json", "{inspect}/epochs.json"), False),  # path order: the former sorted the files
     (("compare", str(SAMPLE / "inspect" / "baseline.eval"), str(SAMPLE / "inspect" / "candidate.eval"), "--cluster",
@@ -112,7 +126,7 @@ CASES = [  # (argv, whether the former reading gave the local engine's output)
     (("compare", str(SAMPLE / "inspect"), "--all-pairs", "--json"), True),
     (("compare", str(SAMPLE / "table"), "--all-pairs"), True),
     (("summarize", "{logs}", "--json"), False),
-    (("summarize", "{inspect}", "--markdown"), False),  # incomplete logs are not marked
+    (("summarize", "{inspect}", "--markdown"), False),  # incomplete logs were not marked
     (("summarize", "{inspect}/edge.json", "--cluster", "grp", "--json"), False),
     (("summarize", str(SAMPLE / "inspect"), "--json"), True),
 ]
@@ -126,12 +140,14 @@ def _close(got: tuple[int, str, str], want: tuple[int, str, str], argv: list[str
         assert got[1] == want[1], argv
 
 
-@pytest.mark.parametrize("args,as_local", CASES, ids=[" ".join(c[0]) for c in CASES])
-def test_commands_give_the_former_output(logs: Path, inspect_logs: Path, cli: Callable[..., Any],
-                                         monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...],
-                                         as_local: bool) -> None:
-    """The former reading's output (the table route: ``summarize`` forced onto it), and the local
-    engine's where the former gave it; nothing written to disk."""
+@pytest.mark.parametrize("args,former_was_local", CASES, ids=[" ".join(c[0]) for c in CASES])
+def test_commands_give_the_local_output(logs: Path, inspect_logs: Path, cli: Callable[..., Any],
+                                        monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...],
+                                        former_was_local: bool) -> None:
+    """The local engine's output (the table route: ``summarize`` forced onto it), nothing written
+    to disk: the left-out rows keep their items and reasons (the error-rate comparison pairs them),
+    the skipped files their records and incomplete logs their marks.  Where the former reading
+    (a temporary store) gave the local output, it is held to it too."""
     import evaladdon.routes.dask_reduce as dask_reduce
     import evaladdon.routes.ingest as ingest
     import evaladdon.store as store
@@ -139,9 +155,10 @@ def test_commands_give_the_former_output(logs: Path, inspect_logs: Path, cli: Ca
 
     table = RoutePolicy(only="table")
     argv = [a.replace("{logs}", str(logs)).replace("{inspect}", str(inspect_logs)) for a in args]
-    with monkeypatch.context() as m:
-        m.setattr(dask_reduce, "load_reduced", _former_load)
-        former = cli(*argv, "--engine", "dask", routes=table)
+    if former_was_local:
+        with monkeypatch.context() as m:
+            m.setattr(dask_reduce, "load_reduced", _former_load)
+            former = cli(*argv, "--engine", "dask", routes=table)
 
     def no_store(*a: Any, **k: Any) -> None:
         raise AssertionError("a store was written")
@@ -149,10 +166,10 @@ def test_commands_give_the_former_output(logs: Path, inspect_logs: Path, cli: Ca
     monkeypatch.setattr(ingest, "ingest", no_store)
     monkeypatch.setattr(store, "_table_to_parquet", no_store)
     dask = cli(*argv, "--engine", "dask", routes=table)
-    assert former[0] == 0
-    _close(dask, former, argv)
-    if as_local:
-        _close(dask, cli(*argv, routes=table), argv)
+    assert dask[0] == 0
+    _close(dask, cli(*argv, routes=table), argv)
+    if former_was_local:
+        _close(dask, former, argv)
 
 
 def test_a_bad_file_is_one_line_naming_it(logs: Path, tmp_path: Path, cli: Callable[..., Any]) -> None:
@@ -250,7 +267,7 @@ def test_two_workers_under_a_memory_limit_give_the_local_numbers(tmp_path: Path)
     with dask.config.set({"distributed.worker.memory.pause": False, "distributed.worker.memory.terminate": False}):
         with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, protocol="tcp", memory_limit=limit,
                           dashboard_address=None) as cluster:
-            table, _ = reduce_inputs([str(tmp_path)], "passage", cluster.scheduler_address)
+            table = reduce_inputs([str(tmp_path)], "passage", cluster.scheduler_address).table
     got = [s.flat() for s in summarize_table(table, notes=[])]
     want = [s.flat() for s in summarize_table(local, notes=[])]
     assert len(want) == 6 and not mismatches(got, want, atol=1e-12)

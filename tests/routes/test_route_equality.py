@@ -380,8 +380,8 @@ DASK_CASES += [_c(f"compare on dask workers: {' '.join(args)}", ["compare", "--s
                   "dask_compare", local_ref=True, check=_some_results)
                for args, route, _ in ARRAYS_ARGS if route == "store_arrays"]
 # compare, and summarize on the table route, of PATHs under --engine dask: each file read and reduced
-# on a worker, the rows rebuilt on the driver; the reference is the local engine's answer where the
-# reduced rows give it (errored items, the skipped-file records and incomplete marks are reduced away)
+# on a worker, the rows rebuilt on the driver; the reference is the local engine's answer (to 1e-12:
+# the rows are rebuilt from per-item sums)
 DASK_TABLE = [("compare", "--json", str(INSPECT / "baseline.eval"), str(INSPECT / "candidate.eval")),
               ("compare", str(INSPECT / "baseline.eval"), str(INSPECT / "candidate.eval"), "--cluster", "passage.id"),
               ("compare", "--markdown", str(SAMPLE / "inspect"), "--all-pairs"),

@@ -43,10 +43,11 @@ def _duckdb_reduce(file: str, where: str | None = None) -> tuple[pd.DataFrame, p
                    count(DISTINCT cluster) AS k_cluster, any_value(item_hash) AS item_hash, min(_row) AS first
             FROM ({rows}) WHERE {GOOD} GROUP BY run, task, metric, item ORDER BY first""").df()
         dropped = con.execute(f"""
-            SELECT run, task, metric, any_value(model) AS model, any_value(source) AS source,
+            SELECT run, task, metric, item, any_value(model) AS model, any_value(source) AS source,
                    any_value(harness) AS harness, coalesce(error, 'missing value') AS reason,
+                   any_value(cluster) AS cluster, any_value(item_hash) AS item_hash,
                    count(*) AS n, min(_row) AS first
-            FROM ({rows}) WHERE NOT ({GOOD}) GROUP BY run, task, metric, reason ORDER BY first""").df()
+            FROM ({rows}) WHERE NOT ({GOOD}) GROUP BY run, task, metric, item, reason ORDER BY first""").df()
     finally:
         con.close()
     items["file"] = dropped["file"] = Path(file).name
@@ -146,6 +147,8 @@ def test_hand_made_rows(tmp_path: Path) -> None:
     })
     items, dropped = _check(finalize(rows), tmp_path)
     assert items[["run", "item"]].values.tolist() == [["a", "x"], ["b", "x"], ["a", "y"], ["a", "w"]]
-    assert dropped["reason"].tolist() == ["missing value", "", "boom"]
+    assert dropped[["run", "item", "reason"]].values.tolist() == [["b", "y", "missing value"], ["a", "z", ""],
+                                                                   ["b", "x", "missing value"], ["a", "w", "boom"]]
+    assert [c if isinstance(c, str) else None for c in dropped["cluster"]] == ["c2", "c3", None, None]
     empty = finalize(rows[rows["error"].isna() & np.isfinite(rows["value"])])
     assert _check(empty, tmp_path)[1].empty
