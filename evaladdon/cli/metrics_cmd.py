@@ -16,7 +16,7 @@ from evaladdon.report.text import write_json
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("metrics", help="classification, ROC/PR, calibration and pass@k metrics with intervals")
     p.add_argument("paths", nargs="+", metavar="PATH", help="log or table files, or directories of them")
-    add_inputs(p)
+    add_inputs(p, engine=False)  # reads every row: no Dask reduction (analysis.options.DASK_COMMANDS)
     p.add_argument("--n-boot", type=int, default=2000, help="bootstrap resamples (default 2000)")
     p.add_argument("--boot-method", choices=("percentile", "bca"), default="percentile",
                    help="bootstrap interval (default percentile)")

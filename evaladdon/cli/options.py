@@ -55,7 +55,10 @@ def level_type(text: str) -> float:
     return value
 
 
-def add_inputs(p: argparse.ArgumentParser) -> None:
+def add_inputs(p: argparse.ArgumentParser, engine: bool = True) -> None:
+    """``--metric --cluster --level``, HELM's ``--split --all-metrics`` and the store; ``--engine``
+    and ``--scheduler`` only where the command runs on a Dask cluster (``engine``: the commands of
+    :data:`evaladdon.analysis.options.DASK_COMMANDS`), so no help offers a flag the command refuses."""
     p.add_argument("--metric", help="only this metric")
     p.add_argument("--cluster", metavar="FIELD", help="column (tables) or metadata field (logs) to cluster on")
     p.add_argument("--level", type=level_type, default=0.95, help="confidence level (default 0.95)")
@@ -64,7 +67,7 @@ def add_inputs(p: argparse.ArgumentParser) -> None:
                    help="the split to read (default: test, the split HELM's leaderboard reports)")
     g.add_argument("--all-metrics", action="store_true",
                    help="also show HELM's bookkeeping stats (token counts, finish reasons, runtimes ...)")
-    add_store(p, engine=True)
+    add_store(p, engine=engine)
 
 
 def add_errors(p: argparse.ArgumentParser) -> None:

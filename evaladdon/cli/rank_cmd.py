@@ -27,7 +27,7 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser("rank", help="leaderboard with rating and rank intervals (Bradley–Terry or per-item scores)")
     p.add_argument("paths", nargs="+", metavar="PATH",
                    help="preference files (Arena, MT-bench pair, AlpacaEval), or logs/tables, or directories")
-    add_inputs(p)
+    add_inputs(p, engine=False)  # reads every row: no Dask reduction (analysis.options.DASK_COMMANDS)
     p.add_argument("--ties", choices=("half", "davidson"), default="half",
                    help="ties as half a win each (Arena, default) or Davidson's tie model")
     p.add_argument("--anchor", metavar="MODEL", help="this model's rating is fixed at 1000 (default: mean 1000)")

@@ -19,7 +19,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("paths", nargs="+", metavar="RUN", help="log files or directories; NAME=PATH names a run")
     p.add_argument("--rule", action="append", required=True, metavar="RULE",
                    help=f"scoring rule ({RULE_HELP}); repeat for several")
-    add_inputs(p)
+    add_inputs(p, engine=False)  # reads every row: no Dask reduction (analysis.options.DASK_COMMANDS)
     add_output(p)
     add_reporting(p)
     p.set_defaults(run=run)
