@@ -43,13 +43,18 @@ def numpy_scipy_special() -> set[str]:
     return _modules("import json, sys\nimport numpy, scipy.special\nprint(json.dumps(sorted(sys.modules)))")
 
 
+@pytest.fixture(scope="module")
+def with_the_table() -> set[str]:
+    return _modules("import json, sys\nimport numpy, scipy.special, pandas, yaml\nprint(json.dumps(sorted(sys.modules)))")
+
+
 def _third_party(mods: set[str], beyond: set[str]) -> set[str]:
     """Top-level packages outside the standard library and evaladdon, not already in ``beyond``."""
     tops = {m.split(".")[0] for m in mods - beyond}
     return {t for t in tops if t not in sys.stdlib_module_names and t != "evaladdon" and not t.startswith("_")}
 
 
-@pytest.mark.parametrize("extra", [[], ["--json"], ["--cluster", "passage.id"]])
+@pytest.mark.parametrize("extra", [["--json"], ["--cluster", "passage.id"]])
 def test_summarize_of_a_small_eval_imports_numpy_scipy_special_and_the_zip_readers(
         extra: list[str], numpy_scipy_special: set[str]) -> None:
     mods = _command("summarize", str(INSPECT / "baseline.eval"), *extra)
@@ -73,3 +78,15 @@ def test_ci_imports_numpy_only() -> None:
     mods = _command("ci", "3", "10")
     assert not [m for m in mods if m == "scipy" or m.startswith("scipy.")]
     assert _third_party(mods, set()) == {"numpy"}
+
+
+@pytest.mark.parametrize("argv", [
+    ["compare", str(INSPECT / "baseline.eval"), str(INSPECT / "candidate.eval"), "--json"],
+    ["gate", str(REPO / "examples" / "ci" / "evaladdon-policy.yml"), str(INSPECT / "baseline.eval"),
+     str(INSPECT / "candidate.eval")],
+])
+def test_compare_and_gate_of_two_small_logs_add_only_the_table(argv: list[str], with_the_table: set[str]) -> None:
+    """The table route of two logs: pandas and pyarrow (the rows builder's arrow chunks), the policy's YAML."""
+    mods = _command(*argv)
+    assert not [h for h in HEAVY if h in mods and h not in ("pandas", "pyarrow", "yaml")]
+    assert _third_party(mods, with_the_table) <= {"orjson", "zstandard", "pandas", "pyarrow"}
