@@ -6,10 +6,8 @@ import argparse
 import math
 from typing import Any
 
-from evaladdon.adapters import load
 from evaladdon.cli.units import Effect, parse_effect
 from evaladdon.errors import EvalAddonError
-from evaladdon.analysis.power import measure_pilot
 from evaladdon.report.power import write_power
 from evaladdon.report.text import write_json
 from evaladdon.stats import PLAN_TESTS, binary_unpaired_variance, epoch_item_variance, plan, retrodesign
@@ -140,6 +138,10 @@ def run(args: argparse.Namespace) -> int:
     if args.pilot:
         if any(v is not None for v in (args.discordance, args.p_a, args.p_b, args.sd)):
             raise EvalAddonError("--pilot measures the design; do not also give --discordance, --p-a/--p-b or --sd")
+        # here, not at the top: only a pilot reads logs (the readers and their table, ~35 ms of imports)
+        from evaladdon.adapters import load
+        from evaladdon.analysis.power import measure_pilot
+
         pilot = measure_pilot(load(args.pilot, cluster=args.cluster), args.metric)
         use_psi = pilot.discordance is not None
         variance = None if use_psi else pilot.variance
