@@ -27,6 +27,7 @@ from evaladdon.adapters.registry import ReadFn, inputs, reader_of
 from evaladdon.adapters.tuning import DEFAULT, ReadOptions, ReadTuning
 from evaladdon.errors import InputError
 from evaladdon.table import concat, distinct_tuples, validate
+from evaladdon.table.direction import ATTR, merge_declared
 from evaladdon.table.loaded import Loaded
 from evaladdon.table.names import distinguishing_names
 
@@ -108,6 +109,7 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
     tables: list[pd.DataFrame | Part | SamplesPart] = []
     sources: list[Path] = []
     reported: list[dict] = []
+    declared: list[dict] = []  # directions the logs declare (evaladdon.table.direction)
     incomplete: dict[str, dict] = {}
     pending = 0  # rows of the parts still held as lists
     for f, reader, explicit in _progress(files, progress):
@@ -134,6 +136,7 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
             continue
         if isinstance(t, SamplesPart):
             notes.extend(t.notes)
+            declared.append(t.declared or {})
         elif isinstance(t, Part):
             notes.extend(t.notes)
             if t.incomplete and t.n:
@@ -141,6 +144,7 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
         else:
             notes.extend(t.attrs.get("notes", []))
             reported.extend(t.attrs.get("reported", []))
+            declared.append(t.attrs.get(ATTR) or {})
             if t.attrs.get("incomplete") and len(t):
                 incomplete[str(t["source"].iloc[0])] = dict(t.attrs["incomplete"])
         tables.append(t)
@@ -159,6 +163,9 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
     user_named = set(name_of.values())
     names = {str(r): str(r) for r in table["run"].unique() if str(r) in user_named or str(r).split("/")[0] in user_named}
     table.attrs["run_names"] = names
+    directions = merge_declared(declared, notes)
+    if directions:
+        table.attrs[ATTR] = directions
     return Loaded(table, notes, reported, skipped, names, incomplete)
 
 

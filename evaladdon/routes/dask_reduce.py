@@ -47,6 +47,8 @@ class Reduced:
     dropped: Any
     notes: list[str]
     error: str | None = None
+    declared: dict[str, dict[str, bool]] | None = None
+    """The directions the file declares (:mod:`evaladdon.table.direction`)."""
 
 
 def load_reduced(paths: Sequence[str], store: str | None, where: str | None, cluster: str | None,
@@ -84,8 +86,10 @@ def reduce_path(path: str, cluster: str | None, remote: bool = False) -> Reduced
         return Reduced(None, None, [], f"{path}: not enough memory to read this log")
     except (EvalAddonError, ValueError, OSError) as exc:
         return Reduced(None, None, [], " ".join(str(exc).split()))
+    from evaladdon.table.direction import declared_in
+
     items, dropped = reduce_table(loaded.table, Path(path).name)
-    return Reduced(items, dropped, list(loaded.notes))
+    return Reduced(items, dropped, list(loaded.notes), declared=declared_in(loaded.table) or None)
 
 
 def reduce_paths(paths: Sequence[str], cluster: str | None, remote: bool = False) -> list[Reduced]:
@@ -140,8 +144,13 @@ def reduce_inputs(paths: Sequence[str], cluster: str | None, scheduler: str | No
         given = set(name_of.values())
         names = {str(r): str(r) for t in items for r in t["run"].unique()
                  if str(r) in given or str(r).split("/")[0] in given}
+    from evaladdon.table.direction import ATTR, merge_declared
+
     table = reduced_table(list(zip(items, dropped, strict=True)))
     table.attrs["run_names"] = names
+    declared = merge_declared((r.declared for _, r in got), notes)
+    if declared:
+        table.attrs[ATTR] = declared
     return table, notes
 
 
