@@ -403,11 +403,15 @@ def lower_lm(root: Path) -> Path:
 
 
 def lower_store(root: Path) -> Path:
-    """:func:`lower_lm` and the sample long tables ingested into a store (declarations in the manifest)."""
+    """:func:`lower_lm`'s runs of one task (each run one stored log: the grouped route serves it) and
+    the sample long tables ingested into a store (the declarations in its manifest)."""
     from evaladdon.routes.ingest import ingest
 
+    folder = lower_lm(root)
+    for f in folder.glob("*/samples_evaladdon_repeats_example_*"):
+        f.unlink()
     store = root / "store"
-    assert ingest([lower_lm(root), SAMPLE / "table"], store, workers=1).stored >= 5
+    assert ingest([folder, SAMPLE / "table"], store, workers=1).stored >= 3
     return store
 
 
