@@ -10,7 +10,6 @@ import json
 import shutil
 from pathlib import Path
 
-import pytest
 
 from evaladdon.adapters import read_runs
 from evaladdon.adapters.lighteval import declared_directions as lighteval_directions

@@ -176,8 +176,8 @@ def declared_directions(results: dict[str, Any] | None, tasks: Any = None) -> di
     tasks to read (default: every task either names).  Metric names are lm-eval's, without the
     ``,filter`` (:func:`evaladdon.table.direction.declared_of` matches every filter of them)."""
     r = results or {}
-    hib = r.get("higher_is_better") if isinstance(r.get("higher_is_better"), dict) else {}
-    configs = r.get("configs") if isinstance(r.get("configs"), dict) else {}
+    hib: dict[str, Any] = r["higher_is_better"] if isinstance(r.get("higher_is_better"), dict) else {}
+    configs: dict[str, Any] = r["configs"] if isinstance(r.get("configs"), dict) else {}
     names = list(dict.fromkeys([*hib, *configs])) if tasks is None else list(tasks)
     out: dict[str, dict[str, bool]] = {}
     for task in names:
