@@ -109,7 +109,6 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
     tables: list[pd.DataFrame | Part | SamplesPart] = []
     sources: list[Path] = []
     reported: list[dict] = []
-    declared: list[dict] = []  # directions the logs declare (evaladdon.table.direction)
     incomplete: dict[str, dict] = {}
     pending = 0  # rows of the parts still held as lists
     for f, reader, explicit in _progress(files, progress):
@@ -136,7 +135,6 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
             continue
         if isinstance(t, SamplesPart):
             notes.extend(t.notes)
-            declared.append(t.declared or {})
         elif isinstance(t, Part):
             notes.extend(t.notes)
             if t.incomplete and t.n:
@@ -144,7 +142,6 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
         else:
             notes.extend(t.attrs.get("notes", []))
             reported.extend(t.attrs.get("reported", []))
-            declared.append(t.attrs.get(ATTR) or {})
             if t.attrs.get("incomplete") and len(t):
                 incomplete[str(t["source"].iloc[0])] = dict(t.attrs["incomplete"])
         tables.append(t)
@@ -162,11 +159,16 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
         raise InputError(f"no per-item rows to analyse ({why})")
     user_named = set(name_of.values())
     names = {str(r): str(r) for r in table["run"].unique() if str(r) in user_named or str(r).split("/")[0] in user_named}
-    table.attrs["run_names"] = names
-    directions = merge_declared(declared, notes)
-    if directions:
-        table.attrs[ATTR] = directions
+    table.attrs.update({"run_names": names, **_declared(tables, notes)})
     return Loaded(table, notes, reported, skipped, names, incomplete)
+
+
+def _declared(tables: list, notes: list[str]) -> dict[str, dict]:
+    """``{ATTR: directions}`` the files of ``tables`` declare, merged (:mod:`evaladdon.table.direction`;
+    a clash noted), or ``{}`` when none does."""
+    found = merge_declared((t.declared if isinstance(t, SamplesPart) else getattr(t, "attrs", {}).get(ATTR)
+                            for t in tables), notes)
+    return {ATTR: found} if found else {}
 
 
 def name_runs(tables: list, sources: list[Path], name_of: dict[Path, str]) -> None:
