@@ -12,7 +12,9 @@ estimate: ``score`` the mean over items (epochs averaged within an item), ``unce
 ``standard_error`` (the clustered CR2/CR1 SE when clusters are given, else the item-level SE:
 DESIGN.md "Mean and SE"), ``confidence_interval`` (lower, upper, level and method: Wilson for
 0/1 scores, t otherwise, CR2 with the Bell-McCaffrey df when clustered) and ``num_samples``
-(items).  Rows left out (errors, unscored values) are not instance records (the schema's
+(items); ``metric_config.lower_is_better`` is the metric's direction by the one rule
+(:func:`evaladdon.table.direction.lower_is_better`: what the logs declared, else the built-in
+names of lower-is-better metrics).  Rows left out (errors, unscored values) are not instance records (the schema's
 ``evaluation.score`` must be a number); their count and reasons are in ``score_details.details``
 (``n_dropped``, ``dropped``), and the rows themselves in ``details.left_out_records`` (the schema's
 details are strings: a JSON array of ``{sample_id, sample_hash, error, score, metadata}`` with
