@@ -29,7 +29,6 @@ from evaladdon.adapters.lm_eval.results import declared_docs
 from evaladdon.adapters.lm_eval.samples import MC_COLUMNS, _extract
 from evaladdon.adapters.tuning import DEFAULT, ReadTuning
 from evaladdon.table import finalize
-from evaladdon.table.direction import ATTR, merge_declared
 from evaladdon.table.usable import MISSING_FROM_LOG
 
 _BASE_COLUMNS = ("item", "epoch", "metric", "value", "raw", "error", "item_hash", "cluster", "run", "task", "model",
@@ -289,7 +288,7 @@ def frame_parts(parts: list[SamplesPart]) -> pd.DataFrame:
         p = parts[0]
         df = _frame(p.cols, run=p.run, task=p.task, model=p.model, source=p.source, str_hashes=p.str_hashes)
         df.attrs["notes"] = p.notes
-        return _declared(df, parts)
+        return df
     together = [p for p in parts if p.combinable() and p.cols.keys() == parts[0].cols.keys()]
     if len(together) < 2:
         return concat([frame_parts([p]) for p in parts])
@@ -315,12 +314,4 @@ def frame_parts(parts: list[SamplesPart]) -> pd.DataFrame:
                 str_hashes=all(p.str_hashes for p in parts))
     if all(p.notes == parts[0].notes for p in parts):  # as pandas' concat keeps attrs all frames share
         df.attrs["notes"] = parts[0].notes
-    return _declared(df, parts)
-
-
-def _declared(df: pd.DataFrame, parts: list[SamplesPart]) -> pd.DataFrame:
-    """``df`` with the directions its parts' results files declare (``attrs``; none: unchanged)."""
-    declared = merge_declared(p.declared for p in parts)
-    if declared:
-        df.attrs[ATTR] = declared
     return df

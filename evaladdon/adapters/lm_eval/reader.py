@@ -45,7 +45,11 @@ def _run_id(model: str, samples_path: Path, results_path: Path | None) -> str:
 
 def read_samples(path: str | Path, cluster: str | None = None, *, tuning: ReadTuning | None = None) -> pd.DataFrame:
     """A samples file (JSON lines, or a JSON array in a .jsonl) of one task."""
-    return frame_parts([read_samples_part(path, cluster, tuning=tuning)])  # conforming by construction (see _frame)
+    part = read_samples_part(path, cluster, tuning=tuning)
+    df = frame_parts([part])  # conforming by construction (see _frame)
+    if part.declared:  # the directions its results file declares (read_runs takes them from the part)
+        df.attrs[ATTR] = part.declared
+    return df
 
 
 def read_samples_part(path: str | Path, cluster: str | None = None, *, tuning: ReadTuning | None = None
