@@ -385,6 +385,36 @@ def errored_store(root: Path) -> Path:
     return store
 
 
+def lower_lm(root: Path) -> Path:
+    """The sample lm-eval runs with every metric declared lower-is-better by their results files
+    (``higher_is_better`` false, in the results dict and the task configs' ``metric_list``)."""
+    import shutil
+
+    folder = root / "lm"
+    shutil.copytree(SAMPLE / "lm_eval", folder)
+    for f in folder.glob("*/results_*.json"):
+        doc = json.loads(f.read_text())
+        doc["higher_is_better"] = {t: {m: False for m in ms} for t, ms in doc["higher_is_better"].items()}
+        for cfg in doc["configs"].values():
+            for entry in cfg.get("metric_list") or []:
+                entry["higher_is_better"] = False
+        f.write_text(json.dumps(doc))
+    return folder
+
+
+def lower_store(root: Path) -> Path:
+    """:func:`lower_lm`'s runs of one task (each run one stored log: the grouped route serves it) and
+    the sample long tables ingested into a store (the declarations in its manifest)."""
+    from evaladdon.routes.ingest import ingest
+
+    folder = lower_lm(root)
+    for f in folder.glob("*/samples_evaladdon_repeats_example_*"):
+        f.unlink()
+    store = root / "store"
+    assert ingest([folder, SAMPLE / "table"], store, workers=1).stored >= 3
+    return store
+
+
 def _in(name: str, fn: Callable[[Path], Path]) -> Callable[[Path], Path]:
     """A builder of one input in its own directory ``root/name``."""
     def build(root: Path) -> Path:
@@ -417,6 +447,8 @@ BUILDERS: dict[str, Callable[[Path], Path]] = {
     "summaries": _in("summaries", summaries_store),
     "errlogs": _in("errlogs", errored_logs),
     "errstore": _in("errstore", errored_store),
+    "lmlow": _in("lmlow", lower_lm),
+    "lmstore": _in("lmstore", lower_store),
 }
 
 

@@ -40,6 +40,7 @@ from evaladdon.adapters.common.jsonlines import iter_json_lines
 from evaladdon.adapters.common.scores import coerce_scores, raw_strings
 from evaladdon.errors import InputError
 from evaladdon.table import finalize
+from evaladdon.table.direction import ATTR
 from evaladdon.table.usable import MISSING_VALUE, NONFINITE
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -93,6 +94,18 @@ def _metric_of(result: dict[str, Any]) -> str:
         if isinstance(cfg.get(key), str) and cfg[key]:
             return str(cfg[key])
     return "score"
+
+
+def declared_directions(doc: dict[str, Any] | None) -> dict[str, dict[str, bool]]:
+    """Whether a lower score is better, as the aggregate record declares it
+    (``evaluation_results[].metric_config.lower_is_better``), keyed as the rows are:
+    ``{evaluation_name: {metric: bool}}`` (:mod:`evaladdon.table.direction`)."""
+    out: dict[str, dict[str, bool]] = {}
+    for res in (doc or {}).get("evaluation_results") or []:
+        if isinstance(res, dict) and isinstance(_obj(res, "metric_config").get("lower_is_better"), bool):
+            task = str(res.get("evaluation_name") or "?")
+            out.setdefault(task, {})[_metric_of(res)] = _obj(res, "metric_config")["lower_is_better"]
+    return out
 
 
 def _result_key(result: dict[str, Any]) -> str:
@@ -163,6 +176,9 @@ def read_aggregate(path: str | Path, cluster: str | None = None) -> pd.DataFrame
     table = empty_table()
     table.attrs["notes"] = notes
     table.attrs["reported"] = reported
+    declared = declared_directions(doc)
+    if declared:
+        table.attrs[ATTR] = declared
     return table
 
 
@@ -269,6 +285,9 @@ def read_instances(path: str | Path, cluster: str | None = None) -> pd.DataFrame
     notes = _check(out, agg, agg_path) if agg is not None and agg_path is not None else [
         f"{where}: no Every Eval Ever aggregate record beside it; metric named 'score', values not checked"]
     out.attrs["notes"] = notes
+    declared = declared_directions(agg)
+    if declared:
+        out.attrs[ATTR] = declared
     return out
 
 

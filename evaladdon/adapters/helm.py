@@ -52,7 +52,8 @@ else:
 from evaladdon.adapters.common.jsondoc import load_json, stable_hash, type_name
 from evaladdon.adapters.common.scores import coerce_scores, raw_strings
 from evaladdon.errors import InputError
-from evaladdon.table import finalize
+from evaladdon.table import distinct_tuples, finalize
+from evaladdon.table.direction import ATTR
 
 PER_INSTANCE = "per_instance_stats.json"
 RUN_SPEC = "run_spec.json"
@@ -269,6 +270,43 @@ def read_helm_run(path: str | Path, cluster: str | None = None, *, split: str | 
         out["cluster"] = col.astype(str)
     out = finalize(out)
     out.attrs["notes"] = notes
+    declared = schema_directions(run_dir.parent, out)
+    if declared:
+        out.attrs[ATTR] = declared
+    return out
+
+
+SCHEMA_MAX_BYTES = 8 << 20
+"""A suite's ``schema*.json`` larger than this is not read for metric directions."""
+
+
+def schema_directions(suite_dir: Path, table: pd.DataFrame) -> dict[str, dict[str, bool]]:
+    """Whether a lower score is better for the metrics of ``table``, as the suite's schema declares
+    it (``helm-summarize`` writes ``schema*.json`` beside the runs: ``metrics[].lower_is_better``);
+    ``{}`` when there is none.  Only the metric names the table holds, for each of its tasks."""
+    import json
+
+    lower: dict[str, bool] = {}
+    try:
+        found = sorted(suite_dir.glob("schema*.json"))
+    except OSError:
+        return {}
+    for f in found:
+        try:
+            if f.stat().st_size > SCHEMA_MAX_BYTES:
+                continue
+            doc = json.loads(f.read_bytes())
+        except (OSError, ValueError):
+            continue
+        for m in (doc.get("metrics") if isinstance(doc, dict) else None) or []:
+            if isinstance(m, dict) and isinstance(m.get("name"), str) and isinstance(m.get("lower_is_better"), bool):
+                lower.setdefault(m["name"], m["lower_is_better"])
+    if not lower:
+        return {}
+    out: dict[str, dict[str, bool]] = {}
+    for task, metric in distinct_tuples(table, ("task", "metric")):
+        if str(metric) in lower:
+            out.setdefault(str(task), {})[str(metric)] = lower[str(metric)]
     return out
 
 

@@ -54,6 +54,7 @@ from evaladdon.adapters.common.jsondoc import load_json, stable_hash, type_name
 from evaladdon.adapters.common.scores import coerce_scores, raw_strings
 from evaladdon.errors import InputError
 from evaladdon.table import finalize
+from evaladdon.table.direction import ATTR
 from evaladdon.table.usable import CORPUS_LEVEL
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -297,6 +298,9 @@ def read_details(path: str | Path, cluster: str | None = None) -> pd.DataFrame:
     else:
         notes.append(f"{where}: no lighteval results_{date}.json found beside the details; values not checked")
     out.attrs["notes"] = notes
+    declared = declared_directions(results, [task])
+    if declared:
+        out.attrs[ATTR] = declared
     return out
 
 
@@ -347,6 +351,35 @@ def harness_context(source: str, task: str) -> dict[str, Any]:
             "results_path": str(results_p) if results_p else None}
 
 
+def declared_directions(doc: dict[str, Any] | None, tasks: Any) -> dict[str, dict[str, bool]]:
+    """Whether a lower score is better for ``tasks``, as the results file's ``config_tasks``
+    declares it: each task config's ``metrics`` (older: ``metric``) list of lighteval ``Metric``
+    records, ``metric_name`` with ``higher_is_better`` (a bool; for a metric grouping, a list of
+    names with a dict of bools).  A task is found under its name, or without its trailing
+    ``|<few-shot>``; only booleans count (:mod:`evaladdon.table.direction`)."""
+    configs = (doc or {}).get("config_tasks")
+    if not isinstance(configs, dict):
+        return {}
+    out: dict[str, dict[str, bool]] = {}
+    for task in tasks:
+        cfg = configs.get(task) or configs.get(str(task).rsplit("|", 1)[0])
+        if not isinstance(cfg, dict):
+            continue
+        mine: dict[str, bool] = {}
+        listed = cfg.get("metrics", cfg.get("metric"))
+        for m in listed if isinstance(listed, list) else []:
+            if not isinstance(m, dict):
+                continue
+            names, higher = m.get("metric_name"), m.get("higher_is_better")
+            if isinstance(names, str) and isinstance(higher, bool):
+                mine[names] = not higher
+            elif isinstance(names, list) and isinstance(higher, dict):
+                mine.update({str(n): not higher[n] for n in names if isinstance(higher.get(n), bool)})
+        if mine:
+            out[str(task)] = mine
+    return out
+
+
 def _has_details(out: Path | None, model: str, date: str, task: str) -> bool:
     return out is not None and (out / "details" / model / date / f"details_{task}_{date}.parquet").is_file()
 
@@ -387,4 +420,7 @@ def read_results(path: str | Path, cluster: str | None = None) -> pd.DataFrame:
     table = empty_table()
     table.attrs["notes"] = notes
     table.attrs["reported"] = reported
+    declared = declared_directions(doc, [str(t) for t in doc["results"]])
+    if declared:
+        table.attrs[ATTR] = declared
     return table

@@ -27,6 +27,7 @@ from evaladdon.adapters.registry import ReadFn, inputs, reader_of
 from evaladdon.adapters.tuning import DEFAULT, ReadOptions, ReadTuning
 from evaladdon.errors import InputError
 from evaladdon.table import concat, distinct_tuples, validate
+from evaladdon.table.direction import ATTR, merge_declared
 from evaladdon.table.loaded import Loaded
 from evaladdon.table.names import distinguishing_names
 
@@ -152,14 +153,24 @@ def read_runs(paths: Iterable[str | Path], cluster: str | None = None, progress:
                 pending = 0
     name_runs(tables, sources, name_of)
     separate_runs(tables, set(name_of.values()))
+    declared = _declared(tables, notes)  # before the concat: per-file attrs that differ would drop them all
     table = validate(concat(_frames(tables)))
     if table.empty and not (results_only and reported):
         why = f"{len(notes)} note(s), first: {notes[0]}" if notes else "the inputs hold no samples"
         raise InputError(f"no per-item rows to analyse ({why})")
     user_named = set(name_of.values())
     names = {str(r): str(r) for r in table["run"].unique() if str(r) in user_named or str(r).split("/")[0] in user_named}
-    table.attrs["run_names"] = names
+    table.attrs.update({"run_names": names, **declared})
     return Loaded(table, notes, reported, skipped, names, incomplete)
+
+
+def _declared(tables: list, notes: list[str]) -> dict[str, dict]:
+    """``{ATTR: directions}`` the files of ``tables`` declare, merged (:mod:`evaladdon.table.direction`;
+    a clash noted), or ``{}`` when none does; taken out of each file's frame, whose other attrs pandas'
+    concat keeps only when every frame has the same."""
+    found = merge_declared((t.declared if isinstance(t, SamplesPart) else getattr(t, "attrs", {}).pop(ATTR, None)
+                            for t in tables), notes)
+    return {ATTR: found} if found else {}
 
 
 def name_runs(tables: list, sources: list[Path], name_of: dict[Path, str]) -> None:

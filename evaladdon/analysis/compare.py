@@ -20,6 +20,7 @@ from evaladdon.errors import EvalAddonError
 from evaladdon.stats import GateDecision, adjust_pvalues, compare_paired, regression_gate
 from evaladdon.stats.paired.error_rate import compare_error_rates
 from evaladdon.stats.paired.family import at_level, family_level, tested_gate
+from evaladdon.table.direction import Declared, declared_of, lower_is_better
 from evaladdon.table.scale import shown_in_points
 
 
@@ -91,11 +92,15 @@ def compare_groups(
     n_permutations: int = 10_000,
     seed: int | None = 0,
     raise_first: bool = False,
+    declared: Declared | None = None,
+    better: str | None = None,
 ) -> tuple[list[RunComparison], list[Skipped]]:
     """The comparisons of :func:`compare_table` (not yet adjusted) and those not made; with
     ``raise_first`` the first comparison not made is raised instead.  ``margin``: the gate's
     margin, or a function of the comparison's scale giving it (``GateOptions.margin_for``:
-    points on a metric in [0, 1], the metric's own units otherwise)."""
+    points on a metric in [0, 1], the metric's own units otherwise).  ``declared``: the
+    directions the logs declare, ``better``: the user's (``--better``); each comparison's
+    direction is :func:`evaladdon.table.direction.lower_is_better` of them."""
     results: list[RunComparison] = []
     missed: list[Skipped] = []
 
@@ -134,11 +139,13 @@ def compare_groups(
             errored = getattr(groups, "errored", None)  # a source that knows no errors (a test's arrays): None
             error_test = compare_error_rates(*errored(run_a, run_b, task, metric_name)) if errored else None
             m = margin(points) if callable(margin) else margin
+            lower = lower_is_better(str(task), str(metric_name), declared, better)
             results.append(RunComparison(
                 run_a=run_a, run_b=run_b, model_a=str(groups.model_of(run_a)), model_b=str(groups.model_of(run_b)),
                 task=str(task), metric=str(metric_name), alignment=paired.alignment, comparison=comp,
-                gate=regression_gate(comp.ci_low, comp.ci_high, m) if m is not None else None,
+                gate=regression_gate(comp.ci_low, comp.ci_high, m, lower) if m is not None else None,
                 label_a=labels[run_a], label_b=labels[run_b], points=points, error_test=error_test,
+                lower_is_better=lower, direction_declared=declared_of(declared, str(task), str(metric_name)) is not None,
             ))
     return results, missed
 
@@ -193,4 +200,5 @@ def adjust_error_tests(results: list[RunComparison], adjust: str) -> list[RunCom
 def _gate(r: RunComparison, alpha: float) -> GateDecision:
     c = r.comparison
     assert r.gate is not None
-    return tested_gate(c.ci_low, c.ci_high, r.gate.margin, c.p_value if r.p_adjusted is None else r.p_adjusted, alpha)
+    return tested_gate(c.ci_low, c.ci_high, r.gate.margin, c.p_value if r.p_adjusted is None else r.p_adjusted, alpha,
+                       r.lower_is_better)

@@ -22,6 +22,7 @@ from evaladdon.stats.item_means import item_table as per_item
 from evaladdon.table.codes import first_present  # noqa: F401 - its old place
 from evaladdon.table.codes import first_present_in, group_positions
 from evaladdon.table.columns import _is_none
+from evaladdon.table.direction import declared_in
 from evaladdon.table.errored import apply_policy, errored_mask
 from evaladdon.table.usable import usable_rows
 from evaladdon.table.names import choose_pairs_in as choose_pairs  # noqa: F401 - the names on a table
@@ -386,6 +387,7 @@ def compare_table(
     seed: int | None = 0,
     skipped: list[Skipped] | None = None,
     errors: str = "exclude",
+    better: str | None = None,
 ) -> list[RunComparison]:
     """Every pair on every (task, metric) both runs have, with adjusted p-values; errored samples
     under the policy ``errors`` (:mod:`evaladdon.table.errored`).
@@ -399,6 +401,7 @@ def compare_table(
     nothing at all can be compared an :class:`EvalAddonError` summarises why.
     """
     labels = run_labels(df)
+    declared = declared_in(df)  # before any selection (a copy may not keep the table's attrs)
     if metric is not None:
         from evaladdon.table.checks import rows_of_metric
 
@@ -406,7 +409,8 @@ def compare_table(
     groups = GroupRows(df, errors)
     results, missed = compare_groups(groups, pairs, labels, level=level, test=test, interval=interval,
                                      cluster_method=cluster_method, strict=strict, margin=margin,
-                                     n_permutations=n_permutations, seed=seed, raise_first=skipped is None)
+                                     n_permutations=n_permutations, seed=seed, raise_first=skipped is None,
+                                     declared=declared, better=better)
     if errors != "exclude":
         from dataclasses import replace
 

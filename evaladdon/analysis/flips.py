@@ -24,12 +24,15 @@ import pandas as pd
 from evaladdon.table import run_labels
 from evaladdon.table.usable import usable_rows
 
-__all__ = ["Flip", "FlipSet", "FullAnswers", "find_flips", "RIGHT_TO_WRONG", "WRONG_TO_RIGHT", "DROP", "GAIN"]
+__all__ = ["Flip", "FlipSet", "FullAnswers", "find_flips", "RIGHT_TO_WRONG", "WRONG_TO_RIGHT", "DROP", "GAIN", "RISE", "FALL"]
 
 RIGHT_TO_WRONG = "right->wrong"
 WRONG_TO_RIGHT = "wrong->right"
 DROP = "drop"
 GAIN = "gain"
+RISE = "rise"
+FALL = "fall"
+"""The kinds of a graded metric where a lower score is better: a rise is worse, a fall better."""
 
 InputLines = Callable[[str, Iterable[str]], dict[str, str]]
 """``(source file, item ids) -> {item: first line of its input}``."""
@@ -72,6 +75,8 @@ class FlipSet:
     n_worse: int
     n_better: int
     flips: tuple[Flip, ...]
+    lower_is_better: bool = False
+    """A lower score is better (:mod:`evaladdon.table.direction`): worse is a rise of the score."""
 
     def records(self) -> list[dict[str, Any]]:
         """One flat record per flip (JSON and ``export --flips``)."""
@@ -83,7 +88,8 @@ class FlipSet:
         """The counts, without the flips (JSON)."""
         return {"record": "flips", "task": self.task, "metric": self.metric, "run_a": self.run_a,
                 "run_b": self.run_b, "label_a": self.label_a, "label_b": self.label_b, "binary": self.binary,
-                "n_shared": self.n_shared, "n_worse": self.n_worse, "n_better": self.n_better}
+                "n_shared": self.n_shared, "n_worse": self.n_worse, "n_better": self.n_better,
+                **({"lower_is_better": True} if self.lower_is_better else {})}
 
 
 def _per_item(rows: pd.DataFrame) -> pd.DataFrame:
@@ -117,7 +123,7 @@ def _whole(answers: list[str | None], items: Sequence[str], sources: np.ndarray,
 
 
 def _one(rows_a: pd.DataFrame, rows_b: pd.DataFrame, head: dict[str, str], inputs: InputLines | None,
-         answers: FullAnswers | None = None) -> FlipSet | None:
+         answers: FullAnswers | None = None, lower: bool = False) -> FlipSet | None:
     ia, ib = _per_item(rows_a), _per_item(rows_b)
     shared = ia.index.intersection(ib.index, sort=False)
     if len(shared) == 0:
@@ -126,9 +132,10 @@ def _one(rows_a: pd.DataFrame, rows_b: pd.DataFrame, head: dict[str, str], input
     va, vb = a["value"].to_numpy(), b["value"].to_numpy()
     binary = bool(np.isin(va, (0.0, 1.0)).all() and np.isin(vb, (0.0, 1.0)).all())
     delta = vb - va
+    gain = -delta if lower else delta  # the change for the better (a fall where lower is better)
     changed = np.flatnonzero(delta != 0)
-    # worst first: the largest drop first, then the largest gain (stable: ties keep item order)
-    order = changed[np.lexsort((np.arange(len(changed)), -np.abs(delta[changed]), delta[changed] > 0))]
+    # worst first: the largest change for the worse first, then for the better (stable: ties keep item order)
+    order = changed[np.lexsort((np.arange(len(changed)), -np.abs(delta[changed]), gain[changed] > 0))]
     items = shared[order].astype(str)
     lines: dict[str, str] = {}
     if inputs is not None and len(items):
@@ -136,28 +143,33 @@ def _one(rows_a: pd.DataFrame, rows_b: pd.DataFrame, head: dict[str, str], input
         missing = [i for i in items if i not in lines]
         if missing:
             lines.update(inputs(str(b["source"].iloc[0]), missing))
-    worse, better = (RIGHT_TO_WRONG, WRONG_TO_RIGHT) if binary else (DROP, GAIN)
+    worse, better = (RIGHT_TO_WRONG, WRONG_TO_RIGHT) if binary else (RISE, FALL) if lower else (DROP, GAIN)
     cluster = a["cluster"].where(a["cluster"].notna(), b["cluster"]).to_numpy(dtype=object)[order]
     ids = [str(i) for i in items]
     said_a = _whole(_text_or_none(a["answer"].to_numpy(dtype=object)[order]), ids,
                     a["source"].to_numpy(dtype=object)[order], head["metric"], answers)
     said_b = _whole(_text_or_none(b["answer"].to_numpy(dtype=object)[order]), ids,
                     b["source"].to_numpy(dtype=object)[order], head["metric"], answers)
-    flips = tuple(Flip(item=str(i), cluster=c, kind=worse if d < 0 else better, score_a=float(x), score_b=float(y),
+    flips = tuple(Flip(item=str(i), cluster=c, kind=worse if g < 0 else better, score_a=float(x), score_b=float(y),
                        delta=float(d), answer_a=p, answer_b=q, input=lines.get(str(i)))
-                  for i, c, x, y, d, p, q in zip(items, _text_or_none(cluster), va[order], vb[order], delta[order],
-                                                 said_a, said_b, strict=True))
-    return FlipSet(**head, binary=binary, n_shared=len(shared), n_worse=int((delta < 0).sum()),
-                   n_better=int((delta > 0).sum()), flips=flips)
+                  for i, c, x, y, d, g, p, q in zip(items, _text_or_none(cluster), va[order], vb[order], delta[order],
+                                                    gain[order], said_a, said_b, strict=True))
+    return FlipSet(**head, binary=binary, n_shared=len(shared), n_worse=int((gain < 0).sum()),
+                   n_better=int((gain > 0).sum()), flips=flips, lower_is_better=lower)
 
 
 def find_flips(df: pd.DataFrame, pairs: Sequence[tuple[str, str]], metric: str | None = None,
-               inputs: InputLines | None = None, answers: FullAnswers | None = None) -> list[FlipSet]:
+               inputs: InputLines | None = None, answers: FullAnswers | None = None,
+               better: str | None = None) -> list[FlipSet]:
     """The :class:`FlipSet` of every pair of runs on every (task, metric) both have (pairs and
     keys in the order the comparisons come); ``inputs`` looks up the first lines of the flipped
     items' inputs (None: none shown), ``answers`` their answers in full where the table holds a
-    summary form (None: the table's answers)."""
+    summary form (None: the table's answers).  Worse and better follow each metric's direction
+    (:func:`evaladdon.table.direction.lower_is_better` of the table's declarations and ``better``)."""
+    from evaladdon.table.direction import declared_in, lower_is_better
+
     labels = run_labels(df)
+    declared = declared_in(df)
     if metric is not None:
         df = df[df["metric"] == metric]
     groups = {key: rows for key, rows in df.groupby(["run", "task", "metric"], sort=False)}
@@ -169,7 +181,7 @@ def find_flips(df: pd.DataFrame, pairs: Sequence[tuple[str, str]], metric: str |
                 continue
             head = {"task": str(task), "metric": str(met), "run_a": str(run_a), "run_b": str(run_b),
                     "label_a": labels.get(run_a, str(run_a)), "label_b": labels.get(run_b, str(run_b))}
-            found = _one(rows_a, rows_b, head, inputs, answers)
+            found = _one(rows_a, rows_b, head, inputs, answers, lower_is_better(str(task), str(met), declared, better))
             if found is not None:
                 out.append(found)
     return out

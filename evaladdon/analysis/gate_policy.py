@@ -6,7 +6,9 @@ Per benchmark, with ``m`` its allowed drop on the comparison's scale (``max_drop
 ``max_relative_drop`` too, the smaller of it and that share of the baseline's score):
 
 - ``mode: non-inferiority`` (default) reads the interval of the difference as the regression
-  gate does (:func:`evaladdon.stats.paired.family.tested_gate`): **NO-GO** when a drop larger
+  gate does (mirrored for a metric where lower is better -- declared by the log, else the
+  benchmark's ``lower_is_better``, else the built-in names: :mod:`evaladdon.table.direction` --
+  where a drop is a rise above ``+m``) (:func:`evaladdon.stats.paired.family.tested_gate`): **NO-GO** when a drop larger
   than ``m`` is shown (the whole interval below ``-m`` and the test rejects), **GO** when the
   interval excludes any drop larger than ``m`` (lower bound >= ``-m``: non-inferiority at
   ``alpha/2`` one-sided), else undecided;
@@ -137,6 +139,18 @@ def _margin(b: Benchmark, r: RunComparison, source: str) -> float:
     return m
 
 
+def _directed(b: Benchmark, r: RunComparison, source: str) -> RunComparison:
+    """``r`` with the benchmark's ``lower_is_better`` where the logs declare nothing
+    (:func:`evaladdon.table.direction.lower_is_better`; a contradiction is refused, naming the key)."""
+    if b.lower_is_better is None or b.lower_is_better == r.lower_is_better:
+        return r
+    if r.direction_declared:
+        said = "lower" if r.lower_is_better else "higher"
+        raise EvalAddonError(f"{b.key}.lower_is_better: {str(b.lower_is_better).lower()} contradicts the log, which "
+                             f"declares {said} is better for {r.task}/{r.metric}", where=source)
+    return dataclasses.replace(r, lower_is_better=b.lower_is_better)
+
+
 def _matches(b: Benchmark, task: str | None, metric: str | None) -> bool:
     return (task is not None and fnmatchcase(task, b.task)
             and (b.metric is None or metric is None or fnmatchcase(metric, b.metric)))
@@ -200,6 +214,10 @@ def _judge_one(b: Benchmark, r: RunComparison, m: float, power: float) -> Benchm
     base = BenchmarkVerdict(b, r.label_a or r.run_a, r.label_b or r.run_b, r.task, r.metric, INCONCLUSIVE, "",
                             comparison=r, margin=m)
     ci = f"{100 * c.level:.3g}% CI {_signed(c.ci_low, pts)} to {_signed(c.ci_high, pts)}"
+    lower = r.lower_is_better
+    if lower:
+        ci += ", lower is better"
+    worse = "a rise" if lower else "a drop"  # the change for the worse (mirrored when lower is better)
     if b.mode == "equivalence":
         e = decide_margin(r, m, "equivalence")
         base = dataclasses.replace(base, equivalence=e)
@@ -207,17 +225,18 @@ def _judge_one(b: Benchmark, r: RunComparison, m: float, power: float) -> Benchm
         if e.shown:
             return dataclasses.replace(base, verdict=GO, why=f"equivalent within ±{_size(m, pts)} (TOST)")
         if gate.decision == REGRESSION:
-            return dataclasses.replace(base, verdict=NO_GO, why=f"a drop beyond {_size(m, pts)} is shown ({ci})")
-        if c.ci_low > m and p < 1.0 - c.level:
+            return dataclasses.replace(base, verdict=NO_GO, why=f"{worse} beyond {_size(m, pts)} is shown ({ci})")
+        if (c.ci_high < -m if lower else c.ci_low > m) and p < 1.0 - c.level:
             return dataclasses.replace(base, verdict=NO_GO, why=f"a gain beyond {_size(m, pts)} is shown ({ci}): "
                                                                 "not equivalent")
         return _undecided(dataclasses.replace(base, why=f"not shown equivalent within ±{_size(m, pts)} ({ci})"),
                           r, m, power)
     if gate.decision == REGRESSION:
-        return dataclasses.replace(base, verdict=NO_GO, why=f"a drop beyond {_size(m, pts)} is shown ({ci})")
+        return dataclasses.replace(base, verdict=NO_GO, why=f"{worse} beyond {_size(m, pts)} is shown ({ci})")
     if gate.decision == NO_REGRESSION:
-        return dataclasses.replace(base, verdict=GO, why=f"no drop beyond {_size(m, pts)} ({ci})")
-    return _undecided(dataclasses.replace(base, why=f"the interval reaches below -{_size(m, pts)} ({ci})"), r, m, power)
+        return dataclasses.replace(base, verdict=GO, why=f"no {worse[2:]} beyond {_size(m, pts)} ({ci})")
+    reach = f"above +{_size(m, pts)}" if lower else f"below -{_size(m, pts)}"
+    return _undecided(dataclasses.replace(base, why=f"the interval reaches {reach} ({ci})"), r, m, power)
 
 
 def _signed(value: float, points: bool) -> str:
@@ -253,8 +272,9 @@ def judge(policy: Policy, results: dict[str, list[RunComparison]],
                 verdicts[slot] = _missing(b, pair, labels, skipped.get(b.test, []), failed.get(b.test))
             for r in found:
                 m = _margin(b, r, policy.source)
-                judged.append((slot, b, dataclasses.replace(r, gate=regression_gate(r.comparison.ci_low,
-                                                                                    r.comparison.ci_high, m)), m))
+                r = _directed(b, r, policy.source)
+                judged.append((slot, b, dataclasses.replace(r, gate=regression_gate(
+                    r.comparison.ci_low, r.comparison.ci_high, m, r.lower_is_better)), m))
             slot += 1
     fam = family([r for _, _, r, _ in judged], policy.adjust)
     for (k, b, _, m), r in zip(judged, fam, strict=True):

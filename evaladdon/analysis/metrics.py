@@ -48,12 +48,11 @@ from evaladdon.stats.families.names import PASSK as _PASSK
 from evaladdon.stats.families.names import family_of  # noqa: F401 - re-exported (tests, older callers)
 from evaladdon.stats.families.names import beta_of
 from evaladdon.table import GROUP, run_labels
+from evaladdon.table.direction import LOWER_IS_BETTER, named_lower  # noqa: F401 - LOWER_IS_BETTER: its old place
 
 _BINARY = {"0": 0.0, "1": 1.0, "0.0": 0.0, "1.0": 1.0, "false": 0.0, "true": 1.0}
 
 
-LOWER_IS_BETTER = frozenset({"ece", "ece_equal_mass", "ece_sq_debiased", "brier", "brier_reliability", "nll"})
-"""Metrics where a rise is a regression (the gate flips their sign)."""
 UNBOUNDED = frozenset({"nll"})
 """Metrics not on a [0, 1] scale: ``--margin`` is in their own units (``2pt`` is refused)."""
 
@@ -522,7 +521,7 @@ def _compare_shared(family: str, name: str, j: pd.DataFrame, units: np.ndarray |
 def metric_gates(results: list[Any], metric: str, margin: Any, fail_on_regression: bool) -> list[Any]:
     """The regression gate of each comparison of ``compare --metric NAME`` (none asked: ``[]``).
 
-    Lower is better for ece/brier/nll, so the interval is flipped before the gate; ``margin`` is
+    Lower is better for ece/brier/nll (:func:`evaladdon.table.direction.named_lower`), so the gate is mirrored; ``margin`` is
     an :class:`~evaladdon.cli.units.Effect` (or None: 0), resolved on the metric's scale (nll has
     no [0, 1] scale: its margin is in nats, never points)."""
     if not fail_on_regression and margin is None:
@@ -533,8 +532,7 @@ def metric_gates(results: list[Any], metric: str, margin: Any, fail_on_regressio
     for r in results:
         c = r.comparison
         m = margin.resolve(in_points(metric, c), "--margin") if margin is not None else 0.0
-        lo, hi = (c.ci_low, c.ci_high) if metric not in LOWER_IS_BETTER else (-c.ci_high, -c.ci_low)
-        gates.append(regression_gate(lo, hi, m))
+        gates.append(regression_gate(c.ci_low, c.ci_high, m, named_lower(metric)))
     return gates
 
 

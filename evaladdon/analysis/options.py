@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from evaladdon.errors import EvalAddonError
+from evaladdon.table.direction import BETTER
 from evaladdon.table.errored import check_policy
 from evaladdon.table.names import COMPARE_NEEDS, pairs_needed
 
@@ -250,9 +251,14 @@ class CompareOptions:
     needs: str = COMPARE_NEEDS
     """What the refusal says when the runs are not two (:func:`~evaladdon.table.names.pairs_needed`):
     the asking command's name and options (``gate`` has no ``--all-pairs``)."""
+    better: str | None = None
+    """``--better higher|lower``: which way is better for the metrics compared where the logs
+    declare nothing (:func:`evaladdon.table.direction.lower_is_better`; None: the built-in names)."""
 
     def __post_init__(self) -> None:
         check_policy(self.errors)
+        if self.better is not None and self.better not in BETTER:
+            raise EvalAddonError(f"--better {self.better}: give higher or lower")
         if self.max_flaky is not None and not 0.0 <= self.max_flaky < 1.0:
             raise EvalAddonError(f"--max-flaky {self.max_flaky:g}: give a share in [0, 1) (0.1 = 10 % of items)")
 
@@ -260,10 +266,11 @@ class CompareOptions:
         """The keywords every compare route hands the pairing loop (one list, so that no route
         can leave one out): level, test, interval, cluster method, strict, adjustment, the
         margin as a function of each comparison's scale (:meth:`GateOptions.margin_for`, so it
-        is read in the units the comparison is shown in) and the seed."""
+        is read in the units the comparison is shown in), the seed and which way is better
+        (``--better``; the logs' declarations come with the rows, by route)."""
         return {"level": self.level, "test": self.test, "interval": self.interval,
                 "cluster_method": self.cluster_method, "strict": self.strict, "adjust": self.adjust,
-                "margin": self.gate.margin_for, "seed": self.seed}
+                "margin": self.gate.margin_for, "seed": self.seed, "better": self.better}
 
 
 @dataclass(frozen=True)

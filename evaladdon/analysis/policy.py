@@ -20,6 +20,8 @@ same keys in JSON)::
         max_relative_drop: 5%   # optional: a share of the baseline's score (the smaller drop wins)
         mode: non-inferiority   # non-inferiority (default) | equivalence (TOST within +/- the drop)
         test: auto           # the paired test, as compare --test (auto, mcnemar, t, permutation ...)
+        lower_is_better: false  # optional: where the logs declare nothing (perplexity, error rates);
+                                # the declared direction wins and a contradiction is refused
 
 ``max_drop`` follows the one rule of effect sizes (:mod:`evaladdon.cli.units`, resolved by
 :meth:`~evaladdon.analysis.options.Effect.resolve` on each comparison's scale).
@@ -44,7 +46,7 @@ TIERS = ("critical", "supporting", "advisory")
 MODES = ("non-inferiority", "equivalence")
 _TOP = {"level", "power", "adjust", "cluster", "inconclusive", "missing", "max_supporting_no_go", "benchmarks",
         "version", "description"}
-_KEYS = {"task", "metric", "name", "tier", "max_drop", "max_relative_drop", "mode", "test"}
+_KEYS = {"task", "metric", "name", "tier", "max_drop", "max_relative_drop", "mode", "test", "lower_is_better"}
 _EFFECT = re.compile(r"^\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*(pt|pts|pp|points?|%)?\s*$", re.IGNORECASE)
 
 
@@ -63,6 +65,9 @@ class Benchmark:
     test: str = "auto"
     key: str = "benchmarks[0]"
     """Where it is in the file (``benchmarks[2]``), for errors that name the key."""
+    lower_is_better: bool | None = None
+    """Whether a lower score is better, where the logs declare nothing (None: the built-in names;
+    :mod:`evaladdon.table.direction`)."""
 
 
 @dataclass(frozen=True)
@@ -166,8 +171,12 @@ def _benchmark(b: Any, key: str, w: _Where) -> Benchmark:
     if mode == "equivalence" and drop is not None and drop.value == 0:
         raise w.error(f"{key}.max_drop", "an equivalence margin must be > 0")
     name = _text(b["name"], f"{key}.name", w) if b.get("name") is not None else task + (f"/{metric}" if metric else "")
+    lower = b.get("lower_is_better")
+    if lower is not None and not isinstance(lower, bool):
+        raise w.error(f"{key}.lower_is_better", f"true or false, got {lower!r}")
     return Benchmark(task=task, metric=metric, name=name, tier=tier, max_drop=drop, max_relative_drop=rel, mode=mode,
-                     test=_choice(b.get("test", "auto"), f"{key}.test", PAIRED_TESTS, w), key=key)
+                     test=_choice(b.get("test", "auto"), f"{key}.test", PAIRED_TESTS, w), key=key,
+                     lower_is_better=lower)
 
 
 def _refuse_twice(benchmarks: tuple[Benchmark, ...], w: _Where) -> None:

@@ -93,14 +93,20 @@ def _item_matrix(rows: "pd.DataFrame") -> tuple["pd.DataFrame", "pd.Series", int
 
 
 def score_rankings(table: "pd.DataFrame", metric: str | None = None, level: float = 0.95, n_boot: int = 1000,
-                   seed: int | None = 0, notes: list[str] | None = None) -> list[ScoreRanking]:
-    """One ranking per (task, metric) with at least two runs, from the canonical table."""
+                   seed: int | None = 0, notes: list[str] | None = None,
+                   better: str | None = None) -> list[ScoreRanking]:
+    """One ranking per (task, metric) with at least two runs, from the canonical table; lowest
+    first where a lower score is better (:func:`evaladdon.table.direction.lower_is_better` of the
+    table's declarations and ``better``)."""
+    from evaladdon.table.direction import declared_in, lower_is_better
+
     from evaladdon.errors import EvalAddonError
     from evaladdon.stats.ranking.ranking import rank_models
     from evaladdon.table.usable import usable_rows
     from evaladdon.table import run_labels
 
     labels = run_labels(table)
+    declared = declared_in(table)
     df = table if metric is None else table[table["metric"] == metric]
     if df.empty:
         raise EvalAddonError(f"no rows for metric {metric!r}")
@@ -130,7 +136,8 @@ def score_rankings(table: "pd.DataFrame", metric: str | None = None, level: floa
                 raise EvalAddonError(f"{task}/{met}: {int(cluster.isna().sum())} item(s) have no cluster id")
             cl = cluster.astype(str).to_numpy()
         names = [labels.get(str(r), str(r)) for r in mat.columns]
-        res = rank_models(mat.to_numpy(), names, cl, level=level, n_boot=n_boot, seed=seed)
+        res = rank_models(mat.to_numpy(), names, cl, level=level, n_boot=n_boot, seed=seed,
+                          lower_is_better=lower_is_better(str(task), str(met), declared, better))
         out.append(ScoreRanking(str(task), str(met), res, dropped, local))
     if not out:
         raise EvalAddonError("nothing to rank: every task/metric needs at least two runs on shared items")

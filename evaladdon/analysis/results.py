@@ -87,8 +87,19 @@ class RunComparison(Result):
     """The policy for errored samples (:mod:`evaladdon.table.errored`)."""
     bounds: ComparisonBounds | None = None
     """``--errors bounds``: the worst and best case for the candidate (:mod:`evaladdon.analysis.compare_bounds`)."""
+    direction_declared: bool = False
+    """The direction is the log's declaration (a user's word that contradicts it is refused)."""
+    lower_is_better: bool = False
+    """A lower score is better for this metric (:func:`evaladdon.table.direction.lower_is_better`):
+    the gate's test is mirrored and every output mode says so; ``delta`` stays ``B - A``."""
 
     def flat(self) -> dict[str, Any]:
+        out = self._flat()
+        if self.lower_is_better:  # present only then: the records of higher-is-better metrics unchanged
+            out["lower_is_better"] = True
+        return out
+
+    def _flat(self) -> dict[str, Any]:
         c, al = self.comparison, self.alignment
         disc = c.discordance
         return {

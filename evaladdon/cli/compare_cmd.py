@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from evaladdon.cli.common import add_reporting, emit, gate_refuses_skips
-from evaladdon.cli.options import add_by, add_errors, add_inputs, add_output
+from evaladdon.cli.options import add_better, add_by, add_errors, add_inputs, add_output
 from evaladdon.cli.units import parse_effect
 from evaladdon.report.errors import error_regressions
 from evaladdon.report.compare import COLUMNS, DROP_ORDER, render, rows_of, verdict, warnings_of  # noqa: F401 - old place
@@ -32,6 +32,7 @@ def add_parser(sub: Any) -> None:
                    help="clustered SE of the difference: cr2 (default; Bell-McCaffrey df) or cr1 (t on C-1 df)")
     p.add_argument("--adjust", choices=ADJUST_METHODS, default="holm", help="p-value adjustment over comparisons")
     p.add_argument("--strict", action="store_true", help="refuse to pair items whose content hashes differ")
+    add_better(p)
     p.add_argument("--fail-on-regression", action="store_true",
                    help="exit 1 when a regression is shown; exit 2 when an input or comparison was skipped")
     p.add_argument("--margin", type=parse_effect, metavar="M",

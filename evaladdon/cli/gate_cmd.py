@@ -8,7 +8,7 @@ import argparse
 import sys
 from typing import Any
 
-from evaladdon.cli.options import add_output, add_store
+from evaladdon.cli.options import add_better, add_output, add_store
 from evaladdon.errors import EvalAddonError
 
 NOTHING_COMPARED = "nothing could be compared"
@@ -30,6 +30,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--cluster-method", choices=("cr1", "cr2"), default="cr2",
                    help="clustered SE of the difference (default cr2)")
     p.add_argument("--strict", action="store_true", help="refuse to pair items whose content hashes differ")
+    add_better(p)
     p.add_argument("--seed", type=int, default=0, help="seed for the permutation test")
     p.add_argument("--allow-skipped", action="store_true",
                    help="judge even when an input could not be read (default: exit 2)")
@@ -60,7 +61,8 @@ def run(args: argparse.Namespace) -> int:
     for test in policy.tests:  # one compare per paired test the policy asks for (usually one)
         opts = CompareOptions(inputs, baseline=args.baseline, level=policy.level, test=test,
                               cluster_method=args.cluster_method, adjust="none", strict=args.strict,
-                              power=policy.power, seed=args.seed, needs=pairs_needed("gate", ("--baseline RUN",)))
+                              power=policy.power, seed=args.seed, needs=pairs_needed("gate", ("--baseline RUN",)),
+                              better=args.better)
         try:
             got = run_routes(plan_compare(opts), inputs.routes).value
         except EvalAddonError as exc:  # this test applies to none of the comparisons: its benchmarks are MISSING

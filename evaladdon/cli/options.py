@@ -70,6 +70,15 @@ def add_inputs(p: argparse.ArgumentParser, engine: bool = True) -> None:
     add_store(p, engine=engine)
 
 
+def add_better(p: argparse.ArgumentParser) -> None:
+    """``--better higher|lower``: which way is better for the metrics compared or ranked where the
+    logs declare nothing (evaladdon.table.direction; a contradiction of a declaration is refused)."""
+    p.add_argument("--better", choices=("higher", "lower"), default=None,
+                   help="which way is better for the metrics where the logs declare nothing (CSV/long tables, "
+                        "Inspect scorers): lower for perplexity, error rates, costs (default: the log's "
+                        "declaration, else lower for well-known names such as perplexity, ece, brier, else higher)")
+
+
 def add_errors(p: argparse.ArgumentParser) -> None:
     """``--errors exclude|fail|bounds``: how errored samples count (evaladdon.table.errored)."""
     p.add_argument("--errors", choices=("exclude", "fail", "bounds"), default="exclude",
@@ -138,7 +147,8 @@ def compare_options(args: argparse.Namespace) -> CompareOptions:
                           adjust=args.adjust, strict=args.strict, gate=gate, power=args.power, seed=args.seed,
                           n_boot=getattr(args, "n_boot", 2000), flips=_flips(args), by=getattr(args, "by", None),
                           min_size=_min_size(args), errors=getattr(args, "errors", "exclude"),
-                          max_flaky=getattr(args, "max_flaky", None), equivalence=getattr(args, "equivalence", None))
+                          max_flaky=getattr(args, "max_flaky", None), equivalence=getattr(args, "equivalence", None),
+                          better=getattr(args, "better", None))
 
 
 def add_by(p: argparse.ArgumentParser) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 
 from evaladdon.analysis.rank import (PreferenceRanking, ScoreRanking, preference_ranking,  # noqa: F401 - docs/ranking.md
                                      score_rankings)
-from evaladdon.cli.options import add_inputs, add_output
+from evaladdon.cli.options import add_better, add_inputs, add_output
 from evaladdon.report.rank import (_md_table, _pref_lines, _rows_pairs, _rows_pref, _rows_score, _score_lines,
                                    _warnings, preference_json, score_json)
 
@@ -28,6 +28,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("paths", nargs="+", metavar="PATH",
                    help="preference files (Arena, MT-bench pair, AlpacaEval), or logs/tables, or directories")
     add_inputs(p, engine=False)  # reads every row: no Dask reduction (analysis.options.DASK_COMMANDS)
+    add_better(p)
     p.add_argument("--ties", choices=("half", "davidson"), default="half",
                    help="ties as half a win each (Arena, default) or Davidson's tie model")
     p.add_argument("--anchor", metavar="MODEL", help="this model's rating is fixed at 1000 (default: mean 1000)")
@@ -138,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
 
         loaded = load_runs(args)
         notes = list(loaded.notes)
-        srs = score_rankings(loaded.table, args.metric, args.level, args.n_boot, args.seed, notes)
+        srs = score_rankings(loaded.table, args.metric, args.level, args.n_boot, args.seed, notes, better=args.better)
         if args.html:
             _write_html(args, rankings=[(f"{s.task}/{s.metric}", s.result, s.dropped) for s in srs], notes=notes)
         if args.json:

@@ -11,7 +11,7 @@ from evaladdon.report.errors import comparison_error_lines, error_policy_line
 from evaladdon.report.text import MIN_LABEL, console, cut_labels, fmt, markdown_table, table, terminal_width, warn
 from evaladdon.report.units import amount, describe, difference, interval, level_text, size
 
-__all__ = ["COLUMNS", "DROP_ORDER", "family_line", "layout", "render", "rows_of", "units_line", "verdict", "warnings_of"]
+__all__ = ["COLUMNS", "DROP_ORDER", "direction_note", "family_line", "layout", "render", "rows_of", "units_line", "verdict", "warnings_of"]
 
 
 def verdict(r: RunComparison, power: float) -> str:
@@ -26,9 +26,16 @@ def verdict(r: RunComparison, power: float) -> str:
         gate = f"; gate: {r.gate.decision}" + (" = " if r.gate.decision.endswith(" m") else ", m = ")
         gate += describe(r.gate.margin, pts)
     return (
-        f"{r.label_b or r.run_b} vs {r.label_a or r.run_a} on {r.task}/{r.metric}: {amount(c.delta, pts)}, "
+        f"{r.label_b or r.run_b} vs {r.label_a or r.run_a} on {r.task}/{r.metric}{direction_note(r)}: "
+        f"{amount(c.delta, pts)}, "
         f"{level_text(c.level)} CI {interval(c.ci_low, c.ci_high, pts)}; {p}{mde}{gate}"
     )
+
+
+def direction_note(r: RunComparison) -> str:
+    """`` (lower is better: B - A < 0 is B better)`` for a metric where a lower score is better
+    (:mod:`evaladdon.table.direction`); nothing for the usual direction (those lines unchanged)."""
+    return " (lower is better: a negative delta is B better)" if r.lower_is_better else ""
 
 
 COLUMNS = ["task/metric", "A", "B", "delta", "CI", "p", "se pair", "se unpair", "n", "n10/n01"]

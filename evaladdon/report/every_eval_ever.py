@@ -12,7 +12,9 @@ estimate: ``score`` the mean over items (epochs averaged within an item), ``unce
 ``standard_error`` (the clustered CR2/CR1 SE when clusters are given, else the item-level SE:
 DESIGN.md "Mean and SE"), ``confidence_interval`` (lower, upper, level and method: Wilson for
 0/1 scores, t otherwise, CR2 with the Bell-McCaffrey df when clustered) and ``num_samples``
-(items).  Rows left out (errors, unscored values) are not instance records (the schema's
+(items); ``metric_config.lower_is_better`` is the metric's direction by the one rule
+(:func:`evaladdon.table.direction.lower_is_better`: what the logs declared, else the built-in
+names of lower-is-better metrics).  Rows left out (errors, unscored values) are not instance records (the schema's
 ``evaluation.score`` must be a number); their count and reasons are in ``score_details.details``
 (``n_dropped``, ``dropped``), and the rows themselves in ``details.left_out_records`` (the schema's
 details are strings: a JSON array of ``{sample_id, sample_hash, error, score, metadata}`` with
@@ -39,6 +41,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from evaladdon.table.direction import Declared, declared_in, lower_is_better
+
 SCHEMA_VERSION = "0.3.0"
 _LIBRARY = {"inspect": "inspect_ai", "lm_eval": "lm_eval", "helm": "helm", "promptfoo": "promptfoo",
             "deepeval": "deepeval", "lighteval": "lighteval", "table": "unknown", "every_eval_ever": "unknown"}
@@ -47,8 +51,6 @@ LEFT_OUT = "left_out_records"
 """The ``score_details.details`` key of a result's rows left out (a JSON array as text)."""
 CORPUS = "corpus_level"
 """The ``score_details.details`` key marking a corpus-level metric's result."""
-_LOWER_IS_BETTER = ("ter", "word_perplexity", "byte_perplexity", "bits_per_byte", "brier_score")
-"""Corpus-level lm-eval metrics where a lower score is better (``metric_config.lower_is_better``)."""
 
 
 def run_uuid(run: str) -> str:
@@ -65,8 +67,10 @@ def _model_parts(model: str) -> tuple[str, str]:
     return (dev or "unknown"), (name or model)
 
 
-def _result(s: Any, level: float) -> dict[str, Any]:
-    """One ``evaluation_results`` entry from a summary (:class:`~evaladdon.analysis.summarize.GroupSummary`)."""
+def _result(s: Any, level: float, declared: Declared | None = None) -> dict[str, Any]:
+    """One ``evaluation_results`` entry from a summary (:class:`~evaladdon.analysis.summarize.GroupSummary`);
+    ``metric_config.lower_is_better`` by the one rule (:func:`evaladdon.table.direction.lower_is_better`
+    of the directions the logs declare, ``declared``, and the built-in names)."""
     e = s.estimate
     flat = s.flat()
     binary = bool(flat.get("binary"))
@@ -85,7 +89,8 @@ def _result(s: Any, level: float) -> dict[str, Any]:
         details["dropped"] = "; ".join(f"{k}: {v}" for k, v in sorted(s.dropped.items()))
     if clustered:
         details["n_clusters"] = str(flat["n_clusters"])
-    metric_config: dict[str, Any] = {"metric_id": s.metric, "metric_name": s.metric, "lower_is_better": False,
+    lower = lower_is_better(str(s.task), str(s.metric), declared)
+    metric_config: dict[str, Any] = {"metric_id": s.metric, "metric_name": s.metric, "lower_is_better": lower,
                                      "score_type": "continuous"}
     if binary:
         metric_config.update({"metric_unit": "proportion", "min_score": 0.0, "max_score": 1.0})
@@ -97,7 +102,7 @@ def _result(s: Any, level: float) -> dict[str, Any]:
             "score_details": {"score": float(e.mean), "details": details, "uncertainty": unc}}
 
 
-def _corpus_result(task: str, e: Any) -> dict[str, Any]:
+def _corpus_result(task: str, e: Any, declared: Declared | None = None) -> dict[str, Any]:
     """One ``evaluation_results`` entry of a corpus-level metric (a
     :class:`~evaladdon.stats.families.estimates.MetricEstimate`: the bootstrap interval)."""
     unc: dict[str, Any] = {"num_samples": int(e.n_items)}
@@ -111,7 +116,7 @@ def _corpus_result(task: str, e: Any) -> dict[str, Any]:
         details["n_clusters"] = str(e.n_clusters)
     if e.notes:
         details["notes"] = "; ".join(e.notes)
-    lower = e.name.split(",", 1)[0] in _LOWER_IS_BETTER
+    lower = lower_is_better(task, e.name, declared)
     return {"evaluation_result_id": f"{task}/{e.name}", "evaluation_name": task,
             "source_data": {"dataset_name": task, "source_type": "other"},
             "metric_config": {"metric_id": e.name, "metric_name": e.name, "lower_is_better": lower,
@@ -172,12 +177,13 @@ def eee_records(table: Any, summaries: list[Any], level: float = 0.95, retrieved
     from evaladdon.table.usable import CORPUS_LEVEL_PREFIX, unusable_reasons
 
     stamp = retrieved or f"{time.time():.0f}"
+    declared = declared_in(table)
     by_run: dict[str, list[Any]] = {}
     for s in summaries:
         by_run.setdefault(s.run, []).append(s)
     corpus_by_run: dict[str, list[dict[str, Any]]] = {}
     for run, task, est in corpus:
-        corpus_by_run.setdefault(str(run), []).append(_corpus_result(str(task), est))
+        corpus_by_run.setdefault(str(run), []).append(_corpus_result(str(task), est, declared))
     out = []
     for run, rows in table.groupby("run", sort=True, observed=True):
         run = str(run)
@@ -193,7 +199,7 @@ def eee_records(table: Any, summaries: list[Any], level: float = 0.95, retrieved
         left = _left_out(rows[bad & ~corpus_rows])
         results = []
         for s in sums:
-            res = _result(s, level)
+            res = _result(s, level, declared)
             if left.get((str(s.task), str(s.metric))):
                 res["score_details"]["details"][LEFT_OUT] = json.dumps(left[(str(s.task), str(s.metric))])
             results.append(res)

@@ -22,9 +22,11 @@ CELL = 60
 
 def headline(fs: FlipSet, shown: int) -> str:
     """``task/metric: B vs A: 3 right->wrong, 5 wrong->right of 100 shared items (showing 8)``."""
-    worse, better = ("right->wrong", "wrong->right") if fs.binary else ("dropped", "gained")
+    worse, better = (("right->wrong", "wrong->right") if fs.binary else ("rose", "fell") if fs.lower_is_better
+                     else ("dropped", "gained"))
     more = f" (showing the worst {shown})" if shown < len(fs.flips) else ""
-    return (f"flips on {fs.task}/{fs.metric}, {fs.label_b} vs {fs.label_a}: {fs.n_worse} {worse}, "
+    lower = " (lower is better)" if fs.lower_is_better else ""
+    return (f"flips on {fs.task}/{fs.metric}{lower}, {fs.label_b} vs {fs.label_a}: {fs.n_worse} {worse}, "
             f"{fs.n_better} {better} of {fs.n_shared} shared items{more}")
 
 

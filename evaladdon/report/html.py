@@ -11,6 +11,7 @@ import math
 from typing import Any, Sequence
 
 from evaladdon.analysis.compare_table import RunComparison
+from evaladdon.report.compare import direction_note
 from evaladdon.report.plots import epoch_variance_plot, forest_plot, power_curve_plot
 from evaladdon.report.escape import clean, html_text
 from evaladdon.report.text import fmt, shorten
@@ -115,7 +116,8 @@ def _comparisons_section(comparisons: Sequence[RunComparison], power: float) -> 
         c = r.comparison
         mde = f"; this set can detect {size(r.mde, r.points)} at {power:.0%} power" if r.mde else ""
         parts.append(f"<p class='verdict'>{html_text(r.label_b or r.run_b)} vs "
-                     f"{html_text(r.label_a or r.run_a)} on {html_text(r.task)}/{html_text(r.metric)}: "
+                     f"{html_text(r.label_a or r.run_a)} on {html_text(r.task)}/{html_text(r.metric)}"
+                     f"{direction_note(r)}: "
                      f"{amount(c.delta, r.points)}, {level_text(c.level)} CI {interval(c.ci_low, c.ci_high, r.points)}; "
                      f"p = {c.p_value:.3g} ({html_text(c.test)}){mde}</p>")
     return parts
@@ -278,7 +280,8 @@ def render_rank_section(
         parts.append(_style_section(style))
     for label, r, drop in rankings:
         order = sorted(range(len(r.models)), key=lambda i: (int(r.rank[i]), i))
-        parts.append(f"<h2>Ranking: {html_text(label)}</h2>")
+        lowest = " (lower is better: lowest first)" if getattr(r, "lower_is_better", False) else ""
+        parts.append(f"<h2>Ranking: {html_text(label)}{lowest}</h2>")
         rows = [[int(r.rank[i]), r.models[i], number(float(r.mean[i]), 3), interval(float(r.ci_low[i]), float(r.ci_high[i])),
                  interval(int(r.rank_low[i]), int(r.rank_high[i])), int(r.tier[i])] for i in order]
         parts.append(_table(["rank", "model", "mean", f"{r.level:.0%} CI", "rank range", "tier"], rows))

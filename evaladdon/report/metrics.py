@@ -9,7 +9,8 @@ from typing import Any
 
 from evaladdon.report.escape import clean, markdown_cell
 from evaladdon.report.text import console, fmt, table, write_json
-from evaladdon.analysis.metrics import LOWER_IS_BETTER, in_points
+from evaladdon.analysis.metrics import in_points
+from evaladdon.table.direction import direction_word, named_lower
 from evaladdon.report.units import describe, difference, interval
 
 __all__ = ["COLUMNS", "render", "short_method", "write_metric_comparison"]
@@ -56,7 +57,7 @@ def write_metric_comparison(results: list[Any], gates: list[Any], labels: dict[s
         for n in r.comparison.notes:
             con.print(f"note: {clean(n)}")
     for r, g, pts in zip(results, gates, points, strict=False):  # (no gate asked: no gates, no lines)
-        better = "lower is better" if metric in LOWER_IS_BETTER else "higher is better"
+        better = direction_word(named_lower(metric))
         con.print(f"gate: {clean(r.task)}/{clean(r.metric)}: {g.decision} (m = {describe(g.margin, pts)}, {better})")
     if not quiet:
         for n in notes:

@@ -65,6 +65,7 @@ def score_json(sr: ScoreRanking) -> dict[str, Any]:
         "winners_curse": {"top_model": r.top_model, "top_score": r.top_score, "optimism": r.optimism,
                           "top_corrected": r.top_corrected, "optimism_bound": r.optimism_bound},
         "n_dropped": sum(sr.dropped.values()), "dropped": dict(sr.dropped), "notes": sr.notes + list(r.notes),
+        **({"lower_is_better": True} if r.lower_is_better else {}),  # present only then (records unchanged)
     }
 
 
@@ -135,7 +136,8 @@ def _pref_lines(pr: PreferenceRanking, cell: Any) -> list[str]:
 
 def _score_lines(sr: ScoreRanking, cell: Any) -> list[str]:
     r = sr.result
-    return [f"{cell(sr.task)}/{cell(sr.metric)}: {r.n_items} shared items, {r.n_clusters} units; {r.method}",
+    lower = " (lower is better: ranked lowest first)" if r.lower_is_better else ""
+    return [f"{cell(sr.task)}/{cell(sr.metric)}{lower}: {r.n_items} shared items, {r.n_clusters} units; {r.method}",
             f"winner's curse: top score {number(r.top_score, 3)} ({cell(r.top_model)}) is optimistic by about "
             f"{number(r.optimism, 3)} (bootstrap; bound {number(r.optimism_bound, 3)}); "
             f"corrected {number(r.top_corrected, 3)}"]

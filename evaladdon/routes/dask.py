@@ -67,6 +67,7 @@ def reduce_store(client: Any, store: str, where: str | None) -> Any:
     from evaladdon.store.reduce import reduce_file, reduced_table
     from evaladdon.store import Manifest
     from evaladdon.store.query import check_where, pick_files
+    from evaladdon.table.direction import ATTR, merge_declared
 
     manifest = Manifest.load(store)
     where = check_where(where) if where else None
@@ -74,5 +75,10 @@ def reduce_store(client: Any, store: str, where: str | None) -> Any:
     if not files:
         raise EvalAddonError(f"--where matches no stored run ({where})")
     parts = list(submitter(client)(reduce_file, [(str(f), where) for f in files]))
-    notes = [n for e in manifest.entries.values() if e["file"] in {f.name for f in files} for n in e.get("notes", [])]
-    return reduced_table(parts), notes
+    picked = [e for e in manifest.entries.values() if e["file"] in {f.name for f in files}]
+    notes = [n for e in picked for n in e.get("notes", [])]
+    table = reduced_table(parts)
+    declared = merge_declared(e.get(ATTR) for e in picked)  # the directions the logs declare, as stored
+    if declared:
+        table.attrs[ATTR] = declared
+    return table, notes

@@ -233,7 +233,8 @@ def compare(opts: CompareOptions, limits: RouteLimits) -> Comparisons:
     if not all(p.ok for p in parts) or not any(p.labels for p in parts):
         raise Decline("rows that are not a canonical store's, a query DuckDB refuses, or no rows")
     check_metric_name(i.metric, lambda: list(dict.fromkeys(m for p in parts for m in p.metrics)))
-    fast = FastStore(ReducedGroups([p for p in parts if p.labels]), sel.notes(), all(p.bounded for p in parts))
+    fast = FastStore(ReducedGroups([p for p in parts if p.labels]), sel.notes(), all(p.bounded for p in parts),
+                     sel.declared())
     skipped: list[Any] = []
     results = fast.compare(opts.baseline, opts.all_pairs, **opts.pairing(), skipped=skipped, needs=opts.needs)
     return Comparisons(results, Loaded(None, list(fast.notes)), all(r.points for r in results), skipped)  # type: ignore[arg-type]

@@ -54,6 +54,8 @@ class FileSides:
     keys: list[tuple[str, str, str]]
     problem: str | None = None
     skipped: list[dict[str, str]] = dataclasses.field(default_factory=list)
+    declared: dict[str, dict[str, bool]] = dataclasses.field(default_factory=dict)
+    """The directions the file declares (:mod:`evaladdon.table.direction`)."""
 
 
 def sides_of_file(cluster: str | None, metric: str | None, path: str, explicit: bool = True) -> FileSides:
@@ -65,6 +67,7 @@ def sides_of_file(cluster: str | None, metric: str | None, path: str, explicit: 
     from evaladdon.routes.dask_paths import NO_PER_ITEM
     from evaladdon.routes.store_columns import from_frame
     from evaladdon.table import distinct_tuples
+    from evaladdon.table.direction import declared_in
 
     try:
         loaded = read_runs([path], cluster=cluster)
@@ -82,6 +85,7 @@ def sides_of_file(cluster: str | None, metric: str | None, path: str, explicit: 
     keys = [(str(r), str(t), str(m)) for r, t, m in distinct_tuples(table, ("run", "task", "metric"))]
     got = from_frame(table)
     notes = list(loaded.notes)
+    declared = declared_in(table)
     del loaded, table
     if got is None:
         sides = GroupSides({}, None, [], {}, True, [], ok=False)
@@ -89,7 +93,7 @@ def sides_of_file(cluster: str | None, metric: str | None, path: str, explicit: 
         sides = _reduce(got.cols, got.item_labels, metric)
     del got
     give_back()  # the file's rows, freed before the worker's next file
-    return FileSides(sides, notes, keys)
+    return FileSides(sides, notes, keys, declared=declared)
 
 
 def sides_of_files(cluster: str | None, metric: str | None, paths: Sequence[str],
@@ -129,6 +133,7 @@ def compare(opts: CompareOptions, limits: RouteLimits) -> Comparisons:
     from evaladdon.routes.results import Comparisons, Decline
     from evaladdon.routes.store_arrays import FastStore
     from evaladdon.table.checks import check_metric_name
+    from evaladdon.table.direction import merge_declared
     from evaladdon.table.loaded import Loaded
 
     i = opts.inputs
@@ -148,7 +153,8 @@ def compare(opts: CompareOptions, limits: RouteLimits) -> Comparisons:
     notes = list(notes) + [n for r in results for n in r.read_notes]
     skipped = list(skipped) + [s for r in results for s in r.skipped]
     check_metric_name(i.metric, lambda: list(dict.fromkeys(m for p in parts for m in p.metrics)))
-    fast = FastStore(ReducedGroups([p for p in parts if p.labels]), notes, all(p.bounded for p in parts))
+    declared = merge_declared((r.declared for r in results), notes)
+    fast = FastStore(ReducedGroups([p for p in parts if p.labels]), notes, all(p.bounded for p in parts), declared)
     compared: list[Any] = []
     try:
         got = fast.compare(opts.baseline, opts.all_pairs, **opts.pairing(), skipped=compared, needs=opts.needs)

@@ -51,6 +51,8 @@ class Reduced:
     """Why the file could not be read, without its path (a ``skipped`` record's ``reason``)."""
     incomplete: dict[str, dict] = dataclasses.field(default_factory=dict)
     """The reader's incomplete-log marks (``Loaded.incomplete``), by source."""
+    declared: dict[str, dict[str, bool]] | None = None
+    """The directions the file declares (:mod:`evaladdon.table.direction`)."""
 
 
 def load_reduced(paths: Sequence[str], store: str | None, where: str | None, cluster: str | None,
@@ -90,8 +92,11 @@ def reduce_path(path: str, cluster: str | None, remote: bool = False) -> Reduced
         return Reduced(None, None, [], str(exc), exc.message)
     except (ValueError, OSError) as exc:
         return Reduced(None, None, [], " ".join(str(exc).split()), " ".join(str(exc).split()))
+    from evaladdon.table.direction import declared_in
+
     items, dropped = reduce_table(loaded.table, Path(path).name)
-    return Reduced(items, dropped, list(loaded.notes), incomplete=dict(loaded.incomplete))
+    return Reduced(items, dropped, list(loaded.notes), incomplete=dict(loaded.incomplete),
+                   declared=declared_in(loaded.table) or None)
 
 
 def reduce_paths(paths: Sequence[str], cluster: str | None, remote: bool = False) -> list[Reduced]:
@@ -158,8 +163,13 @@ def reduce_inputs(paths: Sequence[str], cluster: str | None, scheduler: str | No
         given_names = set(name_of.values())
         names = {str(r): str(r) for t in items for r in t["run"].unique()
                  if str(r) in given_names or str(r).split("/")[0] in given_names}
+    from evaladdon.table.direction import ATTR, merge_declared
+
     table = reduced_table(list(zip(items, dropped, strict=True)))
     table.attrs["run_names"] = names
+    declared = merge_declared((r.declared for _, r in got), notes)
+    if declared:
+        table.attrs[ATTR] = declared
     return Loaded(validate(table), notes, skipped=skipped, names=names, incomplete=incomplete)
 
 

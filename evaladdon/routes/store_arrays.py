@@ -19,7 +19,7 @@ markdown and JSON output equal to the table path's and checks that pandas is not
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
@@ -230,17 +230,19 @@ class FastStore:
     groups: FastGroups
     notes: list[str]
     bounded: bool
+    declared: dict[str, dict[str, bool]] = field(default_factory=dict)
+    """The directions the logs declare (:mod:`evaladdon.table.direction`)."""
 
     def compare(self, baseline: str | None, all_pairs: bool, *, level: float, test: str, interval: str,
                 cluster_method: str, strict: bool, adjust: str, margin: Margin, seed: int | None,
-                skipped: list[Any] | None, needs: str = COMPARE_NEEDS) -> list[Any]:
+                skipped: list[Any] | None, needs: str = COMPARE_NEEDS, better: str | None = None) -> list[Any]:
         """``compare_table`` of the rows (``choose_pairs`` first, as the command does; ``needs`` its
         refusal's end, :func:`~evaladdon.table.names.pairs_needed`)."""
         info = self.groups.info()
         pairs = choose_pairs(info, baseline, all_pairs, needs)
         results, missed = compare_groups(self.groups, pairs, info.labels, level=level, test=test, interval=interval,
                                          cluster_method=cluster_method, strict=strict, margin=margin, seed=seed,
-                                         raise_first=skipped is None)
+                                         raise_first=skipped is None, declared=self.declared, better=better)
         return finish_comparisons(results, missed, skipped, adjust)
 
 
@@ -273,7 +275,7 @@ def fast_store(root: str, where: str | None, metric: str | None,
     if not groups.rows_unique():
         return None
     bounded = unit_interval(cols["value"] if metric is None else cols["value"][cols["metric"] == metric])
-    return FastStore(groups, sel.notes(), bounded)
+    return FastStore(groups, sel.notes(), bounded, sel.declared())
 
 
 # ---------------------------------------------------------------- the route

@@ -86,7 +86,7 @@ def grouped_store(root: str, where: str | None, cluster: str | None, metric: str
 
 def compare_store(gs: GroupedStore, baseline: str, *, level: float, test: str, interval: str, cluster_method: str,
                   strict: bool, adjust: str, margin: Margin, seed: int | None,
-                  skipped: list[Any] | None) -> list[Any]:
+                  skipped: list[Any] | None, better: str | None = None) -> list[Any]:
     """``compare_table`` of every stored run against ``baseline``, a group of logs at a time."""
     from evaladdon.analysis.compare_table import GroupRows, JoinedGroups, compare_groups, finish_comparisons
     from evaladdon.table.names import resolve_run_in, run_order_in
@@ -112,6 +112,7 @@ def compare_store(gs: GroupedStore, baseline: str, *, level: float, test: str, i
         return table if gs.metric is None else table[table["metric"] == gs.metric]
 
     base_rows = GroupRows(read([f for f in gs.sel.files if f.name == file_of[base]]))
+    declared = gs.sel.declared()  # the directions the selected logs declare (as ingest stored them)
     results: list[Any] = []
     missed: list[Any] = []
     for files in gs.groups:
@@ -122,7 +123,7 @@ def compare_store(gs: GroupedStore, baseline: str, *, level: float, test: str, i
         part = GroupRows(read(files))
         got, lost = compare_groups(JoinedGroups([base_rows, part]), pairs, labels, level=level, test=test,
                                    interval=interval, cluster_method=cluster_method, strict=strict, margin=margin,
-                                   seed=seed, raise_first=skipped is None)
+                                   seed=seed, raise_first=skipped is None, declared=declared, better=better)
         results += got
         missed += lost
         del part

@@ -151,7 +151,7 @@ def compare(opts: CompareOptions) -> Comparisons:
         from evaladdon.adapters.inspect.inputs import full_answers, input_lines
         from evaladdon.analysis.flips import find_flips
 
-        flips = find_flips(loaded.table, pairs, opts.inputs.metric, input_lines, full_answers)
+        flips = find_flips(loaded.table, pairs, opts.inputs.metric, input_lines, full_answers, better=opts.better)
     return Comparisons(results, loaded, all(r.points for r in results), skipped, flips, subgroups)
 
 

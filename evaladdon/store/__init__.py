@@ -261,7 +261,11 @@ def store_table(df: Any, key: str, root: str, notes: list[str]) -> dict[str, Any
         _table_to_parquet(df, Path(root) / DATA / name)
     except (EvalAddonError, OSError) as exc:
         return {"status": "error", "message": " ".join(str(exc).split())}
+    from evaladdon.table.direction import ATTR, declared_in
+
+    declared = declared_in(df)  # the directions the log declares: kept with its entry (absent when none)
     return {"status": "stored", "key": key, "file": name, **manifest_summary(df), "notes": list(notes),
+            **({ATTR: declared} if declared else {}),
             "ingested_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
 
 

@@ -286,6 +286,13 @@ class Selection:
         """The notes stored with the logs of ``files`` (default: all picked), as ingest gave them."""
         return [n for e in self.entries(files) for n in e.get("notes", [])]
 
+    def declared(self, files: Sequence[Path] | None = None) -> dict[str, dict[str, bool]]:
+        """The directions the logs of ``files`` declare (default: all picked), as ingest stored
+        them (:mod:`evaladdon.table.direction`)."""
+        from evaladdon.table.direction import ATTR, merge_declared
+
+        return merge_declared(e.get(ATTR) for e in self.entries(files))
+
 
 _LAST: list[tuple[Any, Selection]] = []
 """The last :func:`select` and the manifest's identity then: a command that first tries to read
@@ -382,4 +389,10 @@ def load_selection(sel: Selection, files: Sequence[Path], cluster: str | None = 
     if clash:
         df = disambiguate(df)
     notes = sel.notes(files)
-    return Loaded(validate(finalize(df)), notes)
+    table = validate(finalize(df))
+    declared = sel.declared(files)
+    if declared:
+        from evaladdon.table.direction import ATTR
+
+        table.attrs[ATTR] = declared
+    return Loaded(table, notes)

@@ -468,7 +468,68 @@ ERROR_CASES = [
                                        "0.3"], "table"),
 ]
 
-CASES = ERROR_CASES + FIRST_CASES + INSPECT_CASES + SPILL_CASES + ARRAYS_CASES + GROUPS_CASES + SUMMARY_CASES + DASK_CASES
+# -- metric direction (evaladdon.table.direction): what the logs declare reaches every route ------------
+# lmlow: the sample lm-eval runs with every metric declared lower-is-better by their results files;
+# lmstore: those runs (and the sample long tables) in a store, the declarations kept in its manifest
+
+_LOW = ("--where", "model LIKE 'dummy%'")
+
+
+def _lower_shown(rc: int, out: str, err: str, argv: list[str]) -> None:
+    """Every comparison made says lower is better (JSON records, or the verdict lines)."""
+    assert rc in (0, 1), err
+    if "--json" in argv:
+        results = _results(out)
+        assert results and all(r.get("lower_is_better") is True for r in results)
+    else:
+        assert "lower is better" in out
+
+
+def _refused(rc: int, out: str, err: str, argv: list[str]) -> None:
+    assert rc == 2 and "contradicts the log" in err and len(err.strip().splitlines()) == 1, err
+DIRECTION_CASES = [
+    _c("direction: store arrays", ["compare", "--json", "--store", "{lmstore}", *_LOW], "store_arrays",
+       check=_lower_shown),
+    _c("direction: store arrays, gate", ["compare", "--store", "{lmstore}", *_LOW, "--fail-on-regression"],
+       "store_arrays", check=_lower_shown),
+    _c("direction: store arrays, markdown", ["compare", "--markdown", "--store", "{lmstore}", *_LOW], "store_arrays"),
+    _c("direction: store groups", ["compare", "--json", "--store", "{lmstore}", *_LOW, "--baseline", "dummy-seed1",
+                                   "--fail-on-regression"], "store_groups", limits=RouteLimits(store_group_rows=100),
+       check=_lower_shown),
+    _c("direction: store groups, text", ["compare", "--store", "{lmstore}", *_LOW, "--baseline", "dummy-seed1"],
+       "store_groups", limits=RouteLimits(store_group_rows=100)),
+    # the user's word where nothing is declared (the long tables), and a contradiction refused on every route
+    _c("direction: --better lower", ["compare", "--json", "--store", "{lmstore}", "--where", "task = 'reading'",
+                                     "--better", "lower", "--fail-on-regression"], "store_arrays",
+       check=_lower_shown),
+    _c("direction: --better contradicts", ["compare", "--store", "{lmstore}", *_LOW, "--better", "higher"],
+       "store_arrays", check=_refused),
+    _c("direction: groups, --better contradicts", ["compare", "--store", "{lmstore}", *_LOW, "--baseline",
+                                                   "dummy-seed1", "--better", "higher"], "store_groups",
+       limits=RouteLimits(store_group_rows=100), check=_refused),
+    *[_c(f"arrays: --better lower {' '.join(args)}", ["compare", "--store", "{arrays}", *args, "--better", "lower"],
+         "store_arrays") for args in (("--where", "model IN ('model-0', 'model-1')", "--json", "--fail-on-regression"),
+                                      ("--where", "model IN ('model-c0', 'model-c1')", "--markdown"))],
+    _c("compare groups: --better lower", ["compare", "--store", "{groups}", "--baseline", "model-0", "--better", "lower",
+                                          "--margin", "2pt", "--fail-on-regression", "--json"], "store_groups",
+       limits=RouteLimits(store_group_rows=170)),
+]
+if importlib.util.find_spec("distributed"):
+    DIRECTION_CASES += [
+        _c("direction: dask store", ["compare", "--json", "--store", "{lmstore}", "--engine", "dask", *_LOW,
+                                     "--fail-on-regression"], "dask_compare", local_ref=True, check=_lower_shown),
+        _c("direction: dask paths as sides", ["compare", "--engine", "dask", "--json", "{lmlow}"], "dask_compare",
+           local_ref=True, check=_lower_shown),
+        _c("direction: dask paths as sides, text", ["compare", "--engine", "dask", "{lmlow}", "--fail-on-regression"],
+           "dask_compare", local_ref=True),
+        _c("direction: dask paths reduced", ["compare", "--engine", "dask", "--json", "{lmlow}"], "table", close=True,
+           local_ref=True, check=_lower_shown),
+        _c("direction: dask paths, --better contradicts", ["compare", "--engine", "dask", "{lmlow}", "--better",
+                                                           "higher"], "dask_compare", local_ref=True,
+           check=_refused),
+    ]
+
+CASES = DIRECTION_CASES + ERROR_CASES + FIRST_CASES + INSPECT_CASES + SPILL_CASES + ARRAYS_CASES + GROUPS_CASES + SUMMARY_CASES + DASK_CASES
 LOG_CASES = REAL_CASES
 
 

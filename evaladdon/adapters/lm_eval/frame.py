@@ -260,6 +260,8 @@ class SamplesPart:
     source: str
     notes: list[str]
     str_hashes: bool = False  # every item_hash known to be a string or None (see _cols_from_records)
+    declared: dict[str, dict[str, bool]] | None = None
+    """Whether a lower score is better, as the results file declares it (:mod:`evaladdon.table.direction`)."""
 
     @property
     def n(self) -> int:

@@ -21,6 +21,7 @@ from evaladdon.adapters.lm_eval.frame import (
 )
 from evaladdon.adapters.lm_eval.results import (
     _TS,
+    declared_directions,
     filters_of,
     model_name,
     pair_results,
@@ -34,6 +35,7 @@ from evaladdon.adapters.lm_eval.write_out import split_legacy_stem
 from evaladdon.adapters.tuning import ReadTuning
 from evaladdon.errors import InputError
 from evaladdon.table import finalize
+from evaladdon.table.direction import ATTR
 
 
 def _run_id(model: str, samples_path: Path, results_path: Path | None) -> str:
@@ -43,7 +45,11 @@ def _run_id(model: str, samples_path: Path, results_path: Path | None) -> str:
 
 def read_samples(path: str | Path, cluster: str | None = None, *, tuning: ReadTuning | None = None) -> pd.DataFrame:
     """A samples file (JSON lines, or a JSON array in a .jsonl) of one task."""
-    return frame_parts([read_samples_part(path, cluster, tuning=tuning)])  # conforming by construction (see _frame)
+    part = read_samples_part(path, cluster, tuning=tuning)
+    df = frame_parts([part])  # conforming by construction (see _frame)
+    if part.declared:  # the directions its results file declares (read_runs takes them from the part)
+        df.attrs[ATTR] = part.declared
+    return df
 
 
 def read_samples_part(path: str | Path, cluster: str | None = None, *, tuning: ReadTuning | None = None
@@ -72,7 +78,8 @@ def read_samples_part(path: str | Path, cluster: str | None = None, *, tuning: R
     if repeats > 1 and not (cols["epoch"] > 1).any():
         notes.append(f"{p}: task {task!r} ran with repeats={repeats} but the harness logged "
                      "only the first repeat's score per doc; epochs are not available")
-    return SamplesPart(cols, _run_id(model, p, results_path), task, model, str(p), notes, known["str_hashes"])
+    return SamplesPart(cols, _run_id(model, p, results_path), task, model, str(p), notes, known["str_hashes"],
+                       declared_directions(results, [task]) or None)
 
 
 def read_results_file(path: str | Path, cluster: str | None = None) -> pd.DataFrame:
@@ -105,4 +112,7 @@ def read_results_file(path: str | Path, cluster: str | None = None) -> pd.DataFr
         out = finalize(pd.concat(frames, ignore_index=True))
     out.attrs["notes"] = notes
     out.attrs["reported"] = reported
+    declared = declared_directions(results)
+    if declared:
+        out.attrs[ATTR] = declared
     return out

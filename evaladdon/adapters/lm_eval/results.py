@@ -169,6 +169,45 @@ def target_delimiter(results: dict[str, Any] | None, task: str) -> str:
     return d if isinstance(d, str) else " "
 
 
+def declared_directions(results: dict[str, Any] | None, tasks: Any = None) -> dict[str, dict[str, bool]]:
+    """Whether a lower score is better, as the results file declares it: ``{task: {metric: bool}}``
+    from its ``higher_is_better`` dict per task, and for the metrics it does not name, each task
+    config's ``metric_list[].higher_is_better`` (only booleans; nothing guessed).  ``tasks``: the
+    tasks to read (default: every task either names).  Metric names are lm-eval's, without the
+    ``,filter`` (:func:`evaladdon.table.direction.declared_of` matches every filter of them)."""
+    r = results or {}
+    hib: dict[str, Any] = r["higher_is_better"] if isinstance(r.get("higher_is_better"), dict) else {}
+    configs: dict[str, Any] = r["configs"] if isinstance(r.get("configs"), dict) else {}
+    names = list(dict.fromkeys([*hib, *configs])) if tasks is None else list(tasks)
+    out: dict[str, dict[str, bool]] = {}
+    for task in names:
+        mine: dict[str, bool] = {}
+        for metric, higher in (hib.get(task) or {}).items() if isinstance(hib.get(task), dict) else ():
+            if isinstance(higher, bool):
+                mine[str(metric)] = not higher
+        ml = _metric_list(configs.get(task))
+        for entry in ml:
+            if isinstance(entry, dict) and isinstance(entry.get("metric"), str) \
+                    and isinstance(entry.get("higher_is_better"), bool):
+                mine.setdefault(entry["metric"], not entry["higher_is_better"])
+        if mine:
+            out[str(task)] = mine
+    return out
+
+
+def _metric_list(cfg: Any) -> list[Any]:
+    """A task config's ``metric_list``: a list, or (newer logs) its Python repr read with
+    :func:`ast.literal_eval` (literals only: nothing is executed); ``[]`` when neither."""
+    ml = cfg.get("metric_list") if isinstance(cfg, dict) else None
+    if isinstance(ml, str) and len(ml) < 200_000:
+        try:
+            check_depth(ml.encode(), "metric_list")
+            ml = ast.literal_eval(ml)
+        except (ValueError, SyntaxError, MemoryError, RecursionError, InputError):
+            ml = None
+    return ml if isinstance(ml, list) else []
+
+
 def metric_aggregations(results: dict[str, Any] | None, task: str) -> dict[str, str]:
     """Metric name -> aggregation as the config names it: a registry name (``f1``, ``bleu``)
     or ``code:<function name>`` for an aggregation written as code in the task (never run).
@@ -176,16 +215,9 @@ def metric_aggregations(results: dict[str, Any] | None, task: str) -> dict[str, 
     ``metric_list`` is a list, or (newer logs) its Python repr, read with
     :func:`ast.literal_eval` (literals only: nothing is executed).
     """
-    cfg = ((results or {}).get("configs") or {}).get(task) or {}
-    ml = cfg.get("metric_list")
-    if isinstance(ml, str) and len(ml) < 200_000:
-        try:
-            check_depth(ml.encode(), "metric_list")
-            ml = ast.literal_eval(ml)
-        except (ValueError, SyntaxError, MemoryError, RecursionError, InputError):
-            ml = None
+    ml = _metric_list(((results or {}).get("configs") or {}).get(task) or {})
     out: dict[str, str] = {}
-    if isinstance(ml, list):
+    if ml:
         for entry in ml:
             if not isinstance(entry, dict) or not isinstance(entry.get("metric"), str):
                 continue

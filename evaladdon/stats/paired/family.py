@@ -79,10 +79,12 @@ def _bounds(ci: object) -> tuple[float, float]:
     return float(ci.low), float(ci.high)  # type: ignore[attr-defined]
 
 
-def tested_gate(ci_low: float, ci_high: float, margin: float, p_value: float, alpha: float) -> GateDecision:
-    """:func:`~evaladdon.stats.paired.gate.regression_gate` of the interval, with a regression
-    shown only when the reported test rejects too (``p_value < alpha``; see module doc)."""
-    gate = regression_gate(ci_low, ci_high, margin)
+def tested_gate(ci_low: float, ci_high: float, margin: float, p_value: float, alpha: float,
+                lower_is_better: bool = False) -> GateDecision:
+    """:func:`~evaladdon.stats.paired.gate.regression_gate` of the interval (mirrored when
+    ``lower_is_better``), with a regression shown only when the reported test rejects too
+    (``p_value < alpha``; see module doc)."""
+    gate = regression_gate(ci_low, ci_high, margin, lower_is_better)
     if gate.decision == REGRESSION and not (p_value < alpha):  # NaN p: no test, no regression shown
         return dataclasses.replace(gate, decision=INCONCLUSIVE)
     return gate

@@ -10,6 +10,11 @@
 - ``inconclusive``: the interval contains ``-m``; the data cannot tell (more items are needed).
 
 With ``m = 0`` this is "significantly worse" / "not worse" / "can't tell".
+
+For a metric where LOWER is better (``lower_is_better``: perplexity, error rates, ECE ...) the test
+is mirrored: a regression is a rise, ``low > m``; none is shown when ``high <= m``.  That is the
+rule above applied to ``-delta`` (interval ``[-high, -low]``); the decision keeps the interval
+of ``delta`` itself.
 Reference: the non-inferiority framework of Wellek (2010), ch. 1; ICH E9 (1998).
 """
 
@@ -33,25 +38,28 @@ class GateDecision(Result):
     margin: float
     ci_low: float
     ci_high: float
+    lower_is_better: bool = False
 
     @property
     def is_regression(self) -> bool:
         return self.decision == REGRESSION
 
 
-def regression_gate(ci_low: float, ci_high: float, margin: float = 0.0) -> GateDecision:
-    """Decide from the interval of ``delta`` (see module doc).  NaN bounds are inconclusive; an
-    inverted interval (``ci_low > ci_high``) is refused."""
+def regression_gate(ci_low: float, ci_high: float, margin: float = 0.0,
+                    lower_is_better: bool = False) -> GateDecision:
+    """Decide from the interval of ``delta`` (see module doc; ``lower_is_better``: mirrored).  NaN
+    bounds are inconclusive; an inverted interval (``ci_low > ci_high``) is refused."""
     if margin < 0 or math.isnan(margin):
         raise ValueError(f"the margin must be >= 0, got {margin}")
     if ci_low > ci_high:  # (False when either is NaN)
         raise ValueError(f"the interval is inverted: ci_low {ci_low} > ci_high {ci_high}")
-    if math.isnan(ci_low) or math.isnan(ci_high):
+    low, high = (-ci_high, -ci_low) if lower_is_better else (ci_low, ci_high)  # the change for the better
+    if math.isnan(low) or math.isnan(high):
         decision = INCONCLUSIVE
-    elif ci_high < -margin:
+    elif high < -margin:
         decision = REGRESSION
-    elif ci_low >= -margin:
+    elif low >= -margin:
         decision = NO_REGRESSION
     else:
         decision = INCONCLUSIVE
-    return GateDecision(decision, float(margin), float(ci_low), float(ci_high))
+    return GateDecision(decision, float(margin), float(ci_low), float(ci_high), bool(lower_is_better))

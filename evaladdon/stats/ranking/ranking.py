@@ -34,6 +34,7 @@ the time.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import field
 
@@ -77,6 +78,8 @@ class RankingResult(IntervalResult):
     seed: int | None
     method: str
     notes: tuple[str, ...]
+    lower_is_better: bool = False
+    """Ranked with the LOWEST mean first (perplexity, error rates): see :func:`rank_models`."""
 
 
 def competition_ranks(m: np.ndarray) -> np.ndarray:
@@ -121,8 +124,20 @@ def rank_models(
     n_boot: int = 2000,
     seed: int | None = 0,
     batch: int = 2000,
+    lower_is_better: bool = False,
 ) -> RankingResult:
-    """Rank models from the ``(n_items, K)`` score matrix (see the module doc)."""
+    """Rank models from the ``(n_items, K)`` score matrix (see the module doc).
+
+    ``lower_is_better`` (perplexity, error rates): the ranking of ``-scores`` with every score
+    reported back on the metric's own sign (means, intervals, ``diff``, the top score -- the
+    lowest -- and its winner's-curse correction ``min + optimism``); ranks, tiers and p-values
+    are those of ``-scores``.  Oracle: the ranking of the negated matrix."""
+    if lower_is_better:
+        got = rank_models(-np.asarray(scores, dtype=float), models, cluster, level=level, n_boot=n_boot, seed=seed,
+                          batch=batch)
+        return dataclasses.replace(
+            got, mean=-got.mean, ci_low=-got.ci_high, ci_high=-got.ci_low, diff=-got.diff, top_score=-got.top_score,
+            top_corrected=-got.top_corrected, lower_is_better=True)
     from evaladdon.stats.paired.multiple import adjust_pvalues
 
     level = check_level(level)
