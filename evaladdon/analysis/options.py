@@ -291,3 +291,5 @@ class SequentialOptions:
     live: bool = False
     needs: str = pairs_needed("compare --sequential", ("--baseline RUN",))
     """What the refusal says when the runs are not two (``watch`` says its own name)."""
+    better: str | None = None
+    """``--better higher|lower`` where the logs declare nothing (:func:`evaladdon.table.direction.lower_is_better`)."""

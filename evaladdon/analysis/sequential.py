@@ -12,7 +12,10 @@ bounded constructions (:func:`evaladdon.stats.sequential.decide.paired_sequence`
 the asymptotic normal mixture on the differences (a note says so).  The decision is the gate's,
 read at the first t where it holds (:func:`evaladdon.stats.sequential.decide.first_decision`):
 what an early stop would have decided and how many items it would have saved.  Several sequences
-(pairs, tasks, metrics) are made simultaneous by Bonferroni (each at ``alpha / K``).  Clusters are not
+(pairs, tasks, metrics) are made simultaneous by Bonferroni (each at ``alpha / K``).  For a metric
+where lower is better (:func:`evaladdon.table.direction.lower_is_better`: the log's declaration,
+``--better``, the built-in names) the decision is read off the mirrored sequence of ``A - B`` (a
+rise of B beyond the margin is the regression); the interval shown stays that of ``B - A``.  Clusters are not
 supported here (the sequence needs independent units in order): ``--cluster`` is refused.
 """
 
@@ -29,6 +32,7 @@ from evaladdon.stats._base.result import Result
 from evaladdon.stats.sequential.decide import UNDECIDED, confidence_sequence, first_decision, paired_sequence
 from evaladdon.stats.sequential.mixture import normal_mixture_sequence
 from evaladdon.stats.sequential.sequence import ConfidenceSequence
+from evaladdon.table.direction import declared_in, lower_is_better
 from evaladdon.table.names import choose_pairs_in, resolve_run_in, run_labels, run_order_in
 from evaladdon.table.scale import unit_interval
 from evaladdon.table.usable import usable_rows
@@ -65,6 +69,7 @@ class SequentialResult(Result):
     stop_low: float | None = None
     stop_high: float | None = None
     left_out: dict[str, int] = field(default_factory=dict)
+    lower_is_better: bool = False
 
     @property
     def is_regression(self) -> bool:
@@ -100,17 +105,23 @@ def _sequence(x: np.ndarray, bounded: bool, method: str, alpha: float,
 
 
 def _result(task: str, metric: str, labels: tuple[str, str | None], cs: ConfidenceSequence, bounded: bool,
-            margin: float | None, dropped: dict[str, int], level: float) -> SequentialResult:
+            margin: float | None, dropped: dict[str, int], level: float, lower: bool = False) -> SequentialResult:
     last = cs.last
     out = SequentialResult(task, metric, labels[0], labels[1], cs.method, level, cs.n, last.estimate, last.low,
-                           last.high, bounded, margin, left_out=dropped)
+                           last.high, bounded, margin, left_out=dropped, lower_is_better=lower)
     if margin is None:
         return out
-    dec = first_decision(cs, margin)
+    if lower:  # the gate's rule on A - B: the sequence mirrored, its stopping interval mirrored back
+        mirrored = ConfidenceSequence(cs.method, cs.alpha, -cs.estimate, -cs.high, -cs.low)
+        dec = first_decision(mirrored, margin)
+        stop_low, stop_high = -dec.high, -dec.low
+    else:
+        dec = first_decision(cs, margin)
+        stop_low, stop_high = dec.low, dec.high
     from dataclasses import replace
 
-    return replace(out, decision=dec.decision, decided_at=dec.t, saved=dec.saved, stop_low=dec.low,
-                   stop_high=dec.high)
+    return replace(out, decision=dec.decision, decided_at=dec.t, saved=dec.saved, stop_low=stop_low,
+                   stop_high=stop_high)
 
 
 def _groups(df: pd.DataFrame, run: str) -> list[tuple[tuple[str, str], pd.DataFrame]]:
@@ -174,6 +185,7 @@ def _pair_results(df: pd.DataFrame, base: str | None, cand: str, labels: dict[st
                          "(approximate at small n) is used")
         cs = _sequence(x, bounded, opts.method, alpha, base_scores)
         margin = _margin(opts, bounded) if base is not None else None
+        lower = lower_is_better(task, metric, declared_in(df), opts.better)
         out.append(_result(task, metric, (labels[cand], labels[base] if base is not None else None), cs, bounded,
-                           margin, dropped, 1.0 - alpha))
+                           margin, dropped, 1.0 - alpha, lower))
     return out

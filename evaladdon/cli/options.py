@@ -198,4 +198,5 @@ def sequential_options(args: argparse.Namespace, live: bool) -> SequentialOption
     needs = ("watch reads one run or two, or --baseline RUN" if getattr(args, "command", None) == "watch"
              else pairs_needed("compare --sequential", ("--baseline RUN",)))
     return SequentialOptions(input_options(args), baseline=getattr(args, "baseline", None), level=args.level,
-                             margin=args.margin, method=args.sequence, live=live, needs=needs)
+                             margin=args.margin, method=args.sequence, live=live, needs=needs,
+                             better=getattr(args, "better", None))

@@ -19,7 +19,7 @@ import time
 from typing import Any
 
 from evaladdon.cli.common import add_reporting
-from evaladdon.cli.options import add_output, level_type
+from evaladdon.cli.options import add_better, add_output, level_type
 from evaladdon.cli.units import parse_effect
 
 EXIT_REGRESSION = 1
@@ -34,6 +34,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--margin", type=parse_effect, metavar="M",
                    help="largest drop that does not count as a regression: 2pt or 0.02 (default 0)")
     p.add_argument("--metric", help="only this metric")
+    add_better(p)
     p.add_argument("--level", type=level_type, default=0.95, help="confidence level of the sequence (default 0.95)")
     p.add_argument("--sequence", choices=SEQUENCE_METHODS, default="betting",
                    help="the confidence sequence for scores in [0, 1] (default betting)")

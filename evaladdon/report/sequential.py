@@ -53,7 +53,8 @@ def left_out_lines(results: Sequence[SequentialResult]) -> list[str]:
 
 
 def records(results: Sequence[SequentialResult]) -> list[dict[str, Any]]:
-    return [r.to_dict() for r in results]
+    """One dict per result; ``lower_is_better`` only where it is true (as ``compare --json`` writes it)."""
+    return [{k: v for k, v in r.to_dict().items() if k != "lower_is_better" or v} for r in results]
 
 
 def write_sequential(results: Sequence[SequentialResult], stream: IO[str], markdown: bool = False,
@@ -71,7 +72,8 @@ def write_sequential(results: Sequence[SequentialResult], stream: IO[str], markd
                                         names=2))
     for r in results:
         if r.decided_at is not None and r.stop_low is not None:
-            line = (f"{r.run} vs {r.baseline} ({r.task}, {r.metric}): '{r.decision}' holds from item {r.decided_at} "
+            lower = " (lower is better: a rise of B is the regression)" if r.lower_is_better else ""
+            line = (f"{r.run} vs {r.baseline} ({r.task}, {r.metric}){lower}: '{r.decision}' holds from item {r.decided_at} "
                     f"of {r.n} (interval {_interval(r.stop_low, r.stop_high, r)}); an early stop there saves "
                     f"{r.saved} items.")
             from evaladdon.report.escape import clean, markdown_cell

@@ -78,3 +78,30 @@ def test_unbounded_scores_use_the_mixture_and_clusters_are_refused(tmp_path: Pat
     assert res.method.startswith("normal mixture") and not res.points and "outside [0, 1]" in notes[0]
     with pytest.raises(EvalAddonError, match="--cluster"):
         sequential_results(df, SequentialOptions(InputOptions(paths=("x",), cluster="topic")))
+
+
+def test_lower_is_better_reads_the_gate_on_the_mirrored_sequence() -> None:
+    """B's error indicator rises (B worse when lower is better): with ``--better lower`` (or the
+    log's declaration) the decision is the gate's on ``A - B``; oracle: the stats core fed the
+    runs the other way round.  Higher-is-better stays as it was."""
+    df = _table(drop=0.0)
+    df.loc[df.run == "B", "value"] = np.where(np.random.default_rng(5).random(400) < 0.25, 1.0,
+                                              df.loc[df.run == "B", "value"].to_numpy())  # B scores rise
+    b = df[df.run == "B"]
+    x_b = b["value"].to_numpy()
+    x_a = df[df.run == "A"].set_index("item")["value"].reindex(b["item"]).to_numpy()
+    margin = Effect("2pt", 2, True)
+    (higher,), _ = sequential_results(df, _opts(baseline="A", margin=margin))
+    assert higher.decision != "regression" and not higher.lower_is_better
+    (lower,), _ = sequential_results(df, _opts(baseline="A", margin=margin, better="lower"))
+    ref = first_decision(paired_sequence(x_b, x_a), margin=0.02)  # the runs the other way round
+    assert (lower.decision, lower.decided_at, lower.saved) == (ref.decision, ref.t, ref.saved) == (
+        "regression", ref.t, ref.saved)
+    assert lower.lower_is_better and lower.stop_low == pytest.approx(-ref.high) and lower.stop_low > 0.02
+    assert (lower.estimate, lower.ci_low, lower.ci_high) == (higher.estimate, higher.ci_low, higher.ci_high)
+    declared = df.copy()
+    declared.attrs["lower_is_better"] = {"t": {"acc": True}}
+    (said,), _ = sequential_results(declared, _opts(baseline="A", margin=margin))
+    assert (said.decision, said.decided_at) == (lower.decision, lower.decided_at)
+    with pytest.raises(EvalAddonError, match="contradicts"):
+        sequential_results(declared, _opts(baseline="A", margin=margin, better="higher"))

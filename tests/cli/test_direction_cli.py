@@ -130,3 +130,18 @@ def test_every_eval_ever_export_writes_the_direction(cli: Cli, tmp_path: Path) -
     got: dict[str, Any] = {r["metric_config"]["metric_id"]: r["metric_config"]["lower_is_better"]
                            for f in out2.rglob("*.json") for r in json.loads(f.read_text())["evaluation_results"]}
     assert got["acc,none"] is False and got["exact_match,none"] is False  # as the results files declare
+
+
+def test_sequential_and_watch_decide_by_the_direction(cli: Cli, tmp_path: Path) -> None:
+    """``compare --sequential`` and ``watch``: a clear rise of a lower-is-better metric (the
+    built-in ``perplexity``) is the regression; the same rise of a higher-is-better one is not."""
+    for metric, regression in (("perplexity", True), ("score", False)):
+        d = tmp_path / metric
+        d.mkdir()
+        a, b = runs(d, metric, +2.0)
+        for argv in (("compare", a, b, "--sequential", "--baseline", "base"), ("watch", b, "--baseline", a, "--once")):
+            code, out, err = cli(*argv, "--margin", "0.5", "--json")
+            assert code in (0, 1) and out, (argv, err)
+            (rec,) = json.loads(out)["results"]
+            assert (rec["decision"] == "regression") == regression, (argv, rec)
+            assert rec.get("lower_is_better", False) == regression
