@@ -266,11 +266,13 @@ def judge(policy: Policy, results: dict[str, list[RunComparison]],
     verdicts: dict[int, list[BenchmarkVerdict]] = {}
     slot = 0
     for pair, labels in pairs.items():
+        claimed: dict[tuple[str | None, str | None], Benchmark] = {}
         for b in policy.benchmarks:
             found = [r for r in results.get(b.test, []) if (r.run_a, r.run_b) == pair and _matches(b, r.task, r.metric)]
             if not found:
                 verdicts[slot] = _missing(b, pair, labels, skipped.get(b.test, []), failed.get(b.test))
             for r in found:
+                _claim(claimed, b, r, policy.source)
                 m = _margin(b, r, policy.source)
                 r = _directed(b, r, policy.source)
                 judged.append((slot, b, dataclasses.replace(r, gate=regression_gate(
@@ -281,6 +283,20 @@ def judge(policy: Policy, results: dict[str, list[RunComparison]],
         verdicts.setdefault(k, []).append(_judge_one(b, r, m, policy.power))
     every = tuple(v for k in sorted(verdicts) for v in verdicts[k])
     return _overall(policy, every)
+
+
+def _claim(claimed: dict[tuple[str | None, str | None], Benchmark], b: Benchmark, r: RunComparison,
+           source: str) -> None:
+    """One benchmark per comparison: a (task, metric) two benchmarks' patterns both match
+    (``mmlu_*`` and ``mmlu_abstract``) would be judged twice, in one family, possibly in two
+    tiers; refused in one line naming both (the policy's exact duplicates are refused on loading)."""
+    first = claimed.setdefault((r.task, r.metric), b)
+    if first is not b:
+        def pattern(x: Benchmark) -> str:
+            return f"{x.key} ({x.task}{'' if x.metric is None else ' / ' + x.metric})"
+
+        raise EvalAddonError(f"task {r.task!r}, metric {r.metric!r} is matched by {pattern(first)} and {pattern(b)}: "
+                             "each comparison is judged by one benchmark; narrow the patterns", where=source)
 
 
 def _overall(policy: Policy, every: tuple[BenchmarkVerdict, ...]) -> GateVerdict:

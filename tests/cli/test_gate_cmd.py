@@ -180,3 +180,19 @@ def test_a_benchmark_listed_twice_is_one_line_exit_2(tmp_path: Path, cli: Cli) -
     code, out, err = cli("gate", pol, data, "--baseline", "base")
     assert code == 2 and out == "" and err.count("\n") == 1
     assert err == f"evaladdon: error: {pol}: benchmarks[2]: task 'go' is listed twice (also benchmarks[0]): keep one line per benchmark\n"
+
+
+def test_two_patterns_matching_one_comparison_are_one_line_exit_2(tmp_path: Path, cli: Cli) -> None:
+    """``n*`` and ``nogo`` both match task nogo: it would be judged twice (in two tiers); refused,
+    naming both benchmarks.  Patterns that do not overlap are judged as before."""
+    data = runs(tmp_path / "runs.csv")
+    pol = policy(tmp_path / "overlap.json", [{"task": "go", "tier": "critical", "max_drop": "2pt"},
+                                             {"task": "n*", "tier": "critical", "max_drop": "2pt"},
+                                             {"task": "nogo", "tier": "advisory", "max_drop": "1pt"}])
+    code, out, err = cli("gate", pol, data, "--baseline", "base")
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert err.startswith(f"evaladdon: error: {pol}: task 'nogo', metric ") and "benchmarks[1] (n*)" in err
+    assert "benchmarks[2] (nogo)" in err and "judged by one benchmark" in err
+    apart = policy(tmp_path / "apart.json", [{"task": "g*", "tier": "critical", "max_drop": "2pt"},
+                                             {"task": "nogo", "tier": "advisory", "max_drop": "1pt"}])
+    assert cli("gate", apart, data, "--baseline", "base")[0] in (0, 1)
