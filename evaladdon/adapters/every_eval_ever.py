@@ -208,19 +208,17 @@ def _left_out_records(agg: dict[str, Any] | None, agg_path: Path | None) -> list
         return out
     head = {"schema_version": agg.get("schema_version"), "evaluation_id": agg.get("evaluation_id"),
             "model_id": _model_of(agg)}
+    groups: list[tuple[str, dict[str, Any], Any]] = []
     for k, res in enumerate(agg.get("evaluation_results", [])):
         text = _obj(_obj(res, "score_details"), "details").get(LEFT_OUT) if isinstance(res, dict) else None
-        if not isinstance(text, str):
-            continue
-        try:
-            rows = json.loads(text)
-        except ValueError as exc:
-            raise InputError(f"evaluation_results[{k}]: details.{LEFT_OUT} is not a JSON array ({exc})",
-                             str(agg_path)) from None
+        if isinstance(text, str):
+            where = {"evaluation_name": res.get("evaluation_name"), "evaluation_result_id": _result_key(res)}
+            groups.append((f"evaluation_results[{k}]: details.{LEFT_OUT}", where, _json_array(text, k, agg_path)))
+    for where, rows in orphan_left_out(agg, agg_path):
+        groups.append((f"eval_library.additional_details.{LEFT_OUT}", where, rows))
+    for said, where, rows in groups:
         if not isinstance(rows, list) or not all(isinstance(r, dict) and "sample_id" in r for r in rows):
-            raise InputError(f"evaluation_results[{k}]: details.{LEFT_OUT} is not an array of records with a "
-                             "sample_id", str(agg_path))
-        where = {"evaluation_name": res.get("evaluation_name"), "evaluation_result_id": _result_key(res)}
+            raise InputError(f"{said} is not an array of records with a sample_id", str(agg_path))
         # the reason the table gave the row: its error, else a non-finite value (kept as text: JSON
         # has no inf), else a missing value (table.usable.unusable_reasons)
         out.extend({**head, **where, "sample_id": r["sample_id"], "sample_hash": r.get("sample_hash"),
@@ -228,6 +226,41 @@ def _left_out_records(agg: dict[str, Any] | None, agg_path: Path | None) -> list
                                                 else MISSING_VALUE),
                     "evaluation": {"score": None}, "metadata": r.get("metadata")} for r in rows)
     return out
+
+
+def _json_array(text: str, k: int | str, agg_path: Path | None) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        said = f"evaluation_results[{k}]: details" if isinstance(k, int) else k
+        raise InputError(f"{said}.{LEFT_OUT} is not a JSON array ({exc})", str(agg_path)) from None
+
+
+def orphan_left_out(agg: dict[str, Any], agg_path: Path | None) -> list[tuple[dict[str, Any], Any]]:
+    """The rows of each (task, metric) an evaladdon export left out entirely (no score, so no
+    result entry): ``eval_library.additional_details.left_out_records``, as (where, records)
+    with ``evaluation_result_id`` ``task/metric`` (:func:`orphan_metrics` names the metric)."""
+    text = _obj(_obj(agg, "eval_library"), "additional_details").get(LEFT_OUT)
+    if not isinstance(text, str):
+        return []
+    groups = _json_array(text, "eval_library.additional_details", agg_path)
+    if not isinstance(groups, list) or not all(isinstance(g, dict) and isinstance(g.get("evaluation_name"), str)
+                                               and isinstance(g.get("metric_id"), str) for g in groups):
+        raise InputError(f"eval_library.additional_details.{LEFT_OUT} is not an array of "
+                         "{evaluation_name, metric_id, records}", str(agg_path))
+    return [({"evaluation_name": g["evaluation_name"], "evaluation_result_id": f"{g['evaluation_name']}/{g['metric_id']}"},
+             g.get("records")) for g in groups]
+
+
+def orphan_metrics(agg: dict[str, Any] | None) -> dict[str, str]:
+    """``evaluation_result_id`` -> metric of the (task, metric) pairs left out entirely."""
+    text = _obj(_obj(agg or {}, "eval_library"), "additional_details").get(LEFT_OUT)
+    try:
+        groups = json.loads(text) if isinstance(text, str) else []
+    except ValueError:
+        return {}
+    return {f"{g['evaluation_name']}/{g['metric_id']}": str(g["metric_id"]) for g in groups
+            if isinstance(g, dict) and isinstance(g.get("evaluation_name"), str) and isinstance(g.get("metric_id"), str)}
 
 
 def _records(path: Path, left_out: Sequence[dict[str, Any]] = ()) -> pd.DataFrame:
@@ -255,8 +288,8 @@ def read_instances(path: str | Path, cluster: str | None = None) -> pd.DataFrame
     where = str(p)
     agg_path, agg = _aggregate_beside(p)
     frame = _records(p, _left_out_records(agg, agg_path))
-    metric_by_key = {_result_key(r): _metric_of(r) for r in (agg or {}).get("evaluation_results", [])
-                     if isinstance(r, dict)}
+    metric_by_key = {**orphan_metrics(agg), **{_result_key(r): _metric_of(r) for r in (agg or {}).get(
+        "evaluation_results", []) if isinstance(r, dict)}}
     key = (frame["evaluation_result_id"].where(frame["evaluation_result_id"].notna(), frame["evaluation_name"])
            if "evaluation_result_id" in frame else frame["evaluation_name"]).astype(str)
     metric = key.map(metric_by_key).astype(object)

@@ -20,7 +20,10 @@ names of lower-is-better metrics).  Rows left out (errors, unscored values) are 
 details are strings: a JSON array of ``{sample_id, sample_hash, error, score, metadata}`` with
 ``error`` as logged and ``score`` null or the non-finite value as text), which the reader
 (:mod:`evaladdon.adapters.every_eval_ever`) turns back into the same rows, so a read-export-read
-round trip keeps every count of rows left out.  Corpus-level metrics (lm-eval's f1, bleu, ...:
+round trip keeps every count of rows left out.  A (task, metric) whose every row was left out has
+no score and so no ``evaluation_results`` entry (the schema requires a number): its rows are in
+``eval_library.additional_details.left_out_records`` (a JSON array of ``{evaluation_name,
+metric_id, records}``), read back the same way.  Corpus-level metrics (lm-eval's f1, bleu, ...:
 per-item inputs, not scores; :func:`evaladdon.analysis.corpus.corpus_level_estimates`) are
 ``evaluation_results`` entries of their own, with the bootstrap interval and no instance
 records (``details.corpus_level`` = ``"true"``); read back they are reported scores.  ``is_correct`` (required by the instance schema) is ``score == 1``
@@ -201,15 +204,19 @@ def eee_records(table: Any, summaries: list[Any], level: float = 0.95, retrieved
         for s in sums:
             res = _result(s, level, declared)
             if left.get((str(s.task), str(s.metric))):
-                res["score_details"]["details"][LEFT_OUT] = json.dumps(left[(str(s.task), str(s.metric))])
+                res["score_details"]["details"][LEFT_OUT] = json.dumps(left.pop((str(s.task), str(s.metric))))
             results.append(res)
         harness = str(rows["harness"].iloc[0])
+        library: dict[str, str] = {"statistics": "evaladdon"}
+        if left:  # a (task, metric) whose every row was left out has no score, so no result entry
+            library[LEFT_OUT] = json.dumps([{"evaluation_name": t, "metric_id": m, "records": recs}
+                                            for (t, m), recs in sorted(left.items())])
         agg = {"schema_version": SCHEMA_VERSION, "evaluation_id": run, "retrieved_timestamp": stamp,
                "source_metadata": {"source_name": "evaladdon", "source_type": "evaluation_run",
                                    "source_organization_name": "evaladdon", "evaluator_relationship": "other",
                                    "additional_details": {"source_files": ", ".join(sorted(map(str, rows["source"].unique())))}},
                "eval_library": {"name": _LIBRARY.get(harness, harness), "version": "unknown",
-                                "additional_details": {"statistics": "evaladdon"}},
+                                "additional_details": library},
                "model_info": {"name": name, "id": model, "developer": dev,
                               "additional_details": {"deployment_type": "unknown", "model_availability": "unknown"}},
                "evaluation_results": results + corpus_by_run.get(run, [])}

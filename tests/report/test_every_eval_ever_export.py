@@ -183,3 +183,31 @@ def test_a_non_finite_value_left_out_reads_back_with_its_reason(tmp_path: Path) 
     assert [(s.n_dropped, s.dropped, s.estimate.mean) for s in back] == [(s.n_dropped, s.dropped, s.estimate.mean)
                                                                          for s in summaries]
     assert summaries[0].dropped == {"non-finite value (inf)": 2, "missing value": 1}
+
+
+def test_a_metric_with_every_row_left_out_keeps_its_rows(cli: Any, tmp_path: Path) -> None:
+    """A (task, metric) whose every row was left out has no score (the schema requires one), so no
+    result entry; its rows go to ``eval_library.additional_details.left_out_records`` and read
+    back as the same rows left out (they were lost)."""
+    import pandas as pd
+
+    src = _with_left_out_rows(tmp_path / "d.csv", cli, False)
+    df = pd.read_csv(src, dtype={"item": str})
+    judged = df.assign(metric="judge", value=float("nan"), error="judge failed")
+    pd.concat([df, judged], ignore_index=True).to_csv(src, index=False)
+    code, _, err = cli("export", src, "--format", "every-eval-ever", "-o", tmp_path / "out")
+    assert code == 0, err
+    aggs, _ = _validate(tmp_path / "out")
+    for a in aggs:
+        assert {r["metric_config"]["metric_id"] for r in a["evaluation_results"]} == {"score"}
+        (group,) = json.loads(a["eval_library"]["additional_details"]["left_out_records"])
+        assert (group["evaluation_name"], group["metric_id"], len(group["records"])) == ("t", "judge", 60)
+    _, before, _ = cli("summarize", src, "--json")
+    _, after, err = cli("summarize", tmp_path / "out", "--json")
+    old, new = json.loads(before), json.loads(after)
+
+    def judge_rows(doc: dict[str, Any]) -> list[Any]:
+        return sorted(json.dumps(r, sort_keys=True) for r in doc.get("results", []) if r.get("metric") == "judge")
+
+    assert judge_rows(new) == judge_rows(old)
+    assert json.dumps(old).count("judge failed") == json.dumps(new).count("judge failed") > 0, (old, new)
