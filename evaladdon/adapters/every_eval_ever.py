@@ -40,7 +40,7 @@ from evaladdon.adapters.common.jsonlines import iter_json_lines
 from evaladdon.adapters.common.scores import coerce_scores, raw_strings
 from evaladdon.errors import InputError
 from evaladdon.table import finalize
-from evaladdon.table.direction import ATTR
+from evaladdon.table.direction import ATTR, EXPORTED_DIRECTIONS
 from evaladdon.table.usable import MISSING_VALUE, NONFINITE
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -99,13 +99,23 @@ def _metric_of(result: dict[str, Any]) -> str:
 def declared_directions(doc: dict[str, Any] | None) -> dict[str, dict[str, bool]]:
     """Whether a lower score is better, as the aggregate record declares it
     (``evaluation_results[].metric_config.lower_is_better``), keyed as the rows are:
-    ``{evaluation_name: {metric: bool}}`` (:mod:`evaladdon.table.direction`)."""
+    ``{evaluation_name: {metric: bool}}`` (:mod:`evaladdon.table.direction`).
+
+    An evaladdon export made before directions were known (``eval_library.additional_details``
+    with ``statistics: evaladdon`` and no ``directions``) wrote ``false`` for every per-item
+    metric whatever its direction: there only its ``true`` declarations count (the rest fall
+    back on the built-in names)."""
+    details = _obj(_obj(doc or {}, "eval_library"), "additional_details")
+    unknowing = details.get("statistics") == "evaladdon" and EXPORTED_DIRECTIONS not in details
     out: dict[str, dict[str, bool]] = {}
     for res in (doc or {}).get("evaluation_results") or []:
         if isinstance(res, dict) and isinstance(_obj(res, "metric_config").get("lower_is_better"), bool):
-            task = str(res.get("evaluation_name") or "?")
-            out.setdefault(task, {})[_metric_of(res)] = _obj(res, "metric_config")["lower_is_better"]
+            lower = _obj(res, "metric_config")["lower_is_better"]
+            if unknowing and not lower:
+                continue
+            out.setdefault(str(res.get("evaluation_name") or "?"), {})[_metric_of(res)] = lower
     return out
+
 
 
 def _result_key(result: dict[str, Any]) -> str:

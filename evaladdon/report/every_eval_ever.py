@@ -44,7 +44,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from evaladdon.table.direction import Declared, declared_in, lower_is_better
+from evaladdon.table.direction import EXPORTED_DIRECTIONS, Declared, declared_in, lower_is_better
 
 SCHEMA_VERSION = "0.3.0"
 _LIBRARY = {"inspect": "inspect_ai", "lm_eval": "lm_eval", "helm": "helm", "promptfoo": "promptfoo",
@@ -207,7 +207,7 @@ def eee_records(table: Any, summaries: list[Any], level: float = 0.95, retrieved
                 res["score_details"]["details"][LEFT_OUT] = json.dumps(left.pop((str(s.task), str(s.metric))))
             results.append(res)
         harness = str(rows["harness"].iloc[0])
-        library: dict[str, str] = {"statistics": "evaladdon"}
+        library: dict[str, str] = {"statistics": "evaladdon", EXPORTED_DIRECTIONS: "declared by the logs, else well-known names"}
         if left:  # a (task, metric) whose every row was left out has no score, so no result entry
             library[LEFT_OUT] = json.dumps([{"evaluation_name": t, "metric_id": m, "records": recs}
                                             for (t, m), recs in sorted(left.items())])

@@ -26,11 +26,16 @@ from typing import Any, Iterable, Mapping
 
 from evaladdon.errors import EvalAddonError
 
-__all__ = ["ATTR", "BETTER", "LOWER_IS_BETTER", "Declared", "declared_of", "direction_word", "lower_is_better",
+__all__ = ["ATTR", "BETTER", "EXPORTED_DIRECTIONS", "LOWER_IS_BETTER", "Declared", "declared_of", "direction_word", "lower_is_better",
            "merge_declared", "named_lower"]
 
 ATTR = "lower_is_better"
 """The key of the declared directions in ``table.attrs`` (and in a store manifest's entries)."""
+
+EXPORTED_DIRECTIONS = "directions"
+"""The ``eval_library.additional_details`` key an evaladdon Every Eval Ever export sets once its
+``lower_is_better`` values are the metrics' directions (earlier exports wrote ``false`` for every
+per-item metric; the reader then trusts only their ``true``)."""
 
 BETTER = ("higher", "lower")
 """The values of ``--better``."""

@@ -125,3 +125,21 @@ def test_the_store_keeps_the_declarations(tmp_path: Path) -> None:
     assert sum(k.get("evaladdon_clustered_example", {}).get("acc_clustered_se", False) for k in kept) == 2
     sel = select(str(tmp_path / "store"), None)
     assert load_selection(sel, sel.files).table.attrs[ATTR] == read_runs([SAMPLE_LM]).table.attrs[ATTR]
+
+
+def test_an_evaladdon_export_from_before_directions_declares_only_lower() -> None:
+    """Exports made before directions were known wrote ``false`` for every per-item metric (a
+    ``brier`` too): such a file (``statistics: evaladdon`` without ``directions``) is trusted only
+    where it says lower; a current export, or another tool's file, is taken at its word."""
+    from evaladdon.adapters.every_eval_ever import declared_directions
+    from evaladdon.table.direction import EXPORTED_DIRECTIONS
+
+    def doc(details: dict[str, str]) -> dict[str, Any]:
+        return {"eval_library": {"name": "unknown", "additional_details": details}, "evaluation_results": [
+            {"evaluation_name": "t", "metric_config": {"metric_id": "brier", "lower_is_better": False}},
+            {"evaluation_name": "t", "metric_config": {"metric_id": "ter,none", "lower_is_better": True}}]}
+
+    assert declared_directions(doc({"statistics": "evaladdon"})) == {"t": {"ter,none": True}}
+    both = {"t": {"brier": False, "ter,none": True}}
+    assert declared_directions(doc({"statistics": "evaladdon", EXPORTED_DIRECTIONS: "x"})) == both
+    assert declared_directions(doc({})) == both
