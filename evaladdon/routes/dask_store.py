@@ -70,7 +70,23 @@ class GroupResult:
 
 
 def summarize_files(opts: GroupOptions, files: Sequence[str]) -> GroupResult:
-    """Runs on a worker: ``summarize_table`` of the stored rows of ``files`` (module doc)."""
+    """Runs on a worker: the summaries of the stored rows of ``files`` (module doc), streamed a
+    batch at a time (:mod:`evaladdon.routes.store_stream`) when every row of them matches
+    ``--where``, else ``summarize_table`` of them read as one table."""
+    from evaladdon._util.memory import give_back
+    from evaladdon.store.query import select
+
+    if select(opts.root, opts.where).whole:
+        got = streamed(opts, files)
+        give_back()  # the files' arrays, freed: handed back before the worker's next group
+        if got is not None:
+            return got
+    return summarize_read(opts, files)
+
+
+def summarize_read(opts: GroupOptions, files: Sequence[str]) -> GroupResult:
+    """:func:`summarize_files` by reading the files as one table (``load_selection``, every stored
+    column; DuckDB under a per-row ``--where``) and ``summarize_table`` of it."""
     from evaladdon.store.query import load_selection, select
     from evaladdon.table import distinct_rows
 
@@ -86,6 +102,52 @@ def summarize_files(opts: GroupOptions, files: Sequence[str]) -> GroupResult:
     if opts.metric is not None and not (table["metric"] == opts.metric).any():
         return GroupResult([], label_rows, notes, True, False, frozenset(str(m) for m in table["metric"].unique()))
     return GroupResult(summaries_of(table, opts, notes), label_rows, notes, True)
+
+
+def streamed(opts: GroupOptions, files: Sequence[str]) -> GroupResult | None:
+    """:func:`summarize_files` a batch of rows at a time; None when a file is not as a canonical
+    store writes it (the caller reads the files as a table)."""
+    import pandas as pd
+
+    from evaladdon.analysis.summarize import summarize_groups
+    from evaladdon.routes.store_stream import NotStreamable, file_groups
+
+    seen: set[str] = set()
+    rows: list[tuple[str, ...]] = []
+    counts: list[int] = []
+    notes: list[str] = []
+    from evaladdon.store.query import select
+
+    stored = {e["file"]: e for e in select(opts.root, None).manifest.entries.values()}
+    distinct = frozenset(Path(f).name for f in files if _distinct(stored.get(Path(f).name)))
+    groups = file_groups(files, opts.metric, seen, rows, counts, distinct)
+    try:
+        summaries = summarize_groups(groups, _NoLabels(), level=opts.level, method=opts.method,
+                                     cluster_method=opts.cluster_method, notes=notes)
+    except NotStreamable:
+        return None
+    except EvalAddonError as exc:
+        if not exc.message.startswith(NO_SCORED):
+            raise
+        summaries = []
+    if not sum(counts):
+        return GroupResult([], None, [], False, False)
+    label_rows = pd.DataFrame(rows, columns=["run", "model", "task", "source"], dtype=object)
+    if opts.metric is not None and opts.metric not in seen:
+        return GroupResult([], label_rows, [], True, False, frozenset(seen))
+    return GroupResult(summaries, label_rows, notes, True)
+
+
+def _distinct(entry: dict[str, Any] | None) -> bool:
+    """Whether the manifest says every row of the stored log is another item (one epoch)."""
+    return entry is not None and int(entry.get("n_items", -1)) == int(entry.get("n_rows", -2))
+
+
+class _NoLabels(dict):  # type: ignore[type-arg]
+    """Run labels are set on the driver over all runs (:func:`_finish`): '' meanwhile."""
+
+    def __missing__(self, key: str) -> str:
+        return ""
 
 
 def summaries_of(table: Any, opts: Any, notes: list[str]) -> list[Any]:
