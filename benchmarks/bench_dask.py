@@ -124,6 +124,24 @@ def measure(args: list[str], env: dict[str, str], repeat: int) -> tuple[float, f
     return best_wall, best_cpu, peak, out
 
 
+BUILD = """
+import sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+import bench_dask, bench_store
+(bench_dask.build_csvs if sys.argv[2] == "csv" else bench_store.build_store)(Path(sys.argv[3]), int(sys.argv[4]),
+                                                                             int(sys.argv[5]))
+"""
+
+
+def build_apart(kind: str, root: Path, runs: int, rows: int, env: dict[str, str]) -> None:
+    """The synthetic inputs written by a child process: a child's peak RSS (``ru_maxrss``) starts
+    at its parent's resident size when forked, so this process must stay small (a 10M-row store
+    built here made every child report at least its 366 MB)."""
+    subprocess.run([sys.executable, "-c", BUILD, str(ROOT / "benchmarks"), kind, str(root), str(runs), str(rows)],
+                   env=env, check=True, cwd=str(ROOT))
+
+
 def build_csvs(root: Path, runs: int, rows: int) -> None:
     """``runs`` CSV tables of ``rows`` 0/1 scores each (one epoch, items clustered by tens)."""
     import numpy as np
@@ -301,8 +319,6 @@ def processes_table(runs: int, sizes: list[int], repeat: int, counts: tuple[int,
     processes are its children, reaped when the cluster closes, so ``wait4`` counts them)."""
     import json
 
-    from bench_store import build_store
-
     print(f"load {os.getloadavg()[0]:.2f}; best of {repeat}; {runs} runs a store; worker processes of 1 thread")
     print(f"{'rows':>6} {'command':10} {'workers':>7} {'local MB':>8} {'local cpu':>9} {'dask cpu':>8} "
           f"{'cpu/local':>9} {'driver MB':>9} {'worker libs':>11} {'worker MBs':>13} {'max/local':>9} {'< 1/n?':>6}")
@@ -313,7 +329,7 @@ def processes_table(runs: int, sizes: list[int], repeat: int, counts: tuple[int,
         script.write_text(PROCESSES)
         for rows in sizes:
             store = Path(tmp) / f"store{rows}"
-            build_store(store, runs, rows)
+            build_apart("store", store, runs, rows, env)
             s = str(store)
             measure(["-m", "evaladdon.cli.main", "--help"], env, 1)  # the bytecode cache, written once
             for name, argv in (("summarize", ["summarize", "--store", s, "--json"]),
@@ -339,8 +355,6 @@ def processes_table(runs: int, sizes: list[int], repeat: int, counts: tuple[int,
 
 
 def main() -> None:
-    from bench_store import build_store
-
     argv = sys.argv[1:]
     old, on_paths, on_compare = "--old" in argv, "--paths" in argv, "--compare" in argv
     on_table, on_reduce, on_processes = "--table" in argv, "--reduce" in argv, "--processes" in argv
@@ -368,7 +382,7 @@ def main() -> None:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         for rows in sizes:
             store = Path(tmp) / f"store{rows}"
-            (build_csvs if on_paths or on_table else build_store)(store, runs, rows)
+            build_apart("csv" if on_paths or on_table else "store", store, runs, rows, env)
             s = str(store)
             for warm in (["-m", "evaladdon.cli.main", "--help"], ["-c", "import distributed, scipy.special"]):
                 measure(warm, env, 1)  # the bytecode cache, written once
