@@ -9,16 +9,18 @@ measured 119 s and 13.4 GB for 10M rows where the local path takes 3.8 s and 1.0
 Here the selection's files are cut into the ``store_groups`` route's groups
 (:func:`evaladdon.store.chunks.file_groups`, at most ``RouteLimits.store_group_rows`` stored rows
 each and fewer when that gives every worker thread about two groups, a larger log alone) and
-each group is one task: the worker reads the group's Parquet
-files (pyarrow, or DuckDB with ``--where``; run-level columns dictionary-encoded), runs the same
-``summarize_table`` on them (``estimate_mean`` per (run, task, metric), the kernel every route
-ends in) and returns the group's :class:`~evaladdon.analysis.summarize.GroupSummary` records,
-its (run, model, task, source) label rows, its notes and the metrics it saw: a few KB a group,
-whatever its rows.  The driver decides over all runs what the one-table path decides over all
-rows: the run labels, the check of ``--metric``, the notes in file order.  So a worker holds at
-most one group's rows at a time (``threads_per_worker`` groups), never the selection: the
-local ``store_groups`` route's memory per worker, and with several workers the groups are shared
-out.  The workers must see the store (a shared disk, or object storage mounted through fsspec).
+each group is one task: the worker streams the group's Parquet
+files a batch at a time, one file after the other, keeping ~20 bytes a row of the file it is on
+(:mod:`evaladdon.routes.store_stream`), and runs the same ``summarize_groups`` on each file's
+(run, task, metric) groups (``estimate_mean``, the kernel every route ends in); with a per-row
+``--where`` (or a file not as the store writes it) it reads the group as one table (DuckDB or
+pyarrow, :func:`summarize_read`) and runs ``summarize_table`` as before.  It returns the
+group's :class:`~evaladdon.analysis.summarize.GroupSummary` records, its (run, model, task,
+source) label rows, its notes and the metrics it saw: a few KB a group, whatever its rows.  The
+driver decides over all runs what the one-table path decides over all rows: the run labels, the
+check of ``--metric``, the notes in file order.  So a worker holds one stored log's arrays at a
+time per thread (a group's rows when it reads them as a table), never the selection; with
+several workers the groups are shared out.  The workers must see the store (a shared disk, or object storage mounted through fsspec).
 
 Every (run, task, metric) lies in one stored log when this route runs (it declines on a store
 whose runs may clash, or a log without combinations in the manifest: the table route answers),
