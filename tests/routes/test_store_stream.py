@@ -128,7 +128,7 @@ def test_a_worker_holds_a_few_bytes_a_row(tmp_path: Path) -> None:
     """The peak of summarizing one stored log of 300k rows of one epoch, in a fresh process a way:
     numpy's (tracemalloc, the second call) plus Arrow's (its pool's peak, the first call).  Streamed: a batch,
     the file's arrays (20 bytes a row: no item codes, every row its own item) and the kernel's
-    temporaries; read as a table: every stored column, and the items hashed."""  # noqa: D205
+    temporaries; read as a table: every stored column, and the items hashed."""
     import json
 
     from children import child
