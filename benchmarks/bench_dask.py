@@ -26,11 +26,12 @@ reading before that (the files ingested into a temporary store on the workers, e
 reduced by DuckDB's group-by, the SQL below); the floor reads the CSVs with pyarrow.
 
 ``--processes``: ``summarize --store DIR`` and ``compare --store DIR --baseline ckpt-0000`` on a
-LocalCluster of 2 worker *processes* (``processes=True``, one thread each, started in the
+LocalCluster of 1 and of 2 worker *processes* (``processes=True``, one thread each, started in the
 measured process and reached with ``--scheduler``), beside the local engine: each worker
 process's own peak RSS (``client.run`` of ``getrusage(RUSAGE_SELF).ru_maxrss``) and the driver's,
 against the local engine's peak, to check issue 31's goal "with 2 workers each holding half the
-data, each worker under half of local memory".  A worker's peak includes its interpreter and
+data, each worker under half of local memory" (and one worker under local's); the CPU of the
+whole command, its worker processes included (reaped by it when the cluster closes).  A worker's peak includes its interpreter and
 libraries (the ``worker libs`` column: a worker's peak once it has imported numpy, pandas,
 pyarrow, DuckDB, scipy.special and the routes, before any task).
 
@@ -121,6 +122,24 @@ def measure(args: list[str], env: dict[str, str], repeat: int) -> tuple[float, f
         best_wall, best_cpu = min(best_wall, wall), min(best_cpu, usage.ru_utime + usage.ru_stime)
         peak = max(peak, usage.ru_maxrss / 1024)
     return best_wall, best_cpu, peak, out
+
+
+BUILD = """
+import sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+import bench_dask, bench_store
+(bench_dask.build_csvs if sys.argv[2] == "csv" else bench_store.build_store)(Path(sys.argv[3]), int(sys.argv[4]),
+                                                                             int(sys.argv[5]))
+"""
+
+
+def build_apart(kind: str, root: Path, runs: int, rows: int, env: dict[str, str]) -> None:
+    """The synthetic inputs written by a child process: a child's peak RSS (``ru_maxrss``) starts
+    at its parent's resident size when forked, so this process must stay small (a 10M-row store
+    built here made every child report at least its 366 MB)."""
+    subprocess.run([sys.executable, "-c", BUILD, str(ROOT / "benchmarks"), kind, str(root), str(runs), str(rows)],
+                   env=env, check=True, cwd=str(ROOT))
 
 
 def build_csvs(root: Path, runs: int, rows: int) -> None:
@@ -282,7 +301,8 @@ def libraries():  # what every task of either route imports: a worker's floor
 
 if __name__ == "__main__":
     argv = json.loads(sys.argv[1])
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+    n = int(sys.argv[3]) if len(sys.argv) > 3 else 2
+    with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         with Client(cluster) as client:
             idle = sorted(client.run(libraries).values())
             rc = main([*argv, "--engine", "dask", "--scheduler", cluster.scheduler_address])
@@ -293,15 +313,15 @@ if __name__ == "__main__":
 """
 
 
-def processes_table(runs: int, sizes: list[int], repeat: int) -> None:
-    """The ``--processes`` table (module doc): local peak against each worker process's peak."""
+def processes_table(runs: int, sizes: list[int], repeat: int, counts: tuple[int, ...] = (1, 2)) -> None:
+    """The ``--processes`` table (module doc): local peak against each worker process's peak, for
+    clusters of each of ``counts`` worker processes; CPU of the whole command (its worker
+    processes are its children, reaped when the cluster closes, so ``wait4`` counts them)."""
     import json
 
-    from bench_store import build_store
-
-    print(f"load {os.getloadavg()[0]:.2f}; best of {repeat}; {runs} runs a store; 2 worker processes")
-    print(f"{'rows':>6} {'command':10} {'local MB':>8} {'local s':>7} {'dask s':>7} {'driver MB':>9} "
-          f"{'worker libs':>11} {'worker MBs':>13} {'max/local':>9} {'< half?':>7}")
+    print(f"load {os.getloadavg()[0]:.2f}; best of {repeat}; {runs} runs a store; worker processes of 1 thread")
+    print(f"{'rows':>6} {'command':10} {'workers':>7} {'local MB':>8} {'local cpu':>9} {'dask cpu':>8} "
+          f"{'cpu/local':>9} {'driver MB':>9} {'worker libs':>11} {'worker MBs':>13} {'max/local':>9} {'< 1/n?':>6}")
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONPYCACHEPREFIX=str(Path(tmp) / "pycache"))
         env.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -309,33 +329,32 @@ def processes_table(runs: int, sizes: list[int], repeat: int) -> None:
         script.write_text(PROCESSES)
         for rows in sizes:
             store = Path(tmp) / f"store{rows}"
-            build_store(store, runs, rows)
+            build_apart("store", store, runs, rows, env)
             s = str(store)
             measure(["-m", "evaladdon.cli.main", "--help"], env, 1)  # the bytecode cache, written once
             for name, argv in (("summarize", ["summarize", "--store", s, "--json"]),
                                ("compare", ["compare", "--store", s, "--baseline", "ckpt-0000", "--json"])):
                 local = measure(["-m", "evaladdon.cli.main", *argv], env, repeat)
                 peaks = Path(tmp) / "peaks.json"
-                best: dict[str, Any] = {}
-                wall = float("inf")
-                for _ in range(repeat):
-                    got = measure([str(script), json.dumps(argv), str(peaks)], env, 1)
-                    last = lambda out: out.strip().splitlines()[-1:]  # noqa: E731 - a progress bar may come first
-                    assert last(got[3]) == last(local[3]), f"{name}: the Dask output differs from the local one"
-                    now = json.loads(peaks.read_text())
-                    if not best or max(now["workers"]) < max(best["workers"]):
-                        best = now
-                    wall = min(wall, got[0])
-                top = max(best["workers"])
-                print(f"{runs * rows / 1e6:5.1f}M {name:10} {local[2]:8.0f} {local[0]:7.2f} {wall:7.2f} "
-                      f"{best['driver']:9.0f} {max(best['idle']):11.0f} "
-                      f"{' / '.join(f'{w:.0f}' for w in best['workers']):>13} {top / local[2]:9.2f} "
-                      f"{'yes' if top < local[2] / 2 else 'no':>7}")
+                for n in counts:
+                    best: dict[str, Any] = {}
+                    cpu = float("inf")
+                    for _ in range(repeat):
+                        got = measure([str(script), json.dumps(argv), str(peaks), str(n)], env, 1)
+                        last = lambda out: out.strip().splitlines()[-1:]  # noqa: E731 - a progress bar may come first
+                        assert last(got[3]) == last(local[3]), f"{name}: the Dask output differs from the local one"
+                        now = json.loads(peaks.read_text())
+                        if not best or max(now["workers"]) < max(best["workers"]):
+                            best = now
+                        cpu = min(cpu, got[1])
+                    top = max(best["workers"])
+                    print(f"{runs * rows / 1e6:5.1f}M {name:10} {n:7d} {local[2]:8.0f} {local[1]:9.2f} {cpu:8.2f} "
+                          f"{cpu / local[1]:9.2f} {best['driver']:9.0f} {max(best['idle']):11.0f} "
+                          f"{' / '.join(f'{w:.0f}' for w in best['workers']):>13} {top / local[2]:9.2f} "
+                          f"{'yes' if top < local[2] / n else 'no':>6}", flush=True)
 
 
 def main() -> None:
-    from bench_store import build_store
-
     argv = sys.argv[1:]
     old, on_paths, on_compare = "--old" in argv, "--paths" in argv, "--compare" in argv
     on_table, on_reduce, on_processes = "--table" in argv, "--reduce" in argv, "--processes" in argv
@@ -363,7 +382,7 @@ def main() -> None:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         for rows in sizes:
             store = Path(tmp) / f"store{rows}"
-            (build_csvs if on_paths or on_table else build_store)(store, runs, rows)
+            build_apart("csv" if on_paths or on_table else "store", store, runs, rows, env)
             s = str(store)
             for warm in (["-m", "evaladdon.cli.main", "--help"], ["-c", "import distributed, scipy.special"]):
                 measure(warm, env, 1)  # the bytecode cache, written once

@@ -63,6 +63,29 @@ def submitter(client: Any) -> Callable[[Callable[..., Any], Sequence[tuple[Any, 
     return submit
 
 
+def lazy_submitter(client: Any) -> Callable[[Callable[..., Any], Sequence[tuple[Any, ...]]], Iterator[Any]]:
+    """As :func:`submitter`, but each result is fetched when the caller asks for it and its future
+    released then: a worker keeps a finished task's result only until the driver has taken it,
+    and the driver holds only the results it keeps (``client.gather`` of all futures holds every
+    result at once, on the workers until then and on the driver after)."""
+
+    def submit(fn: Callable[..., Any], jobs: Sequence[tuple[Any, ...]]) -> Iterator[Any]:
+        if not jobs:
+            return
+        futures = client.map(fn, *zip(*jobs, strict=True), pure=False)
+        try:
+            for k in range(len(futures)):
+                got = futures[k].result()
+                futures[k].release()
+                futures[k] = None
+                yield got
+                del got
+        finally:
+            client.cancel([f for f in futures if f is not None])
+
+    return submit
+
+
 def reduce_store(client: Any, store: str, where: str | None) -> Any:
     from evaladdon.store.reduce import reduce_file, reduced_table
     from evaladdon.store import Manifest

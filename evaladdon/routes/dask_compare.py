@@ -12,8 +12,12 @@ string, most of a worker's time and memory).  It reduces each (run, task, metric
 sent once a group as an Arrow array), each item's mean over epochs and number of epochs, the
 first cluster and content hash, the rows left out by reason, the errored and attempted items --
 the per-item sufficient statistics of a paired comparison, O(items), never O(rows) -- and hands
-the freed rows back to the OS before its next group.  The driver codes the groups' item labels
-once (pyarrow's hash) and maps each group's codes onto them and runs the ``store_arrays``
+the freed rows back to the OS before its next group.  The driver takes the groups one at a time
+as the workers finish them (:func:`~evaladdon.routes.dask.lazy_submitter`: a worker keeps a result
+only until the driver has taken it), codes each group's item labels onto the labels so far
+(:class:`_LabelCoder`: one comparison when a group has the previous group's items), maps its
+codes and drops its labels -- so the driver holds the sides and the distinct labels, not every
+group's labels at once (10M stored rows: 889 MB before, ``docs/dev/performance-log.md``) -- and runs the ``store_arrays``
 route's pairing (:class:`~evaladdon.routes.store_arrays.FastGroups`'
 ``pair``/``errored``/``why_unpaired``, the checks and messages of ``align_sides``) and the shared
 comparison loop, so the numbers are the local engine's.  Every selected run is reduced: each is
@@ -27,7 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -151,30 +155,39 @@ def _compact(side: Side) -> Side:
 
 
 class ReducedGroups(FastGroups):
-    """:class:`FastGroups` over the workers' sides: item labels coded once over all sides."""
+    """:class:`FastGroups` over the workers' sides: item labels coded over all sides, a group at a
+    time as the groups arrive (:class:`_LabelCoder`); each group's own codes and labels are
+    released once mapped, so the driver holds the sides and the distinct labels, never every
+    group's labels at once.  ``parts`` may be an iterator (the groups as the workers finish them)."""
 
-    def __init__(self, parts: list[GroupSides]) -> None:
+    def __init__(self, parts: Iterable[GroupSides]) -> None:
         from evaladdon._util.memory import give_back
 
-        remaps, self.item_labels = _all_labels([p.item_labels for p in parts])
+        coder = _LabelCoder()
         self._sides: dict[tuple[str, str, str], Side] = {}
-        small = np.int32 if len(self.item_labels) < 2**31 else np.int64
-        for p, remap in zip(parts, remaps, strict=True):  # each group's codes mapped onto the codes of all
-            remap = remap.astype(small, copy=False)
-            for key, s in p.sides.items():
+        self._models: dict[str, Any] = {}
+        labels: dict[tuple[Any, ...], None] = {}
+        for p in parts:
+            if not p.labels:
+                continue
+            remap = coder.code(p.item_labels)
+            for key, s in p.sides.items():  # each group's codes mapped onto the codes of all
                 items = remap[s.items]
                 self._sides[key] = dataclasses.replace(
                     s, items=items, errored=remap[s.errored],
                     attempted=items if s.attempted is s.items else remap[s.attempted])  # unique, in any order
             p.sides, p.item_labels = {}, NONE  # the group's own codes and labels: released once mapped
-        del remaps
-        give_back()  # pyarrow's hash table and codes of all groups' labels
-        sides = self._sides
+            for r, m in p.models.items():
+                self._models.setdefault(r, m)  # the first file's
+            labels.update(dict.fromkeys(p.labels))
+            del remap, p
+        self.item_labels = coder.labels()
+        del coder
+        give_back()  # pyarrow's hash tables and the groups' labels
         self._keys: dict[str, list[tuple[str, str]]] = {}
-        for run, task, name in sides:
+        for run, task, name in self._sides:
             self._keys.setdefault(run, []).append((task, name))
-        self._models = {r: m for p in reversed(parts) for r, m in p.models.items()}  # the first file's
-        self._labels = list(dict.fromkeys(t for p in parts for t in p.labels))
+        self._labels = list(labels)
 
     def model_of(self, run: Any) -> Any:
         return self._models[run]
@@ -188,27 +201,86 @@ class ReducedGroups(FastGroups):
         return run_info(self._labels)
 
 
-def _all_labels(every: list[Any]) -> tuple[list[np.ndarray], np.ndarray]:
-    """Each group's codes of its item labels into the labels of all groups (coded once, in order
-    of first appearance), and those labels: hashed by pyarrow when every group sent an Arrow
-    array (each group's codes as they come, never all groups' together), else as object
-    arrays (:func:`_codes`)."""
-    if every and all(not isinstance(e, np.ndarray) for e in every):
+class _LabelCoder:
+    """Codes of item labels over groups that arrive one at a time, in order of first appearance
+    (the codes one ``dictionary_encode`` of all groups' labels in order gave): a group's labels
+    equal to the previous group's (the same items in every run, as checkpoints of one benchmark
+    have) take the previous codes after one comparison; other labels are looked up in the labels
+    so far (``pc.index_in``) and the new ones appended.  Labels that are not strings (only a store
+    that is not canonical has them) make the route decline."""
+
+    def __init__(self) -> None:
+        self.chunks: list[Any] = []  # the distinct labels so far, Arrow large_string arrays
+        self.n = 0
+        self.last: Any = None
+        self.last_remap: np.ndarray = np.empty(0, dtype=np.int32)
+
+    def code(self, labels: Any) -> np.ndarray:
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        coded = pc.dictionary_encode(pa.chunked_array(every, type=pa.large_string()))
-        del every[:]
-        return ([ch.indices.to_numpy() for ch in coded.chunks],
-                coded.chunk(0).dictionary.to_numpy(zero_copy_only=False))
-    plain = [e if isinstance(e, np.ndarray) else e.to_numpy(zero_copy_only=False) for e in every]
-    codes, labels = _codes(np.concatenate(plain) if plain else NONE)
-    return np.split(codes, np.cumsum([len(e) for e in plain])[:-1]) if plain else [], labels
+        from evaladdon.routes.results import Decline
+
+        try:
+            labels = pa.array(labels, type=pa.large_string()) if isinstance(labels, np.ndarray) else \
+                labels.cast(pa.large_string())
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+            raise Decline("item labels that are not strings") from None
+        if self.last is not None and len(labels) == len(self.last) and labels.equals(self.last):
+            return self.last_remap
+        if self.n:
+            known = pa.concat_arrays(self.chunks) if len(self.chunks) > 1 else self.chunks[0]
+            self.chunks = [known]
+            idx = pc.index_in(labels, value_set=known)
+            added = labels.filter(idx.is_null())
+            codes = idx.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+        else:
+            added, codes = labels, np.full(len(labels), -1, dtype=np.int64)
+        fresh = codes < 0
+        codes[fresh] = self.n + np.arange(int(fresh.sum()))
+        if len(added):
+            self.chunks.append(added)
+            self.n += len(added)
+        small = np.int32 if self.n < 2**31 else np.int64
+        self.last, self.last_remap = labels, codes.astype(small)
+        return self.last_remap
+
+    def labels(self) -> np.ndarray:
+        """The distinct labels in code order, as an object array."""
+        import pyarrow as pa
+
+        if not self.chunks:
+            return NONE
+        whole = pa.concat_arrays(self.chunks) if len(self.chunks) > 1 else self.chunks[0]
+        return whole.to_numpy(zero_copy_only=False)  # type: ignore[no-any-return]
+
+
+class _Seen:
+    """What the driver learns of the groups as they pass (their sides are folded in and dropped):
+    any rows, the metrics, whether every value is in [0, 1]; a group that is not a canonical
+    store's makes the route decline at once."""
+
+    def __init__(self) -> None:
+        self.rows = False
+        self.bounded = True
+        self.metrics: list[str] = []
+
+    def watch(self, parts: Iterator[GroupSides]) -> Iterator[GroupSides]:
+        from evaladdon.routes.results import Decline
+
+        for p in parts:
+            if not p.ok:
+                raise Decline("rows that are not a canonical store's, or a query DuckDB refuses")
+            self.rows = self.rows or bool(p.labels)
+            self.bounded = self.bounded and p.bounded
+            self.metrics += p.metrics
+            yield p
+            del p
 
 
 def compare(opts: CompareOptions, limits: RouteLimits) -> Comparisons:
     """``compare --store --engine dask`` (module doc); declines when the store must be read as a table."""
-    from evaladdon.routes.dask import dask_client, submitter
+    from evaladdon.routes.dask import dask_client, lazy_submitter
     from evaladdon.routes.results import Comparisons, Decline
     from evaladdon.routes.store_arrays import FastStore
     from evaladdon.store.chunks import file_groups
@@ -229,12 +301,13 @@ def compare(opts: CompareOptions, limits: RouteLimits) -> Comparisons:
         per_group = min(limits.store_group_rows // 10, -(-total // (2 * max(threads, 1))))
         groups = file_groups(sel, max(1, per_group))
         jobs = [(str(i.store), i.where, i.metric, [str(f) for f in g]) for g in groups]
-        parts = list(submitter(client)(reduce_group, jobs))
-    if not all(p.ok for p in parts) or not any(p.labels for p in parts):
-        raise Decline("rows that are not a canonical store's, a query DuckDB refuses, or no rows")
-    check_metric_name(i.metric, lambda: list(dict.fromkeys(m for p in parts for m in p.metrics)))
-    fast = FastStore(ReducedGroups([p for p in parts if p.labels]), sel.notes(), all(p.bounded for p in parts),
-                     sel.declared())
+        seen = _Seen()
+        # each group's sides folded in as it arrives (lazy_submitter): never every group's at once
+        reduced = ReducedGroups(seen.watch(lazy_submitter(client)(reduce_group, jobs)))
+    if not seen.rows:
+        raise Decline("no rows")
+    check_metric_name(i.metric, lambda: list(dict.fromkeys(seen.metrics)))
+    fast = FastStore(reduced, sel.notes(), seen.bounded, sel.declared())
     skipped: list[Any] = []
     results = fast.compare(opts.baseline, opts.all_pairs, **opts.pairing(), skipped=skipped, needs=opts.needs)
     return Comparisons(results, Loaded(None, list(fast.notes)), all(r.points for r in results), skipped)  # type: ignore[arg-type]

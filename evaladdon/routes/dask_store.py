@@ -9,16 +9,18 @@ measured 119 s and 13.4 GB for 10M rows where the local path takes 3.8 s and 1.0
 Here the selection's files are cut into the ``store_groups`` route's groups
 (:func:`evaladdon.store.chunks.file_groups`, at most ``RouteLimits.store_group_rows`` stored rows
 each and fewer when that gives every worker thread about two groups, a larger log alone) and
-each group is one task: the worker reads the group's Parquet
-files (pyarrow, or DuckDB with ``--where``; run-level columns dictionary-encoded), runs the same
-``summarize_table`` on them (``estimate_mean`` per (run, task, metric), the kernel every route
-ends in) and returns the group's :class:`~evaladdon.analysis.summarize.GroupSummary` records,
-its (run, model, task, source) label rows, its notes and the metrics it saw: a few KB a group,
-whatever its rows.  The driver decides over all runs what the one-table path decides over all
-rows: the run labels, the check of ``--metric``, the notes in file order.  So a worker holds at
-most one group's rows at a time (``threads_per_worker`` groups), never the selection: the
-local ``store_groups`` route's memory per worker, and with several workers the groups are shared
-out.  The workers must see the store (a shared disk, or object storage mounted through fsspec).
+each group is one task: the worker streams the group's Parquet
+files a batch at a time, one file after the other, keeping ~20 bytes a row of the file it is on
+(:mod:`evaladdon.routes.store_stream`), and runs the same ``summarize_groups`` on each file's
+(run, task, metric) groups (``estimate_mean``, the kernel every route ends in); with a per-row
+``--where`` (or a file not as the store writes it) it reads the group as one table (DuckDB or
+pyarrow, :func:`summarize_read`) and runs ``summarize_table`` as before.  It returns the
+group's :class:`~evaladdon.analysis.summarize.GroupSummary` records, its (run, model, task,
+source) label rows, its notes and the metrics it saw: a few KB a group, whatever its rows.  The
+driver decides over all runs what the one-table path decides over all rows: the run labels, the
+check of ``--metric``, the notes in file order.  So a worker holds one stored log's arrays at a
+time per thread (a group's rows when it reads them as a table), never the selection; with
+several workers the groups are shared out.  The workers must see the store (a shared disk, or object storage mounted through fsspec).
 
 Every (run, task, metric) lies in one stored log when this route runs (it declines on a store
 whose runs may clash, or a log without combinations in the manifest: the table route answers),
@@ -70,7 +72,23 @@ class GroupResult:
 
 
 def summarize_files(opts: GroupOptions, files: Sequence[str]) -> GroupResult:
-    """Runs on a worker: ``summarize_table`` of the stored rows of ``files`` (module doc)."""
+    """Runs on a worker: the summaries of the stored rows of ``files`` (module doc), streamed a
+    batch at a time (:mod:`evaladdon.routes.store_stream`) when every row of them matches
+    ``--where``, else ``summarize_table`` of them read as one table."""
+    from evaladdon._util.memory import give_back
+    from evaladdon.store.query import select
+
+    if select(opts.root, opts.where).whole:
+        got = streamed(opts, files)
+        give_back()  # the files' arrays, freed: handed back before the worker's next group
+        if got is not None:
+            return got
+    return summarize_read(opts, files)
+
+
+def summarize_read(opts: GroupOptions, files: Sequence[str]) -> GroupResult:
+    """:func:`summarize_files` by reading the files as one table (``load_selection``, every stored
+    column; DuckDB under a per-row ``--where``) and ``summarize_table`` of it."""
     from evaladdon.store.query import load_selection, select
     from evaladdon.table import distinct_rows
 
@@ -86,6 +104,52 @@ def summarize_files(opts: GroupOptions, files: Sequence[str]) -> GroupResult:
     if opts.metric is not None and not (table["metric"] == opts.metric).any():
         return GroupResult([], label_rows, notes, True, False, frozenset(str(m) for m in table["metric"].unique()))
     return GroupResult(summaries_of(table, opts, notes), label_rows, notes, True)
+
+
+def streamed(opts: GroupOptions, files: Sequence[str]) -> GroupResult | None:
+    """:func:`summarize_files` a batch of rows at a time; None when a file is not as a canonical
+    store writes it (the caller reads the files as a table)."""
+    import pandas as pd
+
+    from evaladdon.analysis.summarize import summarize_groups
+    from evaladdon.routes.store_stream import NotStreamable, file_groups
+
+    seen: set[str] = set()
+    rows: list[tuple[str, ...]] = []
+    counts: list[int] = []
+    notes: list[str] = []
+    from evaladdon.store.query import select
+
+    stored = {e["file"]: e for e in select(opts.root, None).manifest.entries.values()}
+    distinct = frozenset(Path(f).name for f in files if _distinct(stored.get(Path(f).name)))
+    groups = file_groups(files, opts.metric, seen, rows, counts, distinct)
+    try:
+        summaries = summarize_groups(groups, _NoLabels(), level=opts.level, method=opts.method,
+                                     cluster_method=opts.cluster_method, notes=notes)
+    except NotStreamable:
+        return None
+    except EvalAddonError as exc:
+        if not exc.message.startswith(NO_SCORED):
+            raise
+        summaries = []
+    if not sum(counts):
+        return GroupResult([], None, [], False, False)
+    label_rows = pd.DataFrame(rows, columns=["run", "model", "task", "source"], dtype=object)
+    if opts.metric is not None and opts.metric not in seen:
+        return GroupResult([], label_rows, [], True, False, frozenset(seen))
+    return GroupResult(summaries, label_rows, notes, True)
+
+
+def _distinct(entry: dict[str, Any] | None) -> bool:
+    """Whether the manifest says every row of the stored log is another item (one epoch)."""
+    return entry is not None and int(entry.get("n_items", -1)) == int(entry.get("n_rows", -2))
+
+
+class _NoLabels(dict):  # type: ignore[type-arg]
+    """Run labels are set on the driver over all runs (:func:`_finish`): '' meanwhile."""
+
+    def __missing__(self, key: str) -> str:
+        return ""
 
 
 def summaries_of(table: Any, opts: Any, notes: list[str]) -> list[Any]:

@@ -108,3 +108,39 @@ def test_the_command_on_two_workers_under_a_memory_limit_gives_the_local_output(
     assert local[0] == 0 and local[1]
     assert dask_out == local
     assert seen[0].route == "dask_compare" and not seen[0].declined
+
+
+def test_item_labels_coded_a_group_at_a_time_as_all_at_once() -> None:
+    """:class:`_LabelCoder` (groups folded in as they arrive) against the former coding, one
+    ``dictionary_encode`` of every group's labels in order: the same codes and labels, for groups
+    that repeat the previous one's labels, share some, add new ones, or are object arrays."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from evaladdon.routes.dask_compare import _LabelCoder
+
+    groups = [pa.array(["a", "b", "c"]), pa.array(["a", "b", "c"]), pa.array(["c", "d", "a"]),
+              np.array(["e", "b"], dtype=object), pa.array(["f"], type=pa.large_string()),
+              pa.array(["f"], type=pa.large_string())]
+    want = pc.dictionary_encode(pa.chunked_array([pa.array(g, type=pa.large_string()) for g in groups]))
+    coder = _LabelCoder()
+    got = [coder.code(g) for g in groups]
+    assert coder.code(pa.array([], type=pa.string())).tolist() == []  # (dictionary_encode drops an empty chunk)
+    for codes, chunk in zip(got, want.chunks, strict=True):
+        assert codes.tolist() == chunk.indices.to_pylist()
+    assert coder.labels().tolist() == want.chunk(0).dictionary.to_pylist()
+
+
+def test_a_group_s_results_are_taken_one_at_a_time() -> None:
+    """:func:`lazy_submitter`: results in job order, each fetched when asked for; the tasks left
+    when the caller stops are cancelled."""
+    from evaladdon.routes.dask import dask_client, lazy_submitter
+
+    with dask_client(None, n_workers=2) as client:
+        results = lazy_submitter(client)(pow, [(k, 2) for k in range(6)])
+        assert next(results) == 0
+        assert list(results) == [1, 4, 9, 16, 25]
+        stopped = lazy_submitter(client)(pow, [(k, 2) for k in range(6)])
+        assert next(stopped) == 0
+        stopped.close()  # type: ignore[attr-defined]
