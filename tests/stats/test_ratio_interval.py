@@ -78,3 +78,12 @@ def test_f_of_one_keeps_the_bootstrap_with_a_note() -> None:
     assert any("no linearized interval" in n for n in e.notes)
     ratio, se, low, high = linearized_ratio_interval(np.zeros((3, 1)), np.zeros((3, 1)), 0.95)
     assert np.isnan(ratio[0]) and np.isnan(low[0]) and np.isnan(high[0])
+
+
+def test_beta_one_gives_both_f1_entries_the_same_interval() -> None:
+    yt, yp, cl = _items(4, 20)
+    res = classification_metrics(yt, yp, cl, n_boot=200, beta=1.0)
+    for c in res.labels:
+        both = [e for e in res.metrics if e.name == f"f1[{c}]"]
+        assert len(both) == 2 and all("delta-method" in e.method for e in both)
+        assert both[0].ci == both[1].ci

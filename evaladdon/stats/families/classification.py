@@ -27,8 +27,8 @@ get the linearized (delta-method) CR1 interval on the logit scale with ``t(C - 1
 (:mod:`evaladdon.stats.families.ratio_interval`: ``F = y / x`` with per-cluster
 ``y_c = (1 + b^2) tp_c``, ``x_c = b^2 t_c + p_c``), which covers 0.945-0.958 where the percentile
 bootstrap of a single-class ratio covered 0.935-0.942 at 60 clusters (misses on the low side);
-it falls back to the bootstrap where F is 0 or 1.  The paired comparison keeps the bootstrap.  Paired comparison: the same cluster weights for
-both runs.  Oracle in the tests: scikit-learn's metrics on the items, and a Monte-Carlo
+it falls back to the bootstrap where F is 0 or 1.  Paired comparison (every metric): the
+cluster bootstrap with the same cluster weights for both runs.  Oracle in the tests: scikit-learn's metrics on the items, and a Monte-Carlo
 coverage check against the population values ``metric(P)`` of the joint law ``P``.
 """
 
@@ -232,26 +232,28 @@ def _linearized_per_class_f(ests: list[MetricEstimate], tables: np.ndarray, clas
     """``ests`` with every single class's F1 (and F-beta) interval replaced by the linearized
     logit-scale ``t(C - 1)`` interval of :func:`linearized_ratio_interval` (module doc), where it is
     defined; elsewhere (F = 0 or 1, zero SE) the bootstrap interval stays, with a note."""
-    t = np.asarray(tables, dtype=float)
-    tp = np.diagonal(t, axis1=1, axis2=2)
-    support, predicted = t.sum(axis=2), t.sum(axis=1)
-    by_name = {e.name: i for i, e in enumerate(ests)}
+    tp = np.diagonal(tables, axis1=1, axis2=2)  # integer (C, K) sums: no float copy of the (C, K, K) tables
+    support, predicted = tables.sum(axis=2), tables.sum(axis=1)
+    at: dict[str, list[int]] = {}
+    for i, e in enumerate(ests):
+        at.setdefault(e.name, []).append(i)  # beta = 1 names f1[c] twice (F1 and F-beta): both
     out = list(ests)
-    for b in (1.0,) if beta is None else (1.0, float(beta)):
+    for b in {1.0} | ({float(beta)} if beta is not None else set()):
         b2 = b * b
         _, se, low, high = linearized_ratio_interval((1.0 + b2) * tp, b2 * support + predicted, level)
         f = "f1" if b == 1.0 else fbeta_prefix(b)
         for j, c in enumerate(classes):
-            i = by_name[f"{f}[{c}]"]
-            e = out[i]
-            if np.isfinite(low[j]) and np.isfinite(high[j]):
-                out[i] = MetricEstimate(
-                    name=e.name, estimate=e.estimate, ci_low=float(low[j]), ci_high=float(high[j]), level=level,
-                    method=f"{_unit(e)} delta-method CR1 SE, logit scale, t({t.shape[0] - 1})",
-                    n_items=e.n_items, n_clusters=e.n_clusters, se=float(se[j]), notes=e.notes)
-            else:
-                out[i] = dataclasses.replace(e, notes=e.notes + (
-                    f"F is {e.estimate:g}: no linearized interval on the logit scale; {_unit(e)} bootstrap percentile",))
+            for i in at[f"{f}[{c}]"]:
+                e = out[i]
+                if np.isfinite(low[j]) and np.isfinite(high[j]):
+                    out[i] = MetricEstimate(
+                        name=e.name, estimate=e.estimate, ci_low=float(low[j]), ci_high=float(high[j]), level=level,
+                        method=f"{_unit(e)} delta-method CR1 SE, logit scale, t({tables.shape[0] - 1})",
+                        n_items=e.n_items, n_clusters=e.n_clusters, se=float(se[j]), notes=e.notes)
+                else:
+                    out[i] = dataclasses.replace(e, notes=e.notes + (
+                        f"F is {e.estimate:g}: no linearized interval on the logit scale; {_unit(e)} bootstrap "
+                        "percentile",))
     return out
 
 
