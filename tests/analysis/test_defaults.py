@@ -59,7 +59,7 @@ def test_default_summarize_covers_with_twelve_unequal_clusters() -> None:
     coverage = np.mean((low <= mu) & (mu <= high))
     # CR2 with the Bell-McCaffrey df (3.33 for these sizes): measured 0.933 (mu 0.6) and 0.934 (mu 0.5) on
     # 100000 vectorized replications (MC SE 0.0008); the Imbens-Kolesar df with an estimated ICC
-    # (df 1.6-1.7 here) overcovers at 0.975-0.99 (docs/statistics.md)
+    # (median df 1.7 here) overcovers at 0.975 (docs/statistics.md)
     assert coverage >= 0.93, coverage  # 0.9358 at this seed (MC SE 0.0035)
     # the old default, CR1 with t(C-1), on the same data covers less (84-90 % in issue 10)
     cr1 = np.array([abs(e.mean - mu) <= sps.t.ppf(0.975, 11) * e.se_cluster for e in est])
