@@ -206,7 +206,7 @@ def paired_delta(baseline: str | None = None, scorer: str | None = None, level: 
                  to_float: ValueToFloat = value_to_float()) -> Metric:
     """This run minus a baseline log on the samples both share, paired.
 
-    Reports ``delta``, its interval (Newcombe for 0/1 single-epoch scores, else paired t),
+    Reports ``delta``, its interval (Tango's score interval for 0/1 single-epoch scores, else paired t),
     ``p_value`` (McNemar exact for 0/1 single-epoch scores, else paired t), ``n`` shared
     samples, and the paired and unpaired SEs.  ``scorer`` picks the baseline's scorer
     (default: the same name as this one, or the baseline's only scorer).  ``baseline``: the

@@ -91,6 +91,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
     "evaladdon.stats.families.passk": (
         "ItemCounts", "compare_pass_at_k", "item_counts", "pass_at_k", "pass_at_k_items", "pass_hat_k_items",
     ),
+    "evaladdon.stats.families.ratio_interval": ("linearized_ratio_interval",),
     "evaladdon.stats.families.recalibrate": (
         "METHODS", "Recalibration", "fit_recalibration", "fit_temperature", "logit",
     ),
@@ -194,6 +195,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from evaladdon.stats.families.names import fbeta_prefix, family_of  # noqa: F401
     from evaladdon.stats.families.passk import ItemCounts, compare_pass_at_k, item_counts, pass_at_k  # noqa: F401
     from evaladdon.stats.families.passk import pass_at_k_items, pass_hat_k_items  # noqa: F401
+    from evaladdon.stats.families.ratio_interval import linearized_ratio_interval  # noqa: F401
     from evaladdon.stats.families.recalibrate import METHODS, Recalibration, fit_recalibration  # noqa: F401
     from evaladdon.stats.families.recalibrate import fit_temperature, logit  # noqa: F401
     from evaladdon.stats.families.roc import average_precision, compare_average_precision, compare_roc_auc  # noqa: F401

@@ -61,7 +61,7 @@ def test_bounds_are_the_hand_counted_worst_and_best_case(cli: Cli, logs: tuple[P
     assert b["ci_low"] == b["worst"]["ci_low"] and b["ci_high"] == b["best"]["ci_high"]
     assert b["worst"]["ci_low"] < b["worst"]["delta"] < b["worst"]["ci_high"]
     assert b["ci_low"] < worst.mean() <= r["delta"] <= best.mean() < b["ci_high"]
-    # the default interval of 0/1 scores (Newcombe's) on the filled-in items, called directly
+    # the default interval of 0/1 scores (Tango's) on the filled-in items, called directly
     from evaladdon.stats import compare_paired
 
     a1, b1 = _filled(logs[0], 1.0), _filled(logs[1], 0.0)

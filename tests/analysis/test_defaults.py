@@ -51,13 +51,16 @@ def cluster_probabilities(rng: np.random.Generator, reps: int, base: float) -> n
 
 def test_default_summarize_covers_with_twelve_unequal_clusters() -> None:
     rng = np.random.default_rng(101)
-    reps, mu = 1000, 0.6
+    reps, mu = 5000, 0.6
     x = (rng.random((reps, N)) < cluster_probabilities(rng, reps, mu)).astype(float)
     est = [estimate_mean(x[r], clusters=CLUSTERS) for r in range(reps)]  # the default summarize calls
     assert {e.method for e in est} == {"t-cluster-cr2"}
     low, high = np.array([e.ci_low for e in est]), np.array([e.ci_high for e in est])
     coverage = np.mean((low <= mu) & (mu <= high))
-    assert coverage >= 0.93
+    # CR2 with the Bell-McCaffrey df (3.33 for these sizes): measured 0.933 (mu 0.6) and 0.934 (mu 0.5) on
+    # 100000 vectorized replications (MC SE 0.0008); the Imbens-Kolesar df with an estimated ICC
+    # (median df 1.7 here) overcovers at 0.975 (docs/statistics.md)
+    assert coverage >= 0.93, coverage  # 0.9358 at this seed (MC SE 0.0035)
     # the old default, CR1 with t(C-1), on the same data covers less (84-90 % in issue 10)
     cr1 = np.array([abs(e.mean - mu) <= sps.t.ppf(0.975, 11) * e.se_cluster for e in est])
     assert cr1.mean() < coverage - 0.05

@@ -35,7 +35,7 @@ def _discordant(path: Path, k: int, n: int = 30) -> Path:
 
 @pytest.mark.parametrize("k,p,decision,code", [
     (4, 0.125, "inconclusive", 0),
-    (5, 0.0625, "inconclusive", 0),  # Newcombe's interval excludes 0 here; the exact test does not reject
+    (5, 0.0625, "inconclusive", 0),  # Tango's (default) interval excludes 0 here; the exact test does not reject
     (6, 0.03125, "regression shown", 1),
 ])
 def test_gate_agrees_with_exact_mcnemar(tmp_path: Path, cli, k: int, p: float, decision: str, code: int) -> None:

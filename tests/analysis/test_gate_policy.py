@@ -37,7 +37,7 @@ def verdicts(a: np.ndarray, b: np.ndarray) -> list[str]:
 
 
 def test_mc_go_at_the_allowed_drop_is_rare_binary() -> None:
-    """True difference exactly -5 points (the allowed drop), 1,200 0/1 items (McNemar, Newcombe):
+    """True difference exactly -5 points (the allowed drop), 1,200 0/1 items (McNemar, Tango):
     GO (non-inferiority shown) in at most 2.5 % of 1,000 runs (+ MC error), as the one-sided
     alpha/2 promises."""
     a, b = pairs(np.random.default_rng(11), 1000, 1200, 0.3, -0.05)

@@ -84,7 +84,7 @@ def test_binary_comparison_defaults() -> None:
     a = np.array([1] * 30 + [0] * 10 + [1] * 2 + [0] * 8, dtype=float)
     b = np.array([1] * 30 + [1] * 10 + [0] * 2 + [0] * 8, dtype=float)
     r = compare_paired(a, b)
-    assert r.test == "mcnemar" and r.ci_method == "newcombe"
+    assert r.test == "mcnemar" and r.ci_method == "tango"
     assert (r.discordance.n10, r.discordance.n01) == (2, 10)
     assert r.p_value == pytest.approx(0.03857421875)
     assert r.delta == pytest.approx(8 / 50)

@@ -49,7 +49,7 @@ def test_the_table_in_init_is_generated_from_the_modules_all() -> None:
     assert set(_face.table()) == set(stats._PUBLIC)
     # the 30 modules of before, less _checks, _dist, _result, _root and zero_se (now in _base), plus _base.result;
     # bootstrap and metric_bootstrap are one module, resampling (step 3c)
-    assert len(stats._PUBLIC) == 44  # + agreement, judge_budget, lc_winrate, ranking.style_bt (28); paired.equivalence (27.5); + paired.family (25.9), paired.interaction (27.3), robust_ols (28.1), families.flaky, paired.error_rate (27), 6 sequential modules (29), threshold, recalibrate, curves (30)
+    assert len(stats._PUBLIC) == 45  # + agreement, judge_budget, lc_winrate, ranking.style_bt (28); paired.equivalence (27.5); + paired.family (25.9), paired.interaction (27.3), robust_ols (28.1), families.flaky, paired.error_rate (27), 6 sequential modules (29), threshold, recalibrate, curves (30), families.ratio_interval
 
 
 def test_every_public_name_of_every_public_module_is_reachable_from_the_package() -> None:

@@ -22,13 +22,19 @@ class; ``M[i, j]`` counts items of class ``i`` predicted as ``j``), one per clus
 Every metric is a ratio of sums of ``M`` (scale free), so a bootstrap replicate is the
 weighted sum of per-cluster matrices (:mod:`evaladdon.stats.resampling`) and all
 metrics are computed for all replicates at once.  Intervals: cluster bootstrap percentile
-(default) or BCa with the cluster jackknife.  Paired comparison: the same cluster weights for
-both runs.  Oracle in the tests: scikit-learn's metrics on the items, and a Monte-Carlo
+(default) or BCa with the cluster jackknife; by default a single class's F1 and F-beta instead
+get the linearized (delta-method) CR1 interval on the logit scale with ``t(C - 1)``
+(:mod:`evaladdon.stats.families.ratio_interval`: ``F = y / x`` with per-cluster
+``y_c = (1 + b^2) tp_c``, ``x_c = b^2 t_c + p_c``), which covers 0.945-0.958 where the percentile
+bootstrap of a single-class ratio covered 0.935-0.942 at 60 clusters (misses on the low side);
+it falls back to the bootstrap where F is 0 or 1.  Paired comparison (every metric): the
+cluster bootstrap with the same cluster weights for both runs.  Oracle in the tests: scikit-learn's metrics on the items, and a Monte-Carlo
 coverage check against the population values ``metric(P)`` of the joint law ``P``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -42,6 +48,7 @@ from evaladdon.stats.families.estimates import PairedMetric
 from evaladdon.stats.resampling import bootstrap_metrics, paired_bootstrap_metrics
 from evaladdon.stats.families.estimates import MetricEstimate, MetricLookup
 from evaladdon.stats.families.names import SUMMARY_NAMES, fbeta_prefix
+from evaladdon.stats.families.ratio_interval import linearized_ratio_interval
 
 __all__ = [
     "ClassificationResult", "classification_metrics", "compare_classification", "confusion_tables", "metric_names",
@@ -213,9 +220,45 @@ def classification_metrics(
     ests = bootstrap_metrics(tables.reshape(tables.shape[0], k * k), _statistic(k, beta), metric_names(classes, beta),
                              n_items=n_items, n_clusters=n_clusters, n_boot=n_boot, level=level, method=method,
                              seed=seed, what="confusion tables")
+    if method == "percentile":
+        ests = _linearized_per_class_f(ests, tables, classes, beta, level)
     total = tables.sum(axis=0)
     return ClassificationResult(labels=classes, confusion=tuple(tuple(int(v) for v in row) for row in total),
                                 metrics=tuple(ests), n_items=n_items, n_clusters=n_clusters, notes=tuple(notes))
+
+
+def _linearized_per_class_f(ests: list[MetricEstimate], tables: np.ndarray, classes: tuple[str, ...],
+                            beta: float | None, level: float) -> list[MetricEstimate]:
+    """``ests`` with every single class's F1 (and F-beta) interval replaced by the linearized
+    logit-scale ``t(C - 1)`` interval of :func:`linearized_ratio_interval` (module doc), where it is
+    defined; elsewhere (F = 0 or 1, zero SE) the bootstrap interval stays, with a note."""
+    tp = np.diagonal(tables, axis1=1, axis2=2)  # integer (C, K) sums: no float copy of the (C, K, K) tables
+    support, predicted = tables.sum(axis=2), tables.sum(axis=1)
+    at: dict[str, list[int]] = {}
+    for i, e in enumerate(ests):
+        at.setdefault(e.name, []).append(i)  # beta = 1 names f1[c] twice (F1 and F-beta): both
+    out = list(ests)
+    for b in {1.0} | ({float(beta)} if beta is not None else set()):
+        b2 = b * b
+        _, se, low, high = linearized_ratio_interval((1.0 + b2) * tp, b2 * support + predicted, level)
+        f = "f1" if b == 1.0 else fbeta_prefix(b)
+        for j, c in enumerate(classes):
+            for i in at[f"{f}[{c}]"]:
+                e = out[i]
+                if np.isfinite(low[j]) and np.isfinite(high[j]):
+                    out[i] = MetricEstimate(
+                        name=e.name, estimate=e.estimate, ci_low=float(low[j]), ci_high=float(high[j]), level=level,
+                        method=f"{_unit(e)} delta-method CR1 SE, logit scale, t({tables.shape[0] - 1})",
+                        n_items=e.n_items, n_clusters=e.n_clusters, se=float(se[j]), notes=e.notes)
+                else:
+                    out[i] = dataclasses.replace(e, notes=e.notes + (
+                        f"F is {e.estimate:g}: no linearized interval on the logit scale; {_unit(e)} bootstrap "
+                        "percentile",))
+    return out
+
+
+def _unit(e: MetricEstimate) -> str:
+    return "cluster" if e.n_clusters is not None else "item"
 
 
 def compare_classification(

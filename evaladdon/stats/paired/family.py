@@ -15,8 +15,9 @@ The choice (``adjust``) is applied alike to all three, over the K comparisons ma
 The gate (:func:`tested_gate`) reads the interval as :func:`~evaladdon.stats.paired.gate.regression_gate`
 does, and calls a regression *shown* only when the reported test agrees: its (adjusted) p below
 ``alpha``.  For 0/1 scores McNemar's exact test is the default test while the default interval
-(Newcombe's) is a score interval that can exclude 0 when the exact test does not reject (5 of 5
-discordant pairs one way: exact p = 0.0625, Newcombe's upper bound -1.9 points): such a
+(Tango's) is a score interval that can exclude 0 when the exact test does not reject (5 of 5
+discordant pairs one way in 30 items: exact p = 0.0625, Tango's upper bound -3.4 points,
+Newcombe's -1.9): such a
 comparison is ``inconclusive``, never a failed build.  With ``m > 0`` the interval must also lie
 below ``-m``.  So the gate's false-fail rate is at most the test's one-sided size, and over a
 family at most the family-wise (or FDR) level stated.
