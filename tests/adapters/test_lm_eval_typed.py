@@ -25,10 +25,11 @@ import evaladdon.adapters.lm_eval as L
 import evaladdon.adapters.lm_eval.samples as S
 from evaladdon.adapters import ReadTuning, read_runs
 from evaladdon.adapters.common.jsonlines import TYPED_MISSES, JsonLines
-from evaladdon.adapters.lm_eval.typed import ERRORS, record_decoder
+from evaladdon.adapters.lm_eval.typed import record_decoder
 from evaladdon.errors import InputError
 
-pytest.importorskip("msgspec", reason="msgspec (a dependency) is not installed: nothing typed to compare")
+msgspec = pytest.importorskip("msgspec", reason="msgspec (a dependency) is not installed: nothing typed to compare")
+ERRORS = (msgspec.DecodeError,)
 
 TS = "2026-03-04T05-06-07.000008"
 OFF = ReadTuning(typed_lines=False)

@@ -40,7 +40,7 @@ except ImportError:  # pragma: no cover
 from evaladdon.adapters.common.jsonlines import JsonLines, read_json_array
 from evaladdon.adapters.common.scores import NON_FINITE, coerce_scores, raw_strings
 from evaladdon.adapters.lm_eval.choices import _fill_multiple_choice, _mc_extra
-from evaladdon.adapters.lm_eval.typed import ERRORS, UNSET, Typed, astuple, record_decoder
+from evaladdon.adapters.lm_eval.typed import Typed, record_decoder
 from evaladdon.adapters.tuning import DEFAULT, ReadTuning
 from evaladdon.errors import InputError
 from evaladdon.table.names import dotted_parts
@@ -187,7 +187,7 @@ def _extract(pairs: Iterable[tuple[int, Any]], *, filters: list[str], cluster: s
                     if tuning.typed_lines and isinstance(pairs, JsonLines):
                         typed = record_decoder(schema[3], cluster)
                         if typed is not None:
-                            pairs.typed(typed.decode, ERRORS)
+                            pairs.typed(typed.decode, typed.errors)
                             parsed = pairs.parsed
                     _read_fast(sink, schema, chain(((place, r),), it), general, cluster, tuning, typed, parsed)
                     break
@@ -305,6 +305,7 @@ def _read_fast(sink: _Sink, schema: tuple[Any, list[str], bool, tuple[str, ...]]
     t: Any
     doc_t: Any
     rec_t, doc_t = (typed.struct, typed.doc) if typed is not None else (None, None)
+    astuple, unset = (typed.astuple, typed.unset) if typed is not None else (None, None)
     one_name = n_names == 1
     cluster_parts = cluster.split(".") if cluster is not None else []
     one_part = len(cluster_parts) == 1
@@ -319,8 +320,8 @@ def _read_fast(sink: _Sink, schema: tuple[Any, list[str], bool, tuple[str, ...]]
     run_start, run_filt, run_metric = -1, None, ""  # the open run of rows (see _close_run)
     for place, r in pairs:
         if type(r) is rec_t:  # a typed record: its fields, scores_per_repeat first
-            t = astuple(r)  # type: ignore[arg-type]
-            fits = t[0] is UNSET
+            t = astuple(r)  # type: ignore[misc]
+            fits = t[0] is unset
         else:
             try:
                 t = getter(r)

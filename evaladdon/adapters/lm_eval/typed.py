@@ -24,33 +24,23 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Annotated, Any, Union
 
-try:
-    import msgspec
-except ImportError:  # pragma: no cover - a dependency; without it the lines are parsed by orjson
-    msgspec = None  # type: ignore[assignment]
-
-if msgspec is not None:
-    from msgspec.structs import astuple
-
-    UNSET: Any = msgspec.UNSET
-    ERRORS: tuple[type[BaseException], ...] = (msgspec.DecodeError,)
-    _I64 = Annotated[int, msgspec.Meta(ge=-2**63, le=2**63 - 1)]
-    _SCALAR = Union[_I64, float, str, bool, None]
-    _VALUE = Union[_SCALAR, list[Union[_SCALAR, list[_SCALAR]]], dict[str, _SCALAR]]
-    _TYPES: dict[str, Any] = {"doc_id": _SCALAR, "filter": str, "doc_hash": _SCALAR, "metrics": list[str],
-                              "target": _VALUE, "filtered_resps": list[Union[_SCALAR, list[_SCALAR]]]}
-else:  # pragma: no cover
-    astuple, UNSET, ERRORS = None, object(), ()
-
 
 class Typed:
     """A file's typed decoder: ``decode`` (bytes -> ``struct``), the record type ``struct``, the
-    type of its ``doc`` (a ``Struct`` whose one field ``c`` is the cluster value) or None."""
+    type of its ``doc`` (a ``Struct`` whose one field ``c`` is the cluster value) or None;
+    ``astuple`` (msgspec's), ``unset`` (``scores_per_repeat`` absent) and ``errors`` (what
+    ``decode`` raises on a line it refuses)."""
 
-    __slots__ = ("decode", "doc", "struct")
+    __slots__ = ("astuple", "decode", "doc", "errors", "struct", "unset")
 
     def __init__(self, decode: Callable[[bytes], Any], struct: type, doc: type | None) -> None:
+        import msgspec
+        from msgspec.structs import astuple
+
         self.decode, self.struct, self.doc = decode, struct, doc
+        self.astuple: Callable[[Any], tuple[Any, ...]] = astuple
+        self.unset: Any = msgspec.UNSET
+        self.errors: tuple[type[BaseException], ...] = (msgspec.DecodeError,)
 
 
 @lru_cache(maxsize=64)
@@ -58,15 +48,25 @@ def record_decoder(fields: tuple[str, ...], cluster: str | None) -> Typed | None
     """The typed decoder of records with ``fields`` (the fast path's, in its order: doc_id,
     filter, doc_hash, metrics, [target, filtered_resps,] [doc,] then the metric names), or None
     when there is none: no msgspec, a field named twice (a metric called ``filter``), a dotted
-    cluster path (its doc is read whole, by orjson)."""
-    if msgspec is None or len(set(fields)) < len(fields) or "scores_per_repeat" in fields or \
-            cluster is not None and "." in cluster:
+    cluster path (its doc is read whole, by orjson).  msgspec is imported here, on the first
+    regular lm-eval file, not with the readers (~10-30 ms of imports, ``typing_extensions``)."""
+    if len(set(fields)) < len(fields) or "scores_per_repeat" in fields or cluster is not None and "." in cluster:
         return None
+    try:
+        import msgspec
+    except ImportError:  # pragma: no cover - a dependency; without it the lines are parsed by orjson
+        return None
+    i64 = Annotated[int, msgspec.Meta(ge=-2**63, le=2**63 - 1)]
+    scalar = Union[i64, float, str, bool, None]
+    value = Union[scalar, list[Union[scalar, list[scalar]]], dict[str, scalar]]
+    types: dict[str, Any] = {"doc_id": scalar, "filter": str, "doc_hash": scalar, "metrics": list[str],
+                             "target": value, "filtered_resps": list[Union[scalar, list[scalar]]]}
     doc = None
     if cluster is not None:  # then "doc" is among the fields, once
-        doc = msgspec.defstruct("LmEvalDoc", [("c", _SCALAR, None)], rename={"c": cluster}, gc=False)
-    spec: list[tuple[str, Any, Any]] = [("spr", Any, UNSET)]
-    spec += [(f"f{i}", doc if f == "doc" and doc is not None else _TYPES.get(f, _VALUE), msgspec.NODEFAULT) for i, f in enumerate(fields)]
+        doc = msgspec.defstruct("LmEvalDoc", [("c", scalar, None)], rename={"c": cluster}, gc=False)
+    spec: list[tuple[str, Any, Any]] = [("spr", Any, msgspec.UNSET)]
+    spec += [(f"f{i}", doc if f == "doc" and doc is not None else types.get(f, value), msgspec.NODEFAULT)
+             for i, f in enumerate(fields)]
     rename = {"spr": "scores_per_repeat", **{f"f{i}": f for i, f in enumerate(fields)}}
     struct = msgspec.defstruct("LmEvalRecord", spec, rename=rename, gc=False, kw_only=True)
     return Typed(msgspec.json.Decoder(struct).decode, struct, doc)
