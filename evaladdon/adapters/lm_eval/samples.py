@@ -3,7 +3,10 @@
 Reading: JSON lines are streamed (one line in memory at a time) and parsed with orjson; one light pass pulls the few fields a row
 needs into column lists -- records shaped like the first regular one through one
 ``itemgetter``, the rest (and every error) through the general per-record code, with the
-same result -- and everything after that is vectorised.  Lines orjson refuses (``NaN`` literals) go to ``json`` after a depth check
+same result -- and everything after that is vectorised.  From the first regular record on,
+the lines are decoded into typed records of only the fields the fast path reads (msgspec, the
+rest skipped in C: :mod:`evaladdon.adapters.lm_eval.typed`), a line the type does not fit by
+orjson.  Lines orjson refuses (``NaN`` literals) go to ``json`` after a depth check
 (:mod:`evaladdon.adapters.common.jsonlines`).
 
 Rows per (doc_id, filter, metric), the metric named as in the results (``acc,none``).
