@@ -43,7 +43,7 @@ except ImportError:  # pragma: no cover
 from evaladdon.adapters.common.jsonlines import JsonLines, read_json_array
 from evaladdon.adapters.common.scores import NON_FINITE, coerce_scores, raw_strings
 from evaladdon.adapters.lm_eval.choices import _fill_multiple_choice, _mc_extra
-from evaladdon.adapters.lm_eval.typed import Typed, record_decoder
+from evaladdon.adapters.lm_eval.typed import Typed, typed_lines
 from evaladdon.adapters.tuning import DEFAULT, ReadTuning
 from evaladdon.errors import InputError
 from evaladdon.table.names import dotted_parts
@@ -186,13 +186,9 @@ def _extract(pairs: Iterable[tuple[int, Any]], *, filters: list[str], cluster: s
             if len(doc_ids) % try_every == 0:  # the first record, then now and then
                 schema = _fast_schema(r, with_doc)
                 if schema is not None:  # this record and all after it: the fast path's loop
-                    typed, parsed = None, None
-                    if tuning.typed_lines and isinstance(pairs, JsonLines):
-                        typed = record_decoder(schema[3], cluster)
-                        if typed is not None:
-                            pairs.typed(typed.decode, typed.errors)
-                            parsed = pairs.parsed
-                    _read_fast(sink, schema, chain(((place, r),), it), general, cluster, tuning, typed, parsed)
+                    typed = typed_lines(pairs, schema[3], cluster) if tuning.typed_lines else None
+                    _read_fast(sink, schema, chain(((place, r),), it), general, cluster, tuning, typed,
+                               pairs.parsed if typed is not None else None)  # type: ignore[attr-defined]
                     break
             general(place, r)
     else:

@@ -24,6 +24,8 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Annotated, Any, Union
 
+from evaladdon.adapters.common.jsonlines import JsonLines
+
 
 class Typed:
     """A file's typed decoder: ``decode`` (bytes -> ``struct``), the record type ``struct``, the
@@ -70,3 +72,12 @@ def record_decoder(fields: tuple[str, ...], cluster: str | None) -> Typed | None
     rename = {"spr": "scores_per_repeat", **{f"f{i}": f for i, f in enumerate(fields)}}
     struct = msgspec.defstruct("LmEvalRecord", spec, rename=rename, gc=False, kw_only=True)
     return Typed(msgspec.json.Decoder(struct).decode, struct, doc)
+
+
+def typed_lines(pairs: Any, fields: tuple[str, ...], cluster: str | None) -> Typed | None:
+    """Hand the lines still to come of ``pairs`` (when a :class:`JsonLines`) to the typed decoder
+    of ``fields`` (:func:`record_decoder`); that decoder, or None when the lines stay orjson's."""
+    typed = record_decoder(fields, cluster) if isinstance(pairs, JsonLines) else None
+    if typed is not None:
+        pairs.typed(typed.decode, typed.errors)
+    return typed
