@@ -8,7 +8,8 @@ results file declaring n-samples) for two runs of N docs, then times in fresh pr
 - floor read:     orjson per line, pulling doc_id, acc and doc.passage_id into arrays (the
                   target's floor); a fuller floor is shown beside the reader too (also
                   doc_hash, filter, metrics, target and the log-likelihoods, and the argmax);
-- evaladdon reader: ``read_samples`` alone (streamed orjson, one extraction pass,
+- evaladdon reader: ``read_samples`` alone (streamed lines: the regular ones decoded by msgspec
+                  into typed records of the needed fields, the rest by orjson; one extraction pass,
                   multiple-choice prediction/label/confidence, completeness check) into a
                   canonical table per file;
 - evaladdon read: ``load`` (the reader per file plus ``read_runs``' combining, run naming

@@ -56,6 +56,11 @@ class ReadTuning:
     together.  Small enough that the records' ``filtered_resps`` held until then stay in the CPU
     caches: 1,024 cost ~40% more last-level cache misses in the whole read (cachegrind, 5,000 docs)."""
 
+    typed_lines: bool = True
+    """Decode the lines of lm-eval samples files that fit the fast path's schema into typed
+    records of only its fields (msgspec, :mod:`evaladdon.adapters.lm_eval.typed`; False: every
+    line parsed whole by orjson, the reference ``tests/adapters/test_lm_eval_typed.py`` compares with)."""
+
     lm_batch: int = 1024
     """lm-eval records between two tries of the fast path's schema while no regular record was seen."""
 

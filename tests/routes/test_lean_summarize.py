@@ -54,14 +54,15 @@ def test_a_streamed_summaries_json_gives_the_same_lean_part(tmp_path: Path, monk
 
 
 def test_lean_summarize_imports_neither_pandas_nor_pyarrow() -> None:
+    """(nor msgspec: only the lm-eval samples reader uses it, imported on its first regular file)"""
     code = ("import sys\nfrom evaladdon.cli.main import main\n"
             "main(['summarize', '--json', sys.argv[1], '--cluster', 'length'])\n"
             "main(['summarize', sys.argv[1], sys.argv[2]])\n"
-            "print('pandas' in sys.modules, 'pyarrow' in sys.modules, file=sys.stderr)")
+            "print('pandas' in sys.modules, 'pyarrow' in sys.modules, 'msgspec' in sys.modules, file=sys.stderr)")
     proc = subprocess.run([sys.executable, "-c", code, str(SAMPLE / "baseline.eval"), str(SAMPLE / "judge.eval")],
                           capture_output=True, text=True, cwd=REPO, env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin"})
     assert proc.returncode == 0, proc.stderr
-    assert proc.stderr.strip().splitlines()[-1] == "False False", proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] == "False False False", proc.stderr
 
 
 def test_coerce_values_equals_coerce_scores() -> None:

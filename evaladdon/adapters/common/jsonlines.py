@@ -15,6 +15,7 @@ and the readers never recurse into values, so the fast path needs no scan.
 from __future__ import annotations
 
 import json
+from itertools import chain
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterator
 
@@ -79,16 +80,91 @@ def iter_json_lines(path: Path, fh: BinaryIO | None = None) -> Iterator[tuple[in
 
     (Batches of lines parsed by one ``map`` were tried: no faster on 2 KB lines, and slower
     from ~128 KB a batch or when other processes share the CPU cache.)"""
-    where = str(path)
-    fast, fast_error = _fast_loads, _FastError
-    with fh if fh is not None else path.open("rb") as fh:
-        for lineno, line in enumerate(fh, start=1):
+    return iter(JsonLines(path, fh))
+
+
+TYPED_MISSES = 64
+"""Lines a typed decoder may refuse before a :class:`JsonLines` stops asking it (a file whose
+lines do not fit the type: each refusal costs a second parse)."""
+
+
+class JsonLines:
+    """(line number, parsed object) of each non-blank line of a JSON-lines file, streamed (memory
+    holds one line), as :func:`iter_json_lines` gives them; ``fh``: ``path`` already open (binary,
+    at its start), closed when the lines end.
+
+    :meth:`typed` hands the lines still to come first to a typed decoder (a ``msgspec`` decoder
+    of a ``Struct`` naming only the fields a reader needs: the others are skipped in C, no object
+    is built for them): a line it accepts comes as that ``Struct``, any other line -- one the
+    type does not fit, malformed JSON, ``NaN`` literals, nesting past msgspec's limit -- is
+    parsed as before (orjson, else the checked ``json`` path and its one-line errors), so the
+    typed objects are an addition, never a different reading.  A line that is not ASCII is
+    checked to be UTF-8 before the decoder sees it (msgspec does not check the strings it
+    skips; orjson refuses the whole line).  :meth:`parsed` parses the last typed line as any
+    other, for a reader that needs the whole record after all."""
+
+    __slots__ = ("_decode", "_errors", "_fh", "_line", "_lineno", "path")
+
+    def __init__(self, path: Path, fh: BinaryIO | None = None) -> None:
+        self.path, self._fh = path, fh
+        self._decode: Callable[[bytes], Any] | None = None
+        self._errors: tuple[type[BaseException], ...] = ()
+        self._line, self._lineno = b"", 0
+
+    def typed(self, decode: Callable[[bytes], Any], errors: tuple[type[BaseException], ...]) -> None:
+        """Give the lines still to come to ``decode`` first (``errors``: what it raises on a line it refuses)."""
+        self._decode, self._errors = decode, (*errors, ValueError, RecursionError)
+
+    def parsed(self) -> Any:
+        """The last line given as a typed object, parsed as the lines :meth:`typed` refuses are."""
+        return loads(self._line, str(self.path), f"line {self._lineno}: ")
+
+    def __iter__(self) -> Iterator[tuple[int, Any]]:
+        with self._fh if self._fh is not None else self.path.open("rb") as fh:
+            lines = enumerate(fh, start=1)
+            yield from self._parsed(lines, until_typed=True)
+            if self._decode is not None:
+                yield from self._typed(lines)
+
+    def _parsed(self, lines: Iterator[tuple[int, bytes]], until_typed: bool = False) -> Iterator[tuple[int, Any]]:
+        """orjson, else the checked ``json`` path; ``until_typed``: stop once a typed decoder is given."""
+        where = str(self.path)
+        fast, fast_error = _fast_loads, _FastError
+        for lineno, line in lines:
             try:
                 yield lineno, fast(line)
             except fast_error:
-                if line.isspace():
+                if not line.isspace():
+                    yield lineno, slow_loads(line, where, f"line {lineno}: ")
+            if until_typed and self._decode is not None:  # given between two lines
+                return
+
+    def _typed(self, lines: Iterator[tuple[int, bytes]]) -> Iterator[tuple[int, Any]]:
+        """Typed first, else as :meth:`_parsed` (all of it after :data:`TYPED_MISSES` refusals)."""
+        decode, errors, misses = self._decode, self._errors, 0
+        assert decode is not None
+        for lineno, line in lines:
+            if line.isascii() or _utf8(line):
+                try:
+                    obj = decode(line)
+                except errors:
+                    misses += 1
+                    if misses >= TYPED_MISSES:
+                        yield from self._parsed(chain(((lineno, line),), lines))
+                        return
+                else:
+                    self._line, self._lineno = line, lineno
+                    yield lineno, obj
                     continue
-                yield lineno, slow_loads(line, where, f"line {lineno}: ")
+            yield from self._parsed(iter(((lineno, line),)))
+
+
+def _utf8(line: bytes) -> bool:
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def starts_with_array(path: Path) -> bool:

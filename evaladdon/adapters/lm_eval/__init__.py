@@ -15,7 +15,10 @@ Generations (all found in published outputs):
 Reading: JSON lines are streamed (one line in memory at a time) and parsed with orjson; one light pass pulls the few fields a row
 needs into column lists -- records shaped like the first regular one through one
 ``itemgetter``, the rest (and every error) through the general per-record code, with the
-same result -- and everything after that is vectorised.  Lines orjson refuses (``NaN`` literals) go to ``json`` after a depth check
+same result -- and everything after that is vectorised.  From the first regular record on,
+the lines are decoded into typed records of only the fields the fast path reads (msgspec, the
+rest skipped in C: :mod:`evaladdon.adapters.lm_eval.typed`), a line the type does not fit by
+orjson.  Lines orjson refuses (``NaN`` literals) go to ``json`` after a depth check
 (:mod:`evaladdon.adapters.common.jsonlines`).  ``read_runs`` reads samples files as
 :class:`SamplesPart` and makes one DataFrame of consecutive ones (:func:`frame_parts`).
 
@@ -55,7 +58,8 @@ wrong type, a non-finite or absurd ``repeats``/``n-samples``) are refused in one
 The reader never executes code found in a log (configs carry source code as strings).
 
 Modules: :mod:`.results` (results files: shape, pairing, reported values), :mod:`.samples` (the
-one pass over sample records), :mod:`.choices` (multiple-choice columns), :mod:`.frame` (columns
+one pass over sample records), :mod:`.typed` (the typed decoding of regular lines),
+:mod:`.choices` (multiple-choice columns), :mod:`.frame` (columns
 -> the canonical table, missing docs, :class:`SamplesPart`), :mod:`.write_out` (0.3 write-outs),
 :mod:`.reader` (the samples and results readers); every name above is re-exported here.
 """

@@ -3,7 +3,10 @@
 Reading: JSON lines are streamed (one line in memory at a time) and parsed with orjson; one light pass pulls the few fields a row
 needs into column lists -- records shaped like the first regular one through one
 ``itemgetter``, the rest (and every error) through the general per-record code, with the
-same result -- and everything after that is vectorised.  Lines orjson refuses (``NaN`` literals) go to ``json`` after a depth check
+same result -- and everything after that is vectorised.  From the first regular record on,
+the lines are decoded into typed records of only the fields the fast path reads (msgspec, the
+rest skipped in C: :mod:`evaladdon.adapters.lm_eval.typed`), a line the type does not fit by
+orjson.  Lines orjson refuses (``NaN`` literals) go to ``json`` after a depth check
 (:mod:`evaladdon.adapters.common.jsonlines`).
 
 Rows per (doc_id, filter, metric), the metric named as in the results (``acc,none``).
@@ -37,9 +40,10 @@ try:
 except ImportError:  # pragma: no cover
     orjson = None  # type: ignore[assignment]
 
-from evaladdon.adapters.common.jsonlines import iter_json_lines, read_json_array
+from evaladdon.adapters.common.jsonlines import JsonLines, read_json_array
 from evaladdon.adapters.common.scores import NON_FINITE, coerce_scores, raw_strings
 from evaladdon.adapters.lm_eval.choices import _fill_multiple_choice, _mc_extra
+from evaladdon.adapters.lm_eval.typed import Typed, typed_lines
 from evaladdon.adapters.tuning import DEFAULT, ReadTuning
 from evaladdon.errors import InputError
 from evaladdon.table.names import dotted_parts
@@ -84,13 +88,14 @@ def _metric_of(name: Any, filt: str, metric_key: dict[str, dict[str, str]]) -> s
     return metric
 
 
-def _fast_schema(r: Any, with_doc: bool = False) -> tuple[Any, list[str], bool] | None:
+def _fast_schema(r: Any, with_doc: bool = False) -> tuple[Any, list[str], bool, tuple[str, ...]] | None:
     """The fields of a regular record (lm-eval 0.4.7+: a ``metrics`` list of names, a string
     ``filter``, ``doc_hash``): an ``itemgetter`` of doc_id, filter, doc_hash, metrics (and
-    target, filtered_resps when ``acc`` is among the metrics), then the metric values; the
-    metric names; whether ``acc`` is.  ``with_doc``: ``doc`` too, after those and before the
-    metric values.  None when ``r`` is not such a record, or logs ``acc_norm`` (its choice
-    lengths are read by the general loop)."""
+    target, filtered_resps when ``acc`` is among the metrics), then the metric values, after
+    one place-holder (``doc_id`` again: where the typed records of :mod:`.typed` hold
+    ``scores_per_repeat``); the metric names; whether ``acc`` is; the fields.  ``with_doc``:
+    ``doc`` too, after those and before the metric values.  None when ``r`` is not such a
+    record, or logs ``acc_norm`` (its choice lengths are read by the general loop)."""
     if type(r) is not dict or type(r.get("filter")) is not str or "doc_id" not in r or "doc_hash" not in r:
         return None
     names = r.get("metrics")
@@ -99,7 +104,7 @@ def _fast_schema(r: Any, with_doc: bool = False) -> tuple[Any, list[str], bool] 
     mc = "acc" in names
     fields = ("doc_id", "filter", "doc_hash", "metrics") + (("target", "filtered_resps") if mc else ()) + \
         (("doc",) if with_doc else ()) + tuple(names)
-    return itemgetter(*fields), list(names), mc
+    return itemgetter(fields[0], *fields), list(names), mc, fields
 
 
 def _lls_or_none(frs: list[list[Any]]) -> np.ndarray | None:
@@ -163,12 +168,13 @@ def _extract(pairs: Iterable[tuple[int, Any]], *, filters: list[str], cluster: s
     any other record goes through the general loop, which also raises the one-line errors.
     Both give the same rows (``tests/adapters/test_lm_eval_fast.py``); memory holds the columns, not
     the records.  ``tuning``: :attr:`~ReadTuning.fast_records`, ``lm_batch``, ``lm_flush``,
-    ``lm_run``, ``lm_factorize_from``.
+    ``lm_run``, ``lm_factorize_from``, ``typed_lines``.
 
     The records before the first regular one go to the general path (:func:`_general_reader`)
     one by one, the schema tried on the first and every ``lm_batch``-th; from the first regular
-    one on, :func:`_read_fast` reads the rest of ``pairs`` in one loop; :func:`_finish` makes
-    the arrays.
+    one on, :func:`_read_fast` reads the rest of ``pairs`` in one loop (JSON lines: decoded to
+    typed records of only the schema's fields where they fit, :mod:`.typed`); :func:`_finish`
+    makes the arrays.
     """
     sink = _Sink()
     general = _general_reader(sink, filters=filters, cluster=cluster, delim=delim, source=source,
@@ -180,7 +186,9 @@ def _extract(pairs: Iterable[tuple[int, Any]], *, filters: list[str], cluster: s
             if len(doc_ids) % try_every == 0:  # the first record, then now and then
                 schema = _fast_schema(r, with_doc)
                 if schema is not None:  # this record and all after it: the fast path's loop
-                    _read_fast(sink, schema, chain(((place, r),), it), general, cluster, tuning)
+                    typed = typed_lines(pairs, schema[3], cluster) if tuning.typed_lines else None
+                    _read_fast(sink, schema, chain(((place, r),), it), general, cluster, tuning, typed,
+                               pairs.parsed if typed is not None else None)  # type: ignore[attr-defined]
                     break
             general(place, r)
     else:
@@ -277,19 +285,26 @@ def _general_reader(sink: _Sink, *, filters: list[str], cluster: str | None, del
 
 
 # long: the reader's hot loop, every step of a fast record inline (benchmarks/bench_lm_eval.py)
-def _read_fast(sink: _Sink, schema: tuple[Any, list[str], bool], pairs: Iterator[tuple[Any, Any]],
-               general: Callable[[Any, Any], None], cluster: str | None, tuning: ReadTuning) -> None:
+def _read_fast(sink: _Sink, schema: tuple[Any, list[str], bool, tuple[str, ...]], pairs: Iterator[tuple[Any, Any]],
+               general: Callable[[Any, Any], None], cluster: str | None, tuning: ReadTuning,
+               typed: Typed | None = None, parsed: Callable[[], Any] | None = None) -> None:
     """The fast path of :func:`_extract`, from its first regular record to the end of ``pairs``:
     a record shaped like it (``schema``, :func:`_fast_schema`) is read through one
     ``itemgetter``; anything else (and every error) goes to ``general``, the general path
-    (:func:`_general_reader`), and the loop goes on.
+    (:func:`_general_reader`), and the loop goes on.  ``typed``: the records that come as its
+    ``struct`` (:mod:`.typed`) give the same tuple by ``astuple`` (``scores_per_repeat`` first,
+    ``UNSET`` when absent); one the fast path declines goes to ``general`` as ``parsed()`` gives it.
 
     Over 80 lines on purpose: this is the reader's hot loop, one iteration per record; every
     step of a fast record stays inline (no call per record but the ``itemgetter``), with the
     lists' ``append`` bound to locals once (``benchmarks/bench_lm_eval.py``)."""
-    getter, f_names, acc = schema
+    getter, f_names, acc, _ = schema
     n_names = len(f_names)
-    at_doc = 6 if acc else 4
+    at_doc = 7 if acc else 5
+    t: Any
+    doc_t: Any
+    rec_t, doc_t = (typed.struct, typed.doc) if typed is not None else (None, None)
+    astuple, unset = (typed.astuple, typed.unset) if typed is not None else (None, None)
     one_name = n_names == 1
     cluster_parts = cluster.split(".") if cluster is not None else []
     one_part = len(cluster_parts) == 1
@@ -303,24 +318,32 @@ def _read_fast(sink: _Sink, schema: tuple[Any, list[str], bool], pairs: Iterator
     plain = 0  # fast records with an int doc id, a str hash, a float value (and a str cluster value)
     run_start, run_filt, run_metric = -1, None, ""  # the open run of rows (see _close_run)
     for place, r in pairs:
-        try:
-            t = getter(r)
-        except (KeyError, TypeError):
-            t = None
-        if t is not None and t[3] == f_names and type(t[1]) is str and "scores_per_repeat" not in r:
+        if type(r) is rec_t:  # a typed record: its fields, scores_per_repeat first
+            t = astuple(r)  # type: ignore[misc]
+            fits = t[0] is unset
+        else:
+            try:
+                t = getter(r)
+            except (KeyError, TypeError):
+                t = None
+            fits = t is not None and "scores_per_repeat" not in r
+        if fits and t[4] == f_names and type(t[2]) is str:
             if cluster is not None:
                 doc = t[at_doc]
-                cv = (doc.get(cluster) if type(doc) is dict else None) if one_part else \
-                    dotted_parts(doc, cluster_parts)
+                if type(doc) is doc_t:
+                    cv = doc.c
+                else:
+                    cv = (doc.get(cluster) if type(doc) is dict else None) if one_part else \
+                        dotted_parts(doc, cluster_parts)
                 ok = type(cv) in _SCALARS  # not None, a dict or a list (JSON's other types)
             else:
                 ok, cv = True, ""  # (a str: no cluster is a plain one below)
-            fr = t[5] if acc else None
+            fr = t[6] if acc else None
             is_mc = acc and type(fr) is list and len(fr) >= 2 and type(fr[0]) is list and \
                 len(fr[0]) == 2 and type(fr[0][0]) is not bool
-            if ok and (not is_mc or type(t[4]) is int):
+            if ok and (not is_mc or type(t[5]) is int):
                 i = len(doc_ids)
-                filt = t[1]
+                filt = t[2]
                 if one_name:
                     if filt != run_filt:  # a new run of rows (see _close_run)
                         if run_start >= 0:
@@ -343,23 +366,23 @@ def _read_fast(sink: _Sink, schema: tuple[Any, list[str], bool], pairs: Iterator
                         metric_append(metric)
                         epoch_append(1)
                         raw_append(t[base + j])
-                ids_append(t[0])
-                hashes_append(t[2])
+                ids_append(t[1])
+                hashes_append(t[3])
                 if cluster is not None:
                     clusters_append(cv)
-                if type(t[0]) is int and type(t[2]) is str and type(t[-1]) is float and type(cv) is str:
+                if type(t[1]) is int and type(t[3]) is str and type(t[-1]) is float and type(cv) is str:
                     plain += 1  # its doc id, hash, value and cluster as most are: see _finish
                 if is_mc:
                     pend_i(i)
                     pend_fr(fr)
-                    pend_gold(t[4])
+                    pend_gold(t[5])
                     if len(pend_idx) >= flush_at:
                         _flush(sink)
                 continue
         if run_start >= 0:
             _close_run(sink, run_start, len(doc_ids), run_metric, min_run)
             run_start, run_filt = -1, None
-        general(place, r)
+        general(place, parsed() if type(r) is rec_t else r)  # type: ignore[misc]
     if pending[0]:
         _flush(sink)
     if run_start >= 0:
@@ -572,4 +595,4 @@ def _records_of(path: Path) -> tuple[Any, str]:
     except BaseException:
         fh.close()
         raise
-    return iter_json_lines(path, fh=fh), "line"
+    return JsonLines(path, fh=fh), "line"
