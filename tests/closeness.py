@@ -33,3 +33,16 @@ def mismatches(a: Any, b: Any, path: str = "", *, rel: float = 1e-12, atol: floa
             math.isfinite(a) and math.isfinite(b) and abs(a - b) <= r * max(abs(a), abs(b)) + atol)
         return [] if same else [(path, a, b)]
     return [] if type(a) is type(b) and a == b else [(path, a, b)]
+
+
+def assert_same_reading(got: Any, want: Any) -> None:
+    """Two readings of one file agree exactly: the same error text, or the same table (values,
+    dtypes, ``attrs``); for reader variants held to the reference reading."""
+    if isinstance(got, str) or isinstance(want, str):
+        assert got == want
+        return
+    import pandas as pd
+
+    pd.testing.assert_frame_equal(got, want, check_exact=True)
+    assert list(got.dtypes.astype(str)) == list(want.dtypes.astype(str))
+    assert got.attrs == want.attrs

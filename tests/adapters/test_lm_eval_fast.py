@@ -28,6 +28,7 @@ import evaladdon.adapters.lm_eval.samples as S
 from evaladdon.adapters import ReadTuning, read_runs
 from evaladdon.cli.main import main
 from evaladdon.errors import InputError
+from closeness import assert_same_reading
 
 TS = "2026-03-04T05-06-07.000008"
 
@@ -133,13 +134,7 @@ def _read(monkeypatch: pytest.MonkeyPatch, path: Path, cluster: str | None, fast
             return str(exc)
 
 
-def _same(got: pd.DataFrame | str, want: pd.DataFrame | str) -> None:
-    if isinstance(got, str) or isinstance(want, str):
-        assert got == want
-        return
-    pd.testing.assert_frame_equal(got, want, check_exact=True)
-    assert list(got.dtypes.astype(str)) == list(want.dtypes.astype(str))
-    assert got.attrs == want.attrs
+_same = assert_same_reading
 
 
 @pytest.mark.parametrize("seed", range(40))

@@ -27,6 +27,7 @@ from evaladdon.adapters import ReadTuning, read_runs
 from evaladdon.adapters.common.jsonlines import TYPED_MISSES, JsonLines
 from evaladdon.adapters.lm_eval.typed import record_decoder
 from evaladdon.errors import InputError
+from closeness import assert_same_reading
 
 msgspec = pytest.importorskip("msgspec", reason="msgspec (a dependency) is not installed: nothing typed to compare")
 ERRORS = (msgspec.DecodeError,)
@@ -111,13 +112,7 @@ def _read(path: Path, cluster: str | None, tuning: ReadTuning | None = None) -> 
         return str(exc)
 
 
-def _same(got: pd.DataFrame | str, want: pd.DataFrame | str) -> None:
-    if isinstance(got, str) or isinstance(want, str):
-        assert got == want
-        return
-    pd.testing.assert_frame_equal(got, want, check_exact=True)
-    assert list(got.dtypes.astype(str)) == list(want.dtypes.astype(str))
-    assert got.attrs == want.attrs
+_same = assert_same_reading
 
 
 @pytest.mark.parametrize("seed", range(30))
