@@ -150,6 +150,31 @@ def _spread_hashes(arrow: Any) -> np.ndarray | None:
     return np.concatenate(parts) if parts else np.empty(0, dtype=np.uint64)
 
 
+def _period(arrow: Any) -> int | None:
+    """``p`` when the arrow (chunked) string array without nulls is ``k >= 2`` blocks of ``p``
+    rows, each block the first one row for row, and the first block's strings are all shown
+    distinct (:func:`_all_distinct`); ``None`` otherwise ("not shown", never "no period").
+
+    Then ``pd.factorize``'s first-appearance codes are ``0..p-1`` in every block, found by one
+    search for the first row's next occurrence and one comparison of each block with the first
+    (a few ns a row) instead of a hash table of every row (2 x 10M item ids: ~5 s).
+    Oracle: ``pd.factorize`` (``tests/table/test_periodic_codes.py``)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = len(arrow)
+    if n < 2 * _PROBE or not (pa.types.is_string(arrow.type) or pa.types.is_large_string(arrow.type)):
+        return None
+    p = pc.index(arrow, arrow[0], start=1).as_py()
+    if p < _PROBE or n % p:
+        return None
+    first = arrow.slice(0, p)
+    for k in range(1, n // p):
+        if not pc.all(pc.equal(arrow.slice(k * p, p), first)).as_py():
+            return None
+    return p if _all_distinct(first) else None
+
+
 def _has_repeat(hashes: np.ndarray) -> bool:
     """Whether two of ``hashes`` are equal (sorts ``hashes`` in place: no copy of 10M values)."""
     hashes.sort()
@@ -168,11 +193,17 @@ def label_codes(s: pd.Series) -> tuple[np.ndarray, int]:
         hit = _CODES.get(id(arrow))
         if hit is not None and hit[0]() is arrow:
             return hit[1], hit[2]
+    period = None
     if arrow is not None and arrow.null_count == 0 and _all_distinct(arrow):
         # every label differs (one row per item, the usual long table): pd.factorize's
         # first-appearance codes are 0..n-1, proven without a hash table of the strings
         n_labels = len(arrow)
         codes = np.arange(n_labels, dtype=np.int64)
+    elif arrow is not None and arrow.null_count == 0 and (period := _period(arrow)) is not None:
+        # the same distinct labels in the same order, block after block (two runs' files of
+        # one benchmark, or epochs written one after another): codes 0..p-1 in every block
+        n_labels = period
+        codes = np.tile(np.arange(period, dtype=np.int64), len(arrow) // period)
     elif arrow is not None:
         # arrow's own hash kernel: the same first-appearance codes as pd.factorize (one memo
         # shared by all chunks, so every chunk indexes the same dictionary), ~25% faster on
@@ -321,14 +352,42 @@ def duplicated_keys(df: pd.DataFrame, columns: tuple[str, ...] = KEY) -> np.ndar
     Dense combined codes are counted with ``np.bincount`` (no hash table); sparse ones go
     through pandas' hash-based ``duplicated``.
     """
+    if columns == KEY and len(df) > _SMALL:
+        got = _duplicated_in_stretches(df)
+        if got is not None:
+            return got
     combined, distinct = _key_codes(df, columns)
+    return _repeated(combined, distinct)
+
+
+def _repeated(combined: np.ndarray, distinct: bool) -> np.ndarray:
+    """Mask of the ``combined`` codes that occur more than once (``distinct``: known none does)."""
     n = combined.size
-    if n == 0 or distinct:
+    if n == 0 or distinct or bool((combined[1:] > combined[:-1]).all()):  # (ascending codes: all differ)
         return np.zeros(n, dtype=bool)
     top = int(combined.max()) + 1
     if top <= 4 * n + 1024:
         return np.bincount(combined, minlength=top)[combined] > 1
     return pd.Series(combined).duplicated(keep=False).to_numpy()
+
+
+def _duplicated_in_stretches(df: pd.DataFrame) -> np.ndarray | None:
+    """:func:`duplicated_keys` of the key when each (run, task, metric) is one stretch of rows
+    (:func:`segment_starts`; a table read from files, a run's rows after each other): two rows
+    of different groups never share a key, so each group's (item, epoch) codes are checked
+    alone (the run codes of every row and their 64-bit combination with the items' skipped);
+    ``None`` otherwise."""
+    starts = segment_starts(df, GROUP)
+    got = _stretch_groups(df, starts) if starts is not None and len(starts) > 1 else None
+    if got is None:
+        return None
+    combined, distinct = _key_codes(df, ("item", "epoch"))
+    out = np.zeros(len(df), dtype=bool)
+    if distinct:
+        return out
+    for rows in got[1]:
+        out[rows] = _repeated(combined[rows], False)
+    return out
 
 
 def distinct_rows(df: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:
@@ -343,14 +402,91 @@ def distinct_tuples(df: pd.DataFrame, columns: tuple[str, ...]) -> list[tuple[An
     if len(df) <= _SMALL:  # a small file: hashing the tuples directly beats factorizing 4 columns
         return list(dict.fromkeys(zip(*(df[c].tolist() for c in columns), strict=True)))
     first = _first_rows(df, columns)
-    return list(zip(*(df[c].array.take(first).tolist() for c in columns), strict=True))
+    return list(zip(*(values_at(df[c], first) for c in columns), strict=True))
 
 
 _SMALL = 2048
 
 
+def segment_starts(df: pd.DataFrame, columns: tuple[str, ...]) -> np.ndarray | None:
+    """First row of each stretch of consecutive rows equal in every one of ``columns`` (row 0
+    first), told by comparing each row with the one before it (a few ns a row: no codes, no
+    hash table); ``None`` when the stretches are many (more than ``len(df) // 64 + 16``: codes
+    are then the cheaper way) or a column is not one this compares exactly (a missing value,
+    an object column of anything but ``str``, a float column).
+
+    Run-level columns (run, model, task, metric, source) come in long stretches, one a file (or
+    a run) at a time: their distinct combinations are among the stretches' first rows.
+    Oracle: the codes of :func:`key_codes` (``tests/table/test_segment_starts.py``)."""
+    n = len(df)
+    limit = n // 64 + 16
+    change = np.zeros(max(n - 1, 0), dtype=bool)
+    for col in columns:
+        step = _changes(df[col])
+        if step is None:
+            return None
+        change |= step
+        if int(np.count_nonzero(change)) > limit:
+            return None
+    return np.concatenate([np.zeros(min(n, 1), dtype=np.int64), np.flatnonzero(change) + 1])
+
+
+def values_at(s: pd.Series, rows: np.ndarray) -> list[Any]:
+    """``s.array.take(rows).tolist()`` for ascending ``rows``; a pyarrow-backed column is taken
+    chunk by chunk (a take from a chunked array first joins all its chunks: 20M strings copied
+    to read a few of them)."""
+    if not (_is_str_dtype(s.dtype) and getattr(s.dtype, "storage", None) == "pyarrow"):
+        return s.array.take(rows).tolist()  # type: ignore[no-any-return]
+    import pyarrow as pa
+
+    arrow = s.array.__arrow_array__()
+    if arrow.null_count or (len(rows) > 1 and bool((np.diff(rows) <= 0).any())):
+        return s.array.take(rows).tolist()  # type: ignore[no-any-return]  # (pandas' missing value)
+    out: list[Any] = []
+    start = 0
+    for chunk in arrow.chunks if hasattr(arrow, "chunks") else [arrow]:
+        lo, hi = np.searchsorted(rows, [start, start + len(chunk)])
+        if hi > lo:
+            out += chunk.take(pa.array(rows[lo:hi] - start)).to_pylist()
+        start += len(chunk)
+    return out
+
+
+def _changes(s: pd.Series) -> np.ndarray | None:
+    """``s[i + 1] != s[i]`` for each row ``i`` (see :func:`segment_starts`)."""
+    import pyarrow.compute as pc
+
+    n = len(s)
+    if n < 2:
+        return np.zeros(0, dtype=bool)
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        codes = s.cat.codes.to_numpy()
+        if bool((codes < 0).any()):
+            return None
+        return codes[1:] != codes[:-1]  # type: ignore[no-any-return]
+    if _is_str_dtype(s.dtype) and getattr(s.dtype, "storage", None) == "pyarrow":
+        arrow = s.array.__arrow_array__()
+        if arrow.null_count:
+            return None
+        return pc.not_equal(arrow.slice(1), arrow.slice(0, n - 1)).to_numpy(zero_copy_only=False)  # type: ignore[no-any-return]
+    arr = s.to_numpy()
+    if arr.dtype.kind in "iub":
+        return arr[1:] != arr[:-1]  # type: ignore[no-any-return]
+    if arr.dtype == object and pd.api.types.infer_dtype(arr, skipna=False) == "string":
+        return np.not_equal(arr[1:], arr[:-1])  # type: ignore[no-any-return]
+    return None
+
+
 def _first_rows(df: pd.DataFrame, columns: tuple[str, ...]) -> np.ndarray:
     n = len(df)
+    starts = segment_starts(df, columns) if n > _SMALL else None
+    if starts is not None:  # each distinct combination's first row is the start of its first stretch
+        if len(starts) == 1:
+            return starts
+        seen: dict[tuple[Any, ...], int] = {}
+        for key, at in zip(zip(*(values_at(df[c], starts) for c in columns), strict=True), starts.tolist(), strict=True):
+            seen.setdefault(key, at)
+        return np.fromiter(seen.values(), dtype=np.int64, count=len(seen))
     combined = key_codes(df, columns)
     if n == 0 or not combined.any():
         first = np.zeros(min(n, 1), dtype=np.int64)
@@ -408,6 +544,11 @@ def group_positions(df: pd.DataFrame) -> tuple[np.ndarray, list[np.ndarray | sli
 
     if all(one_value(df[c]) for c in GROUP):  # one file of one run, task and metric: no codes at all
         return np.zeros(1, dtype=np.int64), [slice(0, len(df))]
+    starts = segment_starts(df, GROUP) if len(df) > _SMALL else None
+    if starts is not None:  # stretches of one group each (a file's run, task, metric): found without codes
+        got = _stretch_groups(df, starts)
+        if got is not None:
+            return got
     combined = key_codes(df, GROUP)
     if not combined.any():
         return np.zeros(1, dtype=np.int64), [slice(0, len(df))]
@@ -418,6 +559,17 @@ def group_positions(df: pd.DataFrame) -> tuple[np.ndarray, list[np.ndarray | sli
     bounds = np.cumsum(np.bincount(gcodes, minlength=len(uniques)))[:-1]
     rows: list[np.ndarray | slice] = [_as_slice(p) for p in np.split(order, bounds)]
     return np.arange(len(uniques)), rows
+
+
+def _stretch_groups(df: pd.DataFrame, starts: np.ndarray) -> tuple[np.ndarray, list[np.ndarray | slice]] | None:
+    """:func:`group_positions` when each group is one stretch of rows (:func:`segment_starts` of
+    the group columns gave ``starts``): a slice each, in table order; ``None`` when a group
+    comes back after another one (its rows are then not one slice)."""
+    keys = list(zip(*(values_at(df[c], starts) for c in GROUP), strict=True))
+    if len(set(keys)) < len(keys):
+        return None
+    bounds = [*starts.tolist(), len(df)]
+    return np.arange(len(keys)), [slice(lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
 
 
 def _as_slice(positions: np.ndarray) -> np.ndarray | slice:
