@@ -127,9 +127,11 @@ def _read_jsonl(path: Path) -> Any:
     return pd.DataFrame.from_records(records)
 
 
-def read_arrow_table(path: Path) -> Any:
+def read_arrow_table(path: Path, constants: dict[str, str] | None = None) -> Any:
     """The file as a ``pyarrow.Table`` (csv/tsv/parquet/jsonl), or a DataFrame for JSON the
-    arrow reader refuses.  One-line :class:`InputError` for anything unreadable."""
+    arrow reader refuses.  One-line :class:`InputError` for anything unreadable.  ``constants``
+    (a dict, filled in): a Parquet file's run-level columns of one value are read from their
+    dictionaries (:func:`_read_parquet`; the same table) and their names and values recorded."""
     check_regular(path)  # (judge's label files come here without the registry)
     suffix = path.suffix.lower()
     pa = _pyarrow()
@@ -141,7 +143,7 @@ def read_arrow_table(path: Path) -> Any:
         if suffix == ".parquet":
             import pyarrow.parquet as pq
 
-            return pq.read_table(path)
+            return pq.read_table(path) if constants is None else _read_parquet(path, constants)
     except InputError:
         raise
     except MemoryError:
@@ -152,6 +154,69 @@ def read_arrow_table(path: Path) -> Any:
             raise InputError("the file is empty", str(path)) from None
         raise InputError(f"cannot read as {suffix[1:]}: {text}", str(path)) from None
     raise InputError(f"unsupported table format {suffix!r}; use csv, tsv, jsonl or parquet", str(path))
+
+
+RUN_LEVEL = tuple(name for key in ("run", "model", "task", "metric") for name in ALIASES[key])
+
+
+def _read_parquet(path: Path, constants: dict[str, str]) -> Any:
+    """``pq.read_table(path)``, its run-level string columns (:data:`RUN_LEVEL`) that hold one
+    value throughout built from that value instead of decoded a row at a time.
+
+    A Parquet writer stores such a column as a dictionary of one string and runs of its index;
+    decoding gives a string a row (10M rows: ~0.4 s a column, most of reading a 4-column file
+    whose floor reads 2).  Columns whose row-group statistics say min == max with no null are
+    read with ``read_dictionary``; a column whose every chunk's dictionary is that one value is
+    rebuilt as the type a plain read gives (:func:`_repeated_string`: offsets ``0, k, 2k ...``
+    and the value's bytes repeated), any other one cast back to it (what decoding gives).  The
+    statistics only choose the columns; the dictionaries decide.  ``constants`` gets each rebuilt
+    column's value (its blank check is then one value's).  Oracle: ``pq.read_table``
+    (``tests/adapters/test_parquet_constants.py``)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    meta = pq.read_metadata(path)
+    schema = pq.read_schema(path)
+    names = [meta.schema.column(i).path for i in range(meta.num_columns)]
+    candidates = []
+    for name in dict.fromkeys(RUN_LEVEL):
+        if name not in names or schema.get_field_index(name) < 0:
+            continue
+        plain = schema.field(name).type
+        if not (pa.types.is_string(plain) or pa.types.is_large_string(plain)) or meta.num_row_groups == 0:
+            continue
+        at = names.index(name)
+        stats = [meta.row_group(g).column(at).statistics for g in range(meta.num_row_groups)]
+        if all(st is not None and st.has_min_max and st.null_count == 0 and st.min == st.max == stats[0].min
+               for st in stats):
+            candidates.append(name)
+    if not candidates:
+        return pq.read_table(path)
+    table = pq.read_table(path, read_dictionary=candidates)
+    for name in candidates:
+        at = table.schema.get_field_index(name)
+        col, plain = table.column(at), schema.field(name).type
+        labels = {c.dictionary[0].as_py() for c in col.chunks if len(c.dictionary) == 1 and not c.null_count}
+        one = len(labels) == 1 and all(len(c.dictionary) == 1 and not c.null_count for c in col.chunks)
+        if one:
+            constants[name] = labels.pop()
+        table = table.set_column(at, schema.field(name), _repeated_string(constants[name], len(col), plain)
+                                 if one else col.cast(plain))
+    return table
+
+
+def _repeated_string(value: str, n: int, typ: Any) -> Any:
+    """An arrow ``string``/``large_string`` array of ``value`` in each of ``n`` rows, built from
+    its buffers (what decoding a dictionary of one value gives, without a pass a row)."""
+    import pyarrow as pa
+
+    data = value.encode("utf-8")
+    offsets = np.arange(n + 1, dtype=np.int64 if pa.types.is_large_string(typ) else np.int32)
+    if len(data) * n >= 2**31 and not pa.types.is_large_string(typ):
+        return pa.array([value], typ).take(pa.array(np.zeros(n, dtype=np.int64)))
+    offsets *= len(data)
+    cls = pa.LargeStringArray if pa.types.is_large_string(typ) else pa.StringArray
+    return cls.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(data * n))
 
 
 QUOTED_FORMULA = r"^'[=+\-@\t\r']"
@@ -196,15 +261,58 @@ def _blank(col: Any) -> np.ndarray:
     copying every string to trim it)."""
     import pyarrow.compute as pc
 
+    if len(col) >= FEW_LABELS_MIN_ROWS:
+        got = _blank_by_first_bytes(col)
+        if got is not None:
+            return got
     blank = pc.or_(pc.equal(pc.binary_length(col), 0), pc.utf8_is_space(col))
     return pc.fill_null(blank, True).to_numpy(zero_copy_only=False)
+
+
+def _blank_by_first_bytes(col: Any) -> np.ndarray | None:
+    """:func:`_blank` of a large ``string``/``large_string`` column: a string can be white
+    space only when its first byte is a control or space byte (``<= 0x20``), DEL or starts a
+    multi-byte character (``>= 0x7f``): only those rows (usually none: item ids, names) go to
+    arrow's ``utf8_is_space``, the rest are told from their length and first byte with numpy
+    (10M item ids: ~0.3 s less).  ``None`` for other types.  Oracle: :func:`_blank`'s kernels
+    (``tests/adapters/test_parquet_constants.py``)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    out = np.empty(len(col), dtype=bool)
+    at = 0
+    for chunk in col.chunks if hasattr(col, "chunks") else [col]:
+        if not (pa.types.is_string(chunk.type) or pa.types.is_large_string(chunk.type)):
+            return None
+        n = len(chunk)
+        if n == 0:
+            continue
+        off_type = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
+        _, offsets_buf, data_buf = chunk.buffers()
+        offsets = np.frombuffer(offsets_buf, dtype=off_type, count=n + 1, offset=chunk.offset * np.dtype(off_type).itemsize)
+        starts, lengths = offsets[:-1], np.diff(offsets)
+        data = np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None and data_buf.size else np.zeros(1, np.uint8)
+        first = data[np.minimum(starts, len(data) - 1)]
+        maybe = (lengths == 0) | (first <= 0x20) | (first >= 0x7F)
+        if chunk.null_count:
+            maybe |= chunk.is_null().to_numpy(zero_copy_only=False)
+        rows = np.flatnonzero(maybe)
+        block = np.zeros(n, dtype=bool)
+        if rows.size:
+            block[rows] = _blank(chunk.take(pa.array(rows))) if rows.size < FEW_LABELS_MIN_ROWS else \
+                pc.fill_null(pc.or_(pc.equal(pc.binary_length(chunk), 0), pc.utf8_is_space(chunk)),
+                             True).to_numpy(zero_copy_only=False)[rows]
+        out[at:at + n] = block
+        at += n
+    return out
 
 
 class _Columns:
     """Uniform access to the columns of a pyarrow Table or (fallback) a DataFrame."""
 
-    def __init__(self, data: Any) -> None:
+    def __init__(self, data: Any, constants: dict[str, str] | None = None) -> None:
         self.data = data
+        self.constants = constants or {}  # columns of one value throughout (arrow), by name
         self.arrow = not isinstance(data, pd.DataFrame)
         self.names = [str(c) for c in (data.column_names if self.arrow else data.columns)]
         self.n = data.num_rows if self.arrow else len(data)
@@ -231,6 +339,8 @@ class _Columns:
                 except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
                     s = col.to_pandas().astype(str)
                     return s, (s.str.strip() == "").to_numpy()
+            if name in self.constants:  # one value in every row: its blank check is the column's
+                return pd.Series(col.to_pandas()), np.full(self.n, bool(_blank(pa.array([self.constants[name]]))[0]))
             return pd.Series(col.to_pandas()), _blank(col)
         s = self.data[name].reset_index(drop=True)
         null = s.isna().to_numpy()
@@ -250,7 +360,7 @@ def _with_correct(cols: _Columns) -> _Columns:
         data = cols.data.append_column(CORRECT, pa.array(correct, type=pa.float64(), from_pandas=True))
     else:
         data = cols.data.assign(**{CORRECT: correct})
-    return _Columns(data)
+    return _Columns(data, cols.constants)
 
 
 FEW_LABELS_MIN_ROWS = 1 << 16
@@ -388,12 +498,13 @@ def _scores(cols: _Columns, name: str, compact: bool = False) -> tuple[np.ndarra
         if pa.types.is_floating(col.type) or pa.types.is_integer(col.type) or pa.types.is_boolean(col.type):
             values = pc.fill_null(pc.cast(col, pa.float64()), np.nan).to_numpy(zero_copy_only=False)
             nonfinite = ~null & ~np.isfinite(values)
-            raw = pc.fill_null(pc.cast(col, pa.large_string()), "")  # pandas' str type: no second copy
             if compact and not null.any() and not nonfinite.any():  # no error at all (np.where: a fresh array)
                 coded = (_labels_categorical(col) if pa.types.is_integer(col.type) or pa.types.is_boolean(col.type)
                          else None)  # the raw text as _few_labels would code it, from the numbers
                 return (np.where(nonfinite, np.nan, values), pd.Series(no_values(cols.n), copy=False),
-                        coded if coded is not None else pd.Series(raw.to_pandas()))
+                        coded if coded is not None else pd.Series(pc.fill_null(pc.cast(col, pa.large_string()), "")
+                                                                  .to_pandas()))
+            raw = pc.fill_null(pc.cast(col, pa.large_string()), "")  # pandas' str type: no second copy
             errors = np.full(cols.n, None, dtype=object)
             errors[nonfinite] = NON_FINITE
             errors[null] = MISSING
@@ -439,7 +550,8 @@ def read_long_table(path: str | Path, cluster: str | None = None) -> pd.DataFram
 
 # long: one column at a time in the order the checks depend on; each step frees what it read
 def _read_long_table(p: Path, cluster: str | None) -> pd.DataFrame:
-    cols = _Columns(read_arrow_table(p))
+    constants: dict[str, str] = {}
+    cols = _Columns(read_arrow_table(p, constants), constants)
     where = str(p)
     if cols.n == 0:
         raise InputError("the table has no rows", where)

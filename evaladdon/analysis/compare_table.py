@@ -58,7 +58,7 @@ def coded_item_table(rows: pd.DataFrame, item_codes: np.ndarray | None) -> tuple
     return pd.DataFrame({"value": t.mean, "n_epochs": t.n_rows,
                          "cluster": first_present_in(codes, len(index), rows["cluster"]),
                          "item_hash": first_present_in(codes, len(index), rows["item_hash"])},
-                        index=index), own
+                        index=index, copy=False), own  # fresh arrays: no copy, no consolidation
 
 
 def _distinct(codes: np.ndarray) -> bool:
@@ -206,7 +206,7 @@ def align_sides(
     one_epoch = bool(ia["n_epochs"].max() == 1 and ib["n_epochs"].max() == 1)
     aligned = pd.DataFrame({"a": ia["value"].to_numpy() if whole_a else ia["value"].to_numpy()[at_a],
                             "b": ib["value"].to_numpy() if whole_b else ib["value"].to_numpy()[at_b],
-                            "cluster": cluster}, index=shared)
+                            "cluster": cluster}, index=shared, copy=False)  # (read-only views: pandas' CoW)
     alignment = Alignment(
         n_shared=len(shared),
         only_a=int(len(side_a.items) - len(shared)),  # the item table has one row per distinct item

@@ -381,7 +381,12 @@ def _duplicated_in_stretches(df: pd.DataFrame) -> np.ndarray | None:
     got = _stretch_groups(df, starts) if starts is not None and len(starts) > 1 else None
     if got is None:
         return None
-    combined, distinct = _key_codes(df, ("item", "epoch"))
+    item = df["item"]
+    codes = label_codes(item)[0] if _is_str_dtype(item.dtype) and _column_codes(df["epoch"])[0] is None else None
+    if codes is not None and len(codes) and int(codes.min()) >= 0:  # one epoch: the item codes are the key's
+        combined, distinct = codes, False  # (no copy of them; the all-distinct case was told by label_codes)
+    else:
+        combined, distinct = _key_codes(df, ("item", "epoch"))
     out = np.zeros(len(df), dtype=bool)
     if distinct:
         return out
