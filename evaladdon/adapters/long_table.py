@@ -198,14 +198,14 @@ def _read_parquet(path: Path, constants: dict[str, str]) -> Any:
         col, plain = table.column(at), schema.field(name).type
         labels = {c.dictionary[0].as_py() for c in col.chunks if len(c.dictionary) == 1 and not c.null_count}
         one = len(labels) == 1 and all(len(c.dictionary) == 1 and not c.null_count for c in col.chunks)
-        if one:
-            constants[name] = labels.pop()
-        table = table.set_column(at, schema.field(name), _repeated_string(constants[name], len(col), plain)
-                                 if one else col.cast(plain))
+        built = _repeated_string(next(iter(labels)), len(col), plain) if one else None
+        if built is not None:
+            constants[name] = next(iter(labels))
+        table = table.set_column(at, schema.field(name), built if built is not None else col.cast(plain))
     return table
 
 
-def _repeated_string(value: str, n: int, typ: Any) -> Any:
+def _repeated_string(value: str, n: int, typ: Any) -> Any | None:
     """An arrow ``string``/``large_string`` array of ``value`` in each of ``n`` rows, built from
     its buffers (what decoding a dictionary of one value gives, without a pass a row)."""
     import pyarrow as pa
@@ -213,8 +213,8 @@ def _repeated_string(value: str, n: int, typ: Any) -> Any:
     data = value.encode("utf-8")
     offsets = np.arange(n + 1, dtype=np.int64 if pa.types.is_large_string(typ) else np.int32)
     if len(data) * n >= 2**31 and not pa.types.is_large_string(typ):
-        return pa.array([value], typ).take(pa.array(np.zeros(n, dtype=np.int64)))
-    offsets *= len(data)
+        return None  # more than 32-bit offsets hold: decoded as a plain read decodes it
+    np.multiply(offsets, len(data), out=offsets)
     cls = pa.LargeStringArray if pa.types.is_large_string(typ) else pa.StringArray
     return cls.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(data * n))
 
