@@ -127,11 +127,16 @@ def _read_jsonl(path: Path) -> Any:
     return pd.DataFrame.from_records(records)
 
 
-def read_arrow_table(path: Path, constants: dict[str, str] | None = None) -> Any:
+def read_arrow_table(path: Path) -> Any:
     """The file as a ``pyarrow.Table`` (csv/tsv/parquet/jsonl), or a DataFrame for JSON the
-    arrow reader refuses.  One-line :class:`InputError` for anything unreadable.  ``constants``
-    (a dict, filled in): a Parquet file's run-level columns of one value are read from their
-    dictionaries (:func:`_read_parquet`; the same table) and their names and values recorded."""
+    arrow reader refuses.  One-line :class:`InputError` for anything unreadable."""
+    return _arrow_table(path, None)
+
+
+def _arrow_table(path: Path, constants: dict[str, str] | None) -> Any:
+    """:func:`read_arrow_table`; with ``constants`` (a dict, filled in) a Parquet file's run-level
+    columns of one value are read from their dictionaries (:func:`_read_parquet`; the same
+    table) and their names and values recorded."""
     check_regular(path)  # (judge's label files come here without the registry)
     suffix = path.suffix.lower()
     pa = _pyarrow()
@@ -551,7 +556,7 @@ def read_long_table(path: str | Path, cluster: str | None = None) -> pd.DataFram
 # long: one column at a time in the order the checks depend on; each step frees what it read
 def _read_long_table(p: Path, cluster: str | None) -> pd.DataFrame:
     constants: dict[str, str] = {}
-    cols = _Columns(read_arrow_table(p, constants), constants)
+    cols = _Columns(_arrow_table(p, constants) if p.suffix.lower() == ".parquet" else read_arrow_table(p), constants)
     where = str(p)
     if cols.n == 0:
         raise InputError("the table has no rows", where)
