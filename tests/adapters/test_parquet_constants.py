@@ -1,6 +1,7 @@
 """A Parquet long table's run-level columns of one value, rebuilt from their dictionaries
-(``adapters.long_table._read_parquet``), equal what ``pyarrow.parquet.read_table`` decodes,
-and the table read from them equals the one read the plain way (issue 31 item 2)."""
+(``adapters.common.arrow_text.read_parquet``), equal what ``pyarrow.parquet.read_table`` decodes,
+and the table read from them equals the one read the plain way; the blank check by first bytes
+equals arrow's kernels (issue 31 item 2)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from evaladdon.adapters import long_table
+from evaladdon.adapters.common import arrow_text
 
 
 def _write(path: Path, columns: dict[str, object], row_group_size: int | None = None) -> Path:
@@ -35,7 +37,7 @@ def test_read_parquet_equals_read_table(tmp_path: Path, case: str, groups: int |
     cols = dict(CASES[case], id=pa.array([f"q{i}" for i in range(50)]), score=pa.array(np.arange(50) % 2))
     path = _write(tmp_path / "t.parquet", cols, groups)
     constants: dict[str, str] = {}
-    got = long_table._read_parquet(path, constants)
+    got = arrow_text.read_parquet(path, long_table.RUN_LEVEL, constants)
     want = pq.read_table(path)
     assert got.schema == want.schema
     assert got.equals(want)
@@ -56,7 +58,7 @@ def test_long_table_read_from_constants_equals_plain(tmp_path: Path, monkeypatch
             return f"{type(exc).__name__}: {exc}"
 
     fast = read()
-    monkeypatch.setattr(long_table, "_read_parquet", lambda p, constants: pq.read_table(p))
+    monkeypatch.setattr(long_table, "_read_parquet", lambda p, names, constants: pq.read_table(p))
     plain = read()
     if isinstance(plain, str):
         assert fast == plain
@@ -71,7 +73,7 @@ def test_long_table_read_from_constants_equals_plain(tmp_path: Path, monkeypatch
 def test_repeated_string_buffers() -> None:
     for typ in (pa.string(), pa.large_string()):
         for value in ("", "a", "é猫"):
-            got = long_table._repeated_string(value, 7, typ)
+            got = arrow_text.repeated_string(value, 7, typ)
             assert got.type == typ and got.to_pylist() == [value] * 7
             got.validate(full=True)
 
@@ -79,12 +81,12 @@ def test_repeated_string_buffers() -> None:
 def test_blank_by_first_bytes_equals_kernels(monkeypatch: pytest.MonkeyPatch) -> None:
     import pyarrow.compute as pc
 
-    monkeypatch.setattr(long_table, "FEW_LABELS_MIN_ROWS", 4)
+    monkeypatch.setattr(arrow_text, "FAST_MIN_ROWS", 4)
     rng = np.random.default_rng(5)
     pool = ["a", "", " ", "\t", " x", "\u3000", "\u00a0", "\u00a0b", "é", "\x1c", "\x7f", "q 1", "\u2028", None]
     vals = [pool[i] for i in rng.integers(0, len(pool), 400)]
     for typ in (pa.string(), pa.large_string()):
         arr = pa.chunked_array([pa.array(vals[:150], typ), pa.array(vals[150:], typ)]).slice(3)
         want = pc.fill_null(pc.or_(pc.equal(pc.binary_length(arr), 0), pc.utf8_is_space(arr)), True)
-        assert long_table._blank(arr).tolist() == want.to_pylist()
-        assert long_table._blank_by_first_bytes(arr).tolist() == want.to_pylist()
+        assert arrow_text.blank_mask(arr).tolist() == want.to_pylist()
+        assert arrow_text.blank_by_first_bytes(arr).tolist() == want.to_pylist()
