@@ -1,8 +1,10 @@
 """``compare`` of two long tables against its floor, and how both grow (issue 31 item 2).
 
-Usage: python benchmarks/bench_compare_long.py [ROWS ...] [--repeat N] [--code CHECKOUT] [--csv]
+Usage: python benchmarks/bench_compare_long.py [ROWS ...] [--repeat N] [--code CHECKOUT] [--csv] [--shuffle]
 (default 1M and 4M rows a file; best of 2; ``--code``: also time that checkout's evaladdon, e.g.
-main, side by side in the same run; ``--csv``: the tables as CSV instead of Parquet)
+main, side by side in the same run; ``--csv``: the tables as CSV instead of Parquet; ``--shuffle``:
+B's rows in another (seeded random) order than A's, so the items cannot be aligned by position
+and take the general path: one hash of both files' item ids, as the floor's)
 
 Writes two Parquet (or CSV) long tables of ROWS items each (``model, task, id, score``; 0/1 scores,
 string item ids ``item-00000001``, one epoch) and times in fresh processes the CPU (user + sys) and
@@ -58,7 +60,7 @@ def measure(args: list[str], env: dict[str, str], repeat: int, cwd: Path) -> tup
     return cpu, peak
 
 
-def write_tables(root: Path, n: int, csv: bool = False) -> tuple[Path, Path]:
+def write_tables(root: Path, n: int, csv: bool = False, shuffle: bool = False) -> tuple[Path, Path]:
     import numpy as np
     import pandas as pd
 
@@ -69,6 +71,8 @@ def write_tables(root: Path, n: int, csv: bool = False) -> tuple[Path, Path]:
         score = (np.random.default_rng(seed).uniform(size=n) < p).astype(np.int8)
         path = root / f"{model}{n}.{'csv' if csv else 'parquet'}"
         frame = pd.DataFrame({"model": model, "task": "t", "id": ids, "score": score})
+        if shuffle and model == "b":
+            frame = frame.take(np.random.default_rng(3).permutation(n)).reset_index(drop=True)
         if csv:
             import pyarrow as pa
             import pyarrow.csv as pacsv
@@ -83,9 +87,8 @@ def write_tables(root: Path, n: int, csv: bool = False) -> tuple[Path, Path]:
 def main() -> None:
     argv = sys.argv[1:]
     repeat, others = 2, {}
-    csv = "--csv" in argv
-    if csv:
-        argv.remove("--csv")
+    csv, shuffle = "--csv" in argv, "--shuffle" in argv
+    argv = [a for a in argv if a not in ("--csv", "--shuffle")]
     if "--repeat" in argv:
         i = argv.index("--repeat")
         repeat = int(argv[i + 1])
@@ -96,7 +99,7 @@ def main() -> None:
         del argv[i:i + 2]
     sizes = [int(float(a)) for a in argv] or [1_000_000, 4_000_000]
     print(f"load {os.getloadavg()[0]:.2f}; best of {repeat} fresh processes; CPU = user + sys; "
-          f"{'CSV' if csv else 'Parquet'} tables")
+          f"{'CSV' if csv else 'Parquet'} tables{'; B shuffled' if shuffle else ''}")
     print(f"{'rows a file':>11} {'path':22} {'cpu s':>7} {'peak MB':>8} {'cpu/floor':>9} {'MB/floor':>8}")
     first: dict[str, tuple[float, float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -108,7 +111,7 @@ def main() -> None:
         codes = {"compare": ROOT, **others}
         for n in sizes:
             t = time.perf_counter()
-            a, b = write_tables(Path(tmp), n, csv)
+            a, b = write_tables(Path(tmp), n, csv, shuffle)
             print(f"(tables of {n} rows written in {time.perf_counter() - t:.1f} s)")
             got = {"floor": measure(["-c", FLOOR, str(a), str(b)], env(ROOT), repeat, ROOT)}
             for name, code in codes.items():

@@ -38,6 +38,8 @@ else:
 
     pd = lazy_module("pandas")  # imported on first use (the lean summarize of Inspect logs needs none)
 
+from evaladdon.adapters.common.arrow_text import blank_mask as _blank
+from evaladdon.adapters.common.arrow_text import read_parquet as _read_parquet
 from evaladdon.adapters.common.guard import check_file_depth, check_regular
 from evaladdon.adapters.common.jsonlines import read_json_records
 from evaladdon.adapters.common.scores import MISSING, NON_FINITE, NON_NUMERIC, coerce_scores, convert_strings
@@ -62,6 +64,8 @@ ALIASES: dict[str, tuple[str, ...]] = {
 }
 TABLE_SUFFIXES: tuple[str, ...] = (".csv", ".tsv", ".jsonl", ".ndjson", ".parquet")
 REASONS = (MISSING, NON_NUMERIC, NON_FINITE)
+RUN_LEVEL = tuple(name for key in ("run", "model", "task", "metric") for name in ALIASES[key])
+"""Columns a Parquet file may hold one value in, read from their dictionary (:func:`_arrow_table`)."""
 
 
 def _pyarrow() -> Any:
@@ -130,6 +134,13 @@ def _read_jsonl(path: Path) -> Any:
 def read_arrow_table(path: Path) -> Any:
     """The file as a ``pyarrow.Table`` (csv/tsv/parquet/jsonl), or a DataFrame for JSON the
     arrow reader refuses.  One-line :class:`InputError` for anything unreadable."""
+    return _arrow_table(path, None)
+
+
+def _arrow_table(path: Path, constants: dict[str, str] | None) -> Any:
+    """:func:`read_arrow_table`; with ``constants`` (a dict, filled in) a Parquet file's run-level
+    columns of one value are read from their dictionaries (:func:`_read_parquet`; the same
+    table, ``evaladdon.adapters.common.arrow_text.read_parquet``) and their names and values recorded."""
     check_regular(path)  # (judge's label files come here without the registry)
     suffix = path.suffix.lower()
     pa = _pyarrow()
@@ -141,7 +152,7 @@ def read_arrow_table(path: Path) -> Any:
         if suffix == ".parquet":
             import pyarrow.parquet as pq
 
-            return pq.read_table(path)
+            return pq.read_table(path) if constants is None else _read_parquet(path, RUN_LEVEL, constants)
     except InputError:
         raise
     except MemoryError:
@@ -191,20 +202,12 @@ def _pick(names: list[str], name: str) -> str | None:
     return None
 
 
-def _blank(col: Any) -> np.ndarray:
-    """Null, empty or white space only (as ``utf8_trim_whitespace(col) == ""``, without
-    copying every string to trim it)."""
-    import pyarrow.compute as pc
-
-    blank = pc.or_(pc.equal(pc.binary_length(col), 0), pc.utf8_is_space(col))
-    return pc.fill_null(blank, True).to_numpy(zero_copy_only=False)
-
-
 class _Columns:
     """Uniform access to the columns of a pyarrow Table or (fallback) a DataFrame."""
 
-    def __init__(self, data: Any) -> None:
+    def __init__(self, data: Any, constants: dict[str, str] | None = None) -> None:
         self.data = data
+        self.constants = constants or {}  # columns of one value throughout (arrow), by name
         self.arrow = not isinstance(data, pd.DataFrame)
         self.names = [str(c) for c in (data.column_names if self.arrow else data.columns)]
         self.n = data.num_rows if self.arrow else len(data)
@@ -231,6 +234,8 @@ class _Columns:
                 except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
                     s = col.to_pandas().astype(str)
                     return s, (s.str.strip() == "").to_numpy()
+            if name in self.constants:  # one value in every row: its blank check is the column's
+                return pd.Series(col.to_pandas()), np.full(self.n, bool(_blank(pa.array([self.constants[name]]))[0]))
             return pd.Series(col.to_pandas()), _blank(col)
         s = self.data[name].reset_index(drop=True)
         null = s.isna().to_numpy()
@@ -250,7 +255,7 @@ def _with_correct(cols: _Columns) -> _Columns:
         data = cols.data.append_column(CORRECT, pa.array(correct, type=pa.float64(), from_pandas=True))
     else:
         data = cols.data.assign(**{CORRECT: correct})
-    return _Columns(data)
+    return _Columns(data, cols.constants)
 
 
 FEW_LABELS_MIN_ROWS = 1 << 16
@@ -388,12 +393,13 @@ def _scores(cols: _Columns, name: str, compact: bool = False) -> tuple[np.ndarra
         if pa.types.is_floating(col.type) or pa.types.is_integer(col.type) or pa.types.is_boolean(col.type):
             values = pc.fill_null(pc.cast(col, pa.float64()), np.nan).to_numpy(zero_copy_only=False)
             nonfinite = ~null & ~np.isfinite(values)
-            raw = pc.fill_null(pc.cast(col, pa.large_string()), "")  # pandas' str type: no second copy
             if compact and not null.any() and not nonfinite.any():  # no error at all (np.where: a fresh array)
                 coded = (_labels_categorical(col) if pa.types.is_integer(col.type) or pa.types.is_boolean(col.type)
                          else None)  # the raw text as _few_labels would code it, from the numbers
                 return (np.where(nonfinite, np.nan, values), pd.Series(no_values(cols.n), copy=False),
-                        coded if coded is not None else pd.Series(raw.to_pandas()))
+                        coded if coded is not None else pd.Series(pc.fill_null(pc.cast(col, pa.large_string()), "")
+                                                                  .to_pandas()))
+            raw = pc.fill_null(pc.cast(col, pa.large_string()), "")  # pandas' str type: no second copy
             errors = np.full(cols.n, None, dtype=object)
             errors[nonfinite] = NON_FINITE
             errors[null] = MISSING
@@ -439,7 +445,8 @@ def read_long_table(path: str | Path, cluster: str | None = None) -> pd.DataFram
 
 # long: one column at a time in the order the checks depend on; each step frees what it read
 def _read_long_table(p: Path, cluster: str | None) -> pd.DataFrame:
-    cols = _Columns(read_arrow_table(p))
+    constants: dict[str, str] = {}
+    cols = _Columns(_arrow_table(p, constants) if p.suffix.lower() == ".parquet" else read_arrow_table(p), constants)
     where = str(p)
     if cols.n == 0:
         raise InputError("the table has no rows", where)

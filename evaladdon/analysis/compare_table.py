@@ -20,7 +20,7 @@ from evaladdon.analysis.results import Alignment, RunComparison, Skipped  # noqa
 from evaladdon.analysis.compare import Paired, compare_groups, finish_comparisons, why_unpaired_text  # noqa: F401
 from evaladdon.stats.item_means import item_table as per_item
 from evaladdon.table.codes import first_present  # noqa: F401 - its old place
-from evaladdon.table.codes import first_present_in, group_positions
+from evaladdon.table.codes import first_present_in, group_positions, values_at
 from evaladdon.table.columns import _is_none
 from evaladdon.table.direction import declared_in
 from evaladdon.table.errored import apply_policy, errored_mask
@@ -59,13 +59,15 @@ def coded_item_table(rows: pd.DataFrame, item_codes: np.ndarray | None) -> tuple
     return pd.DataFrame({"value": t.mean, "n_epochs": t.n_rows,
                          "cluster": first_present_in(codes, len(index), rows["cluster"]),
                          "item_hash": first_present_in(codes, len(index), rows["item_hash"])},
-                        index=index), own
+                        index=index, copy=False), own  # fresh arrays: no copy, no consolidation
 
 
 def _distinct(codes: np.ndarray) -> bool:
     """Whether the non-negative integer ``codes`` all differ (one ``bincount``, no hash table)."""
     if len(codes) < 2:
         return len(codes) == 0 or int(codes[0]) >= 0
+    if int(codes[0]) >= 0 and bool((codes[1:] > codes[:-1]).all()):  # ascending: no bincount needed
+        return True
     return int(codes.min()) >= 0 and int(np.bincount(codes).max()) == 1
 
 
@@ -146,6 +148,9 @@ def shared_positions(items_a: pd.Index, items_b: pd.Index) -> tuple[np.ndarray, 
 
 def shared_codes(codes_a: np.ndarray, codes_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """:func:`shared_positions` of items given as integer codes of one table (no hash at all)."""
+    if codes_a.shape == codes_b.shape and np.array_equal(codes_a, codes_b):  # the same items in the same order
+        every = np.arange(len(codes_a), dtype=np.int64)  # (codes of distinct items: each is at its own position)
+        return every, every
     top = int(max(codes_a.max(initial=-1), codes_b.max(initial=-1))) + 1
     at_b = np.full(top, -1, dtype=np.int64)
     at_b[codes_b] = np.arange(len(codes_b))
@@ -174,7 +179,8 @@ def align_sides(
     at_a, at_b = shared_items(side_a, side_b)
     if len(at_a) == 0:
         raise EvalAddonError(f"{where}: no items in common; nothing to pair")
-    shared = ia.index[at_a]
+    whole_a, whole_b = _everything(at_a, len(ia)), _everything(at_b, len(ib))
+    shared = ia.index if whole_a else ia.index[at_a]
     ha, hb = _shared_values(ia["item_hash"], at_a), _shared_values(ib["item_hash"], at_b)
     mismatch = (np.zeros(len(at_a), dtype=bool) if ha is None or hb is None
                 else _differ(ha, hb, pd.notna(ha) & pd.notna(hb)))
@@ -199,8 +205,9 @@ def align_sides(
         if present.any() and not present.all():
             raise EvalAddonError(f"{where}: {int((~present).sum())} shared item(s) have no cluster id")
     one_epoch = bool(ia["n_epochs"].max() == 1 and ib["n_epochs"].max() == 1)
-    aligned = pd.DataFrame({"a": ia["value"].to_numpy()[at_a], "b": ib["value"].to_numpy()[at_b], "cluster": cluster},
-                           index=shared)
+    aligned = pd.DataFrame({"a": ia["value"].to_numpy() if whole_a else ia["value"].to_numpy()[at_a],
+                            "b": ib["value"].to_numpy() if whole_b else ib["value"].to_numpy()[at_b],
+                            "cluster": cluster}, index=shared, copy=False)  # (read-only views: pandas' CoW)
     alignment = Alignment(
         n_shared=len(shared),
         only_a=int(len(side_a.items) - len(shared)),  # the item table has one row per distinct item
@@ -212,6 +219,11 @@ def align_sides(
         one_epoch=one_epoch,
     )
     return aligned, alignment
+
+
+def _everything(at: np.ndarray, n: int) -> bool:
+    """Whether the distinct positions ``at`` are ``0..n-1`` in order (every item: no take needed)."""
+    return len(at) == n and (n == 0 or int(at[0]) == 0 and int(at[-1]) == n - 1 and bool((at[1:] > at[:-1]).all()))
 
 
 def _shared_values(column: pd.Series, at: np.ndarray) -> np.ndarray | None:
@@ -298,7 +310,7 @@ class GroupRows(_Pairs):
             self._item_codes = label_codes(df["item"])[0]  # the hash validate made (cached), or one now
         positions = group_positions(df)[1]  # slices or row positions, as the summary groups
         first = np.array([p.start if isinstance(p, slice) else int(p[0]) for p in positions])
-        keys = zip(*(df[c].array.take(first).tolist() for c in GROUP), strict=True)
+        keys = zip(*(values_at(df[c], first) for c in GROUP), strict=True)
         for (run, task, metric), pos, at in zip(keys, positions, first, strict=True):
             self._rows[(run, task, metric)] = pos
             self._keys.setdefault(run, []).append((task, metric))

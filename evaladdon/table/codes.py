@@ -17,6 +17,7 @@ else:
     pd = lazy_module("pandas")  # imported on first use (the lean summarize of Inspect logs needs none)
 
 from evaladdon.table.columns import GROUP, KEY, _is_str_dtype
+from evaladdon.table.stretches import segment_starts, stretch_groups, values_at  # noqa: F401 - values_at re-exported
 
 
 _CODES: dict[int, tuple[Any, np.ndarray, int]] = {}
@@ -150,6 +151,31 @@ def _spread_hashes(arrow: Any) -> np.ndarray | None:
     return np.concatenate(parts) if parts else np.empty(0, dtype=np.uint64)
 
 
+def _period(arrow: Any) -> int | None:
+    """``p`` when the arrow (chunked) string array without nulls is ``k >= 2`` blocks of ``p``
+    rows, each block the first one row for row, and the first block's strings are all shown
+    distinct (:func:`_all_distinct`); ``None`` otherwise ("not shown", never "no period").
+
+    Then ``pd.factorize``'s first-appearance codes are ``0..p-1`` in every block, found by one
+    search for the first row's next occurrence and one comparison of each block with the first
+    (a few ns a row) instead of a hash table of every row (2 x 10M item ids: ~5 s).
+    Oracle: ``pd.factorize`` (``tests/table/test_periodic_codes.py``)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = len(arrow)
+    if n < 2 * _PROBE or not (pa.types.is_string(arrow.type) or pa.types.is_large_string(arrow.type)):
+        return None
+    p = pc.index(arrow, arrow[0], start=1).as_py()
+    if p < _PROBE or n % p:
+        return None
+    first = arrow.slice(0, p)
+    for k in range(1, n // p):
+        if not pc.all(pc.equal(arrow.slice(k * p, p), first)).as_py():
+            return None
+    return p if _all_distinct(first) else None
+
+
 def _has_repeat(hashes: np.ndarray) -> bool:
     """Whether two of ``hashes`` are equal (sorts ``hashes`` in place: no copy of 10M values)."""
     hashes.sort()
@@ -168,11 +194,17 @@ def label_codes(s: pd.Series) -> tuple[np.ndarray, int]:
         hit = _CODES.get(id(arrow))
         if hit is not None and hit[0]() is arrow:
             return hit[1], hit[2]
+    period = None
     if arrow is not None and arrow.null_count == 0 and _all_distinct(arrow):
         # every label differs (one row per item, the usual long table): pd.factorize's
         # first-appearance codes are 0..n-1, proven without a hash table of the strings
         n_labels = len(arrow)
         codes = np.arange(n_labels, dtype=np.int64)
+    elif arrow is not None and arrow.null_count == 0 and (period := _period(arrow)) is not None:
+        # the same distinct labels in the same order, block after block (two runs' files of
+        # one benchmark, or epochs written one after another): codes 0..p-1 in every block
+        n_labels = period
+        codes = np.tile(np.arange(period, dtype=np.int64), len(arrow) // period)
     elif arrow is not None:
         # arrow's own hash kernel: the same first-appearance codes as pd.factorize (one memo
         # shared by all chunks, so every chunk indexes the same dictionary), ~25% faster on
@@ -321,14 +353,47 @@ def duplicated_keys(df: pd.DataFrame, columns: tuple[str, ...] = KEY) -> np.ndar
     Dense combined codes are counted with ``np.bincount`` (no hash table); sparse ones go
     through pandas' hash-based ``duplicated``.
     """
+    if columns == KEY and len(df) > _SMALL:
+        got = _duplicated_in_stretches(df)
+        if got is not None:
+            return got
     combined, distinct = _key_codes(df, columns)
+    return _repeated(combined, distinct)
+
+
+def _repeated(combined: np.ndarray, distinct: bool) -> np.ndarray:
+    """Mask of the ``combined`` codes that occur more than once (``distinct``: known none does)."""
     n = combined.size
-    if n == 0 or distinct:
+    if n == 0 or distinct or bool((combined[1:] > combined[:-1]).all()):  # (ascending codes: all differ)
         return np.zeros(n, dtype=bool)
     top = int(combined.max()) + 1
     if top <= 4 * n + 1024:
         return np.bincount(combined, minlength=top)[combined] > 1
     return pd.Series(combined).duplicated(keep=False).to_numpy()
+
+
+def _duplicated_in_stretches(df: pd.DataFrame) -> np.ndarray | None:
+    """:func:`duplicated_keys` of the key when each (run, task, metric) is one stretch of rows
+    (:func:`segment_starts`; a table read from files, a run's rows after each other): two rows
+    of different groups never share a key, so each group's (item, epoch) codes are checked
+    alone (the run codes of every row and their 64-bit combination with the items' skipped);
+    ``None`` otherwise."""
+    starts = segment_starts(df, GROUP)
+    got = stretch_groups(df, starts) if starts is not None and len(starts) > 1 else None
+    if got is None:
+        return None
+    item = df["item"]
+    codes = label_codes(item)[0] if _is_str_dtype(item.dtype) and _column_codes(df["epoch"])[0] is None else None
+    if codes is not None and len(codes) and int(codes.min()) >= 0:  # one epoch: the item codes are the key's
+        combined, distinct = codes, False  # (no copy of them; the all-distinct case was told by label_codes)
+    else:
+        combined, distinct = _key_codes(df, ("item", "epoch"))
+    out = np.zeros(len(df), dtype=bool)
+    if distinct:
+        return out
+    for rows in got[1]:
+        out[rows] = _repeated(combined[rows], False)
+    return out
 
 
 def distinct_rows(df: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:
@@ -343,7 +408,7 @@ def distinct_tuples(df: pd.DataFrame, columns: tuple[str, ...]) -> list[tuple[An
     if len(df) <= _SMALL:  # a small file: hashing the tuples directly beats factorizing 4 columns
         return list(dict.fromkeys(zip(*(df[c].tolist() for c in columns), strict=True)))
     first = _first_rows(df, columns)
-    return list(zip(*(df[c].array.take(first).tolist() for c in columns), strict=True))
+    return list(zip(*(values_at(df[c], first) for c in columns), strict=True))
 
 
 _SMALL = 2048
@@ -351,6 +416,14 @@ _SMALL = 2048
 
 def _first_rows(df: pd.DataFrame, columns: tuple[str, ...]) -> np.ndarray:
     n = len(df)
+    starts = segment_starts(df, columns) if n > _SMALL else None
+    if starts is not None:  # each distinct combination's first row is the start of its first stretch
+        if len(starts) == 1:
+            return starts
+        seen: dict[tuple[Any, ...], int] = {}
+        for key, at in zip(zip(*(values_at(df[c], starts) for c in columns), strict=True), starts.tolist(), strict=True):
+            seen.setdefault(key, at)
+        return np.fromiter(seen.values(), dtype=np.int64, count=len(seen))
     combined = key_codes(df, columns)
     if n == 0 or not combined.any():
         first = np.zeros(min(n, 1), dtype=np.int64)
@@ -408,6 +481,11 @@ def group_positions(df: pd.DataFrame) -> tuple[np.ndarray, list[np.ndarray | sli
 
     if all(one_value(df[c]) for c in GROUP):  # one file of one run, task and metric: no codes at all
         return np.zeros(1, dtype=np.int64), [slice(0, len(df))]
+    starts = segment_starts(df, GROUP) if len(df) > _SMALL else None
+    if starts is not None:  # stretches of one group each (a file's run, task, metric): found without codes
+        got = stretch_groups(df, starts)
+        if got is not None:
+            return got
     combined = key_codes(df, GROUP)
     if not combined.any():
         return np.zeros(1, dtype=np.int64), [slice(0, len(df))]
