@@ -210,9 +210,11 @@ LEFT_OUT = "left_out_records"
 """The ``score_details.details`` key where evaladdon's export keeps the rows it left out."""
 
 
-def _left_out_records(agg: dict[str, Any] | None, agg_path: Path | None) -> list[dict[str, Any]]:
+def _left_out_records(agg: dict[str, Any] | None, agg_path: Path | None,
+                      orphans: Sequence[tuple[dict[str, Any], str, Any]] = ()) -> list[dict[str, Any]]:
     """The rows an evaladdon export left out, as instance records (``evaluation.score`` null or
-    the non-finite value, ``error`` as logged), read from the aggregate's results."""
+    the non-finite value, ``error`` as logged), read from the aggregate's results and from the
+    ``orphans`` (:func:`orphan_left_out`: the (task, metric) pairs left out entirely)."""
     out: list[dict[str, Any]] = []
     if agg is None:
         return out
@@ -224,7 +226,7 @@ def _left_out_records(agg: dict[str, Any] | None, agg_path: Path | None) -> list
         if isinstance(text, str):
             where = {"evaluation_name": res.get("evaluation_name"), "evaluation_result_id": _result_key(res)}
             groups.append((f"evaluation_results[{k}]: details.{LEFT_OUT}", where, _json_array(text, k, agg_path)))
-    for where, rows in orphan_left_out(agg, agg_path):
+    for where, _, rows in orphans:
         groups.append((f"eval_library.additional_details.{LEFT_OUT}", where, rows))
     for said, where, rows in groups:
         if not isinstance(rows, list) or not all(isinstance(r, dict) and "sample_id" in r for r in rows):
@@ -246,11 +248,11 @@ def _json_array(text: str, k: int | str, agg_path: Path | None) -> Any:
         raise InputError(f"{said}.{LEFT_OUT} is not a JSON array ({exc})", str(agg_path)) from None
 
 
-def orphan_left_out(agg: dict[str, Any], agg_path: Path | None) -> list[tuple[dict[str, Any], Any]]:
+def orphan_left_out(agg: dict[str, Any] | None, agg_path: Path | None) -> list[tuple[dict[str, Any], str, Any]]:
     """The rows of each (task, metric) an evaladdon export left out entirely (no score, so no
-    result entry): ``eval_library.additional_details.left_out_records``, as (where, records)
-    with ``evaluation_result_id`` ``task/metric`` (:func:`orphan_metrics` names the metric)."""
-    text = _obj(_obj(agg, "eval_library"), "additional_details").get(LEFT_OUT)
+    result entry): ``eval_library.additional_details.left_out_records``, as (where, metric,
+    records), ``where`` with ``evaluation_result_id`` ``task/metric``."""
+    text = _obj(_obj(agg or {}, "eval_library"), "additional_details").get(LEFT_OUT)
     if not isinstance(text, str):
         return []
     groups = _json_array(text, "eval_library.additional_details", agg_path)
@@ -259,18 +261,7 @@ def orphan_left_out(agg: dict[str, Any], agg_path: Path | None) -> list[tuple[di
         raise InputError(f"eval_library.additional_details.{LEFT_OUT} is not an array of "
                          "{evaluation_name, metric_id, records}", str(agg_path))
     return [({"evaluation_name": g["evaluation_name"], "evaluation_result_id": f"{g['evaluation_name']}/{g['metric_id']}"},
-             g.get("records")) for g in groups]
-
-
-def orphan_metrics(agg: dict[str, Any] | None) -> dict[str, str]:
-    """``evaluation_result_id`` -> metric of the (task, metric) pairs left out entirely."""
-    text = _obj(_obj(agg or {}, "eval_library"), "additional_details").get(LEFT_OUT)
-    try:
-        groups = json.loads(text) if isinstance(text, str) else []
-    except ValueError:
-        return {}
-    return {f"{g['evaluation_name']}/{g['metric_id']}": str(g["metric_id"]) for g in groups
-            if isinstance(g, dict) and isinstance(g.get("evaluation_name"), str) and isinstance(g.get("metric_id"), str)}
+             g["metric_id"], g.get("records")) for g in groups]
 
 
 def _records(path: Path, left_out: Sequence[dict[str, Any]] = ()) -> pd.DataFrame:
@@ -297,9 +288,11 @@ def read_instances(path: str | Path, cluster: str | None = None) -> pd.DataFrame
     p = Path(path)
     where = str(p)
     agg_path, agg = _aggregate_beside(p)
-    frame = _records(p, _left_out_records(agg, agg_path))
-    metric_by_key = {**orphan_metrics(agg), **{_result_key(r): _metric_of(r) for r in (agg or {}).get(
-        "evaluation_results", []) if isinstance(r, dict)}}
+    orphans = orphan_left_out(agg, agg_path)
+    frame = _records(p, _left_out_records(agg, agg_path, orphans))
+    metric_by_key = {**{w["evaluation_result_id"]: m for w, m, _ in orphans},
+                     **{_result_key(r): _metric_of(r) for r in (agg or {}).get("evaluation_results", [])
+                        if isinstance(r, dict)}}
     key = (frame["evaluation_result_id"].where(frame["evaluation_result_id"].notna(), frame["evaluation_name"])
            if "evaluation_result_id" in frame else frame["evaluation_name"]).astype(str)
     metric = key.map(metric_by_key).astype(object)

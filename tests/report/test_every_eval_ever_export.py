@@ -211,3 +211,11 @@ def test_a_metric_with_every_row_left_out_keeps_its_rows(cli: Any, tmp_path: Pat
 
     assert judge_rows(new) == judge_rows(old)
     assert json.dumps(old).count("judge failed") == json.dumps(new).count("judge failed") > 0, (old, new)
+    for bad, says in (("not json", "is not a JSON array"), ('[{"records": []}]', "is not an array of")):
+        for a in (tmp_path / "out").rglob("*.json"):
+            doc = json.loads(a.read_text())
+            doc["eval_library"]["additional_details"]["left_out_records"] = bad
+            a.write_text(json.dumps(doc))
+        named = sorted((tmp_path / "out").rglob("*_samples.jsonl"))  # named: an error, not a skip
+        code, out, err = cli("summarize", *named, "--json")
+        assert code == 2 and out == "" and err.count("\n") == 1 and says in err and ".json" in err, err
