@@ -38,6 +38,8 @@ def linearized_ratio_interval(y: np.ndarray, x: np.ndarray, level: float) -> tup
     Returns ``(R, se, low, high)``, each ``(q,)``; ``low``/``high`` are NaN where the interval
     is undefined (``R`` in {0, 1}, ``X = 0``, a zero or non-finite SE, fewer than two clusters).
     """
+    from scipy.special import expit  # loaded with t_ppf's scipy.special anyway
+
     y = np.asarray(y, dtype=float)
     x = np.asarray(x, dtype=float)
     n_clusters = y.shape[0]
@@ -51,10 +53,6 @@ def linearized_ratio_interval(y: np.ndarray, x: np.ndarray, level: float) -> tup
         centre = np.log(ratio) - np.log1p(-ratio)
         ok = np.isfinite(se_logit) & (se > 0) & (ratio > 0) & (ratio < 1)
         half = t_ppf(0.5 + level / 2.0, max(n_clusters - 1, 1)) * se_logit
-        low = np.where(ok, _expit(centre - half), np.nan)
-        high = np.where(ok, _expit(centre + half), np.nan)
+        low = np.where(ok, expit(centre - half), np.nan)
+        high = np.where(ok, expit(centre + half), np.nan)
     return ratio, se, low, high
-
-
-def _expit(z: np.ndarray) -> np.ndarray:
-    return 0.5 * (1.0 + np.tanh(0.5 * z))  # 1 / (1 + exp(-z)) without overflow
