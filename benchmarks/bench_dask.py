@@ -32,8 +32,10 @@ process's own peak RSS (``client.run`` of ``getrusage(RUSAGE_SELF).ru_maxrss``) 
 against the local engine's peak, to check issue 31's goal "with 2 workers each holding half the
 data, each worker under half of local memory" (and one worker under local's); the CPU of the
 whole command, its worker processes included (reaped by it when the cluster closes).  A worker's peak includes its interpreter and
-libraries (the ``worker libs`` column: a worker's peak once it has imported numpy, pandas,
-pyarrow, DuckDB, scipy.special and the routes, before any task).
+libraries (the ``worker libs`` column: a worker's peak after the route's own worker function --
+``dask_store.summarize_files`` or ``dask_compare.reduce_group`` -- ran once on a tiny store of 2
+runs x 100 rows, before the command: what that route's tasks import, no more); ``worker
+imports``: which of pandas, DuckDB and scipy the workers hold after the command (``-``: none).
 
 ``--reduce``: each stored file of the store reduced to per-item records in one process, no Dask:
 ``reduce_file`` (pyarrow columns + ``reduce_table``, numpy on codes) against ``old reduce``, the
@@ -292,23 +294,36 @@ def peak():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def libraries():  # what every task of either route imports: a worker's floor
-    import duckdb, numpy, pandas, pyarrow.parquet, scipy.special  # noqa: F401
-    import evaladdon.routes.dask_compare, evaladdon.routes.dask_store  # noqa: F401
+def libraries(command, tiny):  # a worker's floor: the route's worker function on a tiny store
+    from evaladdon.store.query import select
 
+    files = [str(f) for f in select(tiny, None).files]
+    if command == "summarize":
+        from evaladdon.routes.dask_store import GroupOptions, summarize_files
+
+        summarize_files(GroupOptions(tiny, None, None, 0.95, "auto", "cr2"), files)
+    else:
+        from evaladdon.routes.dask_compare import reduce_group
+
+        reduce_group(tiny, None, None, files)
     return peak()
+
+
+def heavy():  # the heavy libraries a worker has loaded
+    return sorted({m.split(".")[0] for m in sys.modules} & {"pandas", "duckdb", "scipy"})
 
 
 if __name__ == "__main__":
     argv = json.loads(sys.argv[1])
-    n = int(sys.argv[3]) if len(sys.argv) > 3 else 2
+    n = int(sys.argv[3])
     with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         with Client(cluster) as client:
-            idle = sorted(client.run(libraries).values())
+            idle = sorted(client.run(libraries, argv[0], sys.argv[4]).values())
             rc = main([*argv, "--engine", "dask", "--scheduler", cluster.scheduler_address])
             workers = sorted(client.run(peak).values())
+            loaded = sorted({m for got in client.run(heavy).values() for m in got})
     with open(sys.argv[2], "w") as f:
-        json.dump({"idle": idle, "workers": workers, "driver": peak()}, f)
+        json.dump({"idle": idle, "workers": workers, "driver": peak(), "heavy": loaded}, f)
     sys.exit(rc or 0)
 """
 
@@ -321,12 +336,15 @@ def processes_table(runs: int, sizes: list[int], repeat: int, counts: tuple[int,
 
     print(f"load {os.getloadavg()[0]:.2f}; best of {repeat}; {runs} runs a store; worker processes of 1 thread")
     print(f"{'rows':>6} {'command':10} {'workers':>7} {'local MB':>8} {'local cpu':>9} {'dask cpu':>8} "
-          f"{'cpu/local':>9} {'driver MB':>9} {'worker libs':>11} {'worker MBs':>13} {'max/local':>9} {'< 1/n?':>6}")
+          f"{'cpu/local':>9} {'driver MB':>9} {'worker libs':>11} {'worker MBs':>13} {'max/local':>9} {'< 1/n?':>6} "
+          "worker imports")
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONPYCACHEPREFIX=str(Path(tmp) / "pycache"))
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         script = Path(tmp) / "processes.py"
         script.write_text(PROCESSES)
+        tiny = Path(tmp) / "tiny"
+        build_apart("store", tiny, 2, 100, env)
         for rows in sizes:
             store = Path(tmp) / f"store{rows}"
             build_apart("store", store, runs, rows, env)
@@ -340,7 +358,7 @@ def processes_table(runs: int, sizes: list[int], repeat: int, counts: tuple[int,
                     best: dict[str, Any] = {}
                     cpu = float("inf")
                     for _ in range(repeat):
-                        got = measure([str(script), json.dumps(argv), str(peaks), str(n)], env, 1)
+                        got = measure([str(script), json.dumps(argv), str(peaks), str(n), str(tiny)], env, 1)
                         last = lambda out: out.strip().splitlines()[-1:]  # noqa: E731 - a progress bar may come first
                         assert last(got[3]) == last(local[3]), f"{name}: the Dask output differs from the local one"
                         now = json.loads(peaks.read_text())
@@ -351,7 +369,7 @@ def processes_table(runs: int, sizes: list[int], repeat: int, counts: tuple[int,
                     print(f"{runs * rows / 1e6:5.1f}M {name:10} {n:7d} {local[2]:8.0f} {local[1]:9.2f} {cpu:8.2f} "
                           f"{cpu / local[1]:9.2f} {best['driver']:9.0f} {max(best['idle']):11.0f} "
                           f"{' / '.join(f'{w:.0f}' for w in best['workers']):>13} {top / local[2]:9.2f} "
-                          f"{'yes' if top < local[2] / n else 'no':>6}", flush=True)
+                          f"{'yes' if top < local[2] / n else 'no':>6} {','.join(best['heavy']) or '-'}", flush=True)
 
 
 def main() -> None:

@@ -124,9 +124,9 @@ def _reduce(cols: dict[str, np.ndarray] | None, item_labels: Any, metric: str | 
     if cols["value"].dtype != np.float64 or not groups.rows_unique():
         return GroupSides({}, NONE, [], {}, True, metrics, ok=False)
     if item_labels is not None:  # the sides' codes index the group's labels in first appearance
-        import pyarrow as pa
+        from evaladdon._util.arrow import int_array
 
-        groups.item_labels = item_labels.take(pa.array(groups.item_labels))
+        groups.item_labels = item_labels.take(int_array(np.asarray(groups.item_labels).astype(np.int64, copy=False)))
     sides = {key: _compact(groups.side(*key)) for key in groups._rows}
     _, firsts = _combined(cols, ("run", "model", "task", "source"))
     labels = list(zip(*(cols[c][firsts].tolist() for c in ("run", "model", "task", "source")), strict=True))

@@ -42,6 +42,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 NO_ROWS = "--where matches no stored rows"
 NO_SCORED = "no scored rows to summarize"
+LABEL_COLUMNS = ("run", "model", "task", "source")
 
 Submit = Callable[[Callable[..., Any], Sequence[tuple[Any, ...]]], Iterator[Any]]
 
@@ -64,7 +65,7 @@ class GroupResult:
     it any row, whether it has ``--metric`` (when not, the metrics it has)."""
 
     summaries: list[Any]
-    label_rows: Any
+    label_rows: Any  # a DataFrame of LABEL_COLUMNS, or a list of such tuples (a streamed group)
     notes: list[str]
     had_rows: bool
     has_metric: bool = True
@@ -108,9 +109,9 @@ def summarize_read(opts: GroupOptions, files: Sequence[str]) -> GroupResult:
 
 def streamed(opts: GroupOptions, files: Sequence[str]) -> GroupResult | None:
     """:func:`summarize_files` a batch of rows at a time; None when a file is not as a canonical
-    store writes it (the caller reads the files as a table)."""
-    import pandas as pd
-
+    store writes it (the caller reads the files as a table).  Imports neither pandas nor DuckDB
+    (a worker process without them is ~45 MB smaller; ``tests/routes/test_lean_worker.py``): the
+    label rows go back as plain tuples, made a table on the driver (:func:`_finish`)."""
     from evaladdon.analysis.summarize import summarize_groups
     from evaladdon.routes.store_stream import NotStreamable, file_groups
 
@@ -134,7 +135,7 @@ def streamed(opts: GroupOptions, files: Sequence[str]) -> GroupResult | None:
         summaries = []
     if not sum(counts):
         return GroupResult([], None, [], False, False)
-    label_rows = pd.DataFrame(rows, columns=["run", "model", "task", "source"], dtype=object)
+    label_rows = list(rows)
     if opts.metric is not None and opts.metric not in seen:
         return GroupResult([], label_rows, [], True, False, frozenset(seen))
     return GroupResult(summaries, label_rows, notes, True)
@@ -184,8 +185,18 @@ def _finish(results: list[GroupResult], notes: list[str], metric: str | None, wh
     notes.extend(n for r in results for n in r.notes)
     if not summaries:
         raise EvalAddonError(NO_SCORED + (f": {'; '.join(notes)}" if notes else ""))
-    labels = run_labels(pd.concat([r.label_rows for r in results if r.had_rows], ignore_index=True))
+    labels = run_labels(pd.concat([_frame(r.label_rows) for r in results if r.had_rows], ignore_index=True))
     return [dataclasses.replace(s, label=labels[s.run]) for s in summaries]
+
+
+def _frame(rows: Any) -> Any:
+    """A group's label rows as a table: a streamed group sends (run, model, task, source) tuples
+    (no pandas on the worker), a group read as a table its rows' distinct labels already."""
+    import pandas as pd
+
+    if isinstance(rows, pd.DataFrame):
+        return rows
+    return pd.DataFrame(rows, columns=list(LABEL_COLUMNS), dtype=object)
 
 
 def summarize_store(opts: GroupOptions, submit: Submit, max_rows: int,

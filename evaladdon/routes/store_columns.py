@@ -31,6 +31,7 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
+from evaladdon._util.arrow import numbers, strings, valid
 from evaladdon.routes.store_arrays import COLUMNS
 
 STRINGS = ("run", "model", "task", "metric", "source", "item", "error", "cluster", "item_hash")
@@ -53,13 +54,13 @@ def _objects(chunk: Any) -> np.ndarray:
     n = len(chunk)
     if chunk.null_count == n:
         return np.broadcast_to(NULL, (n,))
-    labels = chunk.dictionary.to_numpy(zero_copy_only=False)
+    labels = strings(chunk.dictionary)
     if len(labels) == 1 and chunk.null_count == 0:  # one value (a run-level column in a log of one run)
         return np.broadcast_to(labels, (n,))
     if chunk.null_count == 0:
-        return labels[chunk.indices.to_numpy(zero_copy_only=False)]  # type: ignore[no-any-return]
-    out = labels[chunk.indices.fill_null(0).to_numpy(zero_copy_only=False)]
-    out[chunk.is_null().to_numpy(zero_copy_only=False)] = None
+        return labels[numbers(chunk.indices)]  # type: ignore[no-any-return]
+    out = labels[numbers(chunk.indices, fill=0)]
+    out[~valid(chunk)] = None
     return out  # type: ignore[no-any-return]
 
 
@@ -145,16 +146,16 @@ def from_tables(tables: Iterator[tuple[Any, set[str]]]) -> GroupColumns | None:
             elif c == "value":
                 if col.type != pa.float64():
                     return None
-                parts[c].append(col.to_numpy())  # NULL as NaN, as DuckDB's NULLs become
+                parts[c].append(numbers(col))  # NULL as NaN, as DuckDB's NULLs become
             elif not pa.types.is_integer(col.type) or col.null_count:  # epoch
                 return None
             else:
-                parts[c].append(col.to_numpy().astype(np.int64, copy=False))
+                parts[c].append(numbers(col).astype(np.int64, copy=False))
         del table
     if not items:
         return None
     unified = pa.chunked_array(items).unify_dictionaries()
     cols = {c: _join(p) for c, p in parts.items()}
     parts.clear()
-    cols["item"] = np.concatenate([ch.indices.to_numpy() for ch in unified.chunks])
+    cols["item"] = np.concatenate([numbers(ch.indices) for ch in unified.chunks])
     return GroupColumns({c: cols[c] for c in COLUMNS}, unified.chunk(0).dictionary)

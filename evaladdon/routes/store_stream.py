@@ -39,6 +39,9 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
+from evaladdon._util.arrow import int_array, numbers
+from evaladdon.stats._base.checks import first_appearance
+
 BATCH = 16_384
 """Rows a batch.  Arrow's peak while streaming a stored log of 500k rows (its pool's
 ``max_memory``): 15.4 MB in batches of 131,072 rows, 7.9 MB of 65,536, 4.2 MB of 32,768,
@@ -83,9 +86,7 @@ class _Coder:
                 0, len(self.cur)).equals(self.cur):
             raise NotStreamable("a batch's dictionary does not extend the previous one")
         self.cur = d
-        idx = chunk.indices
-        out = idx.to_numpy(zero_copy_only=False) if idx.null_count == 0 else idx.fill_null(-1).to_numpy()
-        out = out.astype(np.int32, copy=True)
+        out = numbers(chunk.indices, fill=-1).astype(np.int32, copy=True)
         if self.offset:
             out[out >= 0] += self.offset
         return out
@@ -101,10 +102,10 @@ class _Coder:
             return None
         if len(dicts) == 1:
             return dicts[0]
-        chunks = [pa.DictionaryArray.from_arrays(pa.array(np.arange(len(d), dtype=np.int32)), d.cast(pa.large_string()))
+        chunks = [pa.DictionaryArray.from_arrays(int_array(np.arange(len(d), dtype=np.int32)), d.cast(pa.large_string()))
                   for d in dicts]
         unified = pa.chunked_array(chunks).unify_dictionaries()
-        remap = np.concatenate([c.indices.to_numpy() for c in unified.chunks]).astype(np.int32)
+        remap = np.concatenate([numbers(c.indices) for c in unified.chunks]).astype(np.int32)
         has = codes >= 0
         codes[has] = remap[codes[has]]
         return unified.chunk(0).dictionary
@@ -134,7 +135,7 @@ class _Keys:
             ch = batch.column(c)
             if not pa.types.is_dictionary(ch.type) or not _is_string(ch.type.value_type) or ch.null_count:
                 raise NotStreamable(f"column {c!r}: {ch.type} with {ch.null_count} NULL(s)")
-            cols.append((ch.indices.to_numpy(zero_copy_only=False), ch.dictionary.to_pylist()))
+            cols.append((numbers(ch.indices), ch.dictionary.to_pylist()))
         if all(len(labels) == 1 for _, labels in cols):  # a log of one run: one combination, no codes
             return np.full(n, self._key(tuple(labels[0] for _, labels in cols)), dtype=np.int32)
         combined = np.zeros(n, dtype=np.int64)
@@ -144,9 +145,7 @@ class _Keys:
             if width >= 1 << 62:
                 raise NotStreamable("too many run-level labels")
             combined = combined * len(labels) + idx
-        import pandas as pd
-
-        first, uniques = pd.factorize(combined)
+        first, uniques = first_appearance(combined)  # pd.factorize's codes and order, by sorting
         key_of = np.empty(len(uniques), dtype=np.int32)
         for j, u in enumerate(uniques.tolist()):  # the distinct combinations of the batch (a few)
             parts = []
@@ -196,7 +195,7 @@ def _file_arrays(path: Path, distinct: bool) -> tuple[_Keys, dict[str, np.ndarra
             value = batch.column("value")
             if value.type != pa.float64():
                 raise NotStreamable(f"value of {value.type}")
-            arrays["value"][at:at + m] = value.to_numpy(zero_copy_only=False)  # NULL as NaN
+            arrays["value"][at:at + m] = numbers(value)  # NULL as NaN
             arrays["key"][at:at + m] = keys.codes(batch)
             for c in coded:
                 arrays[c][at:at + m] = coders[c].codes(batch.column(c)) if c in names else -1
