@@ -153,15 +153,7 @@ def plan_compare(opts: CompareOptions) -> list[Route]:
 
         routes.append(Route("store_groups", store_groups))
     routes += _dask_compare(opts, limits, offered=not family and fast)
-    if i.paths and i.engine == "local" and not i.store and not i.where and not i.scheduler and not family and fast:
-
-        def inspect_arrays() -> Any:
-            from evaladdon.routes.inspect_arrays import compare
-
-            _per_item_rows(opts)
-            return compare(opts, limits)
-
-        routes.append(Route("inspect_arrays", inspect_arrays))
+    routes += _inspect_arrays(opts, limits, offered=not family and fast)
     if family and opts.by is not None:
         raise EvalAddonError(f"--by splits per-item scores into subgroups; --metric {i.metric} is a metric of the "
                              "whole run (compare a subgroup with --where on a store instead)")
@@ -194,6 +186,21 @@ def _dask_compare(opts: CompareOptions, limits: RouteLimits, offered: bool) -> l
         return (dask_compare if i.store else dask_compare_paths).compare(opts, limits)
 
     return [Route("dask_compare", dask_compare)]
+
+
+def _inspect_arrays(opts: CompareOptions, limits: RouteLimits, offered: bool) -> list[Route]:
+    """The ``inspect_arrays`` route when it may serve ``opts``: PATHs on the local engine."""
+    i = opts.inputs
+    if not (offered and i.paths and i.engine == "local" and not i.store and not i.where and not i.scheduler):
+        return []
+
+    def inspect_arrays() -> Any:
+        from evaladdon.routes.inspect_arrays import compare
+
+        _per_item_rows(opts)
+        return compare(opts, limits)
+
+    return [Route("inspect_arrays", inspect_arrays)]
 
 
 def _per_item_rows(opts: CompareOptions) -> None:

@@ -632,8 +632,24 @@ IA_CASES += [_c(f"inspect arrays, gate: {' '.join(args)}", ["gate", POLICY, *arg
 IA_CASES += [_c(f"inspect arrays, gate declined: {' '.join(args)}", ["gate", POLICY, *args], "table", declines=IA)
              for args in ((str(INSPECT),), (*_TWINS[:2], "--strict"), (FIRST, SECOND, "--baseline", "nobody"))]
 
+# real runs compared (the real-log corpus, when present): the route or, after it declined, the table's
+_REAL_PAIRS = [("inspect_ai_logsets/set", "--all-pairs"), ("inspect_ai_logsets/set2", "--all-pairs", "--json"),
+               ("inspect_ai_logsets/not-set", "--json"), ("inspect_ai_logsets/not-set", "--markdown"),
+               ("inspect_ai_fixtures/scorer/logs", "--json"), ("inspect_ai_fixtures/test_eval_set", "--json"),
+               ("inspect_ai_fixtures/analysis/test_logs_choices", "--json"),
+               ("inspect_ai_fixtures/analysis/test_logs_choices", "--strict"),
+               ("inspect_ai_fixtures/log/test_eval_log/log_formats.eval",
+                "inspect_ai_fixtures/log/test_eval_log/log_formats.json", "--json"),
+               ("inspect_ai_fixtures/log/test_eval_log/log_read_sample.eval",
+                "inspect_ai_fixtures/log/test_eval_log/log_read_sample.json"),
+               ("inspect_ai_logsets/set", "inspect_ai_fixtures/eval-set1", "inspect_ai_logsets/not-set", "--all-pairs",
+                "--json")]
+REAL_COMPARE_CASES = [
+    _c(f"compare real {' '.join(args)}", ["compare", *(str(REAL_LOGS / a) if not a.startswith("--") else a for a in args)],
+       IA, either=True) for args in _REAL_PAIRS] if REAL_LOGS.is_dir() else []
+
 CASES = DIRECTION_CASES + ERROR_CASES + FIRST_CASES + INSPECT_CASES + SPILL_CASES + ARRAYS_CASES + GROUPS_CASES + SUMMARY_CASES + DASK_CASES + IA_CASES
-LOG_CASES = REAL_CASES
+LOG_CASES = REAL_CASES + REAL_COMPARE_CASES
 
 
 # -- running ---------------------------------------------------------------------------------------
@@ -980,3 +996,13 @@ def test_store_rows_equal_reading_the_files(tmp_path: Path) -> None:
     pd.testing.assert_frame_equal(canon(picked), canon(want), check_exact=True)
     one = load_store(store, "source LIKE '%z.csv'").table
     assert list(one["run"].unique()) == ["other"]  # no clash left: not renamed
+
+
+def test_real_runs_are_compared_from_arrays() -> None:
+    """Most of the real pairs that can be compared at all take the inspect_arrays route (the
+    others: single-item fixtures, logs without scores, which the table route refuses)."""
+    if not REAL_COMPARE_CASES:
+        pytest.skip(NO_REAL_LOGS)
+    taken = [_route(list(c.argv), RouteLimits()) for c in REAL_COMPARE_CASES]
+    assert sum(t[:2] == (0, IA) for t in taken) >= 5
+    assert all(t[1] == "table" for t in taken if t[0] == 2)
