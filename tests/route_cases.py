@@ -415,6 +415,34 @@ def lower_store(root: Path) -> Path:
     return store
 
 
+def twin_logs(root: Path) -> Path:
+    """Runs of the base samples under non-ASCII ids: ``a``, ``b`` with other values and the
+    inputs of some items changed (content hashes that differ: ``--strict``), ``c`` as ``a``
+    with other values; ``long``, ``long2`` with ids past 64 bytes (the lean reader keeps digests
+    of them), ``nul``, ``nul2`` with ids that end in NUL."""
+    header, samples = _base()
+    out = {}
+    for name in ("a", "b", "c", "long", "long2", "nul", "nul2"):
+        eval_id = f"twin{name.upper()}"
+        head = copy.deepcopy(header)
+        head["eval"]["eval_id"] = head["eval"]["run_id"] = eval_id
+        rows = []
+        for i, s in enumerate(samples):
+            s = copy.deepcopy(s)
+            s["id"] = f"é{s['id']}-ü" if i % 3 else f"{s['id']}"
+            if name == "b" and i % 7 == 2:
+                s["input"] = s["input"] + " (reworded)"
+            if name in ("b", "c", "long2", "nul2") and i % (4 if name == "b" else 5) == 1:
+                s["scores"]["match"]["value"] = "C" if s["scores"]["match"]["value"] == "I" else "I"
+            if name.startswith("long"):
+                s["id"] = f"{s['id']}-" + "x" * 70
+            elif name.startswith("nul"):
+                s["id"] = f"{s['id']}\x00"
+            rows.append(s)
+        out[name] = _write(root / f"{name}.json", head, rows)
+    return root
+
+
 def _in(name: str, fn: Callable[[Path], Path]) -> Callable[[Path], Path]:
     """A builder of one input in its own directory ``root/name``."""
     def build(root: Path) -> Path:
@@ -449,6 +477,7 @@ BUILDERS: dict[str, Callable[[Path], Path]] = {
     "errstore": _in("errstore", errored_store),
     "lmlow": _in("lmlow", lower_lm),
     "lmstore": _in("lmstore", lower_store),
+    "twins": _in("twins", twin_logs),
 }
 
 

@@ -60,9 +60,10 @@ def summarize(opts: SummarizeOptions, limits: RouteLimits) -> Summaries:
         raise Decline(f"{type(exc).__name__}: {exc}") from None
 
 
-def _read_part(f: Path, cluster: str | None, cap: int | None = None) -> Any:
+def _read_part(f: Path, cluster: str | None, cap: int | None = None, hashes: bool = False) -> Any:
     """The ``LeanPart`` of log ``f``; more than ``cap`` records (not ``None``) raise
-    :class:`evaladdon.routes.inspect_spill.TooMany`."""
+    :class:`evaladdon.routes.inspect_spill.TooMany`; ``hashes``: with the samples' content hashes
+    (``compare``: :mod:`evaladdon.routes.inspect_arrays`)."""
     from evaladdon._util.gc import no_cyclic_gc
     from evaladdon.adapters.inspect.stream import NotNative, read_json_stream
     from evaladdon.adapters.inspect.native import read_eval_zip
@@ -71,7 +72,7 @@ def _read_part(f: Path, cluster: str | None, cap: int | None = None) -> Any:
 
     try:
         with no_cyclic_gc():
-            records = Collector(cluster, lean=COLUMNS) if cap is None else _Capped(cluster, cap)
+            records = Collector(cluster, lean=COLUMNS, hashes=hashes) if cap is None else _Capped(cluster, cap)
             with f.open("rb") as fh:  # opened once: the first bytes tell the reader, which reads on
                 zipped = fh.read(4).startswith(b"PK")
                 fh.seek(0)

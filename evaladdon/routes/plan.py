@@ -34,8 +34,12 @@ Decision table (``docs/dev/redesign-map.md`` §4 has the measurements behind eac
      ``NAME=PATH``, a named file that cannot be read alone).  ~1.0x local CPU on a store; on
      PATHs 1.0-1.14x local CPU at 0.42-0.65x its peak memory (``bench_dask.py --table``), where
      the table route took 2.0-2.4x and 2.3-3.1x.
-  4. ``metric_family`` -- ``--metric`` names a metric family (f1_macro, roc_auc, ece, pass@k).
-  5. ``table`` -- otherwise.
+  4. ``inspect_arrays`` -- PATHs on the local engine, not a metric family: Inspect logs read by
+     the lean reader of ``inspect_columns`` (with content hashes) into the arrays ``store_arrays``
+     pairs, without pandas; declines on any input it cannot be sure to read as the table route
+     does, and on any error (the table route gives it).
+  5. ``metric_family`` -- ``--metric`` names a metric family (f1_macro, roc_auc, ece, pass@k).
+  6. ``table`` -- otherwise.
 
 ``metrics``, ``rank``, ``judge``, ``report``, ``export`` (the canonical table itself)
   1. ``table`` -- the one route today (read at once; with ``--engine dask`` each file, stored or
@@ -149,6 +153,7 @@ def plan_compare(opts: CompareOptions) -> list[Route]:
 
         routes.append(Route("store_groups", store_groups))
     routes += _dask_compare(opts, limits, offered=not family and fast)
+    routes += _inspect_arrays(opts, limits, offered=not family and fast)
     if family and opts.by is not None:
         raise EvalAddonError(f"--by splits per-item scores into subgroups; --metric {i.metric} is a metric of the "
                              "whole run (compare a subgroup with --where on a store instead)")
@@ -181,6 +186,21 @@ def _dask_compare(opts: CompareOptions, limits: RouteLimits, offered: bool) -> l
         return (dask_compare if i.store else dask_compare_paths).compare(opts, limits)
 
     return [Route("dask_compare", dask_compare)]
+
+
+def _inspect_arrays(opts: CompareOptions, limits: RouteLimits, offered: bool) -> list[Route]:
+    """The ``inspect_arrays`` route when it may serve ``opts``: PATHs on the local engine."""
+    i = opts.inputs
+    if not (offered and i.paths and i.engine == "local" and not i.store and not i.where and not i.scheduler):
+        return []
+
+    def inspect_arrays() -> Any:
+        from evaladdon.routes.inspect_arrays import compare
+
+        _per_item_rows(opts)
+        return compare(opts, limits)
+
+    return [Route("inspect_arrays", inspect_arrays)]
 
 
 def _per_item_rows(opts: CompareOptions) -> None:

@@ -97,10 +97,12 @@ def sorted_unique(a: np.ndarray) -> np.ndarray:
 
 
 class FastGroups:
-    """The (run, task, metric) groups of the selected rows, for :func:`compare_groups`."""
+    """The (run, task, metric) groups of the selected rows, for :func:`compare_groups`;
+    ``names``: the runs the user named (``NAME=PATH``, :func:`~evaladdon.table.names.labels_of`)."""
 
-    def __init__(self, cols: dict[str, np.ndarray], metric: str | None) -> None:
+    def __init__(self, cols: dict[str, np.ndarray], metric: str | None, names: dict[str, str] | None = None) -> None:
         self.cols = cols
+        self.names = names or {}
         key_c, firsts = _combined(cols, ("run", "task", "metric"))
         order = np.argsort(key_c, kind="stable")
         bounds = np.cumsum(np.bincount(key_c, minlength=len(firsts)))[:-1]
@@ -208,7 +210,7 @@ class FastGroups:
         """The runs, their labels, first models and sources (table order)."""
         _, firsts = _combined(self.cols, ("run", "model", "task", "source"))
         columns = ("run", "model", "task", "source")
-        return run_info(list(zip(*(self.cols[c][firsts].tolist() for c in columns), strict=True)))
+        return run_info(list(zip(*(self.cols[c][firsts].tolist() for c in columns), strict=True)), self.names)
 
 
 def _combined(cols: dict[str, np.ndarray], names: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:

@@ -82,11 +82,27 @@ def test_ci_imports_numpy_only() -> None:
 
 @pytest.mark.parametrize("argv", [
     ["compare", str(INSPECT / "baseline.eval"), str(INSPECT / "candidate.eval"), "--json"],
+    ["compare", str(INSPECT / "baseline.eval"), str(INSPECT / "candidate.eval"), "--cluster", "passage.id"],
+    ["compare", str(INSPECT), "--all-pairs", "--markdown"],
     ["gate", str(REPO / "examples" / "ci" / "evaladdon-policy.yml"), str(INSPECT / "baseline.eval"),
      str(INSPECT / "candidate.eval")],
 ])
-def test_compare_and_gate_of_two_small_logs_add_only_the_table(argv: list[str], with_the_table: set[str]) -> None:
-    """The table route of two logs: pandas and pyarrow (the rows builder's arrow chunks), the policy's YAML."""
+def test_compare_and_gate_of_small_logs_import_neither_pandas_nor_pyarrow(
+        argv: list[str], numpy_scipy_special: set[str]) -> None:
+    """The inspect_arrays route: the lean reader's columns paired without pandas or pyarrow (the
+    table route's rows builder needs both); the gate's policy adds its YAML."""
     mods = _command(*argv)
-    assert not [h for h in HEAVY if h in mods and h not in ("pandas", "pyarrow", "yaml")]
+    assert not [h for h in HEAVY if h in mods and h != "yaml"]
+    assert "yaml" not in mods or argv[0] == "gate"
+    assert _third_party(mods, numpy_scipy_special) <= {"orjson", "zstandard", "yaml"}
+
+
+@pytest.mark.parametrize("argv", [
+    ["compare", str(INSPECT / "baseline.eval"), str(INSPECT / "candidate.eval"), "--flips", "3"],
+])
+def test_compare_on_the_table_route_adds_only_the_table(argv: list[str], with_the_table: set[str]) -> None:
+    """What the inspect_arrays route does not serve (here ``--flips``, the per-item rows): the table
+    route, with pandas and pyarrow (the rows builder's arrow chunks)."""
+    mods = _command(*argv)
+    assert "pandas" in mods and not [h for h in HEAVY if h in mods and h not in ("pandas", "pyarrow", "yaml")]
     assert _third_party(mods, with_the_table) <= {"orjson", "zstandard", "pandas", "pyarrow"}

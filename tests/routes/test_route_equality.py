@@ -529,8 +529,127 @@ if importlib.util.find_spec("distributed"):
            check=_refused),
     ]
 
-CASES = DIRECTION_CASES + ERROR_CASES + FIRST_CASES + INSPECT_CASES + SPILL_CASES + ARRAYS_CASES + GROUPS_CASES + SUMMARY_CASES + DASK_CASES
-LOG_CASES = REAL_CASES
+# -- compare and gate of Inspect logs given as PATHs, without pandas (inspect_arrays, issue 31 item 5) ----
+
+IA = "inspect_arrays"
+POLICY = str(REPO / "examples" / "ci" / "evaladdon-policy.yml")
+_TWINS = ("{twins}/a.json", "{twins}/b.json", "{twins}/c.json")
+
+
+def _hash_mismatch(rc: int, out: str, err: str, argv: list[str]) -> None:
+    """Items whose content differs are counted (and named) in the comparison of a with b."""
+    if "--json" in argv:
+        assert any(r["hash_mismatch"] == 17 for r in _results(out))
+    else:
+        assert "17 shared item(s) have different content hashes (e.g. q003, éq010-ü" in err
+
+
+def _strict_skipped(rc: int, out: str, err: str, argv: list[str]) -> None:
+    """--strict: the pairs with b are not made (a one-line reason each), a with c is."""
+    skipped = json.loads(out)["skipped"]
+    assert rc == 0 and len(_results(out)) == 1 and len(skipped) == 2
+    assert all("different content hashes" in s["reason"] for s in skipped)
+
+
+IA_ARGS: list[tuple[tuple[str, ...], str, Callable[[int, str, str, list[str]], None] | None]] = [
+    # the sample logs: every output mode, options, names, directories, the gate's exits
+    ((FIRST, SECOND), IA, None),
+    ((FIRST, SECOND, "--json"), IA, None),
+    ((FIRST, SECOND, "--markdown"), IA, None),
+    ((FIRST, SECOND, "--cluster", "passage.id", "--json"), IA, None),
+    ((FIRST, SECOND, "--cluster", "passage.id", "--cluster-method", "cr1", "--markdown"), IA, None),
+    ((f"a={FIRST}", f"b={SECOND}", "--json"), IA, None),
+    ((f"a={FIRST}", f"b={SECOND}", "--wide"), IA, None),
+    ((str(INSPECT), "--all-pairs", "--markdown"), IA, None),
+    ((str(INSPECT), "--all-pairs", "--adjust", "bonferroni", "--test", "t"), IA, None),
+    ((str(INSPECT), "--baseline", "baseline", "--json"), IA, None),
+    (("{copy}", SECOND, "--json"), IA, None),  # a directory with files that are no logs: skipped, noted
+    (("{copy}", SECOND), IA, None),
+    ((FIRST, "{copy}", "--json"), IA, None),  # one run id in two files: kept apart
+    ((f"a={FIRST}", "{copy}", "--all-pairs"), IA, None),
+    ((FIRST, SECOND, "--margin", "2pt", "--fail-on-regression"), IA, None),
+    ((SECOND, FIRST, "--margin", "0.01", "--fail-on-regression", "--json"), IA, None),
+    ((FIRST, SECOND, "--better", "lower", "--fail-on-regression", "--json"), IA, None),
+    ((FIRST, SECOND, "--strict", "--equivalence", "2pt", "--quiet"), IA, None),
+    ((FIRST, SECOND, "--metric", "match", "--seed", "3", "--test", "permutation"), IA, None),
+    # crafted logs: duplicates, unscored, errored and limited samples, dict scores, epochs, clusters
+    (("{edge}", "{edge2}", "--json"), IA, None),
+    (("{edge}", "{edge2}", "--cluster", "grp"), IA, None),
+    (("{edge}", "{edge2}", "--metric", "other", "--markdown"), IA, None),
+    (("{edge}", "{edge2}", "--cluster", "grp", "--all-pairs", "--json", "--test", "permutation"), IA, None),
+    (("{errlogs}/base.json", "{errlogs}/cand.json", "--test", "mcnemar-midp", "--interval", "newcombe"), IA, None),
+    (("{errlogs}/base.json", "{errlogs}/cand.json", "--test", "mcnemar", "--interval", "wald", "--json"), IA, None),
+    (("{edge}", "{edge2}", "--interval", "bootstrap", "--json"), IA, None),
+    (("{coded}", "run={coded_both}", "--json"), IA, None),  # codes past int8; one run over two logs
+    (("{coded}", "run={coded_both}", "--cluster", "grp", "--metric", "acc", "--markdown"), IA, None),
+    (("{clean}", "{two7}", "--json"), IA, None),  # two epochs
+    (("{dup}", "{clean}", "--cluster", "c", "--json"), IA, None),  # replaced records
+    (("{inc}", FIRST, "--json"), IA, None),  # incomplete, cancelled
+    (("{short}", SECOND), IA, None),  # an incomplete .eval
+    (("{short}", SECOND, "--json"), IA, None),
+    (("{journal}", SECOND, "--json"), IA, None),  # an unfinished run's journal
+    (("{journal}", "{short}", "--markdown"), IA, None),
+    # errored samples: counted, the error-rate test and its gate
+    (("{errlogs}/base.json", "{errlogs}/cand.json", "--json"), IA, None),
+    (("{errlogs}/base.json", "{errlogs}/cand.json", "--fail-on-regression"), IA, None),
+    (("{errlogs}", "--baseline", "errbase", "--markdown"), IA, None),  # epochs
+    (("{errlogs}", "--all-pairs", "--json", "--adjust", "bh"), IA, None),
+    # content hashes that differ: counted and named (non-ASCII ids), refused with --strict
+    ((*_TWINS[:2], "--json"), IA, _hash_mismatch),
+    (_TWINS[:2], IA, None),
+    ((*_TWINS, "--all-pairs", "--strict", "--json"), IA, _strict_skipped),
+    ((*_TWINS, "--all-pairs", "--strict", "--markdown"), IA, None),
+    ((*_TWINS, "--baseline", "twinC", "--strict", "--fail-on-regression", "--allow-skipped"), IA, None),
+    ((*_TWINS, "--baseline", "twinC", "--strict"), IA, None),
+    # declined: the table route answers, or gives its error, in its own words
+    ((*_TWINS[:2], "--strict"), "table", None),  # nothing compared
+    (("{clean}", "{two7}", "--cluster", "c"), "table", None),  # an item in two clusters in the two runs
+    (("{twins}/long.json", "{twins}/long2.json", "--json"), "table", None),  # ids kept as digests
+    (("{twins}/nul.json", "{twins}/nul2.json"), "table", None),  # ids ending in NUL
+    ((FIRST, SECOND, "--metric", "mtach"), "table", None),  # did you mean
+    ((FIRST, SECOND, "--cluster", "passage.di"), "table", None),  # a wrong field
+    ((str(INSPECT),), "table", None),  # three runs, no --baseline
+    ((FIRST, SECOND, "--baseline", "nobody"), "table", None),
+    ((FIRST, "{odd}"), "table", None),  # a non-ASCII score string
+    ((FIRST, str(SAMPLE / "lm_eval")), "table", None),  # not an Inspect log
+    ((f"a={FIRST}", f"a={SECOND}"), "table", None),  # a name twice
+    ((FIRST, "{missing}"), "table", None),
+    ((FIRST, SECOND, "--flips", "3"), "table", None),  # the per-item rows: the table route's
+    ((FIRST, SECOND, "--by", "length"), "table", None),
+    # not offered
+    ((FIRST, SECOND, "--errors", "fail", "--json"), "table", None),
+    ((FIRST, SECOND, "--metric", "f1_macro"), "metric_family", None),
+]
+IA_CASES = [_c(f"inspect arrays: {' '.join(args)}", ["compare", *args], route,
+               ref="metric_family" if route == "metric_family" else "table",
+               declines=IA if route == "table" and not ("--errors" in args or "--metric" in args and "f1_macro" in args)
+               else None, check=check)
+            for args, route, check in IA_ARGS]
+IA_CASES += [_c(f"inspect arrays, gate: {' '.join(args)}", ["gate", POLICY, *args], IA)
+             for args in ((FIRST, SECOND), (FIRST, SECOND, "--json"), (FIRST, SECOND, "--markdown"),
+                          (SECOND, FIRST, "--cluster", "passage.id"), (f"a={FIRST}", f"b={SECOND}", "--strict"),
+                          ("{errlogs}", "--baseline", "errbase", "--json"), ("{copy}", SECOND, "--allow-skipped"))]
+IA_CASES += [_c(f"inspect arrays, gate declined: {' '.join(args)}", ["gate", POLICY, *args], "table", declines=IA)
+             for args in ((str(INSPECT),), (*_TWINS[:2], "--strict"), (FIRST, SECOND, "--baseline", "nobody"))]
+
+# real runs compared (the real-log corpus, when present): the route or, after it declined, the table's
+_REAL_PAIRS = [("inspect_ai_logsets/set", "--all-pairs"), ("inspect_ai_logsets/set2", "--all-pairs", "--json"),
+               ("inspect_ai_logsets/not-set", "--json"), ("inspect_ai_logsets/not-set", "--markdown"),
+               ("inspect_ai_fixtures/scorer/logs", "--json"), ("inspect_ai_fixtures/test_eval_set", "--json"),
+               ("inspect_ai_fixtures/analysis/test_logs_choices", "--json"),
+               ("inspect_ai_fixtures/analysis/test_logs_choices", "--strict"),
+               ("inspect_ai_fixtures/log/test_eval_log/log_formats.eval",
+                "inspect_ai_fixtures/log/test_eval_log/log_formats.json", "--json"),
+               ("inspect_ai_fixtures/log/test_eval_log/log_read_sample.eval",
+                "inspect_ai_fixtures/log/test_eval_log/log_read_sample.json"),
+               ("inspect_ai_logsets/set", "inspect_ai_fixtures/eval-set1", "inspect_ai_logsets/not-set", "--all-pairs",
+                "--json")]
+REAL_COMPARE_CASES = [
+    _c(f"compare real {' '.join(args)}", ["compare", *(str(REAL_LOGS / a) if not a.startswith("--") else a for a in args)],
+       IA, either=True) for args in _REAL_PAIRS] if REAL_LOGS.is_dir() else []
+
+CASES = DIRECTION_CASES + ERROR_CASES + FIRST_CASES + INSPECT_CASES + SPILL_CASES + ARRAYS_CASES + GROUPS_CASES + SUMMARY_CASES + DASK_CASES + IA_CASES
+LOG_CASES = REAL_CASES + REAL_COMPARE_CASES
 
 
 # -- running ---------------------------------------------------------------------------------------
@@ -877,3 +996,13 @@ def test_store_rows_equal_reading_the_files(tmp_path: Path) -> None:
     pd.testing.assert_frame_equal(canon(picked), canon(want), check_exact=True)
     one = load_store(store, "source LIKE '%z.csv'").table
     assert list(one["run"].unique()) == ["other"]  # no clash left: not renamed
+
+
+def test_real_runs_are_compared_from_arrays() -> None:
+    """Most of the real pairs that can be compared at all take the inspect_arrays route (the
+    others: single-item fixtures, logs without scores, which the table route refuses)."""
+    if not REAL_COMPARE_CASES:
+        pytest.skip(NO_REAL_LOGS)
+    taken = [_route(list(c.argv), RouteLimits()) for c in REAL_COMPARE_CASES]
+    assert sum(t[:2] == (0, IA) for t in taken) >= 5
+    assert all(t[1] == "table" for t in taken if t[0] == 2)

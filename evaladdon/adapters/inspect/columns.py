@@ -19,7 +19,9 @@ log of short ids ~26 bytes a sample):
   texts that repeat (metric names, error reasons, cluster labels) once per log, in
   :class:`Texts` (a distinct cluster label costs a ``str`` and a dict entry, ~100 bytes:
   a log with as many clusters as samples grows by that much a sample);
-- its value as float64 (exact).
+- its value as float64 (exact);
+- only when asked (``Collector(hashes=True)``, the pandas-free compare): its content hash as
+  :func:`~evaladdon.adapters.inspect.rows.label_bytes` (65 bytes).
 """
 
 from __future__ import annotations
@@ -72,6 +74,9 @@ class Columns(NamedTuple):
     metrics: np.ndarray  # narrow int: code in Collector.metric_texts
     values: np.ndarray  # float64 (NaN where the row has a reason)
     row_errors: np.ndarray  # narrow int: code in Collector.texts, -1 none
+    # per sample, only when the collector asks (``Collector(hashes=True)``): label_bytes of the
+    # content hash (b"" for none), else None
+    hashes: np.ndarray | None = None
 
 
 CHUNK = 1 << 16
@@ -133,7 +138,7 @@ class Grown:
         """The columns as one array each; the chunks are let go (call once, at the end)."""
         out = {}
         for name in Columns._fields:
-            if name == "clusters" and not clustered:
+            if name == "clusters" and not clustered or name == "hashes" and name not in self.chunks:
                 out[name] = None
                 continue
             parts = self._parts(name)
@@ -177,7 +182,8 @@ def flush_lean(col: Collector, w: Walked) -> None:
     col.lean_columns.add(Columns(
         label_bytes(w.items), narrow(ep), w.scored, narrow(w.nrows), narrow(w.nscores), narrow(w.reasons),
         narrow(w.clusters) if w.clusters is not None else None, narrow(np.array(w.score_name, dtype=np.int64)),
-        narrow(np.array(w.metrics, dtype=np.int64)), values, narrow(row_errors)))
+        narrow(np.array(w.metrics, dtype=np.int64)), values, narrow(row_errors),
+        label_bytes(w.hashes) if col.hashes else None))
     col.batches = col.lean_columns.batches()  # items and epochs so far (the .eval reader reads them)
 
 
@@ -234,6 +240,7 @@ def build_lean_part(col: Collector, log: LogData, path: Path, cluster: str | Non
         raise no_scores(n_kept, int((sel(g.reasons) == code).sum()) if code is not None else 0, where)
 
     kept_items, kept_epochs = sel(items), sel(epochs)
+    hashes = sel(g.hashes) if g.hashes is not None else None
     clusters = sel(g.clusters) if cluster is not None and g.clusters is not None else None
     # the first kept sample (in table order) whose cluster field or a value fails, as the
     # table path meets them: cluster field first, then the sample's values
@@ -273,7 +280,8 @@ def build_lean_part(col: Collector, log: LogData, path: Path, cluster: str | Non
     return LeanPart(where, _run_of(spec), str(spec.get("task")), str(spec.get("model")), total,
                     np.array([metric_names[c] for c in present], dtype=object), per_row(kept_items),
                     per_row(kept_epochs), values, None, row_errors, None, None,
-                    per_row(clusters) if clusters is not None else None, None, None, {}, row_sample, n_kept,
+                    per_row(clusters) if clusters is not None else None,
+                    per_row(hashes) if hashes is not None else None, None, {}, row_sample, n_kept,
                     list(_CANONICAL), _notes(path, log, header, n_kept, n_dup), incomplete, True,
                     metric_codes=metrics, metric_names=metric_names, error_texts=texts.names(),
                     cluster_names=col.cluster_texts.names(), item_codes=item_codes)
@@ -361,7 +369,8 @@ class LeanPart(Part):
     code in ``error_texts`` (-1 none), ``clusters`` codes in ``cluster_names``, ``items`` the
     ids as :func:`~evaladdon.adapters.inspect.rows.label_bytes` and ``item_codes`` codes of
     them (equal ids, equal codes; ``None`` when every row's id is its own), ``row_sample``
-    ``None`` when row i is kept sample i."""
+    ``None`` when row i is kept sample i, ``hashes`` each row's content hash as label bytes
+    (``b""``: none) when the collector kept them (``Collector(hashes=True)``), else ``None``."""
 
     metric_codes: np.ndarray = field(default_factory=lambda: np.empty(0, np.int8))
     metric_names: tuple[str, ...] = ()

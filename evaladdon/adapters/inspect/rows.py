@@ -152,15 +152,22 @@ class Collector:
     ``lean=None``: the rows sink (:data:`ROWS`); ``lean=COLUMNS``
     (:data:`evaladdon.adapters.inspect.columns.COLUMNS`, the sink of the pandas-free
     summarize, :mod:`evaladdon.routes.inspect_columns`): numbers and codes only, grown into one
-    set of columns, and ``build_part`` applies the same rules to them, giving a ``LeanPart``.
+    set of columns, and ``build_part`` applies the same rules to them, giving a ``LeanPart``;
+    ``hashes=True`` adds each sample's content hash to them (``LeanPart.hashes``, for the
+    pandas-free compare, :mod:`evaladdon.routes.inspect_arrays`), which the lean summarize
+    does not pay for.
 
     Errors keep their precedence over the whole log: a sample without id or integer epoch
     is reported at the end (the first one), and a value that cannot be shown or converted
     (too deep, an int past float range) only when its sample is kept (not replaced by a
     later record of the same key)."""
 
-    def __init__(self, cluster: str | None = None, batch_size: int | None = None, lean: Any = None) -> None:
+    def __init__(self, cluster: str | None = None, batch_size: int | None = None, lean: Any = None,
+                 hashes: bool = False) -> None:
         self.cluster = cluster
+        # the columns sink keeps each sample's content hash too (compare pairs on it; summarize
+        # does not ask, and keeps none); the rows sink keeps them always
+        self.hashes = hashes
         # a columns sink (evaladdon.adapters.inspect.columns.COLUMNS): numbers only, no pandas, no
         # pyarrow, no texts kept; None: the rows of the table
         self.lean = lean

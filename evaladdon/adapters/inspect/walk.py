@@ -101,7 +101,7 @@ class Walked(NamedTuple):
     convert: list[Any]  # the value for the converter (score_code), None where it failed
     row_sample: list[int]  # sample of the batch
     # the rows sink's fields (``rich``; empty otherwise)
-    hashes: list[str | None]  # per sample
+    hashes: list[str | None]  # per sample (also the columns sink's when it asks: ``Collector(hashes=True)``)
     labels: list[str | None]  # per sample
     meta_keys: np.ndarray  # per sample: code of its tuple of meta.* keys (col.key_sets)
     metas: dict[str, list[Any]]  # per sample, NaN where the sample lacks the key
@@ -232,6 +232,8 @@ def walk(col: Any, recs: list[SampleRecord], rich: bool) -> Walked | None:
                     answers.append(answer)
                     confidences.append(conf)
         nrows[j] = len(metrics) - k0
+    if not rich and col.hashes:  # the columns sink asked for content hashes (after the loop: no cost when not)
+        hashes = [r.item_hash for r in recs]
     return Walked(items, epochs, scored, nrows, nscores, reasons, errors, clusters, score_name, metrics, convert,
                   row_sample, hashes, labels, meta_keys, metas, raws, all_str, answers, confidences)
 
