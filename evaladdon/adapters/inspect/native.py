@@ -29,6 +29,7 @@ records, a column batch and a ``build_part`` per log.  Anything else is read as 
 
 from __future__ import annotations
 
+import hashlib
 import zipfile
 import zlib
 from contextlib import nullcontext
@@ -36,6 +37,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Callable
 
 import numpy as np
+import orjson
 
 from evaladdon.adapters.common.guard import (
     BOM,
@@ -59,8 +61,8 @@ from evaladdon.adapters.inspect.stream import (
     restore_constants,
 )
 from evaladdon.adapters.inspect.parts import Pending, label_bytes
-from evaladdon.adapters.inspect.records import (item_hash, label_of, nested_scalars, score_code, thin_metadata,
-                                               thin_text, truncate_text)
+from evaladdon.adapters.inspect.records import (SUMMARY_TEXT_LIMIT, item_hash, label_of, nested_scalars,
+                                               score_code, thin_metadata, thin_text, truncate_text)
 from evaladdon.adapters.inspect.rows import _CANONICAL, Collector, LogData
 from evaladdon.adapters.tuning import DEFAULT, ReadTuning
 from evaladdon.errors import InputError
@@ -239,33 +241,35 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
     what :func:`~evaladdon.adapters.inspect.rows.score_code` raises, and the caller reads the
     log again with :func:`read_eval_zip` (which words it).
 
-    An answer met before in the log is thinned once, and a text target's label is
-    ``truncate_text`` of it (:func:`~evaladdon.adapters.inspect.rows.label_of` of a text)."""
+    The common cases are written out in the loop rather than called (a call per sample and
+    score was most of the loop's cost on small logs): a metadata value or answer that is a
+    ``str`` is thinned once per distinct text (:func:`thin_text`; other metadata values as
+    :func:`thin_metadata`, key by key), a text target's label is ``truncate_text`` of it
+    (:func:`label_of` of a text), a text input and target hash as :func:`item_hash`'s
+    common case, a ``str`` or ``float`` value's code as :func:`score_code` (a text's code once
+    per distinct text); everything else goes to those functions.  Oracle: the records path
+    (``tests/adapters/test_inspect_quick.py``, table by table)."""
     n = len(summaries)
     if not n:
         raise _Unordinary("no samples")
     nan = np.nan
-    # per sample
-    items: list[str] = []
-    epochs: list[int] = []
-    errors: list[bool] = []
-    hashes: list[str | None] = []
-    labels: list[str | None] = []
+    limit_text = SUMMARY_TEXT_LIMIT
+    sha256 = hashlib.sha256
+    dumps = orjson.dumps
+    per_sample: list[tuple[str, int, bool, str | None, str | None]] = []  # item, epoch, error, hash, label
+    add_sample = per_sample.append
     clusters: list[str] | None = [] if cluster is not None else None
     metas: dict[str, list[Any]] = {}
     meta_col: dict[Any, list[Any]] = {}  # a metadata key -> its column in metas
-    # per row
-    metrics: list[str] = []
-    raws: list[Any] = []
-    convert: list[Any] = []
-    answers: list[str | None] = []
-    confidences: list[float] = []
-    row_sample: list[int] = []
+    per_row: list[tuple[str, Any, Any, str | None, float, int]] = []  # metric, raw, code, answer, confidence, sample
+    add_row = per_row.append
     seen: set[tuple[str, int]] = set()
     metric_of: dict[tuple[str, Any], str] = {}
     memo: dict[str, str] = {}  # equal strings as one object
     share = memo.setdefault
-    thinned: dict[str, str] = {}  # an answer as read -> its thinned, shared text
+    thinned: dict[str, str] = {}  # a text as read (an answer, a metadata value) -> its thinned, shared text
+    thinned_get = thinned.get
+    codes: dict[str, Any] = {}  # a text value -> its score code
     all_str = True
     all_number = True  # every value for the converter a float or an int (grades and yes/no mapped)
     one_row = True  # every sample exactly one row
@@ -283,41 +287,74 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
         if limit is not None:
             _limit_type(limit)  # evaluated as record() does (a value too deep to show fails there)
         md = get("metadata")
-        md = thin_metadata(md) if md and isinstance(md, dict) else {}
+        c: Any = None  # the cluster field's (thinned) value
+        if md and isinstance(md, dict):
+            thin: dict[str, Any] | None = {} if cluster is not None and not plain_cluster else None
+            for mk, mv in md.items():  # thin_metadata, key by key, and the meta.* columns
+                tv = type(mv)
+                if tv is str:  # (the common case, written out: a text's column, its cluster)
+                    t = thinned_get(mv)
+                    if t is None:
+                        t = thin_text(mv)
+                        t = thinned[mv] = share(t, t)
+                    if thin is not None:
+                        thin[mk] = t
+                    elif mk == cluster:
+                        c = t
+                    col = meta_col.get(mk)
+                    if col is None:
+                        key = f"meta.{mk}"
+                        col = metas.get(key)
+                        if col is None:
+                            col = metas[key] = [nan] * n
+                        meta_col[mk] = col
+                    col[j] = t  # (shared already)
+                    continue
+                if mv is not None and tv is not int and tv is not float and tv is not bool:
+                    mv = thin_metadata({mk: mv})[mk]
+                if thin is not None:
+                    thin[mk] = mv
+                elif mk == cluster:
+                    c = mv
+                if isinstance(mv, (str, int, float, bool)):
+                    pairs: Any = ((mk, mv),)
+                elif isinstance(mv, dict):  # nested metadata: its scalar leaves as meta.k.sub (as the walk)
+                    pairs = nested_scalars(mk, mv)
+                else:
+                    continue
+                for k, v in pairs:
+                    col = meta_col.get(k)
+                    if col is None:
+                        key = f"meta.{k}"
+                        col = metas.get(key)
+                        if col is None:
+                            col = metas[key] = [nan] * n
+                        meta_col[k] = col
+                    col[j] = share(v, v) if type(v) is str else v
+            if thin is not None:
+                c = dotted(thin, cluster)  # type: ignore[arg-type]
+        elif cluster is not None and not plain_cluster:
+            c = dotted({}, cluster)
         target = get("target")
-        h = item_hash(get("input"), target)
-        label = truncate_text(target) if type(target) is str else label_of(target)  # (label_of of a text)
+        inp = get("input")
+        if type(inp) is str and type(target) is str:  # item_hash's common case
+            h: str | None = sha256(dumps({"input": inp[:limit_text], "target": target[:limit_text]})).hexdigest()
+        else:
+            h = item_hash(inp, target)
+        if type(target) is str:  # truncate_text (label_of of a text)
+            label: str | None = target if len(target) <= limit_text else truncate_text(target)
+        else:
+            label = label_of(target)
         if label is not None:
             label = share(label, label)
             any_label = True
-        items.append(item)
-        epochs.append(epoch)
-        errors.append(error)
-        hashes.append(h)
-        labels.append(label)
+        add_sample((item, epoch, error, h, label))
         if clusters is not None:
-            c = md.get(cluster) if plain_cluster else dotted(md, cluster)
             if c is None or isinstance(c, (dict, list)):
                 raise _Unordinary("no cluster field")
             c = str(c)
             clusters.append(share(c, c))
-        for mk, mv in md.items():
-            if isinstance(mv, (str, int, float, bool)):
-                pairs: Any = ((mk, mv),)
-            elif isinstance(mv, dict):  # nested metadata: its scalar leaves as meta.k.sub (as the walk)
-                pairs = nested_scalars(mk, mv)
-            else:
-                continue
-            for k, v in pairs:
-                col = meta_col.get(k)
-                if col is None:
-                    key = f"meta.{k}"
-                    col = metas.get(key)
-                    if col is None:
-                        col = metas[key] = [nan] * n
-                    meta_col[k] = col
-                col[j] = share(v, v) if type(v) is str else v
-        k0 = len(metrics)
+        k0 = len(per_row)
         for name, sc in raw_scores.items():  # as record() and score_fields
             if type(sc) is not dict:
                 raise _Unordinary("a score that is not an object")
@@ -326,12 +363,12 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
             conf = nan
             if meta and isinstance(meta, dict):
                 for key in ("confidence", "probability"):
-                    c = meta.get(key)
-                    if isinstance(c, (int, float)) and not isinstance(c, bool) and 0.0 <= c <= 1.0:
-                        conf = float(c)
+                    cf = meta.get(key)
+                    if isinstance(cf, (int, float)) and not isinstance(cf, bool) and 0.0 <= cf <= 1.0:
+                        conf = float(cf)
                         break
             if isinstance(answer, str):
-                a = thinned.get(answer)
+                a = thinned_get(answer)
                 if a is None:
                     a = thin_text(answer)
                     a = thinned[answer] = share(a, a)
@@ -341,7 +378,7 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
             if isinstance(value, dict):  # a metric a key
                 if not value:
                     continue  # no rows
-                pairs: Any = []
+                pairs = []
                 for key, v in value.items():
                     metric = metric_of.get((name, key))
                     if metric is None:
@@ -354,25 +391,34 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
             if conf is not nan:
                 any_confidence = True
             for metric, v in pairs:
-                c = score_code(v)  # raises for a value the records path words (a caller's fallback)
-                if type(c) is not float and type(c) is not int:
-                    all_number = False
-                if isinstance(v, str):
-                    raws.append(share(v, v))
-                else:
+                tv = type(v)
+                if tv is str:  # score_code of a text, once per distinct text
+                    code = codes.get(v)
+                    if code is None:
+                        code = codes[v] = score_code(v)
+                    v = share(v, v)
+                    if type(code) is not float and type(code) is not int:
+                        all_number = False
+                elif tv is float:
+                    code = v
                     all_str = False
-                    raws.append(v)
-                metrics.append(metric)
-                convert.append(c)
-                answers.append(answer)
-                confidences.append(conf)
-                row_sample.append(j)
-        if len(metrics) - k0 != 1:
+                else:
+                    code = score_code(v)  # raises for a value the records path words (a caller's fallback)
+                    if isinstance(v, str):
+                        v = share(v, v)
+                    else:
+                        all_str = False
+                    if type(code) is not float and type(code) is not int:
+                        all_number = False
+                add_row((metric, v, code, answer, conf, j))
+        if len(per_row) - k0 != 1:
             one_row = False
     if len(seen) < n:
         raise _Unordinary("a sample twice")
-    if not metrics:
+    if not per_row:
         raise _Unordinary("no rows")
+    items, epochs, errors, hashes, labels = map(list, zip(*per_sample, strict=True))
+    metrics, raws, convert, answers, confidences, row_sample = map(list, zip(*per_row, strict=True))
     columns = list(_CANONICAL)
     if any_answer:
         columns.append("prediction")
