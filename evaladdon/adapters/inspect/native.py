@@ -338,7 +338,7 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
         target = get("target")
         inp = get("input")
         if type(inp) is str and type(target) is str:  # item_hash's common case
-            h: str | None = sha256(dumps({"input": inp[:limit_text], "target": target[:limit_text]})).hexdigest()
+            h: str | None = sha256(dumps({"input": inp[:limit_text], "target": target[:limit_text]})).digest().hex()
         else:
             h = item_hash(inp, target)
         if type(target) is str:  # truncate_text (label_of of a text)
