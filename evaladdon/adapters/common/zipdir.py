@@ -211,6 +211,24 @@ def local_name_matches(fh: BinaryIO, info: zipfile.ZipInfo) -> bool:
     return fh.read(n_name) == info.filename.encode("utf-8" if info.flag_bits & 0x800 else "ascii")
 
 
+def seek_checked_data(fh: BinaryIO, info: zipfile.ZipInfo) -> None:
+    """``fh`` at a member's (compressed) bytes, its local header read once: what
+    :func:`local_name_matches` and :func:`data_offset` check (the signature, no encryption
+    or patched data flagged, the directory's name), else :class:`Unusual`, in one seek and
+    one read when the local header has no extra field."""
+    name = info.filename.encode("utf-8" if info.flag_bits & 0x800 else "ascii")
+    fh.seek(info.header_offset)
+    local = fh.read(zipfile.sizeFileHeader + len(name))
+    if len(local) < zipfile.sizeFileHeader or local[:4] != zipfile.stringFileHeader:
+        raise Unusual(f"{info.filename}: no local header")
+    flags, = struct.unpack_from("<H", local, 6)
+    n_name, n_extra = struct.unpack_from("<HH", local, 26)
+    if (flags | info.flag_bits) & 0x61 or n_name != len(name) or local[zipfile.sizeFileHeader:] != name:
+        raise Unusual(f"{info.filename}: its local header differs")
+    if n_extra:
+        fh.seek(info.header_offset + zipfile.sizeFileHeader + n_name + n_extra)
+
+
 class _Member:
     """A stored or deflated member's bytes (``zipfile.ZipExtFile``'s job, for :class:`Archive`)."""
 
