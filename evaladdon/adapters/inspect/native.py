@@ -296,7 +296,11 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
                 if tv is str:  # (the common case, written out: a text's column, its cluster)
                     t = thinned_get(mv)
                     if t is None:
-                        t = thin_text(mv)
+                        # thin_text's "already thin" test inline (most metadata texts are short and plain)
+                        if len(mv) <= 1024 and mv.isprintable() and "  " not in mv and mv[:1] != " " and mv[-1:] != " ":
+                            t = mv
+                        else:
+                            t = thin_text(mv)
                         t = thinned[mv] = share(t, t)
                     if thin is not None:
                         thin[mk] = t
