@@ -120,6 +120,25 @@ def _strings(values: list[Any]) -> Strings:
     return _objects(values)
 
 
+def _object_texts_as_arrow(cols: dict[str, Any]) -> None:
+    """Each ``object`` array of ``cols`` whose values are all ``str`` as the column pandas makes
+    of it (:func:`_strings` then :func:`_column`: one pyarrow call, without pandas' checks and
+    copy before the same call); any other column (a missing value, a number) is left to pandas."""
+    spec = _str_column()
+    if spec is None:
+        return
+    import pyarrow as pa
+
+    for key, col in cols.items():
+        if isinstance(col, np.ndarray) and col.dtype == object and len(col):
+            try:
+                arr = pa.array(col, type=spec[1])
+            except (pa.ArrowTypeError, pa.ArrowInvalid, TypeError, ValueError):  # not all str (or not UTF-8)
+                continue
+            if arr.null_count == 0:
+                cols[key] = _column(arr)
+
+
 def _is_arrow(col: Strings) -> bool:
     return not isinstance(col, np.ndarray)
 

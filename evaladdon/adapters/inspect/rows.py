@@ -63,6 +63,7 @@ from evaladdon.adapters.inspect.parts import (
     _column,
     _has_text,
     _is_arrow,
+    _object_texts_as_arrow,
     _objects,
     _records_column,
     _strings,
@@ -497,6 +498,7 @@ def frame(parts: list[Part]) -> pd.DataFrame:
             values = [h[0][key] if key in h[0] else np.full(p.n_samples, np.nan, dtype=object)
                       for p, h in zip(parts, held, strict=True)]
             cols.setdefault(key, _records_column(values[0] if len(values) == 1 else np.concatenate(values))[take])
+    _object_texts_as_arrow(cols)  # metric, raw, cluster, meta.*: as item above
     out = pd.DataFrame(cols, index=pd.RangeIndex(n))
     if list(out.columns) != order:
         out = out[order]
