@@ -339,7 +339,11 @@ def convert_pending(parts: list[Part]) -> list[Part]:
             return a if len(rows) == 1 else a.slice(at, p.n) if _is_arrow(a) else a[at:end]
 
         metas, row_sample = pending_metas(r)  # type: ignore[arg-type]
-        done[id(p)] = dataclasses.replace(p, **{k: cut(v) if v is not None else None for k, v in whole.items()},
-                                          metas=metas, row_sample=row_sample, pending=None)
+        w, clusters = whole, whole["clusters"]
+        done[id(p)] = dataclasses.replace(
+            p, metrics=cut(w["metrics"]), items=cut(w["items"]), epochs=cut(w["epochs"]), values=cut(w["values"]),
+            raws=cut(w["raws"]), errors=cut(w["errors"]), answers=cut(w["answers"]), confidences=cut(w["confidences"]),
+            clusters=cut(clusters) if clusters is not None else None, hashes=cut(w["hashes"]), labels=cut(w["labels"]),
+            metas=metas, row_sample=row_sample, pending=None)
         at = end
     return [done.get(id(p), p) for p in parts]
