@@ -485,19 +485,7 @@ def frame(parts: list[Part]) -> pd.DataFrame:
     if "judge" in order:  # model-graded scorers' graders (missing for other metrics)
         cols["judge"] = np.concatenate([pd.Series(p.metrics, dtype=object).map(p.judges).to_numpy(dtype=object)
                                         for p in parts])
-    keys = list(dict.fromkeys(k for p in parts for k in (p.pending.metas if whole is not None else p.metas)))  # type: ignore[union-attr]
-    if keys:
-        held = [pending_metas(p.pending) if whole is not None else (p.metas, p.row_sample)  # type: ignore[arg-type]
-                for p in parts]
-        if len(parts) == 1:
-            take = held[0][1]
-        else:
-            offsets = np.cumsum([0] + [p.n_samples for p in parts[:-1]])
-            take = np.concatenate([h[1] + off for h, off in zip(held, offsets, strict=True)])
-        for key in keys:
-            values = [h[0][key] if key in h[0] else np.full(p.n_samples, np.nan, dtype=object)
-                      for p, h in zip(parts, held, strict=True)]
-            cols.setdefault(key, _records_column(values[0] if len(values) == 1 else np.concatenate(values))[take])
+    _meta_columns(parts, whole is not None, cols)
     _object_texts_as_arrow(cols)  # metric, raw, cluster, meta.*: as item above
     out = pd.DataFrame(cols, index=pd.RangeIndex(n))
     if list(out.columns) != order:
@@ -508,6 +496,25 @@ def frame(parts: list[Part]) -> pd.DataFrame:
     # after a 20,000-60,000-sample log, ~1 ms
     _release_arrow_memory()
     return out
+
+
+def _meta_columns(parts: list[Part], pending: bool, cols: dict[str, Any]) -> None:
+    """The ``meta.*`` columns of ``parts`` (:func:`frame`) into ``cols``: each sample's value on
+    its rows, NaN where a log lacks the key; ``pending``: the parts' rows are still lists
+    (their metas and row samples converted here, :func:`pending_metas`)."""
+    keys = list(dict.fromkeys(k for p in parts for k in (p.pending.metas if pending else p.metas)))  # type: ignore[union-attr]
+    if not keys:
+        return
+    held = [pending_metas(p.pending) if pending else (p.metas, p.row_sample) for p in parts]  # type: ignore[arg-type]
+    if len(parts) == 1:
+        take = held[0][1]
+    else:
+        offsets = np.cumsum([0] + [p.n_samples for p in parts[:-1]])
+        take = np.concatenate([h[1] + off for h, off in zip(held, offsets, strict=True)])
+    for key in keys:
+        values = [h[0][key] if key in h[0] else np.full(p.n_samples, np.nan, dtype=object)
+                  for p, h in zip(parts, held, strict=True)]
+        cols.setdefault(key, _records_column(values[0] if len(values) == 1 else np.concatenate(values))[take])
 
 
 def table_of(part: Part) -> pd.DataFrame:
