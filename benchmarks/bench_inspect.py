@@ -53,6 +53,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from bench_args import child_env
+
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE_EVAL = REPO / "sample_logs" / "inspect" / "baseline.eval"
 N_PASSAGES = 500
@@ -263,7 +265,7 @@ def measure(name: str, paths: list[Path], repeat: int = 1, repo: Path = REPO) ->
     best: dict[str, float] | None = None
     for _ in range(repeat):
         proc = subprocess.run([sys.executable, "-c", code, json.dumps([str(p) for p in paths])],
-                              capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+                              capture_output=True, text=True, env=child_env(PYTHONWARNINGS="ignore"))
         if proc.returncode != 0:
             raise RuntimeError(f"{name} failed: {proc.stderr.strip().splitlines()[-1:]}")
         got = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -339,7 +341,7 @@ def fresh_cpu(what: str, paths: list[Path], repeat: int) -> float:
     best = float("inf")
     for _ in range(repeat):
         proc = subprocess.run([sys.executable, "-c", code, json.dumps([str(p) for p in paths]), what],
-                              capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+                              capture_output=True, text=True, env=child_env(PYTHONWARNINGS="ignore"))
         if proc.returncode != 0:
             raise RuntimeError(f"{what} failed: {proc.stderr.strip().splitlines()[-1:]}")
         best = min(best, json.loads(proc.stdout.strip().splitlines()[-1])["cpu"])
@@ -351,7 +353,7 @@ def in_process(paths: list[Path], repeat: int = 3) -> dict[str, float]:
     its imports and a first read (best of ``repeat``, interleaved)."""
     code = IN_PROCESS.format(repo=str(REPO), repeat=repeat)
     proc = subprocess.run([sys.executable, "-c", code, json.dumps([str(p) for p in paths])],
-                          capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+                          capture_output=True, text=True, env=child_env(PYTHONWARNINGS="ignore"))
     if proc.returncode != 0:
         raise RuntimeError(f"in-process measurement failed: {proc.stderr.strip().splitlines()[-1:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -412,7 +414,7 @@ def growth(copies: list[Path], warm: Path, counts: list[int], codes: dict[str, P
             for job, (what, repo) in jobs.items():
                 proc = subprocess.run([sys.executable, "-c", GROWTH.format(repo=str(repo)),
                                        json.dumps([str(p) for p in copies[:k]]), str(warm), what],
-                                      capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+                                      capture_output=True, text=True, env=child_env(PYTHONWARNINGS="ignore"))
                 if proc.returncode != 0:
                     raise RuntimeError(f"{job} failed: {proc.stderr.strip().splitlines()[-1:]}")
                 got = json.loads(proc.stdout.strip().splitlines()[-1])["cpu"]

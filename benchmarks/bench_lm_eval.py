@@ -42,7 +42,6 @@ every job), so run it from a worktree without setting anything.
 from __future__ import annotations
 
 import json
-import os
 import random
 import subprocess
 import sys
@@ -50,7 +49,7 @@ import tempfile
 import textwrap
 from pathlib import Path
 
-from bench_args import take
+from bench_args import child_env, take
 
 HERE = Path(__file__).resolve().parent.parent
 TS = ["2026-01-01T00-00-00.000000", "2026-01-02T00-00-00.000000"]
@@ -181,7 +180,7 @@ Job = tuple[str, str] | tuple[str, str, Path]  # imports, body (and the checkout
 def _once(job: Job, paths: list[str], warm: bool, warm_paths: list[str] | None = None) -> Timing:
     imports, body = job[0], job[1]
     # this checkout's evaladdon, or another's (--code), first on the path
-    env = {**os.environ, "PYTHONPATH": str(job[2] if len(job) > 2 else HERE)}  # type: ignore[misc]
+    env = child_env(PYTHONPATH=str(job[2] if len(job) > 2 else HERE))  # type: ignore[misc]  (one BLAS thread)
     code = RUNNER.format(paths=paths, imports=imports, body=textwrap.dedent(body), warm=warm,
                          warm_paths=warm_paths or [])
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
@@ -216,17 +215,18 @@ def growth(root: Path, counts: list[int], codes: dict[str, Path], repeat: int = 
     jobs: list[Job] = [(FLOOR_IMPORTS, FLOOR_READ), (FLOOR_IMPORTS, FLOOR_FULL),
                        *((EVAL_IMPORTS, EVAL_LOAD, repo) for repo in codes.values())]
     best = {k: timed(*jobs, paths=files[:k], repeat=repeat, warm=True, warm_paths=warm) for k in counts}
-    print(f"\ngrowth: CPU a file (ms) of k samples files of 100 docs, fresh processes after the imports and one "
-          f"warm-up read, best of {repeat}, interleaved; x = ratio to the floor of the row")
-    print(f"  {'files':>6s} " + " ".join(f"{n:>22s}" for n in names))
-    for k in counts:
-        f = best[k][0][0]
-        print(f"  {k:6d} " + " ".join(f"{c / k * 1e3:13.3f} ({c / f:4.2f}x)" for c, _, _ in best[k]))
-    lo, hi = min(counts), max(counts)
-    if hi > lo:
-        extra = [(best[hi][j][0] - best[lo][j][0]) / (hi - lo) for j in range(len(jobs))]
-        print(f"  {'extra':>6s} " + " ".join(f"{e * 1e3:13.3f} ({e / extra[0]:4.2f}x)" for e in extra)
-              + f"   (per extra file, {lo} -> {hi} files)")
+    for what, at in (("CPU", 0), ("wall", 1)):
+        print(f"\ngrowth: {what} a file (ms) of k samples files of 100 docs, fresh processes (one BLAS thread) after "
+              f"the imports and one warm-up read, best of {repeat}, interleaved; x = ratio to the floor of the row")
+        print(f"  {'files':>6s} " + " ".join(f"{n:>22s}" for n in names))
+        for k in counts:
+            f = best[k][0][at]
+            print(f"  {k:6d} " + " ".join(f"{t[at] / k * 1e3:13.3f} ({t[at] / f:4.2f}x)" for t in best[k]))
+        lo, hi = min(counts), max(counts)
+        if hi > lo:
+            extra = [(best[hi][j][at] - best[lo][j][at]) / (hi - lo) for j in range(len(jobs))]
+            print(f"  {'extra':>6s} " + " ".join(f"{e * 1e3:13.3f} ({e / extra[0]:4.2f}x)" for e in extra)
+                  + f"   (per extra file, {lo} -> {hi} files)")
 
 
 def row(what: str, ours: tuple[float, float, float], floor: tuple[float, float, float], per: int = 1) -> None:

@@ -324,3 +324,41 @@ def test_constant_columns_are_what_pandas_makes_of_the_texts(monkeypatch: pytest
             want = pd.DataFrame({col: np.repeat(np.array(texts, dtype=object), counts)})[col]
             assert got[col].dtype == want.dtype, col
             pd.testing.assert_series_equal(got[col], want, check_exact=True)
+
+
+def test_written_out_cases_equal_the_general_functions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                        quick_count: list[int]) -> None:
+    """quick_rows writes the common cases out (text metadata thinned once per distinct text, a
+    text or float score's code, item_hash and the label of text inputs and targets): random
+    samples mixing those cases with every other kind of value read as the records path reads them."""
+    import random
+
+    rng = random.Random(31)
+    texts = ["p1", "p1", " lead", "trail ", "two  spaces", "tab\there", "x" * 1100, "ok text", "é", ""]
+
+    def meta_value(i: int) -> Any:
+        return rng.choice([rng.choice(texts), i, i / 3, True, None, [1, 2], ["y" * 600, "z" * 600],
+                           {"a": rng.choice(texts), "b": {"c": 1}}, {"big": "w" * 2000}])
+
+    def edit(i: int, r: dict) -> None:
+        r["metadata"] = {"passage": rng.choice(texts), "k1": meta_value(i), "k2": meta_value(i)}
+        if i % 5 == 0:
+            r["metadata"]["passage"] = meta_value(i)
+        r["target"] = rng.choice(["0", "t" * 5200, ["a", "b"], ["only"], None, 3])
+        r["input"] = rng.choice([r.get("input"), "i" * 5300, [{"role": "user", "content": "hi"}], None, 7])
+        sc = r["scores"]["match"]
+        sc["value"] = rng.choice(["C", "I", "P", "N", "yes", "No", "maybe", 0.5, 1, True, [1], {"acc": 1.0, "f": "C"},
+                                  float("inf")])
+        sc["answer"] = rng.choice(["A", "A", "  spaced  out ", "q" * 1500, None, 4])
+        sc["metadata"] = rng.choice([None, {"confidence": 0.25}, {"probability": 2}, {"confidence": True}])
+        if i % 7 == 0:
+            r["scores"]["other"] = {"value": rng.choice(["C", 0.25, "text"]), "answer": "A"}
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    every = [_rewrite(SAMPLE / "baseline.eval", logs / f"r{k}.eval", _each(edit)) for k in range(4)]
+    _both(monkeypatch, every)
+    _both(monkeypatch, every[:1])
+    _both(monkeypatch, [logs], cluster="passage")  # a log whose cluster field is missing or a dict: noted
+    _both(monkeypatch, [logs], cluster="k1.a")
+    assert quick_count[0] >= 4

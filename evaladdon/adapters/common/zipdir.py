@@ -32,6 +32,10 @@ _ENTRY = struct.Struct(zipfile.structCentralDir)
 _MAX_EXTRACT_VERSION = 63  # zipfile.MAX_EXTRACT_VERSION: a member needing more is refused there
 
 
+_LOCAL_SIZE: int = zipfile.sizeFileHeader  # type: ignore[attr-defined]  # (zipfile's own layout of a local header)
+_LOCAL_SIGNATURE: bytes = zipfile.stringFileHeader  # type: ignore[attr-defined]
+
+
 class Unusual(Exception):
     """An archive this scanner leaves to ``zipfile``."""
 
@@ -209,6 +213,24 @@ def local_name_matches(fh: BinaryIO, info: zipfile.ZipInfo) -> bool:
     if (flags | info.flag_bits) & 0x61:  # encrypted, compressed patched data, strong encryption
         return False
     return fh.read(n_name) == info.filename.encode("utf-8" if info.flag_bits & 0x800 else "ascii")
+
+
+def seek_checked_data(fh: BinaryIO, info: zipfile.ZipInfo) -> None:
+    """``fh`` at a member's (compressed) bytes, its local header read once: what
+    :func:`local_name_matches` and :func:`data_offset` check (the signature, no encryption
+    or patched data flagged, the directory's name), else :class:`Unusual`, in one seek and
+    one read when the local header has no extra field."""
+    name = info.filename.encode("utf-8" if info.flag_bits & 0x800 else "ascii")
+    fh.seek(info.header_offset)
+    local = fh.read(_LOCAL_SIZE + len(name))
+    if len(local) < _LOCAL_SIZE or local[:4] != _LOCAL_SIGNATURE:
+        raise Unusual(f"{info.filename}: no local header")
+    flags, = struct.unpack_from("<H", local, 6)
+    n_name, n_extra = struct.unpack_from("<HH", local, 26)
+    if (flags | info.flag_bits) & 0x61 or n_name != len(name) or local[_LOCAL_SIZE:] != name:
+        raise Unusual(f"{info.filename}: its local header differs")
+    if n_extra:
+        fh.seek(info.header_offset + _LOCAL_SIZE + n_name + n_extra)
 
 
 class _Member:

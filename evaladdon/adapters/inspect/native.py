@@ -29,6 +29,8 @@ records, a column batch and a ``build_part`` per log.  Anything else is read as 
 
 from __future__ import annotations
 
+import hashlib
+import threading
 import zipfile
 import zlib
 from contextlib import nullcontext
@@ -36,6 +38,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Callable
 
 import numpy as np
+import orjson
 
 from evaladdon.adapters.common.guard import (
     BOM,
@@ -47,20 +50,17 @@ from evaladdon.adapters.common.guard import (
     read_member,
 )
 from evaladdon.adapters.inspect.stream import (
-    LEAN_BUFFER,
     NotNative,
-    _DepthCheckedFile,
     _header_of,
     _limit_type,
     _loads,
-    _Prefixed,
     _record_at,
     record,
-    restore_constants,
 )
+from evaladdon.adapters.inspect.member_stream import _stream_summaries
 from evaladdon.adapters.inspect.parts import Pending, label_bytes
-from evaladdon.adapters.inspect.records import (item_hash, label_of, nested_scalars, score_code, thin_metadata,
-                                               thin_text, truncate_text)
+from evaladdon.adapters.inspect.records import (SUMMARY_TEXT_LIMIT, item_hash, label_of, nested_scalars,
+                                               score_code, thin_metadata, thin_text, truncate_text)
 from evaladdon.adapters.inspect.rows import _CANONICAL, Collector, LogData
 from evaladdon.adapters.tuning import DEFAULT, ReadTuning
 from evaladdon.errors import InputError
@@ -76,80 +76,6 @@ def _member_key(name: str) -> tuple[str, int] | None:
     return sid, int(epoch)
 
 
-
-
-class _MemberStream:
-    """A zip member as a binary stream for ijson, decompressed a chunk at a time within the
-    size and ratio bounds of :func:`~evaladdon.adapters.common.guard.read_member` (its CRC checked
-    at the end; a leading BOM removed)."""
-
-    def __init__(self, zf: Any, info: zipfile.ZipInfo, where: str) -> None:
-        self.info, self.where, self.out, self.crc, self.first = info, where, 0, 0, True
-        _check_growth(where, info.filename, info.file_size, info.compress_size, MAX_MEMBER_BYTES, MAX_RATIO)
-        if info.compress_type in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
-            self.fh: Any = zf.open(info)  # checks the CRC itself at the end
-            self.check_crc = False
-        elif info.compress_type == ZIP_ZSTANDARD:
-            try:
-                import zstandard
-            except ImportError:
-                raise UnsupportedMember(f"{info.filename} is zstd-compressed and zstandard is not installed") from None
-            from evaladdon.adapters.common.zipdir import Region
-
-            # the compressed bytes a block at a time (a 200,000-sample summaries.json of real
-            # texts is tens of MB compressed)
-            self.fh = zstandard.ZstdDecompressor().stream_reader(Region(zf.fp, info), read_size=1 << 20,
-                                                                 read_across_frames=True)
-            self.check_crc = True
-        else:
-            raise UnsupportedMember(f"{info.filename} uses zip compression method {info.compress_type}")
-
-    def read(self, n: int = -1) -> bytes:
-        if n == 0:  # ijson's probe of the stream's type
-            return b""
-        data = self.fh.read(n if n > 0 else 2**20)
-        self.out += len(data)
-        _check_growth(self.where, self.info.filename, self.out, self.info.compress_size, MAX_MEMBER_BYTES, MAX_RATIO)
-        if self.check_crc:
-            self.crc = zlib.crc32(data, self.crc)
-            if not data and self.crc != self.info.CRC:
-                raise zipfile.BadZipFile(f"bad CRC-32 for {self.info.filename}")
-        if self.first and data:
-            self.first = False
-            if data.startswith(BOM):
-                data = data[len(BOM):]
-        return data
-
-    def close(self) -> None:
-        self.fh.close()
-
-
-def _stream_summaries(zf: Any, info: zipfile.ZipInfo, where: str, add: Callable[[Any], None]) -> None:
-    """Each sample summary of a large ``summaries.json`` to ``add``, parsed by ijson's C backend
-    a sample at a time (depth-scanned as it is read); what ``orjson`` would not parse either
-    (a truncated array) ends the fast path (:class:`NotNative`)."""
-    try:
-        import ijson
-
-        backend = ijson.get_backend("yajl2_c")
-    except ImportError:
-        raise NotNative("streaming summaries.json needs ijson with its C backend") from None
-    stream = _MemberStream(zf, info, where)
-    try:
-        head = stream.read(1)
-        while head and head in b" \t\r\n":
-            head = stream.read(1)
-        if head != b"[":
-            raise InputError("cannot read as an Inspect log (summaries.json is not a list of samples)", where)
-        checked = _DepthCheckedFile(_Prefixed(head, stream), where)
-        for s in backend.items(checked, "item", use_float=True, buf_size=LEAN_BUFFER):
-            if not isinstance(s, dict):
-                raise InputError("cannot read as an Inspect log (summaries.json is not a list of samples)", where)
-            add(restore_constants(s) if checked.constants else s)
-    except ijson.common.JSONError as exc:
-        raise NotNative(f"summaries.json the streaming parser does not read: {str(exc)[:80]}") from None
-    finally:
-        stream.close()
 
 
 def _raw_header(infos: Any, member: Callable[[str], Any]) -> Any:
@@ -239,33 +165,35 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
     what :func:`~evaladdon.adapters.inspect.rows.score_code` raises, and the caller reads the
     log again with :func:`read_eval_zip` (which words it).
 
-    An answer met before in the log is thinned once, and a text target's label is
-    ``truncate_text`` of it (:func:`~evaladdon.adapters.inspect.rows.label_of` of a text)."""
+    The common cases are written out in the loop rather than called (a call per sample and
+    score was most of the loop's cost on small logs): a metadata value or answer that is a
+    ``str`` is thinned once per distinct text (:func:`thin_text`; other metadata values as
+    :func:`thin_metadata`, key by key), a text target's label is ``truncate_text`` of it
+    (:func:`label_of` of a text), a text input and target hash as :func:`item_hash`'s
+    common case, a ``str`` or ``float`` value's code as :func:`score_code` (a text's code once
+    per distinct text); everything else goes to those functions.  Oracle: the records path
+    (``tests/adapters/test_inspect_quick.py``, table by table)."""
     n = len(summaries)
     if not n:
         raise _Unordinary("no samples")
     nan = np.nan
-    # per sample
-    items: list[str] = []
-    epochs: list[int] = []
-    errors: list[bool] = []
-    hashes: list[str | None] = []
-    labels: list[str | None] = []
+    limit_text = SUMMARY_TEXT_LIMIT
+    sha256 = hashlib.sha256
+    dumps = orjson.dumps
+    per_sample: list[tuple[str, int, bool, str | None, str | None]] = []  # item, epoch, error, hash, label
+    add_sample = per_sample.append
     clusters: list[str] | None = [] if cluster is not None else None
     metas: dict[str, list[Any]] = {}
     meta_col: dict[Any, list[Any]] = {}  # a metadata key -> its column in metas
-    # per row
-    metrics: list[str] = []
-    raws: list[Any] = []
-    convert: list[Any] = []
-    answers: list[str | None] = []
-    confidences: list[float] = []
-    row_sample: list[int] = []
+    per_row: list[tuple[str, Any, Any, str | None, float, int]] = []  # metric, raw, code, answer, confidence, sample
+    add_row = per_row.append
     seen: set[tuple[str, int]] = set()
     metric_of: dict[tuple[str, Any], str] = {}
     memo: dict[str, str] = {}  # equal strings as one object
     share = memo.setdefault
-    thinned: dict[str, str] = {}  # an answer as read -> its thinned, shared text
+    thinned: dict[str, str] = {}  # a text as read (an answer, a metadata value) -> its thinned, shared text
+    thinned_get = thinned.get
+    codes: dict[str, Any] = {}  # a text value -> its score code
     all_str = True
     all_number = True  # every value for the converter a float or an int (grades and yes/no mapped)
     one_row = True  # every sample exactly one row
@@ -283,41 +211,78 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
         if limit is not None:
             _limit_type(limit)  # evaluated as record() does (a value too deep to show fails there)
         md = get("metadata")
-        md = thin_metadata(md) if md and isinstance(md, dict) else {}
+        c: Any = None  # the cluster field's (thinned) value
+        if md and isinstance(md, dict):
+            thin: dict[str, Any] | None = {} if cluster is not None and not plain_cluster else None
+            for mk, mv in md.items():  # thin_metadata, key by key, and the meta.* columns
+                tv = type(mv)
+                if tv is str:  # (the common case, written out: a text's column, its cluster)
+                    t = thinned_get(mv)
+                    if t is None:
+                        # thin_text's "already thin" test inline (most metadata texts are short and plain)
+                        if len(mv) <= 1024 and mv.isprintable() and "  " not in mv and mv[:1] != " " and mv[-1:] != " ":
+                            t = mv
+                        else:
+                            t = thin_text(mv)
+                        t = thinned[mv] = share(t, t)
+                    if thin is not None:
+                        thin[mk] = t
+                    elif mk == cluster:
+                        c = t
+                    col = meta_col.get(mk)
+                    if col is None:
+                        key = f"meta.{mk}"
+                        col = metas.get(key)
+                        if col is None:
+                            col = metas[key] = [nan] * n
+                        meta_col[mk] = col
+                    col[j] = t  # (shared already)
+                    continue
+                if mv is not None and tv is not int and tv is not float and tv is not bool:
+                    mv = thin_metadata({mk: mv})[mk]
+                if thin is not None:
+                    thin[mk] = mv
+                elif mk == cluster:
+                    c = mv
+                if isinstance(mv, (str, int, float, bool)):
+                    pairs: Any = ((mk, mv),)
+                elif isinstance(mv, dict):  # nested metadata: its scalar leaves as meta.k.sub (as the walk)
+                    pairs = nested_scalars(mk, mv)
+                else:
+                    continue
+                for k, v in pairs:
+                    col = meta_col.get(k)
+                    if col is None:
+                        key = f"meta.{k}"
+                        col = metas.get(key)
+                        if col is None:
+                            col = metas[key] = [nan] * n
+                        meta_col[k] = col
+                    col[j] = share(v, v) if type(v) is str else v
+            if thin is not None:
+                c = dotted(thin, cluster)  # type: ignore[arg-type]
+        elif cluster is not None and not plain_cluster:
+            c = dotted({}, cluster)
         target = get("target")
-        h = item_hash(get("input"), target)
-        label = truncate_text(target) if type(target) is str else label_of(target)  # (label_of of a text)
+        inp = get("input")
+        if type(inp) is str and type(target) is str:  # item_hash's common case
+            h: str | None = sha256(dumps({"input": inp[:limit_text], "target": target[:limit_text]})).digest().hex()
+        else:
+            h = item_hash(inp, target)
+        if type(target) is str:  # truncate_text (label_of of a text)
+            label: str | None = target if len(target) <= limit_text else truncate_text(target)
+        else:
+            label = label_of(target)
         if label is not None:
             label = share(label, label)
             any_label = True
-        items.append(item)
-        epochs.append(epoch)
-        errors.append(error)
-        hashes.append(h)
-        labels.append(label)
+        add_sample((item, epoch, error, h, label))
         if clusters is not None:
-            c = md.get(cluster) if plain_cluster else dotted(md, cluster)
             if c is None or isinstance(c, (dict, list)):
                 raise _Unordinary("no cluster field")
             c = str(c)
             clusters.append(share(c, c))
-        for mk, mv in md.items():
-            if isinstance(mv, (str, int, float, bool)):
-                pairs: Any = ((mk, mv),)
-            elif isinstance(mv, dict):  # nested metadata: its scalar leaves as meta.k.sub (as the walk)
-                pairs = nested_scalars(mk, mv)
-            else:
-                continue
-            for k, v in pairs:
-                col = meta_col.get(k)
-                if col is None:
-                    key = f"meta.{k}"
-                    col = metas.get(key)
-                    if col is None:
-                        col = metas[key] = [nan] * n
-                    meta_col[k] = col
-                col[j] = share(v, v) if type(v) is str else v
-        k0 = len(metrics)
+        k0 = len(per_row)
         for name, sc in raw_scores.items():  # as record() and score_fields
             if type(sc) is not dict:
                 raise _Unordinary("a score that is not an object")
@@ -326,12 +291,12 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
             conf = nan
             if meta and isinstance(meta, dict):
                 for key in ("confidence", "probability"):
-                    c = meta.get(key)
-                    if isinstance(c, (int, float)) and not isinstance(c, bool) and 0.0 <= c <= 1.0:
-                        conf = float(c)
+                    cf = meta.get(key)
+                    if isinstance(cf, (int, float)) and not isinstance(cf, bool) and 0.0 <= cf <= 1.0:
+                        conf = float(cf)
                         break
             if isinstance(answer, str):
-                a = thinned.get(answer)
+                a = thinned_get(answer)
                 if a is None:
                     a = thin_text(answer)
                     a = thinned[answer] = share(a, a)
@@ -341,7 +306,7 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
             if isinstance(value, dict):  # a metric a key
                 if not value:
                     continue  # no rows
-                pairs: Any = []
+                pairs = []
                 for key, v in value.items():
                     metric = metric_of.get((name, key))
                     if metric is None:
@@ -354,25 +319,34 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
             if conf is not nan:
                 any_confidence = True
             for metric, v in pairs:
-                c = score_code(v)  # raises for a value the records path words (a caller's fallback)
-                if type(c) is not float and type(c) is not int:
-                    all_number = False
-                if isinstance(v, str):
-                    raws.append(share(v, v))
-                else:
+                tv = type(v)
+                if tv is str:  # score_code of a text, once per distinct text
+                    code = codes.get(v)
+                    if code is None:
+                        code = codes[v] = score_code(v)
+                    v = share(v, v)
+                    if type(code) is not float and type(code) is not int:
+                        all_number = False
+                elif tv is float:
+                    code = v
                     all_str = False
-                    raws.append(v)
-                metrics.append(metric)
-                convert.append(c)
-                answers.append(answer)
-                confidences.append(conf)
-                row_sample.append(j)
-        if len(metrics) - k0 != 1:
+                else:
+                    code = score_code(v)  # raises for a value the records path words (a caller's fallback)
+                    if isinstance(v, str):
+                        v = share(v, v)
+                    else:
+                        all_str = False
+                    if type(code) is not float and type(code) is not int:
+                        all_number = False
+                add_row((metric, v, code, answer, conf, j))
+        if len(per_row) - k0 != 1:
             one_row = False
     if len(seen) < n:
         raise _Unordinary("a sample twice")
-    if not metrics:
+    if not per_row:
         raise _Unordinary("no rows")
+    items, epochs, errors, hashes, labels = map(list, zip(*per_sample, strict=True))
+    metrics, raws, convert, answers, confidences, row_sample = map(list, zip(*per_row, strict=True))
     columns = list(_CANONICAL)
     if any_answer:
         columns.append("prediction")
@@ -405,21 +379,37 @@ def read_eval_table(path: Path, cluster: str | None = None, *, tuning: ReadTunin
     return log if log is not None else read_eval_zip(path, fh=fh)
 
 
+_SHARED = threading.local()
+_SHARED_BYTES = 1 << 20
+
+
+def _zstd(size: int) -> Any:
+    """A zstd decompressor: one per thread, kept, for members of at most a MiB (making one
+    costs ~10-20 us, a fifth of a small log's member read; one decompresses at a time), a new
+    one for larger members (so no thread keeps a large member's window)."""
+    import zstandard
+
+    if size > _SHARED_BYTES:
+        return zstandard.ZstdDecompressor()
+    dctx = getattr(_SHARED, "zstd", None)
+    if dctx is None:
+        dctx = _SHARED.zstd = zstandard.ZstdDecompressor()
+    return dctx
+
+
 def _whole_member(fh: Any, info: zipfile.ZipInfo, where: str) -> bytes:
     """A member's bytes in one read of its declared size (BOM removed), when they are exactly
     what it declares (size and CRC-32): what :func:`~evaladdon.adapters.common.guard.read_member`
     gives, without its chunked reads; anything else raises (the caller reads the log again
     with ``read_member``, which words it)."""
     _check_growth(where, info.filename, info.file_size, info.compress_size, MAX_MEMBER_BYTES, MAX_RATIO)
-    from evaladdon.adapters.common.zipdir import data_offset
+    from evaladdon.adapters.common.zipdir import seek_checked_data
 
-    fh.seek(data_offset(fh, info))
+    seek_checked_data(fh, info)  # (the local header as zipfile checks it)
     raw = fh.read(info.compress_size)
     want = info.file_size
     if info.compress_type == ZIP_ZSTANDARD:
-        import zstandard
-
-        with zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True) as reader:
+        with _zstd(want).stream_reader(raw, read_across_frames=True) as reader:
             data = reader.read(want + 1)  # one byte more than declared: a longer member is refused below
     elif info.compress_type == zipfile.ZIP_DEFLATED:
         inflate = zlib.decompressobj(-15)
@@ -443,10 +433,7 @@ def _read_eval_ordinary(path: Path, cluster: str | None, quick: bool, fh: Binary
     infos, sample_names = zipdir.scan(fh, strict=True)
 
     def member(name: str) -> Any:
-        info = infos[name]
-        if not zipdir.local_name_matches(fh, info):
-            raise zipdir.Unusual(name)
-        return _loads(_whole_member(fh, info, where), where, name)
+        return _loads(_whole_member(fh, infos[name], where), where, name)
 
     header = _header_of(_raw_header(infos, member), where)
     if "summaries.json" in infos:

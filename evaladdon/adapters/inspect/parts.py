@@ -120,6 +120,25 @@ def _strings(values: list[Any]) -> Strings:
     return _objects(values)
 
 
+def _object_texts_as_arrow(cols: dict[str, Any]) -> None:
+    """Each ``object`` array of ``cols`` whose values are all ``str`` as the column pandas makes
+    of it (:func:`_strings` then :func:`_column`: one pyarrow call, without pandas' checks and
+    copy before the same call); any other column (a missing value, a number) is left to pandas."""
+    spec = _str_column()
+    if spec is None:
+        return
+    import pyarrow as pa
+
+    for key, col in cols.items():
+        if isinstance(col, np.ndarray) and col.dtype == object and len(col):
+            try:
+                arr = pa.array(col, type=spec[1])
+            except (pa.ArrowTypeError, pa.ArrowInvalid, TypeError, ValueError):  # not all str (or not UTF-8)
+                continue
+            if arr.null_count == 0:
+                cols[key] = _column(arr)
+
+
 def _is_arrow(col: Strings) -> bool:
     return not isinstance(col, np.ndarray)
 
@@ -263,16 +282,14 @@ def _cat(batches: list[_Batch], attr: str, dtype: Any) -> np.ndarray:
     return np.concatenate([getattr(b, attr) for b in batches])
 
 
-def convert_pending(parts: list[Part]) -> list[Part]:
-    """``parts`` with the lists of every :class:`Pending` one converted at once, as
-    :class:`Collector` and :func:`build_part` convert a log's (the same rules, value by value),
-    then cut per log, so :func:`frame` continues as for any part."""
+def pending_columns(rows: list[Pending]) -> dict[str, Any]:
+    """The row lists of ``rows`` (consecutive logs' :class:`Pending`) converted at once, as
+    :class:`Collector` and :func:`build_part` convert a log's (the same rules, value by value):
+    each per-row column of :class:`Part` (``metrics`` .. ``hashes``, ``labels``) over all of
+    their rows, in order; ``clusters`` ``None`` when the rows were collected without a cluster."""
     import itertools
 
     import pandas as pd
-
-    todo = [p for p in parts if p.pending is not None]
-    rows = [p.pending for p in todo]
 
     def cat(attr: str) -> list[Any]:
         lists = [getattr(r, attr) for r in rows]
@@ -295,11 +312,24 @@ def convert_pending(parts: list[Part]) -> list[Part]:
     raws = cat("raws")
     raw = _objects(raws) if all(r.all_str for r in rows) else raw_strings(pd.Series(raws, dtype=object)).to_numpy()
     items, hashes, labels = (_strings(cat_rows(a)) for a in ("items", "hashes", "labels"))
-    answers = _strings(cat("answers"))
-    epochs = np.array(cat_rows("epochs"), dtype=np.int64)
-    confidences = np.array(cat("confidences"), dtype=float)
-    metrics = _objects(cat("metrics"))
-    clusters = _objects(cat_rows("clusters")) if rows[0].cluster is not None else None
+    return {"metrics": _objects(cat("metrics")), "items": items, "epochs": np.array(cat_rows("epochs"), dtype=np.int64),
+            "values": values, "raws": raw, "errors": row_errors, "answers": _strings(cat("answers")),
+            "confidences": np.array(cat("confidences"), dtype=float),
+            "clusters": _objects(cat_rows("clusters")) if rows[0].cluster is not None else None,
+            "hashes": hashes, "labels": labels}
+
+
+def pending_metas(rows: Pending) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """A log's ``metas`` (object arrays) and ``row_sample`` (int64) as :class:`Part` holds them."""
+    return {k: _objects(v) for k, v in rows.metas.items()}, np.array(rows.row_sample, dtype=np.int64)
+
+
+def convert_pending(parts: list[Part]) -> list[Part]:
+    """``parts`` with the lists of every :class:`Pending` one converted at once
+    (:func:`pending_columns`), then cut per log, so :func:`frame` continues as for any part."""
+    todo = [p for p in parts if p.pending is not None]
+    rows = [p.pending for p in todo]
+    whole = pending_columns(rows)  # type: ignore[arg-type]
     done: dict[int, Part] = {}
     at = 0
     for p, r in zip(todo, rows, strict=True):
@@ -308,11 +338,12 @@ def convert_pending(parts: list[Part]) -> list[Part]:
         def cut(a: Any, p: Any = p, at: int = at, end: int = end) -> Any:  # (bound: called in this pass)
             return a if len(rows) == 1 else a.slice(at, p.n) if _is_arrow(a) else a[at:end]
 
+        metas, row_sample = pending_metas(r)  # type: ignore[arg-type]
+        w, clusters = whole, whole["clusters"]
         done[id(p)] = dataclasses.replace(
-            p, metrics=cut(metrics), items=cut(items), epochs=cut(epochs), values=cut(values), raws=cut(raw),
-            errors=cut(row_errors), answers=cut(answers), confidences=cut(confidences),
-            clusters=cut(clusters) if clusters is not None else None, hashes=cut(hashes), labels=cut(labels),
-            metas={k: _objects(v) for k, v in r.metas.items()}, row_sample=np.array(r.row_sample, dtype=np.int64),
-            pending=None)
+            p, metrics=cut(w["metrics"]), items=cut(w["items"]), epochs=cut(w["epochs"]), values=cut(w["values"]),
+            raws=cut(w["raws"]), errors=cut(w["errors"]), answers=cut(w["answers"]), confidences=cut(w["confidences"]),
+            clusters=cut(clusters) if clusters is not None else None, hashes=cut(w["hashes"]), labels=cut(w["labels"]),
+            metas=metas, row_sample=row_sample, pending=None)
         at = end
     return [done.get(id(p), p) for p in parts]

@@ -63,12 +63,15 @@ from evaladdon.adapters.inspect.parts import (
     _column,
     _has_text,
     _is_arrow,
+    _object_texts_as_arrow,
     _objects,
     _records_column,
     _strings,
     _take_strings,
     _text_at,
     convert_pending,
+    pending_columns,
+    pending_metas,
 )
 from evaladdon.adapters.inspect.judges import judges_of
 from evaladdon.adapters.inspect.records import SampleRecord, _declared, _run_of
@@ -439,19 +442,24 @@ def frame(parts: list[Part]) -> pd.DataFrame:
 
     if any(p.lean for p in parts):
         raise ValueError("a lean part holds no table columns")
-    if any(p.pending is not None for p in parts):
+    whole: dict[str, Any] | None = None  # every part's rows as lists: their columns converted at once, uncut
+    if len(parts) > 1 and all(p.pending is not None for p in parts):
+        whole = pending_columns([p.pending for p in parts])  # type: ignore[misc]
+    elif any(p.pending is not None for p in parts):
         parts = convert_pending(parts)
-    if len(parts) > 1:
-        parts = [p for p in parts if p.n] or parts[:1]  # an empty log adds no rows and no columns
+    if len(parts) > 1 and whole is None:
+        parts = [p for p in parts if p.n] or parts[:1]  # an empty log adds no rows and no columns (a pending one has rows)
     n = sum(p.n for p in parts)
 
     def rows(attr: str) -> np.ndarray:
+        if whole is not None:
+            return whole[attr]
         if len(parts) == 1:
             return getattr(parts[0], attr)
         return np.concatenate([getattr(p, attr) for p in parts])
 
     def texts(attr: str) -> Any:
-        return _column(_cat_strings([getattr(p, attr) for p in parts]))
+        return _column(_cat_strings([whole[attr]] if whole is not None else [getattr(p, attr) for p in parts]))
 
     def constant(attr: str | None) -> Any:
         # a log's text repeated over its rows: an arrow take of the logs' texts when pandas keeps
@@ -466,7 +474,7 @@ def frame(parts: list[Part]) -> pd.DataFrame:
             return np.full(n, values[0], dtype=object)
         return np.repeat(np.array(values, dtype=object), [p.n for p in parts])
 
-    clustered = parts[0].clusters is not None
+    clustered = (whole["clusters"] if whole is not None else parts[0].clusters) is not None
     cols: dict[str, Any] = {
         "run": constant("run"), "source": constant("source"), "harness": constant(None),
         "task": constant("task"),
@@ -484,16 +492,8 @@ def frame(parts: list[Part]) -> pd.DataFrame:
     if "judge" in order:  # model-graded scorers' graders (missing for other metrics)
         cols["judge"] = np.concatenate([pd.Series(p.metrics, dtype=object).map(p.judges).to_numpy(dtype=object)
                                         for p in parts])
-    keys = list(dict.fromkeys(k for p in parts for k in p.metas))
-    if keys:
-        if len(parts) == 1:
-            take = parts[0].row_sample
-        else:
-            offsets = np.cumsum([0] + [p.n_samples for p in parts[:-1]])
-            take = np.concatenate([p.row_sample + off for p, off in zip(parts, offsets, strict=True)])
-        for key in keys:
-            values = [p.metas[key] if key in p.metas else np.full(p.n_samples, np.nan, dtype=object) for p in parts]
-            cols.setdefault(key, _records_column(values[0] if len(values) == 1 else np.concatenate(values))[take])
+    _meta_columns(parts, whole is not None, cols)
+    _object_texts_as_arrow(cols)  # metric, raw, cluster, meta.*: as item above
     out = pd.DataFrame(cols, index=pd.RangeIndex(n))
     if list(out.columns) != order:
         out = out[order]
@@ -503,6 +503,25 @@ def frame(parts: list[Part]) -> pd.DataFrame:
     # after a 20,000-60,000-sample log, ~1 ms
     _release_arrow_memory()
     return out
+
+
+def _meta_columns(parts: list[Part], pending: bool, cols: dict[str, Any]) -> None:
+    """The ``meta.*`` columns of ``parts`` (:func:`frame`) into ``cols``: each sample's value on
+    its rows, NaN where a log lacks the key; ``pending``: the parts' rows are still lists
+    (their metas and row samples converted here, :func:`pending_metas`)."""
+    keys = list(dict.fromkeys(k for p in parts for k in (p.pending.metas if pending else p.metas)))  # type: ignore[union-attr]
+    if not keys:
+        return
+    held = [pending_metas(p.pending) if pending else (p.metas, p.row_sample) for p in parts]  # type: ignore[arg-type]
+    if len(parts) == 1:
+        take = held[0][1]
+    else:
+        offsets = np.cumsum([0] + [p.n_samples for p in parts[:-1]])
+        take = np.concatenate([h[1] + off for h, off in zip(held, offsets, strict=True)])
+    for key in keys:
+        values = [h[0][key] if key in h[0] else np.full(p.n_samples, np.nan, dtype=object)
+                  for p, h in zip(parts, held, strict=True)]
+        cols.setdefault(key, _records_column(values[0] if len(values) == 1 else np.concatenate(values))[take])
 
 
 def table_of(part: Part) -> pd.DataFrame:
