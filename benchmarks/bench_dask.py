@@ -31,7 +31,12 @@ measured process and reached with ``--scheduler``), beside the local engine: eac
 process's own peak RSS (``client.run`` of ``getrusage(RUSAGE_SELF).ru_maxrss``) and the driver's,
 against the local engine's peak, to check issue 31's goal "with 2 workers each holding half the
 data, each worker under half of local memory" (and one worker under local's); the CPU of the
-whole command, its worker processes included (reaped by it when the cluster closes).  A worker's peak includes its interpreter and
+whole command, its worker processes included (reaped by it when the cluster closes: ``dask cpu``,
+which counts starting the cluster -- interpreters and imports -- once a command); and, as a deployed
+cluster runs commands (started once), the command alone on the running cluster: ``run cpu`` the
+driver's CPU over ``main()`` plus each worker's over it (``client.run(time.process_time)`` before and
+after), ``run/local`` that against the local command's CPU and ``wall/loc`` its wall time against
+the local command's (the local process's interpreter start is in its time, ~0.02 s).  A worker's peak includes its interpreter and
 libraries (the ``worker libs`` column: a worker's peak after the route's own worker function --
 ``dask_store.summarize_files`` or ``dask_compare.reduce_group`` -- ran once on a tiny store of 2
 runs x 100 rows, before the command: what that route's tasks import, no more); ``worker
@@ -281,7 +286,7 @@ def reduce_cases(d: str, old: bool) -> dict[str, list[str]]:
 
 
 PROCESSES = """
-import json, resource, sys
+import json, resource, sys, time
 
 from distributed import Client, LocalCluster
 
@@ -319,11 +324,19 @@ if __name__ == "__main__":
     with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         with Client(cluster) as client:
             idle = sorted(client.run(libraries, argv[0], sys.argv[4]).values())
+            # the command on the running cluster: its wall time, the driver's CPU and the workers'
+            # CPU over it (a deployed cluster is started once, not for each command)
+            before = client.run(time.process_time)
+            c0, w0 = time.process_time(), time.perf_counter()
             rc = main([*argv, "--engine", "dask", "--scheduler", cluster.scheduler_address])
+            wall, driver_cpu = time.perf_counter() - w0, time.process_time() - c0
+            after = client.run(time.process_time)
+            running = driver_cpu + sum(after[w] - before[w] for w in after)
             workers = sorted(client.run(peak).values())
             loaded = sorted({m for got in client.run(heavy).values() for m in got})
     with open(sys.argv[2], "w") as f:
-        json.dump({"idle": idle, "workers": workers, "driver": peak(), "heavy": loaded}, f)
+        json.dump({"idle": idle, "workers": workers, "driver": peak(), "heavy": loaded, "running_cpu": running,
+                   "running_wall": wall}, f)
     sys.exit(rc or 0)
 """
 
@@ -336,7 +349,7 @@ def processes_table(runs: int, sizes: list[int], repeat: int, counts: tuple[int,
 
     print(f"load {os.getloadavg()[0]:.2f}; best of {repeat}; {runs} runs a store; worker processes of 1 thread")
     print(f"{'rows':>6} {'command':10} {'workers':>7} {'local MB':>8} {'local cpu':>9} {'dask cpu':>8} "
-          f"{'cpu/local':>9} {'driver MB':>9} {'worker libs':>11} {'worker MBs':>13} {'max/local':>9} {'< 1/n?':>6} "
+          f"{'cpu/local':>9} {'run cpu':>7} {'run/local':>9} {'wall/loc':>9} {'driver MB':>9} {'worker libs':>11} {'worker MBs':>13} {'max/local':>9} {'< 1/n?':>6} "
           "worker imports")
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONPYCACHEPREFIX=str(Path(tmp) / "pycache"))
@@ -356,7 +369,7 @@ def processes_table(runs: int, sizes: list[int], repeat: int, counts: tuple[int,
                 peaks = Path(tmp) / "peaks.json"
                 for n in counts:
                     best: dict[str, Any] = {}
-                    cpu = float("inf")
+                    cpu = running_cpu = running_wall = float("inf")
                     for _ in range(repeat):
                         got = measure([str(script), json.dumps(argv), str(peaks), str(n), str(tiny)], env, 1)
                         last = lambda out: out.strip().splitlines()[-1:]  # noqa: E731 - a progress bar may come first
@@ -365,9 +378,12 @@ def processes_table(runs: int, sizes: list[int], repeat: int, counts: tuple[int,
                         if not best or max(now["workers"]) < max(best["workers"]):
                             best = now
                         cpu = min(cpu, got[1])
+                        running_cpu = min(running_cpu, now["running_cpu"])
+                        running_wall = min(running_wall, now["running_wall"])
                     top = max(best["workers"])
                     print(f"{runs * rows / 1e6:5.1f}M {name:10} {n:7d} {local[2]:8.0f} {local[1]:9.2f} {cpu:8.2f} "
-                          f"{cpu / local[1]:9.2f} {best['driver']:9.0f} {max(best['idle']):11.0f} "
+                          f"{cpu / local[1]:9.2f} {running_cpu:7.2f} {running_cpu / local[1]:9.2f} {running_wall / local[0]:9.2f} "
+                          f"{best['driver']:9.0f} {max(best['idle']):11.0f} "
                           f"{' / '.join(f'{w:.0f}' for w in best['workers']):>13} {top / local[2]:9.2f} "
                           f"{'yes' if top < local[2] / n else 'no':>6} {','.join(best['heavy']) or '-'}", flush=True)
 
