@@ -121,7 +121,9 @@ class JsonLines:
     typed objects are an addition, never a different reading.  A line that is not ASCII is
     checked to be UTF-8 before the decoder sees it (msgspec does not check the strings it
     skips; orjson refuses the whole line).  :meth:`parsed` parses the last typed line as any
-    other, for a reader that needs the whole record after all."""
+    other, for a reader that needs the whole record after all.  With ``decode_lines`` given too,
+    the rest of a file of at most :data:`WHOLE_BYTES` is typed in one call when that reads it
+    exactly as line by line (:meth:`_whole`); then memory holds that text, not one line."""
 
     __slots__ = ("_batch", "_decode", "_decode_lines", "_errors", "_fh", "_line", "_lineno", "path")
 
