@@ -12,7 +12,8 @@ Generations (all found in published outputs):
   stderrs, ``NaN``/``Infinity`` literals): used to name the run and the filters, and to
   check that the samples are complete (``n-samples``).
 
-Reading: JSON lines are streamed (one line in memory at a time) and parsed with orjson; one light pass pulls the few fields a row
+Reading: JSON lines are streamed (one line in memory at a time; a file under 4 MiB read whole after
+its first line, :class:`~evaladdon.adapters.common.jsonlines.JsonLines`) and parsed with orjson; one light pass pulls the few fields a row
 needs into column lists -- records shaped like the first regular one through one
 ``itemgetter``, the rest (and every error) through the general per-record code, with the
 same result -- and everything after that is vectorised.  From the first regular record on,

@@ -1,6 +1,7 @@
 """lm-eval samples: the one light pass over sample records into canonical columns.
 
-Reading: JSON lines are streamed (one line in memory at a time) and parsed with orjson; one light pass pulls the few fields a row
+Reading: JSON lines are streamed (one line in memory at a time; a file under 4 MiB read whole after
+its first line, :class:`~evaladdon.adapters.common.jsonlines.JsonLines`) and parsed with orjson; one light pass pulls the few fields a row
 needs into column lists -- records shaped like the first regular one through one
 ``itemgetter``, the rest (and every error) through the general per-record code, with the
 same result -- and everything after that is vectorised.  From the first regular record on,
@@ -287,13 +288,13 @@ def _general_reader(sink: _Sink, *, filters: list[str], cluster: str | None, del
 # long: the reader's hot loop, every step of a fast record inline (benchmarks/bench_lm_eval.py)
 def _read_fast(sink: _Sink, schema: tuple[Any, list[str], bool, tuple[str, ...]], pairs: Iterator[tuple[Any, Any]],
                general: Callable[[Any, Any], None], cluster: str | None, tuning: ReadTuning,
-               typed: Typed | None = None, parsed: Callable[[], Any] | None = None) -> None:
+               typed: Typed | None = None, parsed: Callable[[Any], Any] | None = None) -> None:
     """The fast path of :func:`_extract`, from its first regular record to the end of ``pairs``:
     a record shaped like it (``schema``, :func:`_fast_schema`) is read through one
     ``itemgetter``; anything else (and every error) goes to ``general``, the general path
     (:func:`_general_reader`), and the loop goes on.  ``typed``: the records that come as its
     ``struct`` (:mod:`.typed`) give the same tuple by ``astuple`` (``scores_per_repeat`` first,
-    ``UNSET`` when absent); one the fast path declines goes to ``general`` as ``parsed()`` gives it.
+    ``UNSET`` when absent); one the fast path declines goes to ``general`` as ``parsed(place)`` gives it.
 
     Over 80 lines on purpose: this is the reader's hot loop, one iteration per record; every
     step of a fast record stays inline (no call per record but the ``itemgetter``), with the
@@ -382,7 +383,7 @@ def _read_fast(sink: _Sink, schema: tuple[Any, list[str], bool, tuple[str, ...]]
         if run_start >= 0:
             _close_run(sink, run_start, len(doc_ids), run_metric, min_run)
             run_start, run_filt = -1, None
-        general(place, parsed() if type(r) is rec_t else r)  # type: ignore[misc]
+        general(place, parsed(place) if type(r) is rec_t else r)  # type: ignore[misc]
     if pending[0]:
         _flush(sink)
     if run_start >= 0:

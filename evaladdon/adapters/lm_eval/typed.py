@@ -31,15 +31,17 @@ class Typed:
     """A file's typed decoder: ``decode`` (bytes -> ``struct``), the record type ``struct``, the
     type of its ``doc`` (a ``Struct`` whose one field ``c`` is the cluster value) or None;
     ``astuple`` (msgspec's), ``unset`` (``scores_per_repeat`` absent) and ``errors`` (what
-    ``decode`` raises on a line it refuses)."""
+    ``decode`` raises on a line it refuses); ``decode_lines``: the same decoder over many lines
+    (bytes -> list, one object a value)."""
 
-    __slots__ = ("astuple", "decode", "doc", "errors", "struct", "unset")
+    __slots__ = ("astuple", "decode", "decode_lines", "doc", "errors", "struct", "unset")
 
-    def __init__(self, decode: Callable[[bytes], Any], struct: type, doc: type | None) -> None:
+    def __init__(self, decode: Callable[[bytes], Any], struct: type, doc: type | None,
+                 decode_lines: Callable[[bytes], list[Any]] | None = None) -> None:
         import msgspec
         from msgspec.structs import astuple
 
-        self.decode, self.struct, self.doc = decode, struct, doc
+        self.decode, self.struct, self.doc, self.decode_lines = decode, struct, doc, decode_lines
         self.astuple: Callable[[Any], tuple[Any, ...]] = astuple
         self.unset: Any = msgspec.UNSET
         self.errors: tuple[type[BaseException], ...] = (msgspec.DecodeError,)
@@ -71,7 +73,8 @@ def record_decoder(fields: tuple[str, ...], cluster: str | None) -> Typed | None
              for i, f in enumerate(fields)]
     rename = {"spr": "scores_per_repeat", **{f"f{i}": f for i, f in enumerate(fields)}}
     struct = msgspec.defstruct("LmEvalRecord", spec, rename=rename, gc=False, kw_only=True)
-    return Typed(msgspec.json.Decoder(struct).decode, struct, doc)
+    decoder = msgspec.json.Decoder(struct)
+    return Typed(decoder.decode, struct, doc, decoder.decode_lines)
 
 
 def typed_lines(pairs: Any, fields: tuple[str, ...], cluster: str | None) -> Typed | None:
@@ -79,5 +82,5 @@ def typed_lines(pairs: Any, fields: tuple[str, ...], cluster: str | None) -> Typ
     of ``fields`` (:func:`record_decoder`); that decoder, or None when the lines stay orjson's."""
     typed = record_decoder(fields, cluster) if isinstance(pairs, JsonLines) else None
     if typed is not None:
-        pairs.typed(typed.decode, typed.errors)
+        pairs.typed(typed.decode, typed.errors, typed.decode_lines)
     return typed
