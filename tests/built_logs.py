@@ -136,3 +136,14 @@ def lm_eval_corpus_run(folder: Path, seed: int) -> None:
             {"metric": "bleu", "aggregation": "bleu"}, {"metric": "ter", "aggregation": "ter"}]}},
         "n-samples": {"synth": {"original": 120, "effective": 120}},
         "config": {"model": "hf", "model_args": f"pretrained=org/m{seed}"}}))
+
+
+def write_lm_eval_results(folder: Path, ts: str, task: str, n: int, results: dict[str, float]) -> Path:
+    """The ``results_<ts>.json`` beside a samples file of ``task``: ``results`` its aggregate
+    metrics, ``n`` the declared number of samples (``n-samples``), an ``hf`` model ``org/m``."""
+    path = folder / f"results_{ts}.json"
+    path.write_text(json.dumps({
+        "results": {task: results}, "configs": {task: {"task": task, "target_delimiter": " "}},
+        "n-samples": {task: {"original": n, "effective": n}},
+        "config": {"model": "hf", "model_args": "pretrained=org/m"}, "model_name": "org/m"}))
+    return path

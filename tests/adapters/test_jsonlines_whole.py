@@ -27,6 +27,7 @@ from evaladdon.adapters.lm_eval import samples as S
 from evaladdon.adapters.lm_eval.typed import record_decoder
 from evaladdon.errors import InputError
 from closeness import assert_same_reading
+from built_logs import write_lm_eval_results
 
 pytest.importorskip("msgspec", reason="msgspec (a dependency) is not installed: nothing typed to compare")
 
@@ -57,11 +58,7 @@ def _write(folder: Path, task: str, lines: list[bytes], declared: int | None = N
     path = folder / f"samples_{task}_{TS}.jsonl"
     path.write_bytes(end.join(lines) + end)
     n = declared if declared is not None else len(lines)
-    (folder / f"results_{TS}.json").write_text(json.dumps({
-        "results": {task: {"acc,none": 0.5, "exact_match,strict-match": 0.7}},
-        "configs": {task: {"task": task, "target_delimiter": " "}},
-        "n-samples": {task: {"original": n, "effective": n}},
-        "config": {"model": "hf", "model_args": "pretrained=org/m"}, "model_name": "org/m"}))
+    write_lm_eval_results(folder, TS, task, n, {"acc,none": 0.5, "exact_match,strict-match": 0.7})
     return path
 
 

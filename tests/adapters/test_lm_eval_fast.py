@@ -29,6 +29,7 @@ from evaladdon.adapters import ReadTuning, read_runs
 from evaladdon.cli.main import main
 from evaladdon.errors import InputError
 from closeness import assert_same_reading
+from built_logs import write_lm_eval_results
 
 TS = "2026-03-04T05-06-07.000008"
 
@@ -39,11 +40,7 @@ def _write(folder: Path, lines: list[Any], task: str = "t", declared: int | None
     path = folder / f"samples_{task}_{TS}.jsonl"
     path.write_text("".join((x if isinstance(x, str) else json.dumps(x)) + "\n" for x in lines))
     n = declared if declared is not None else len(lines)
-    (folder / f"results_{TS}.json").write_text(json.dumps({
-        "results": {task: {"acc,none": 0.5, "acc,strict": 0.5}},
-        "configs": {task: {"task": task, "target_delimiter": " "}},
-        "n-samples": {task: {"original": n, "effective": n}},
-        "config": {"model": "hf", "model_args": "pretrained=org/m"}, "model_name": "org/m"}))
+    write_lm_eval_results(folder, TS, task, n, {"acc,none": 0.5, "acc,strict": 0.5})
     return path
 
 

@@ -28,6 +28,7 @@ from evaladdon.adapters.common.jsonlines import TYPED_MISSES, JsonLines
 from evaladdon.adapters.lm_eval.typed import record_decoder
 from evaladdon.errors import InputError
 from closeness import assert_same_reading
+from built_logs import write_lm_eval_results
 
 msgspec = pytest.importorskip("msgspec", reason="msgspec (a dependency) is not installed: nothing typed to compare")
 ERRORS = (msgspec.DecodeError,)
@@ -98,10 +99,7 @@ def _write(folder: Path, lines: list[bytes], task: str = "t") -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"samples_{task}_{TS}.jsonl"
     path.write_bytes(b"".join(x + b"\n" for x in lines))
-    (folder / f"results_{TS}.json").write_text(json.dumps({
-        "results": {task: {"acc,none": 0.5}}, "configs": {task: {"task": task, "target_delimiter": " "}},
-        "n-samples": {task: {"original": len(lines), "effective": len(lines)}},
-        "config": {"model": "hf", "model_args": "pretrained=org/m"}, "model_name": "org/m"}))
+    write_lm_eval_results(folder, TS, task, len(lines), {"acc,none": 0.5})
     return path
 
 
