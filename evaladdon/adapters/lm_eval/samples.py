@@ -8,7 +8,9 @@ same result -- and everything after that is vectorised.  From the first regular 
 the lines are decoded into typed records of only the fields the fast path reads (msgspec, the
 rest skipped in C: :mod:`evaladdon.adapters.lm_eval.typed`), a line the type does not fit by
 orjson.  Lines orjson refuses (``NaN`` literals) go to ``json`` after a depth check
-(:mod:`evaladdon.adapters.common.jsonlines`).
+(:mod:`evaladdon.adapters.common.jsonlines`).  When the rest of a small file was typed in one call
+and every record is one the fast path reads plainly, the records are read as whole columns
+instead (:mod:`.columns`, the same sink as record by record).
 
 Rows per (doc_id, filter, metric), the metric named as in the results (``acc,none``).
 Per-sample values that are lists (the inputs of corpus-level metrics such as f1 or bleu)
@@ -103,13 +105,14 @@ def _extract(pairs: Iterable[tuple[int, Any]], *, filters: list[str], cluster: s
     any other record goes through the general loop, which also raises the one-line errors.
     Both give the same rows (``tests/adapters/test_lm_eval_fast.py``); memory holds the columns, not
     the records.  ``tuning``: :attr:`~ReadTuning.fast_records`, ``lm_batch``, ``lm_flush``,
-    ``lm_run``, ``lm_factorize_from``, ``typed_lines``.
+    ``lm_run``, ``lm_factorize_from``, ``typed_lines``, ``lm_columns``.
 
     The records before the first regular one go to the general path (:func:`_general_reader`)
     one by one, the schema tried on the first and every ``lm_batch``-th; from the first regular
     one on, :func:`_read_fast` reads the rest of ``pairs`` in one loop (JSON lines: decoded to
-    typed records of only the schema's fields where they fit, :mod:`.typed`); :func:`_finish`
-    makes the arrays.
+    typed records of only the schema's fields where they fit, :mod:`.typed`) -- or, when that
+    rest came typed in one call and every record fits, :func:`~.columns.read_whole` reads it as
+    whole columns (``tests/adapters/test_lm_eval_columns.py``); :func:`_finish` makes the arrays.
     """
     sink = _Sink()
     general = _general_reader(sink, filters=filters, cluster=cluster, delim=delim, source=source,
