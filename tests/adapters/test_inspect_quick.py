@@ -362,3 +362,31 @@ def test_written_out_cases_equal_the_general_functions(tmp_path: Path, monkeypat
     _both(monkeypatch, [logs], cluster="passage")  # a log whose cluster field is missing or a dict: noted
     _both(monkeypatch, [logs], cluster="k1.a")
     assert quick_count[0] >= 4
+
+
+def test_hex_strings_equal_the_texts_converted_one_by_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``parts.hex_strings`` (one hex text of all digests cut at fixed offsets) gives the column
+    ``_strings`` makes of each digest's ``hex()``: the same arrow type and values, or the same
+    object array when a digest is missing or pandas keeps no texts in arrow."""
+    import hashlib
+
+    import numpy as np
+
+    from evaladdon.adapters.inspect import parts
+
+    digests = [hashlib.sha256(str(i).encode()).digest() for i in range(300)]
+    cases = [digests, digests[:1], (digests[0],) * 5, digests[:7] + [None] + digests[7:9], [None], [None, None], []]
+    for arrow in (True, False):
+        with monkeypatch.context() as m:
+            if not arrow:
+                m.setattr(parts, "_str_column", lambda: None)
+            for case in cases:
+                got = parts.hex_strings(case)
+                want = parts._strings([None if d is None else d.hex() for d in case])
+                assert type(got) is type(want), case[:2]
+                if isinstance(want, np.ndarray):
+                    assert got.dtype == want.dtype and got.tolist() == want.tolist()
+                else:
+                    assert got.type == want.type and got.equals(want) and got.null_count == 0
+                    assert got.to_pylist() == [d.hex() for d in case]  # type: ignore[union-attr]
+                    got.validate(full=True)

@@ -59,7 +59,7 @@ from evaladdon.adapters.inspect.stream import (
 )
 from evaladdon.adapters.inspect.member_stream import _stream_summaries
 from evaladdon.adapters.inspect.parts import Pending, label_bytes
-from evaladdon.adapters.inspect.records import (SUMMARY_TEXT_LIMIT, item_hash, label_of, nested_scalars,
+from evaladdon.adapters.inspect.records import (SUMMARY_TEXT_LIMIT, item_digest, label_of, nested_scalars,
                                                score_code, thin_metadata, thin_text, truncate_text)
 from evaladdon.adapters.inspect.rows import _CANONICAL, Collector, LogData
 from evaladdon.adapters.tuning import DEFAULT, ReadTuning
@@ -169,10 +169,12 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
     score was most of the loop's cost on small logs): a metadata value or answer that is a
     ``str`` is thinned once per distinct text (:func:`thin_text`; other metadata values as
     :func:`thin_metadata`, key by key), a text target's label is ``truncate_text`` of it
-    (:func:`label_of` of a text), a text input and target hash as :func:`item_hash`'s
+    (:func:`label_of` of a text), a text input and target hash as :func:`item_digest`'s
     common case, a ``str`` or ``float`` value's code as :func:`score_code` (a text's code once
-    per distinct text); everything else goes to those functions.  Oracle: the records path
-    (``tests/adapters/test_inspect_quick.py``, table by table)."""
+    per distinct text); everything else goes to those functions.  The item hashes stay digests
+    (32 bytes, ``None`` without an input): ``pending_columns`` writes them out as hex text for
+    all logs at once (:func:`~evaladdon.adapters.inspect.parts.hex_strings`).  The row lists are
+    tuples.  Oracle: the records path (``tests/adapters/test_inspect_quick.py``, table by table)."""
     n = len(summaries)
     if not n:
         raise _Unordinary("no samples")
@@ -180,7 +182,7 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
     limit_text = SUMMARY_TEXT_LIMIT
     sha256 = hashlib.sha256
     dumps = orjson.dumps
-    per_sample: list[tuple[str, int, bool, str | None, str | None]] = []  # item, epoch, error, hash, label
+    per_sample: list[tuple[str, int, bool, bytes | None, str | None]] = []  # item, epoch, error, digest, label
     add_sample = per_sample.append
     clusters: list[str] | None = [] if cluster is not None else None
     metas: dict[str, list[Any]] = {}
@@ -265,10 +267,10 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
             c = dotted({}, cluster)
         target = get("target")
         inp = get("input")
-        if type(inp) is str and type(target) is str:  # item_hash's common case
-            h: str | None = sha256(dumps({"input": inp[:limit_text], "target": target[:limit_text]})).digest().hex()
+        if type(inp) is str and type(target) is str:  # item_digest's common case
+            h: bytes | None = sha256(dumps({"input": inp[:limit_text], "target": target[:limit_text]})).digest()
         else:
-            h = item_hash(inp, target)
+            h = item_digest(inp, target)
         if type(target) is str:  # truncate_text (label_of of a text)
             label: str | None = target if len(target) <= limit_text else truncate_text(target)
         else:
@@ -345,8 +347,9 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
         raise _Unordinary("a sample twice")
     if not per_row:
         raise _Unordinary("no rows")
-    items, epochs, errors, hashes, labels = map(list, zip(*per_sample, strict=True))
-    metrics, raws, convert, answers, confidences, row_sample = map(list, zip(*per_row, strict=True))
+    # tuples, as zip gives them (no copy into lists; the collector untracks a tuple of texts and numbers)
+    items, epochs, errors, hashes, labels = zip(*per_sample, strict=True)
+    metrics, raws, convert, answers, confidences, row_sample = zip(*per_row, strict=True)
     columns = list(_CANONICAL)
     if any_answer:
         columns.append("prediction")
