@@ -390,3 +390,67 @@ def test_hex_strings_equal_the_texts_converted_one_by_one(monkeypatch: pytest.Mo
                     assert got.type == want.type and got.equals(want) and got.null_count == 0
                     assert got.to_pylist() == [d.hex() for d in case]  # type: ignore[union-attr]
                     got.validate(full=True)
+
+
+def test_meta_columns_of_texts_equal_pandas_conversion() -> None:
+    """``rows._meta_column`` (values that are all ``str``: one arrow array, taken per row) gives
+    the column the pandas conversion gave: ``_records_column``, the take, then
+    ``_object_texts_as_arrow``, as a DataFrame column (dtype and values), for texts, texts with
+    a missing value, numbers, mixes and texts that are not UTF-8."""
+    import random
+
+    import numpy as np
+
+    from evaladdon.adapters.inspect import parts, rows
+
+    rng = random.Random(4)
+    pool = ["p1", "", "é", " two  spaces ", "x" * 3000, "p1"]
+    kinds = [lambda: rng.choice(pool), lambda: rng.choice(pool + [np.nan]), lambda: rng.choice([1, 2.5, True]),
+             lambda: rng.choice(pool + [3, None]), lambda: rng.choice(pool + ["bad \ud800"]), lambda: np.nan]
+    for case in range(60):
+        kind = kinds[case % len(kinds)]
+        n = rng.randint(1, 40)
+        values = parts._objects([kind() for _ in range(n)])
+        take = np.array(sorted(rng.choices(range(n), k=rng.randint(0, 3 * n))), dtype=np.int64)
+        try:
+            want = {"k": parts._records_column(values)[take]}
+        except UnicodeEncodeError:  # (pandas refuses such a text: the same error either way)
+            with pytest.raises(UnicodeEncodeError):
+                rows._meta_column(values, take)
+            continue
+        got = {"k": rows._meta_column(values, take)}
+        parts._object_texts_as_arrow(want)
+        got_df = pd.DataFrame(got, index=pd.RangeIndex(len(take)))
+        want_df = pd.DataFrame(want, index=pd.RangeIndex(len(take)))
+        pd.testing.assert_frame_equal(got_df, want_df, check_exact=True)
+
+
+def test_text_columns_in_chunks_equal_one_conversion(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``parts._chunked_strings`` (many logs' texts converted a chunk of rows at a time) gives
+    ``_strings`` of them all: the same values and type, or the same ``object`` array when one
+    is not a text; and read_runs of the crafted logs with chunks of 7 rows equals the records path."""
+    import random
+
+    import numpy as np
+
+    from evaladdon.adapters.inspect import parts
+
+    rng = random.Random(7)
+    for case in range(40):
+        pool = ["a", "", "é", "long " * 200, None if case % 5 == 0 else "b", 3 if case % 7 == 0 else "c"]
+        values = [rng.choice(pool) for _ in range(rng.randint(0, 50))]
+        for rows_per_chunk in (1, 3, 7, 64):
+            got = parts._chunked_strings(values, rows_per_chunk)
+            want = parts._strings(values)
+            if isinstance(want, np.ndarray):
+                assert isinstance(got, np.ndarray) and got.dtype == want.dtype and got.tolist() == want.tolist()
+            else:
+                assert got.type == want.type and got.to_pylist() == want.to_pylist()
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    _rewrite(SAMPLE / "baseline.eval", logs / "a.eval")
+    _rewrite(SAMPLE / "candidate.eval", logs / "b.eval", _each(lambda i, r: r.update(epoch=1 + i % 2)))
+    _rewrite(SAMPLE / "baseline.eval", logs / "c.eval", _each(lambda i, r: r["scores"]["match"].pop("answer", None)))
+    monkeypatch.setattr(parts, "STRING_CHUNK_ROWS", 7)
+    _both(monkeypatch, [logs])
+    _both(monkeypatch, [logs], cluster="passage.id")

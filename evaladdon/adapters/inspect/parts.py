@@ -105,19 +105,49 @@ def _str_column() -> tuple[Any, Any] | None:
     return dtype, dtype.construct_array_type()._from_sequence(probe, dtype=dtype)._pa_array.type
 
 
+def _arrow_texts(values: Any) -> Any:
+    """``values`` (a sequence or an ``object`` array) as the arrow array pandas keeps texts in,
+    when pandas keeps them in arrow and every value is a ``str``; else ``None``."""
+    spec = _str_column()
+    if spec is None or not len(values):
+        return None
+    import pyarrow as pa
+
+    try:
+        arr = pa.array(values, type=spec[1])
+    except (pa.ArrowTypeError, pa.ArrowInvalid, TypeError, ValueError):  # not all str (or not UTF-8)
+        return None
+    return arr if arr.null_count == 0 else None
+
+
 def _strings(values: Sequence[Any]) -> Strings:
     """A batch's texts as arrow when all are ``str`` (see :data:`Strings`)."""
-    spec = _str_column()
-    if spec is not None and values:
-        import pyarrow as pa
+    arr = _arrow_texts(values)
+    return arr if arr is not None else _objects(values)
 
-        try:
-            arr = pa.array(values, type=spec[1])
-        except (pa.ArrowTypeError, pa.ArrowInvalid, TypeError, ValueError):  # not all str (or not UTF-8)
-            arr = None
-        if arr is not None and arr.null_count == 0:
-            return arr
-    return _objects(values)
+
+STRING_CHUNK_ROWS = 8192
+"""Rows a chunk of a text column converted for many logs at once (:func:`_chunked_strings`)."""
+
+
+def _chunked_strings(values: Sequence[Any], rows: int | None = None) -> Strings:
+    """:func:`_strings` of many rows, ``rows`` at a time, as one chunked array (the same values
+    and type; an ``object`` array of them all when one is not a ``str``).  One arrow array of
+    100,000 long texts (answers) is built in a buffer that doubles as it grows: tens of MB of
+    fresh memory touched twice, and ~3-10x the time of the same texts in chunks on a host where
+    fresh pages are dear (``benchmarks/bench_inspect.py``, growth to 1,000 logs)."""
+    rows = STRING_CHUNK_ROWS if rows is None else rows
+    if len(values) <= rows:
+        return _strings(values)
+    chunks = []
+    for at in range(0, len(values), rows):  # a call a chunk of rows
+        arr = _arrow_texts(values[at:at + rows])
+        if arr is None:
+            return _objects(values)
+        chunks.append(arr)
+    import pyarrow as pa
+
+    return pa.chunked_array(chunks, type=chunks[0].type)
 
 
 _HEX_WIDTH = 64
@@ -149,18 +179,10 @@ def _object_texts_as_arrow(cols: dict[str, Any]) -> None:
     """Each ``object`` array of ``cols`` whose values are all ``str`` as the column pandas makes
     of it (:func:`_strings` then :func:`_column`: one pyarrow call, without pandas' checks and
     copy before the same call); any other column (a missing value, a number) is left to pandas."""
-    spec = _str_column()
-    if spec is None:
-        return
-    import pyarrow as pa
-
     for key, col in cols.items():
         if isinstance(col, np.ndarray) and col.dtype == object and len(col):
-            try:
-                arr = pa.array(col, type=spec[1])
-            except (pa.ArrowTypeError, pa.ArrowInvalid, TypeError, ValueError):  # not all str (or not UTF-8)
-                continue
-            if arr.null_count == 0:
+            arr = _arrow_texts(col)
+            if arr is not None:
                 cols[key] = _column(arr)
 
 
@@ -336,10 +358,10 @@ def pending_columns(rows: list[Pending]) -> dict[str, Any]:
     row_errors = np.where(failed, "sample error", value_error)
     raws = cat("raws")
     raw = _objects(raws) if all(r.all_str for r in rows) else raw_strings(pd.Series(raws, dtype=object)).to_numpy()
-    items, labels = (_strings(cat_rows(a)) for a in ("items", "labels"))
+    items, labels = (_chunked_strings(cat_rows(a)) for a in ("items", "labels"))
     hashes = hex_strings(cat_rows("hashes"))
     return {"metrics": _objects(cat("metrics")), "items": items, "epochs": np.array(cat_rows("epochs"), dtype=np.int64),
-            "values": values, "raws": raw, "errors": row_errors, "answers": _strings(cat("answers")),
+            "values": values, "raws": raw, "errors": row_errors, "answers": _chunked_strings(cat("answers")),
             "confidences": np.array(cat("confidences"), dtype=float),
             "clusters": _objects(cat_rows("clusters")) if rows[0].cluster is not None else None,
             "hashes": hashes, "labels": labels}
