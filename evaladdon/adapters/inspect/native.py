@@ -195,10 +195,9 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
     share = memo.setdefault
     thinned: dict[str, str] = {}  # a text as read (an answer, a metadata value) -> its thinned, shared text
     thinned_get = thinned.get
-    codes: dict[str, Any] = {}  # a text value -> its score code
+    codes: dict[str, tuple[Any, str]] = {}  # a text value -> its score code and the shared text
     all_str = True
     all_number = True  # every value for the converter a float or an int (grades and yes/no mapped)
-    one_row = True  # every sample exactly one row
     any_answer = any_label = any_confidence = False
     plain_cluster = cluster is not None and "." not in cluster
     for j, s in enumerate(summaries):
@@ -206,15 +205,15 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
         sid, epoch, raw_scores = get("id"), get("epoch"), get("scores")
         if sid is None or type(epoch) is not int or type(raw_scores) is not dict or not raw_scores:
             raise _Unordinary("a sample without id, integer epoch or scores")
-        item = str(sid)
+        item = sid if type(sid) is str else str(sid)
         seen.add((item, epoch))
-        error = bool(get("error"))
+        error = True if get("error") else False  # (bool() without the call)
         limit = get("limit")
         if limit is not None:
             _limit_type(limit)  # evaluated as record() does (a value too deep to show fails there)
         md = get("metadata")
         c: Any = None  # the cluster field's (thinned) value
-        if md and isinstance(md, dict):
+        if md and type(md) is dict:  # (parsed JSON: exact types, here and below)
             thin: dict[str, Any] | None = {} if cluster is not None and not plain_cluster else None
             for mk, mv in md.items():  # thin_metadata, key by key, and the meta.* columns
                 tv = type(mv)
@@ -280,24 +279,24 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
             any_label = True
         add_sample((item, epoch, error, h, label))
         if clusters is not None:
-            if c is None or isinstance(c, (dict, list)):
-                raise _Unordinary("no cluster field")
-            c = str(c)
+            if type(c) is not str:
+                if c is None or isinstance(c, (dict, list)):
+                    raise _Unordinary("no cluster field")
+                c = str(c)
             clusters.append(share(c, c))
-        k0 = len(per_row)
         for name, sc in raw_scores.items():  # as record() and score_fields
             if type(sc) is not dict:
                 raise _Unordinary("a score that is not an object")
             sget = sc.get
             answer, meta, value = sget("answer"), sget("metadata"), sget("value")
             conf = nan
-            if meta and isinstance(meta, dict):
+            if meta and type(meta) is dict:
                 for key in ("confidence", "probability"):
                     cf = meta.get(key)
                     if isinstance(cf, (int, float)) and not isinstance(cf, bool) and 0.0 <= cf <= 1.0:
                         conf = float(cf)
                         break
-            if isinstance(answer, str):
+            if type(answer) is str:
                 a = thinned_get(answer)
                 if a is None:
                     a = thin_text(answer)
@@ -305,7 +304,7 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
                 answer = a
             else:
                 answer = None
-            if isinstance(value, dict):  # a metric a key
+            if type(value) is dict:  # a metric a key
                 if not value:
                     continue  # no rows
                 pairs = []
@@ -322,11 +321,11 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
                 any_confidence = True
             for metric, v in pairs:
                 tv = type(v)
-                if tv is str:  # score_code of a text, once per distinct text
-                    code = codes.get(v)
-                    if code is None:
-                        code = codes[v] = score_code(v)
-                    v = share(v, v)
+                if tv is str:  # score_code of a text, once per distinct text (with the text shared)
+                    got = codes.get(v)
+                    if got is None:
+                        got = codes[v] = (score_code(v), share(v, v))
+                    code, v = got
                     if type(code) is not float and type(code) is not int:
                         all_number = False
                 elif tv is float:
@@ -341,8 +340,6 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
                     if type(code) is not float and type(code) is not int:
                         all_number = False
                 add_row((metric, v, code, answer, conf, j))
-        if len(per_row) - k0 != 1:
-            one_row = False
     if len(seen) < n:
         raise _Unordinary("a sample twice")
     if not per_row:
@@ -350,6 +347,7 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
     # tuples, as zip gives them (no copy into lists; the collector untracks a tuple of texts and numbers)
     items, epochs, errors, hashes, labels = zip(*per_sample, strict=True)
     metrics, raws, convert, answers, confidences, row_sample = zip(*per_row, strict=True)
+    one_row = row_sample == tuple(range(n))  # every sample exactly one row (its own, in order)
     columns = list(_CANONICAL)
     if any_answer:
         columns.append("prediction")
