@@ -160,8 +160,9 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
     """The rows of an ordinary log's summaries (see :class:`~evaladdon.adapters.inspect.rows.Pending`)
     in one pass: what :func:`record` and ``Collector.flush`` do to each sample, without the
     records.  Anything a rule of ``build_part`` would act on (a sample without id, integer
-    epoch or scores, an (id, epoch) twice, a missing cluster field) raises :class:`_Unordinary`,
-    and the caller takes the records path; a value that cannot be shown or converted raises
+    epoch or scores, a missing cluster field) raises :class:`_Unordinary`, and the caller takes
+    the records path (as it does for an (id, epoch) twice, which it finds in its set of the
+    samples' member names: ``samples/{id}_epoch_{epoch}.json`` names each (id, epoch) apart); a value that cannot be shown or converted raises
     what :func:`~evaladdon.adapters.inspect.rows.score_code` raises, and the caller reads the
     log again with :func:`read_eval_zip` (which words it).
 
@@ -189,7 +190,6 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
     meta_col: dict[Any, list[Any]] = {}  # a metadata key -> its column in metas
     per_row: list[tuple[str, Any, Any, str | None, float, int]] = []  # metric, raw, code, answer, confidence, sample
     add_row = per_row.append
-    seen: set[tuple[str, int]] = set()
     metric_of: dict[tuple[str, Any], str] = {}
     memo: dict[str, str] = {}  # equal strings as one object
     share = memo.setdefault
@@ -206,7 +206,6 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
         if sid is None or type(epoch) is not int or type(raw_scores) is not dict or not raw_scores:
             raise _Unordinary("a sample without id, integer epoch or scores")
         item = sid if type(sid) is str else str(sid)
-        seen.add((item, epoch))
         error = True if get("error") else False  # (bool() without the call)
         limit = get("limit")
         if limit is not None:
@@ -340,8 +339,6 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
                     if type(code) is not float and type(code) is not int:
                         all_number = False
                 add_row((metric, v, code, answer, conf, j))
-    if len(seen) < n:
-        raise _Unordinary("a sample twice")
     if not per_row:
         raise _Unordinary("no rows")
     # tuples, as zip gives them (no copy into lists; the collector untracks a tuple of texts and numbers)
@@ -459,7 +456,9 @@ def _read_eval_ordinary(path: Path, cluster: str | None, quick: bool, fh: Binary
             pass
     if rows is not None:
         listed = {f"samples/{item}_epoch_{epoch}.json" for item, epoch in zip(rows.items, rows.epochs, strict=True)}  # per sample
-    else:
+        if len(listed) < rows.n_samples:  # an (id, epoch) twice (the epoch, an int, ends the name): build_part's rule
+            rows = None
+    if rows is None:
         rows = [record(s) for s in summaries]
         listed = {f"samples/{r.id}_epoch_{r.epoch}.json" for r in rows}
     if names - listed:
