@@ -6,6 +6,7 @@ makes the canonical table of them (see :mod:`evaladdon.adapters.inspect.rows`).
 
 from __future__ import annotations
 
+import binascii
 import dataclasses
 import functools
 import hashlib
@@ -157,7 +158,7 @@ _HEX_WIDTH = 64
 def hex_strings(digests: Sequence[bytes | None]) -> Strings:
     """SHA-256 digests as their hex texts (``None`` stays missing): the column :func:`_strings`
     makes of ``[d.hex() for d in digests]``.  When every one is a digest and pandas keeps texts
-    in arrow, the column is ONE hex text of them all (``b"".join(...).hex()``) cut at fixed
+    in arrow, the column is ONE hex text of them all (``binascii.hexlify``, the bytes of ``hex()``) cut at fixed
     64-character offsets (``pyarrow.Array.from_buffers``): no ``str`` a row, none converted
     one by one.  Oracle: :func:`_strings` of the texts (``tests/adapters/test_inspect_quick.py``)."""
     spec = _str_column()
@@ -171,7 +172,7 @@ def hex_strings(digests: Sequence[bytes | None]) -> Strings:
         if len(joined) * 2 == _HEX_WIDTH * n and (large or _HEX_WIDTH * n < 2**31 - 1):
             offsets = np.arange(0, _HEX_WIDTH * n + 1, _HEX_WIDTH, dtype=np.int64 if large else np.int32)
             return pa.Array.from_buffers(spec[1], n, [None, pa.py_buffer(offsets),
-                                                      pa.py_buffer(joined.hex().encode("ascii"))])
+                                                      pa.py_buffer(binascii.hexlify(joined))])
     return _strings([None if d is None else d.hex() for d in digests])
 
 
