@@ -34,6 +34,7 @@ import threading
 import zipfile
 import zlib
 from contextlib import nullcontext
+from itertools import repeat
 from pathlib import Path
 from typing import Any, BinaryIO, Callable
 
@@ -445,7 +446,7 @@ def _read_eval_ordinary(path: Path, cluster: str | None, quick: bool, fh: Binary
                 return None
             summaries.extend(part)
         source = "the journal summaries"
-    if not isinstance(summaries, list) or not all(isinstance(s, dict) for s in summaries):
+    if not isinstance(summaries, list) or not all(map(isinstance, summaries, repeat(dict))):  # (a C loop)
         return None
     names = {b.decode("utf-8") for b in sample_names.tolist()}
     rows: Any = None
