@@ -454,3 +454,39 @@ def test_text_columns_in_chunks_equal_one_conversion(tmp_path: Path, monkeypatch
     monkeypatch.setattr(parts, "STRING_CHUNK_ROWS", 7)
     _both(monkeypatch, [logs])
     _both(monkeypatch, [logs], cluster="passage.id")
+
+
+def test_member_names_checked_as_bytes_equal_the_texts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       quick_count: list[int]) -> None:
+    """The sample members' names checked against the summaries as one joined, encoded and
+    split text (``native._listed_bytes``) decide as the names built one by one do: an id with
+    a line break, an (id, epoch) twice, a member no summary lists, a
+    listed member missing, several epochs -- each read as the records path reads it."""
+    import zipfile as zf_mod
+
+    src = SAMPLE / "baseline.eval"
+
+    def renamed(i: int, r: dict) -> None:
+        if i == 2:
+            r["id"] = "two\nlines"
+
+    def twice(rows: list[dict]) -> list[dict]:
+        again = json.loads(json.dumps(rows[4]))
+        return rows + [again]
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    a = _rewrite(src, logs / "a_newline.eval", _each(renamed))
+    b = _rewrite(src, logs / "b_twice.eval", twice)
+    c = _rewrite(src, logs / "c_extra.eval")
+    with zf_mod.ZipFile(c, "a") as zf:  # a member no summary lists
+        zf.writestr("samples/zzz_epoch_1.json", json.dumps(json.loads(read_member(zipfile.ZipFile(src),
+                    zipfile.ZipFile(src).getinfo("summaries.json"), str(src)))[0] | {"id": "zzz"}))
+    d = _rewrite(src, logs / "d_missing.eval", drop=lambda n: n.startswith("samples/") and n.endswith("_epoch_1.json")
+                 and n < "samples/q005")
+    e = _rewrite(src, logs / "e_epochs.eval", _each(lambda i, r: r.update(epoch=2)))
+    for one in (a, b, c, d, e):
+        _both(monkeypatch, [one])
+    _both(monkeypatch, [logs])
+    _both(monkeypatch, [logs], cluster="passage.id")
+    assert quick_count[0] >= 5

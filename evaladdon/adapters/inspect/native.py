@@ -36,7 +36,7 @@ import zlib
 from contextlib import nullcontext
 from itertools import repeat
 from pathlib import Path
-from typing import Any, BinaryIO, Callable
+from typing import Any, BinaryIO, Callable, Sequence
 
 import numpy as np
 import orjson
@@ -448,13 +448,22 @@ def _read_eval_ordinary(path: Path, cluster: str | None, quick: bool, fh: Binary
         source = "the journal summaries"
     if not isinstance(summaries, list) or not all(map(isinstance, summaries, repeat(dict))):  # (a C loop)
         return None
-    names = {b.decode("utf-8") for b in sample_names.tolist()}
     rows: Any = None
     if quick:
         try:
             rows = quick_rows(summaries, cluster)
         except _Unordinary:
             pass
+    if rows is not None:
+        got = _listed_bytes(rows.items, rows.epochs)
+        if got is not None:  # (the common case: one epoch, ids without a line break)
+            member_names = set(sample_names.tolist())
+            if len(got) < rows.n_samples or not member_names <= got:
+                rows = None  # an (id, epoch) twice, or members no summary lists: as below
+            else:
+                return LogData(header=header, records=rows, n_members=len(member_names), unlisted=0,
+                               summary_source=source)
+    names = {b.decode("utf-8") for b in sample_names.tolist()}
     if rows is not None:
         listed = {f"samples/{item}_epoch_{epoch}.json" for item, epoch in zip(rows.items, rows.epochs, strict=True)}  # per sample
         if len(listed) < rows.n_samples:  # an (id, epoch) twice (the epoch, an int, ends the name): build_part's rule
@@ -465,6 +474,25 @@ def _read_eval_ordinary(path: Path, cluster: str | None, quick: bool, fh: Binary
     if names - listed:
         return None  # sample members no summary lists: read_eval_zip reads them
     return LogData(header=header, records=rows, n_members=len(names), unlisted=0, summary_source=source)
+
+
+def _listed_bytes(items: Sequence[str], epochs: Sequence[int]) -> set[bytes] | None:
+    """The member names the samples of one epoch list (``samples/{id}_epoch_{epoch}.json``,
+    UTF-8) made by one join, one encoding and one split (no string a sample in Python), as
+    the set of bytes the directory's names are compared with; ``None`` when the samples have
+    several epochs, an id holds a line break or is no UTF-8 (a lone surrogate): the caller
+    then builds the names one by one, as texts.  The same answers either way: UTF-8 is one to
+    one, so bytes are equal exactly when their texts are."""
+    n = len(items)
+    epoch = epochs[0]
+    if epochs.count(epoch) != n:
+        return None
+    tail = f"_epoch_{epoch}.json"
+    try:
+        pieces = ("samples/" + (tail + "\nsamples/").join(items) + tail).encode("utf-8").split(b"\n")
+    except UnicodeEncodeError:
+        return None
+    return set(pieces) if len(pieces) == n else None
 
 
 def _journal(infos: dict[str, zipfile.ZipInfo]) -> list[str]:
