@@ -31,12 +31,13 @@ other turned that into the ratio.
 - growth: CPU a file of ``load`` on 1 -> 10 -> 100 -> 1,000 samples files of 100 docs
   (``--files``), each beside the floor and the fuller floor of its row (ratios), and per
   extra file; ``--code CHECKOUT`` times that checkout's evaladdon beside this one's (e.g.
-  ``--code /work/main``); ``--growth-only``: only this table.
+  ``--code /work/main``); ``--growth-only``: only this table; ``--repeat K``: best of K
+  (default 3; on a shared machine whose CPU time moves by 15 % from run to run, 7 or more).
 
 The evaladdon this script times is the one this checkout holds (``PYTHONPATH`` set to it for
 every job), so run it from a worktree without setting anything.
 
-    python benchmarks/bench_lm_eval.py [N_DOCS] [--growth-only] [--files 1,10,100,1000] [--code /work/main]
+    python benchmarks/bench_lm_eval.py [N_DOCS] [--growth-only] [--files 1,10,100,1000] [--repeat 3] [--code /work/main]
 """
 
 from __future__ import annotations
@@ -267,6 +268,7 @@ if __name__ == "__main__":
     args = sys.argv[1:]
     code = take(args, "--code")
     files = take(args, "--files")
+    repeat = int(take(args, "--repeat") or 3)  # the growth rows: best of this many fresh processes each
     only = "--growth-only" in args
     args = [a for a in args if a != "--growth-only"]
     checkouts = {"this": HERE, **({Path(code).resolve().name: Path(code).resolve()} if code else {})}
@@ -274,4 +276,4 @@ if __name__ == "__main__":
     if not only:
         main(int(args[0]) if args else 50_000)
     with tempfile.TemporaryDirectory() as tmp:
-        growth(Path(tmp), counts, checkouts)
+        growth(Path(tmp), counts, checkouts, repeat)

@@ -21,3 +21,8 @@ class TableError(EvalAddonError):
 
 class InputError(EvalAddonError):
     """A log or table file cannot be read as what it claims to be."""
+
+
+class OptionError(EvalAddonError):
+    """A command-line option the data refuses (``--better`` contradicting a log's declaration):
+    always the user's error, never turned into a note by a command that goes on without a part."""

@@ -61,6 +61,13 @@ class ReadTuning:
     records of only its fields (msgspec, :mod:`evaladdon.adapters.lm_eval.typed`; False: every
     line parsed whole by orjson, the reference ``tests/adapters/test_lm_eval_typed.py`` compares with)."""
 
+    lm_columns: bool = True
+    """Read the records of a small lm-eval samples file typed in one call
+    (:meth:`~evaladdon.adapters.common.jsonlines.JsonLines.whole_rest`) as whole columns when every
+    one of them is one the fast loop reads the plain way (:mod:`evaladdon.adapters.lm_eval.columns`;
+    False: record by record in the fast loop, the reference ``tests/adapters/test_lm_eval_columns.py``
+    compares with)."""
+
     lm_batch: int = 1024
     """lm-eval records between two tries of the fast path's schema while no regular record was seen."""
 

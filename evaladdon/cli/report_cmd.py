@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from evaladdon.cli.common import add_reporting, other_notes, skip_lines
-from evaladdon.cli.options import add_inputs
+from evaladdon.cli.options import add_better, add_inputs
 from evaladdon.cli.report_sections import add_report_sections, report_sections
-from evaladdon.errors import EvalAddonError
+from evaladdon.errors import EvalAddonError, OptionError
 
 SUFFIXES = (".html", ".htm")
 
@@ -25,6 +25,7 @@ def add_parser(sub: Any) -> None:
                    help="compare every run against this one: its label, model, file, eval id or a unique prefix")
     p.add_argument("--all-pairs", action="store_true", help="compare every pair of runs (default with 3+ runs)")
     add_inputs(p)
+    add_better(p)
     p.add_argument("--title", default="evaladdon report", help="the page title")
     p.add_argument("--power", type=float, default=0.8, help="power for the minimum detectable effect (default 0.8)")
     p.add_argument("--flips", type=int, nargs="?", const=10, metavar="N",
@@ -42,8 +43,7 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from evaladdon.analysis.power import minimum_detectable
-    from evaladdon.analysis.compare_table import Skipped, compare_table
+    from evaladdon.analysis.compare_table import Skipped
     from evaladdon.table.names import choose_pairs_in, resolve_run_in
     from evaladdon._util.safe_write import atomic_write_text, check_destination
     from evaladdon.report.html import render_report
@@ -92,12 +92,7 @@ def run(args: argparse.Namespace) -> int:
     if n_runs >= 2:
         pairs = choose_pairs_in(df, baseline=args.baseline,
                              all_pairs=args.all_pairs or (n_runs > 2 and args.baseline is None))
-        try:
-            comparisons = compare_table(df, pairs, args.metric, level=args.level, skipped=skipped, errors=args.errors)
-        except EvalAddonError as exc:
-            notes.append(f"no comparison: {exc}")
-        comparisons = [dataclasses.replace(r, mde=minimum_detectable(r, args.power, 1 - args.level))
-                       for r in comparisons]
+        comparisons = _comparisons(df, pairs, args, skipped, notes)
     elif args.baseline is not None or args.all_pairs:
         notes.append("no comparison: only one run was read")
     from evaladdon.analysis.metrics import compute_metrics, has_metric_inputs
@@ -123,6 +118,23 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _comparisons(df: Any, pairs: Any, args: argparse.Namespace, skipped: list, notes: list[str]) -> list:
+    """The paired comparisons of ``pairs`` with their minimum detectable effects; when none can be
+    made, a note saying why (the page still shows the scores), unless an option was refused."""
+    from evaladdon.analysis.compare_table import compare_table
+    from evaladdon.analysis.power import minimum_detectable
+
+    try:
+        comparisons = compare_table(df, pairs, args.metric, level=args.level, skipped=skipped, errors=args.errors,
+                                    better=args.better)
+    except OptionError:  # the user's option, refused: an error, not a note
+        raise
+    except EvalAddonError as exc:
+        notes.append(f"no comparison: {exc}")
+        return []
+    return [dataclasses.replace(r, mde=minimum_detectable(r, args.power, 1 - args.level)) for r in comparisons]
+
+
 def _flips_section(df: Any, pairs: Any, args: argparse.Namespace) -> list[str]:
     """With ``--flips`` and runs to compare: the report's collapsible "What flipped" section
     (:mod:`evaladdon.report.flips`)."""
@@ -134,4 +146,4 @@ def _flips_section(df: Any, pairs: Any, args: argparse.Namespace) -> list[str]:
         return []
     if args.flips < 0:
         raise EvalAddonError(f"--flips {args.flips}: give how many flips to list per comparison (0: all)")
-    return [html_section(find_flips(df, pairs, args.metric, input_lines), args.flips)]
+    return [html_section(find_flips(df, pairs, args.metric, input_lines, better=args.better), args.flips)]

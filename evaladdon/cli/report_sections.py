@@ -52,7 +52,7 @@ def _by_sections(loaded: Any, reading: Any, args: argparse.Namespace, summaries:
     out = [subgroups_section(summarize_by(df, groups, args.by, metric=args.metric, level=args.level,
                                           min_size=min_size, notes=notes), summaries, min_size)]
     if comparisons:
-        found = compare_by(df, groups, args.by, pairs, metric=args.metric, pairing={"level": args.level},
+        found = compare_by(df, groups, args.by, pairs, metric=args.metric, pairing={"level": args.level, "better": args.better},
                            min_size=min_size, notes=notes)
         out.append(subgroups_section(found, comparisons, min_size))
     return out

@@ -11,7 +11,10 @@ every later sample is stopped:
 (b) ``baseline``: against a finished baseline log, the interval of the paired difference
     ``delta = this run - baseline`` (per item, rescaled from [-1, 1] to [0, 1]) lies above
     ``+margin`` (``improvement``), below ``-margin`` (``regression``), or inside
-    ``[-band, +band]`` (``equivalent``);
+    ``[-band, +band]`` (``equivalent``); for a score where lower is better (``better="lower"``,
+    or a scorer with a built-in lower-is-better name such as ``perplexity``:
+    :func:`evaladdon.table.direction.lower_is_better`) the two are mirrored: below ``-margin`` is
+    the improvement, above ``+margin`` the regression (as ``compare --sequential``);
 (c) ``budget``: this many items have been admitted (new items are stopped; admitted ones run all
     their epochs: the samples spent are ``budget x epochs``).
 
@@ -41,6 +44,7 @@ from inspect_ai.util import EarlyStop
 
 from evaladdon.stats.sequential.decide import UNDECIDED, decisions
 from evaladdon.stats.sequential.stream import RunningSequence
+from evaladdon.table.direction import BETTER, lower_is_better
 from evaladdon.table.names import dotted
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -86,15 +90,18 @@ class SequentialStop:
     def __init__(self, width: float | None = None, baseline: str | None = None, margin: float = 0.0,
                  band: float | None = None, budget: int | None = None, scorer: str | None = None,
                  alpha: float = 0.05, method: str = "betting", cluster: str | None = None, lo: float = 0.0,
-                 hi: float = 1.0, to_float: ValueToFloat = value_to_float()) -> None:
+                 hi: float = 1.0, to_float: ValueToFloat = value_to_float(), better: str | None = None) -> None:
         if width is None and baseline is None and budget is None:
             raise ValueError("sequential_stop needs a rule: width=, baseline= (with margin=/band=) or budget=")
         if method not in ("betting", "bernstein"):
             raise ValueError(f"method must be betting or bernstein, got {method!r}")
+        if better is not None and better not in BETTER:
+            raise ValueError(f"better must be higher or lower, got {better!r}")
         _check_numbers(width=width, margin=margin, band=band, budget=budget, alpha=alpha, lo=lo, hi=hi)
         self.width, self.baseline_path, self.margin, self.band, self.budget = width, baseline, margin, band, budget
         self.scorer, self.alpha, self.method, self.cluster = scorer, alpha, method, cluster
-        self.lo, self.hi, self.to_float = lo, hi, to_float
+        self.lo, self.hi, self.to_float, self.better = lo, hi, to_float, better
+        self.lower: bool | None = None  # lower is better: decided by the scorer's name at its first score
         self.epochs = 1
         self.unit_of: dict[str, str] = {}
         self.unit_size: dict[str, int] = {}
@@ -163,6 +170,8 @@ class SequentialStop:
         if not scores:
             return None
         name = self.scorer if self.scorer in scores else next(iter(scores))
+        if self.lower is None:  # the one rule: the user's word, else the built-in names, else higher
+            self.lower = lower_is_better("", name, None, self.better)
         try:
             value = float(self.to_float(scores[name].score.value))
         except (TypeError, ValueError):
@@ -180,9 +189,11 @@ class SequentialStop:
         if self.baseline_path is not None:
             import numpy as np
 
-            dec = decisions(np.array([iv.low]), np.array([iv.high]), self.margin, improvement=True, band=self.band)[0]
+            low, high = (-iv.high, -iv.low) if self.lower else (iv.low, iv.high)  # lower is better: mirrored
+            dec = decisions(np.array([low]), np.array([high]), self.margin, improvement=True, band=self.band)[0]
             if dec != UNDECIDED:
-                self._stop(str(dec), f"{dec}: paired difference {iv.low:+.4g} to {iv.high:+.4g} "
+                self._stop(str(dec), f"{dec}: paired difference {iv.low:+.4g} to {iv.high:+.4g}"
+                                     f"{' (lower is better)' if self.lower else ''} "
                                      f"(margin {self.margin:g}{'' if self.band is None else f', band {self.band:g}'})")
 
     def _stop(self, rule: str, reason: str) -> None:
@@ -204,7 +215,8 @@ class SequentialStop:
             "estimand": "paired difference (this run - baseline)" if self.baseline_path else "mean score",
             "unit": f"cluster ({self.cluster})" if self.cluster else "item", "epochs": self.epochs,
             "width": self.width, "margin": self.margin if self.baseline_path else None, "band": self.band,
-            "budget": self.budget, "baseline": self.baseline_path, "stopped": self.stop is not None,
+            "budget": self.budget, "baseline": self.baseline_path, "lower_is_better": bool(self.lower),
+            "stopped": self.stop is not None,
             "reason": self.stop["reason"] if self.stop else None, "rule": self.stop["rule"] if self.stop else None,
             "at_stop": {k: v for k, v in (self.stop or {}).items() if k not in ("reason", "rule")} or None,
             "final": self._interval(), "admitted_items": len(self.admitted), "left_out": dict(self.left_out),
@@ -217,7 +229,9 @@ class SequentialStop:
 def sequential_stop(width: float | None = None, baseline: str | None = None, margin: float = 0.0,
                     band: float | None = None, budget: int | None = None, scorer: str | None = None,
                     alpha: float = 0.05, method: str = "betting", cluster: str | None = None, lo: float = 0.0,
-                    hi: float = 1.0) -> SequentialStop:
-    """An ``inspect_ai.util.EarlyStopping`` manager that stops on a confidence sequence (module doc)."""
+                    hi: float = 1.0, better: str | None = None) -> SequentialStop:
+    """An ``inspect_ai.util.EarlyStopping`` manager that stops on a confidence sequence (module doc).
+    ``better``: ``"higher"`` or ``"lower"``, which way the score is better (default: lower for the
+    built-in lower-is-better names, else higher); it decides which side is the improvement."""
     return SequentialStop(width=width, baseline=baseline, margin=margin, band=band, budget=budget, scorer=scorer,
-                          alpha=alpha, method=method, cluster=cluster, lo=lo, hi=hi)
+                          alpha=alpha, method=method, cluster=cluster, lo=lo, hi=hi, better=better)

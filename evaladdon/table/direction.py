@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
-from evaladdon.errors import EvalAddonError
+from evaladdon.errors import EvalAddonError, OptionError
 
 __all__ = ["ATTR", "BETTER", "EXPORTED_DIRECTIONS", "LOWER_IS_BETTER", "Declared", "declared_of", "direction_word", "lower_is_better",
            "merge_declared", "named_lower"]
@@ -89,7 +89,7 @@ def lower_is_better(task: str, metric: str, declared: Declared | None = None, be
     if found is not None:
         if better is not None and (better == "lower") != found:
             said = "lower" if found else "higher"
-            raise EvalAddonError(f"--better {better} contradicts the log, which declares {said} is better for "
+            raise OptionError(f"--better {better} contradicts the log, which declares {said} is better for "
                                  f"{task}/{metric}")
         return found
     if better is not None:

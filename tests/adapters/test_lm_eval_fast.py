@@ -2,7 +2,7 @@
 
 The fast path: records shaped like the first regular one read through one itemgetter, and
 their multiple-choice log-likelihoods converted ~1,000 records at a time
-(``lm_eval.samples._lls_or_none``).
+(``lm_eval.sink._lls_or_none``).
 The reference is the general per-record loop (``ReadTuning(fast_records=False)``), itself held to the
 digests of the reader before the speed work by ``test_lm_eval_reference.py``.  Seeded random
 files mix regular records with every irregular kind (ragged and odd ``filtered_resps``, text /
@@ -24,7 +24,9 @@ import pytest
 import evaladdon.adapters.lm_eval as L
 import evaladdon.adapters.lm_eval.choices as CH
 import evaladdon.adapters.lm_eval.frame as F
+import evaladdon.adapters.lm_eval.columns as C
 import evaladdon.adapters.lm_eval.samples as S
+import evaladdon.adapters.lm_eval.sink as SI
 from evaladdon.adapters import ReadTuning, read_runs
 from evaladdon.cli.main import main
 from evaladdon.errors import InputError
@@ -149,11 +151,15 @@ def test_regular_files_take_the_fast_path(tmp_path: Path, monkeypatch: pytest.Mo
     rng = random.Random(1)
     path = _write(tmp_path, [_regular(rng, i) for i in range(50)])
     seen: list[int] = []
-    real = S._lls_or_none
-    monkeypatch.setattr(S, "_lls_or_none", lambda frs: seen.append(len(frs)) or real(frs))
+    real = SI._lls_or_none
+    for module in (SI, C):  # the fast loop's blocks (sink._flush), the columns' one call
+        monkeypatch.setattr(module, "_lls_or_none", lambda frs: seen.append(len(frs)) or real(frs))
     monkeypatch.setattr(S, "_mc_extra", lambda *a: pytest.fail("general loop used"))
-    df = L.read_samples(path, "passage_id", tuning=ReadTuning(lm_flush=20))
+    df = L.read_samples(path, "passage_id", tuning=ReadTuning(lm_flush=20, lm_columns=False))
     assert seen == [20, 20, 10] and df["prediction"].notna().all() and df["label"].notna().all()
+    seen.clear()  # the same file as columns: one call for the file, the same blocks (tests/adapters/test_lm_eval_columns.py)
+    assert_same_reading(L.read_samples(path, "passage_id", tuning=ReadTuning(lm_flush=20)), df)
+    assert seen == [50]
     lls = [[x for x, _ in r["filtered_resps"]] for r in map(json.loads, path.read_text().splitlines())]
     assert df["prediction"].astype(int).tolist() == [max(range(4), key=ll.__getitem__) for ll in lls]
 

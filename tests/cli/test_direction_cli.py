@@ -117,6 +117,28 @@ def test_report_html_says_it(cli: Cli, tmp_path: Path) -> None:
     assert "(lower is better: a negative delta is B better)" in page.read_text()
 
 
+def test_report_better_option(cli: Cli, tmp_path: Path) -> None:
+    """``report --better lower`` as ``compare --better lower``: the comparisons and the flips
+    worded by the user's direction where the logs declare nothing; refused when it contradicts them."""
+    a, b = runs(tmp_path, "loss", -2.0)  # no declaration, no well-known name
+    page = tmp_path / "report.html"
+    code, _, err = cli("report", a, b, "-o", page, "--quiet", "--flips", "3")
+    assert code == 0, err
+    assert "lower is better" not in page.read_text()
+    code, _, err = cli("report", a, b, "-o", page, "--quiet", "--flips", "3", "--better", "lower")
+    assert code == 0, err
+    html = page.read_text()
+    assert "on lm/loss (lower is better: a negative delta is B better)" in html
+    assert "(lower is better)" in html  # the flips section: values that fell are the better ones
+    by = tmp_path / "by.html"
+    code, _, err = cli("report", a, b, "-o", by, "--quiet", "--better", "lower", "--by", "model")
+    assert code == 0, err
+    code, out, err = cli("report", SAMPLE_LM, "-o", tmp_path / "lm.html", "--better", "lower")
+    lines = [x for x in err.splitlines() if x.strip()]
+    assert code == 2 and out == "" and len(lines) == 1 and "contradicts the log" in lines[0]
+    assert not (tmp_path / "lm.html").exists()
+
+
 def test_every_eval_ever_export_writes_the_direction(cli: Cli, tmp_path: Path) -> None:
     a, b = runs(tmp_path, "perplexity", -2.0)
     out = tmp_path / "eee"

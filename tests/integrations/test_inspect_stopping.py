@@ -76,6 +76,24 @@ def test_paired_regression_against_a_baseline_log(tmp_path: Path) -> None:
     assert len(log.results.early_stopping.early_stops) == 100 - meta["at_stop"]["units"]
 
 
+def test_lower_is_better_mirrors_the_decision(tmp_path: Path) -> None:
+    """``better="lower"``: the same fall of the score is the improvement, not the regression (as
+    ``compare --sequential`` decides on the mirrored sequence); the interval written is unchanged."""
+    base = _run(tmp_path / "base", 100, lambda i: "1", None)
+    higher = _run(tmp_path / "higher", 100, lambda i: "1" if i % 3 else "0",
+                  sequential_stop(baseline=base.location, margin=0.05)).results.early_stopping.metadata
+    lower = _run(tmp_path / "lower", 100, lambda i: "1" if i % 3 else "0",
+                 sequential_stop(baseline=base.location, margin=0.05, better="lower")).results.early_stopping.metadata
+    assert higher["rule"] == "regression" and higher["lower_is_better"] is False
+    assert lower["rule"] == "improvement" and lower["lower_is_better"] is True
+    assert "(lower is better)" in lower["reason"] and lower["at_stop"] == higher["at_stop"]
+    rise = _run(tmp_path / "rise", 100, lambda i: "1", sequential_stop(baseline=_run(
+        tmp_path / "base0", 100, lambda i: "1" if i % 3 else "0", None).location, margin=0.05, better="lower"))
+    assert rise.results.early_stopping.metadata["rule"] == "regression"
+    with pytest.raises(ValueError, match="better must be higher or lower"):
+        sequential_stop(width=0.1, better="smaller")
+
+
 def test_equivalence_band_and_budget_with_epochs(tmp_path: Path) -> None:
     base = _run(tmp_path / "base", 60, lambda i: "1", None)
     log = _run(tmp_path / "eq", 60, lambda i: "1", sequential_stop(baseline=base.location, band=0.3))
@@ -125,15 +143,16 @@ def test_decision_error_under_no_difference_and_saving_under_an_effect(monkeypat
     monkeypatch.setattr(plugin, "_baseline_item_means", lambda *a: ({}, True))
     rng = np.random.default_rng(29)
     reps, n = 150, 300
-    wrong = 0
-    for _ in range(reps):  # no difference: discordant pairs equally likely both ways
-        a = (rng.random(n) < 0.6).astype(float)
-        flip = rng.random(n) < 0.3
-        b = np.where(flip, rng.random(n) < 0.6, a).astype(float)
-        rule, _ = _simulate(sequential_stop(baseline="x", margin=0.0), a, b)
-        wrong += rule in ("regression", "improvement")
-    # 150 replicates: a true error rate of 5 % exceeds 5 % + 2.5 SE = 9.5 % with p < 0.01
-    assert wrong / reps <= 0.05 + 2.5 * math.sqrt(0.05 * 0.95 / reps)
+    for better in ("higher", "lower"):  # lower: the mirrored decision keeps the same error
+        wrong = 0
+        for _ in range(reps):  # no difference: discordant pairs equally likely both ways
+            a = (rng.random(n) < 0.6).astype(float)
+            flip = rng.random(n) < 0.3
+            b = np.where(flip, rng.random(n) < 0.6, a).astype(float)
+            rule, _ = _simulate(sequential_stop(baseline="x", margin=0.0, better=better), a, b)
+            wrong += rule in ("regression", "improvement")
+        # 150 replicates: a true error rate of 5 % exceeds 5 % + 2.5 SE = 9.5 % with p < 0.01
+        assert wrong / reps <= 0.05 + 2.5 * math.sqrt(0.05 * 0.95 / reps), better
     used = []
     for _ in range(40):  # the candidate loses a quarter of its passes: delta about -0.19
         a = (rng.random(n) < 0.75).astype(float)

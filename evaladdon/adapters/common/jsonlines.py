@@ -125,7 +125,7 @@ class JsonLines:
     the rest of a file of at most :data:`WHOLE_BYTES` is typed in one call when that reads it
     exactly as line by line (:meth:`_whole`); then memory holds that text, not one line."""
 
-    __slots__ = ("_batch", "_decode", "_decode_lines", "_errors", "_fh", "_line", "_lineno", "path")
+    __slots__ = ("_batch", "_decode", "_decode_lines", "_errors", "_fh", "_line", "_lineno", "_objs", "path")
 
     def __init__(self, path: Path, fh: BinaryIO | None = None) -> None:
         self.path, self._fh = path, fh
@@ -134,6 +134,7 @@ class JsonLines:
         self._errors: tuple[type[BaseException], ...] = ()
         self._line, self._lineno = b"", 0
         self._batch: tuple[int, bytes, list[bytes] | None] | None = None  # (first line number, text, its lines)
+        self._objs: list[Any] | None = None  # the typed objects of _batch's text
 
     def typed(self, decode: Callable[[bytes], Any], errors: tuple[type[BaseException], ...],
               decode_lines: Callable[[bytes], list[Any]] | None = None) -> None:
@@ -152,6 +153,12 @@ class JsonLines:
                 self._batch = (first, text, lines)
             return loads(lines[lineno - first], str(self.path), f"line {lineno}: ")
         return loads(self._line, str(self.path), f"line {self._lineno}: ")
+
+    def whole_rest(self) -> list[Any] | None:
+        """The typed objects of the rest of the file when :meth:`_whole` read it in one call (one a
+        line, from the first typed line on: the one this iterator gave last, once it gave one),
+        else None; for a reader that takes them as a list rather than one at a time."""
+        return self._objs
 
     def __iter__(self) -> Iterator[tuple[int, Any]]:
         with self._fh if self._fh is not None else self.path.open("rb") as fh:
@@ -197,7 +204,7 @@ class JsonLines:
             except self._errors:
                 objs = None
             if objs is not None and len(objs) == n_lines:
-                self._batch = (lineno, text, None)
+                self._batch, self._objs = (lineno, text, None), objs
                 return objs
         return enumerate(io.BytesIO(text), start=lineno)  # as iterating the file gives them
 

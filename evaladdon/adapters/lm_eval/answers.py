@@ -104,7 +104,8 @@ def add_answers(table: Any, path: str | Path) -> Any:
     cols = table.cols if hasattr(table, "cols") else table
     if "prediction" in cols or len(cols["metric"]) == 0:
         return table
-    found = answer_columns(pd.Series(cols["item"]), pd.Series(cols["metric"]), pd.Series(cols["error"]),
+    column = table.column if hasattr(table, "cols") else cols.__getitem__  # a part's: numpy (SamplesPart.column)
+    found = answer_columns(pd.Series(column("item")), pd.Series(column("metric")), pd.Series(column("error")),
                            generation_answers(path))
     if found is None:
         return table

@@ -31,6 +31,7 @@ from evaladdon.adapters.tuning import DEFAULT, ReadTuning
 from evaladdon.table import finalize
 from evaladdon.table.usable import MISSING_FROM_LOG
 
+_HOT_ROWS = 5000  # hot_strings: one pyarrow call for a file up to this many rows, one a column above
 _BASE_COLUMNS = ("item", "epoch", "metric", "value", "raw", "error", "item_hash", "cluster", "run", "task", "model",
                  "source", "harness")
 
@@ -96,14 +97,19 @@ def _frame(cols: dict[str, np.ndarray], *, run: Any, task: Any, model: Any, sour
     frame goes through ``finalize`` (which converts it exactly as for any reader).
     ``str_hashes``: the reader knows every ``item_hash`` is a string or None (no check)."""
     n = len(cols["metric"])
-    conforming = n > 0 and (str_hashes or pd.api.types.infer_dtype(cols["item_hash"], skipna=True) in ("string", "empty"))
+    conforming = n > 0 and (str_hashes or _is_arrow(cols["item_hash"])
+                            or pd.api.types.infer_dtype(cols["item_hash"], skipna=True) in ("string", "empty"))
+    if not conforming:  # (item_hash holds a value that is not a string: then no column is converted)
+        cols = {c: _objects(v) for c, v in cols.items()}
     data: dict[str, Any] = {
         c: _constant(v, n) if isinstance(v, str) else v  # an array: several files' parts (frame_parts)
         for c, v in (("run", run), ("source", source), ("harness", "lm_eval"), ("task", task), ("model", model))}
     for col in ("metric", "item", "epoch", "value", "raw", "cluster", "item_hash", "error"):
-        data[col] = cols[col]
+        data[col] = _as_pandas(cols[col])
     for col in ("cluster", "item_hash", "error"):  # nullable: None where missing, object dtype then
         arr = data[col]
+        if not isinstance(arr, np.ndarray):  # converted as read: nothing missing (hot_strings)
+            continue
         miss = pd.isna(arr)
         if miss.any():
             if not (arr[miss] == None).all():  # noqa: E711 - elementwise: a NaN/NA stands for None
@@ -112,7 +118,7 @@ def _frame(cols: dict[str, np.ndarray], *, run: Any, task: Any, model: Any, sour
             data[col] = pd.Series(arr, dtype=object, copy=False)
     for col in MC_COLUMNS:
         if col in cols:
-            data[col] = cols[col]
+            data[col] = _as_pandas(cols[col])
     if not conforming:  # no rows, or a non-string doc_hash: converted like any logged value
         return finalize(pd.DataFrame(data))
     _arrow_strings(data, n)
@@ -155,6 +161,70 @@ def _arrow_strings(data: dict[str, Any], n: int) -> None:
     for c, a in zip(names, arrays, strict=True):
         if a is not None and a.null_count < n:  # all missing: left as object, as pandas leaves it
             data[c] = ArrowStringArray(a, dtype=dtype)
+
+
+def hot_strings(cols: dict[str, np.ndarray]) -> dict[str, Any]:
+    """``cols`` of ONE file with its string columns converted to pyarrow ``large_string`` as the
+    file is read, and their Python strings let go: the columns :func:`_arrow_strings` would
+    convert in the end (object columns of strings), those with nothing missing (a column with a
+    missing value stays as it is: :func:`_frame` decides it).  A file's strings held until the
+    end took ~600 bytes a row (a thousand 100-doc files: 60 MB of fresh pages, then converted
+    cold); freed as read, the next file reuses their memory.  ``cols`` unchanged when pandas does
+    not store strings in pyarrow, or a value is not a string (converted in one call, as
+    :func:`_arrow_strings` converts a small table: then the plain way at the end)."""
+    n = len(cols["metric"])
+    if n == 0:
+        return cols
+    dtype = _inferred_str_dtype()
+    if not (isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow"):
+        return cols
+    names = [c for c, v in cols.items() if v.dtype == object]
+    if not names:
+        return cols
+    try:
+        import pyarrow as pa
+
+        if n <= _HOT_ROWS:  # one call: the per-call cost dominates a small file
+            joined = pa.array(np.concatenate([cols[c] for c in names]), pa.large_string(), from_pandas=True)
+            arrays = [joined.slice(j * n, n) for j in range(len(names))]
+        else:
+            arrays = [pa.array(cols[c], pa.large_string(), from_pandas=True) for c in names]
+    except (ImportError, TypeError, ValueError):  # a non-string value (ArrowTypeError is a TypeError)
+        return cols
+    out = dict(cols)
+    for c, a in zip(names, arrays, strict=True):
+        if a.null_count == 0:
+            out[c] = a
+    return out
+
+
+def _is_arrow(col: Any) -> bool:
+    """A column :func:`hot_strings` converted (a pyarrow array), not a numpy one."""
+    return not isinstance(col, np.ndarray)
+
+
+def _objects(col: Any) -> np.ndarray:
+    """A column as a numpy array: a converted one (strings, nothing missing) back to ``str`` objects."""
+    return col.to_numpy(zero_copy_only=False) if _is_arrow(col) else col
+
+
+def _as_pandas(col: Any) -> Any:
+    """A column for the DataFrame: a converted one as pandas' pyarrow-backed ``str`` array."""
+    if not _is_arrow(col):
+        return col
+    from pandas.arrays import ArrowStringArray
+
+    return ArrowStringArray(col, dtype=_inferred_str_dtype())
+
+
+def _joined(columns: list[Any]) -> Any:
+    """One column of many files': pyarrow's concatenation when every file's is converted, else
+    the numpy one (a converted one back to objects)."""
+    if all(map(_is_arrow, columns)):
+        import pyarrow as pa
+
+        return pa.concat_arrays(columns)
+    return np.concatenate([_objects(c) for c in columns])
 
 
 @lru_cache(maxsize=1)
@@ -287,11 +357,16 @@ class SamplesPart:
 
     @property
     def metrics(self) -> list[str]:
-        return list(dict.fromkeys(self.cols["metric"].tolist()))
+        return list(dict.fromkeys(self.column("metric").tolist()))
+
+    def column(self, name: str) -> np.ndarray:
+        """A column as a numpy array (one converted as the file was read, :func:`hot_strings`,
+        back to ``str`` objects)."""
+        return _objects(self.cols[name])
 
     def combinable(self) -> bool:
         """Rows, and every ``item_hash`` a string (else :func:`_frame` finalizes this file alone)."""
-        return self.n > 0 and (self.str_hashes or
+        return self.n > 0 and (self.str_hashes or _is_arrow(self.cols["item_hash"]) or
                                pd.api.types.infer_dtype(self.cols["item_hash"], skipna=True) in ("string", "empty"))
 
 
@@ -323,7 +398,7 @@ def frame_parts(parts: list[SamplesPart]) -> pd.DataFrame:
                 out.append(frame_parts([p]))
         return concat(out)
     sizes = [p.n for p in parts]
-    cols = {c: np.concatenate([p.cols[c] for p in parts]) for c in parts[0].cols}
+    cols = {c: _joined([p.cols[c] for p in parts]) for c in parts[0].cols}
 
     def constant(attr: str) -> Any:
         return _repeated([getattr(p, attr) for p in parts], sizes)

@@ -17,6 +17,7 @@ from evaladdon.adapters.lm_eval.frame import (
     _cols_from_records,
     _empty,
     frame_parts,
+    hot_strings,
     rows_from_records,
 )
 from evaladdon.adapters.lm_eval.results import (
@@ -78,7 +79,7 @@ def read_samples_part(path: str | Path, cluster: str | None = None, *, tuning: R
     if repeats > 1 and not (cols["epoch"] > 1).any():
         notes.append(f"{p}: task {task!r} ran with repeats={repeats} but the harness logged "
                      "only the first repeat's score per doc; epochs are not available")
-    return SamplesPart(cols, _run_id(model, p, results_path), task, model, str(p), notes, known["str_hashes"],
+    return SamplesPart(hot_strings(cols), _run_id(model, p, results_path), task, model, str(p), notes, known["str_hashes"],
                        declared_directions(results, [task]) or None)
 
 

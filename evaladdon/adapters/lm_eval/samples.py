@@ -8,7 +8,9 @@ same result -- and everything after that is vectorised.  From the first regular 
 the lines are decoded into typed records of only the fields the fast path reads (msgspec, the
 rest skipped in C: :mod:`evaladdon.adapters.lm_eval.typed`), a line the type does not fit by
 orjson.  Lines orjson refuses (``NaN`` literals) go to ``json`` after a depth check
-(:mod:`evaladdon.adapters.common.jsonlines`).
+(:mod:`evaladdon.adapters.common.jsonlines`).  When the rest of a small file was typed in one call
+and every record is one the fast path reads plainly, the records are read as whole columns
+instead (:mod:`.columns`, the same sink as record by record).
 
 Rows per (doc_id, filter, metric), the metric named as in the results (``acc,none``).
 Per-sample values that are lists (the inputs of corpus-level metrics such as f1 or bleu)
@@ -22,7 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
-from itertools import chain, repeat
+from itertools import chain
 from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -44,6 +46,8 @@ except ImportError:  # pragma: no cover
 from evaladdon.adapters.common.jsonlines import JsonLines, read_json_array
 from evaladdon.adapters.common.scores import NON_FINITE, coerce_scores, raw_strings
 from evaladdon.adapters.lm_eval.choices import _fill_multiple_choice, _mc_extra
+from evaladdon.adapters.lm_eval.columns import read_whole
+from evaladdon.adapters.lm_eval.sink import _SCALARS, _close_run, _flush, _metric_of, _Sink
 from evaladdon.adapters.lm_eval.typed import Typed, typed_lines
 from evaladdon.adapters.tuning import DEFAULT, ReadTuning
 from evaladdon.errors import InputError
@@ -70,25 +74,6 @@ def looks_like_samples_jsonl(head: bytes) -> bool:
         key in first for key in ('"doc"', '"resps"', '"arguments"', '"filtered_resps"'))
 
 
-_FIRST = itemgetter(0)
-_SCALARS = frozenset((str, int, float, bool))
-"""Types of a usable cluster value among those JSON parsers give (not None, dict or list)."""
-
-
-def _metric_of(name: Any, filt: str, metric_key: dict[str, dict[str, str]]) -> str:
-    """``name,filter`` (or the name alone for an empty filter), cached per (filter, name) as in
-    the general loop of :func:`_extract`."""
-    keys = metric_key.get(filt)
-    if keys is None:
-        keys = metric_key[filt] = {}
-    metric = keys.get(name) if type(name) is str else None
-    if metric is None:
-        metric = f"{name},{filt}" if filt else str(name)
-        if type(name) is str:
-            keys[name] = metric
-    return metric
-
-
 def _fast_schema(r: Any, with_doc: bool = False) -> tuple[Any, list[str], bool, tuple[str, ...]] | None:
     """The fields of a regular record (lm-eval 0.4.7+: a ``metrics`` list of names, a string
     ``filter``, ``doc_hash``): an ``itemgetter`` of doc_id, filter, doc_hash, metrics (and
@@ -108,55 +93,6 @@ def _fast_schema(r: Any, with_doc: bool = False) -> tuple[Any, list[str], bool, 
     return itemgetter(fields[0], *fields), list(names), mc, fields
 
 
-def _lls_or_none(frs: list[list[Any]]) -> np.ndarray | None:
-    """Log-likelihoods (R, k) of multiple-choice records with k choices each, when every
-    entry is a ``[float, x]`` pair -- the values :func:`~evaladdon.adapters.lm_eval.choices._block_lls` gives them by either of
-    its paths, whatever other records share their block (both read a pair's log-likelihood
-    alone when it is a float; ``x``, is_greedy, is never used) -- else None."""
-    n, k = len(frs), len(frs[0])
-    if list(map(len, frs)).count(k) != n:  # C-level passes; counting is cheaper than a set
-        return None
-    entries = list(chain.from_iterable(frs))
-    m = n * k
-    if list(map(type, entries)).count(list) != m or list(map(len, entries)).count(2) != m:
-        return None
-    x0 = list(map(_FIRST, entries))
-    if list(map(type, x0)).count(float) != m:
-        return None
-    return np.array(x0, dtype=np.float64).reshape(n, k)
-
-
-class _Sink:
-    """The columns one pass over sample records (:func:`_extract`) grows, shared by its fast and
-    general paths: per record its doc id, hash and cluster value; per row its record index,
-    metric, epoch and value as logged (``recs``, ``metrics_l``, ``epochs``, ``raw``) or, for
-    consecutive fast records of one metric and filter, a run; the multiple-choice records."""
-
-    __slots__ = ("blocks", "clusters", "doc_ids", "epochs", "hashes", "info", "mc", "metric_key", "metrics_l",
-                 "pending", "plain", "raw", "recs", "runs")
-
-    def __init__(self) -> None:
-        self.doc_ids: list[Any] = []
-        self.hashes: list[Any] = []
-        self.clusters: list[Any] = []
-        self.recs: list[int] = []  # per row: record index, metric, epoch, value as logged
-        self.metrics_l: list[str] = []
-        self.epochs: list[int] = []
-        self.raw: list[Any] = []
-        # consecutive fast records of one metric and filter make one row each: kept as runs
-        # (first record, count, metric, position in the per-row lists), not as three list entries
-        # a row (no int object per row, fewer lists growing in memory)
-        self.runs: list[tuple[int, int, str, int]] = []
-        # multiple-choice records of the general loop: index, filtered_resps, choice lengths (or None), gold (-1: unknown)
-        self.mc: tuple[list[int], list[list[Any]], list[list[int] | None], list[int]] = ([], [], [], [])
-        self.blocks: list[tuple[np.ndarray, np.ndarray, list[Any] | None, np.ndarray]] = []  # fast batches' (see _fill_...)
-        self.pending: tuple[list[int], list[Any], list[int]] = ([], [], [])  # the fast path's multiple-choice records
-        self.metric_key: dict[str, dict[str, str]] = {}  # filter -> name -> "name,filter", built once
-        self.info: dict[str, Any] = {"extra_filters": False, "has_repeats": False, "mc": 0, "mc_no_label": 0,
-                                     "int_ids": True, "metric_keys": set()}
-        self.plain = 0  # fast records with an int doc id, a str hash, a float value (and a str cluster value)
-
-
 def _extract(pairs: Iterable[tuple[int, Any]], *, filters: list[str], cluster: str | None,
              delim: str, source: str, metric_names: list[str] | None = None,
              place_word: str = "line", tuning: ReadTuning = DEFAULT) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
@@ -169,13 +105,14 @@ def _extract(pairs: Iterable[tuple[int, Any]], *, filters: list[str], cluster: s
     any other record goes through the general loop, which also raises the one-line errors.
     Both give the same rows (``tests/adapters/test_lm_eval_fast.py``); memory holds the columns, not
     the records.  ``tuning``: :attr:`~ReadTuning.fast_records`, ``lm_batch``, ``lm_flush``,
-    ``lm_run``, ``lm_factorize_from``, ``typed_lines``.
+    ``lm_run``, ``lm_factorize_from``, ``typed_lines``, ``lm_columns``.
 
     The records before the first regular one go to the general path (:func:`_general_reader`)
     one by one, the schema tried on the first and every ``lm_batch``-th; from the first regular
     one on, :func:`_read_fast` reads the rest of ``pairs`` in one loop (JSON lines: decoded to
-    typed records of only the schema's fields where they fit, :mod:`.typed`); :func:`_finish`
-    makes the arrays.
+    typed records of only the schema's fields where they fit, :mod:`.typed`) -- or, when that
+    rest came typed in one call and every record fits, :func:`~.columns.read_whole` reads it as
+    whole columns (``tests/adapters/test_lm_eval_columns.py``); :func:`_finish` makes the arrays.
     """
     sink = _Sink()
     general = _general_reader(sink, filters=filters, cluster=cluster, delim=delim, source=source,
@@ -186,10 +123,14 @@ def _extract(pairs: Iterable[tuple[int, Any]], *, filters: list[str], cluster: s
         for place, r in it:
             if len(doc_ids) % try_every == 0:  # the first record, then now and then
                 schema = _fast_schema(r, with_doc)
-                if schema is not None:  # this record and all after it: the fast path's loop
+                if schema is not None:  # this record and all after it: the fast path's loop (or columns)
                     typed = typed_lines(pairs, schema[3], cluster) if tuning.typed_lines else None
-                    _read_fast(sink, schema, chain(((place, r),), it), general, cluster, tuning, typed,
-                               pairs.parsed if typed is not None else None)  # type: ignore[attr-defined]
+                    rest: Iterator[tuple[Any, Any]] | None = chain(((place, r),), it)
+                    if typed is not None and tuning.lm_columns:  # a small file typed in one call: columns
+                        rest = read_whole(sink, schema, place, r, pairs, it, cluster, tuning, typed)  # type: ignore[arg-type]
+                    if rest is not None:
+                        _read_fast(sink, schema, rest, general, cluster, tuning, typed,
+                                   pairs.parsed if typed is not None else None)  # type: ignore[attr-defined]
                     break
             general(place, r)
     else:
@@ -389,40 +330,6 @@ def _read_fast(sink: _Sink, schema: tuple[Any, list[str], bool, tuple[str, ...]]
     if run_start >= 0:
         _close_run(sink, run_start, len(doc_ids), run_metric, min_run)
     sink.plain = plain
-
-
-def _close_run(sink: _Sink, start: int, end: int, metric: str, min_run: int) -> None:
-    """The fast path's run of rows from record ``start`` to ``end`` - 1 (one row each, of
-    ``metric``, epoch 1) kept as a run, or as plain rows when shorter than ``min_run``."""
-    n = end - start
-    if n >= min_run:
-        sink.runs.append((start, n, metric, len(sink.recs)))
-    elif n > 0:  # short runs (alternating filters) as plain rows: a bounded number of runs
-        sink.recs.extend(range(start, end))
-        sink.metrics_l.extend(repeat(metric, n))
-        sink.epochs.extend(repeat(1, n))
-
-
-def _flush(sink: _Sink) -> None:
-    """The fast path's multiple-choice records as one block, or to the general lists."""
-    pending, mc = sink.pending, sink.mc
-    idx, frs, targets = pending  # targets: ints, gold where within the choices (else -1)
-    ll = _lls_or_none(frs)
-    if ll is not None:
-        k = ll.shape[1]
-        try:
-            gold = np.asarray(targets, dtype=np.int64)
-            gold[(gold < 0) | (gold >= k)] = -1
-        except OverflowError:  # beyond int64: out of range anyway
-            gold = np.asarray([g if 0 <= g < k else -1 for g in targets], dtype=np.int64)
-        sink.blocks.append((np.asarray(idx, dtype=np.int64), ll, None, gold))
-    else:
-        mc[0].extend(idx)
-        mc[1].extend(frs)
-        mc[2].extend(repeat(None, len(idx)))
-        mc[3].extend(g if 0 <= g < len(f) else -1 for g, f in zip(targets, frs, strict=True))
-    for x in pending:
-        x.clear()
 
 
 def _finish(sink: _Sink, cluster: str | None, tuning: ReadTuning) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
