@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import codecs
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Protocol
@@ -62,13 +63,21 @@ class Head:
     """What the formats look at: a path's lower-case suffix and its first :data:`SNIFF_BYTES`
     bytes, read once, when a format first asks for them."""
 
-    __slots__ = ("path", "suffix", "_raw", "_bytes")
+    __slots__ = ("path", "suffix", "_raw", "_bytes", "_is_dir")
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, is_dir: bool | None = None) -> None:
         self.path = path
         self.suffix = path.suffix.lower()
         self._raw: bytes | None = None
         self._bytes: bytes | None = None
+        self._is_dir = is_dir
+
+    @property
+    def is_dir(self) -> bool:
+        """``path.is_dir()``, asked once (or known to the caller: :func:`sniff`'s ``is_dir``)."""
+        if self._is_dir is None:
+            self._is_dir = self.path.is_dir()
+        return self._is_dir
 
     @property
     def raw(self) -> bytes:
@@ -250,9 +259,9 @@ LM_EVAL_SAMPLES = Format("lm-eval samples", _json(looks_like_samples_jsonl), rea
 
 REGISTRY: tuple[Format, ...] = (
     Format("pairwise preferences: use evaladdon rank", _preferences, _refuse_preferences),
-    Format("HELM run", lambda path, head: path.is_dir() and helm.is_run_dir(path), helm.read_helm_run,
+    Format("HELM run", lambda path, head: head.is_dir and helm.is_run_dir(path), helm.read_helm_run,
            chooses=True),
-    Format("a directory", lambda path, head: path.is_dir()),
+    Format("a directory", lambda path, head: head.is_dir),
     Format(helm.RUN_PART, lambda path, head: helm.is_run_part(path)),
     INSPECT,
     Format("Every Eval Ever aggregate", _json(_eee_aggregate), _read_eee_aggregate),
@@ -302,9 +311,10 @@ def format_of(path: Path) -> Format:
     return next(f for f in REGISTRY if f.handles(path, head))
 
 
-def sniff(path: Path) -> tuple[ReadFn | None, str]:
-    """The reader for ``path`` and what it is, or ``None`` and why not."""
-    head = Head(path)
+def sniff(path: Path, is_dir: bool | None = None) -> tuple[ReadFn | None, str]:
+    """The reader for ``path`` and what it is, or ``None`` and why not.  ``is_dir``: whether
+    ``path`` is a folder, when the caller knows (else asked, once)."""
+    head = Head(path, is_dir)
     for f in REGISTRY:
         if f.handles(path, head):
             return f.fn, f.describe(head)
@@ -399,12 +409,17 @@ def expand_paths(paths: Iterable[str | Path]) -> tuple[list[tuple[Path, ReadFn, 
     notes: list[str] = []
     for raw in paths:
         p = Path(raw)
-        if not p.exists():
+        try:  # one stat answers exists, is_dir and check_regular (the same answers: tests/adapters)
+            mode: int | None = os.stat(p).st_mode
+        except (OSError, ValueError):
+            mode = None  # each asked itself below, as it words what is wrong
+        if mode is None and not p.exists():
             raise InputError("no such file or directory", str(p))
-        if p.is_dir() and helm.is_run_dir(p):  # a HELM run is a directory: one input, read through
+        is_dir = p.is_dir() if mode is None else stat.S_ISDIR(mode)
+        if is_dir and helm.is_run_dir(p):  # a HELM run is a directory: one input, read through
             files.append((p / helm.PER_INSTANCE, helm.read_helm_run, True))  # its per-instance stats
             continue
-        if p.is_dir():
+        if is_dir:
             found = 0
             sniffed = _sniff_found(walk_files(p, notes), notes)
             # lm-eval results next to samples only name runs and filters: read via pairing
@@ -425,8 +440,9 @@ def expand_paths(paths: Iterable[str | Path]) -> tuple[list[tuple[Path, ReadFn, 
             if not found:
                 raise InputError("no readable logs or tables in this directory", str(p))
         else:
-            check_regular(p)  # /dev/zero or a FIFO would be read forever: refused before it is opened
-            reader, what = sniff(p)
+            if mode is None or not stat.S_ISREG(mode):
+                check_regular(p)  # /dev/zero or a FIFO would be read forever: refused before it is opened
+            reader, what = sniff(p, is_dir=False if mode is not None else None)
             if reader is None:
                 raise InputError(f"{what}; expected an Inspect log, lm-eval output, HELM run, promptfoo or DeepEval output, or a table ({', '.join(TABLE_SUFFIXES)})",
                                  str(p))

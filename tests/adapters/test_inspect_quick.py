@@ -362,3 +362,131 @@ def test_written_out_cases_equal_the_general_functions(tmp_path: Path, monkeypat
     _both(monkeypatch, [logs], cluster="passage")  # a log whose cluster field is missing or a dict: noted
     _both(monkeypatch, [logs], cluster="k1.a")
     assert quick_count[0] >= 4
+
+
+def test_hex_strings_equal_the_texts_converted_one_by_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``parts.hex_strings`` (one hex text of all digests cut at fixed offsets) gives the column
+    ``_strings`` makes of each digest's ``hex()``: the same arrow type and values, or the same
+    object array when a digest is missing or pandas keeps no texts in arrow."""
+    import hashlib
+
+    import numpy as np
+
+    from evaladdon.adapters.inspect import parts
+
+    digests = [hashlib.sha256(str(i).encode()).digest() for i in range(300)]
+    cases = [digests, digests[:1], (digests[0],) * 5, digests[:7] + [None] + digests[7:9], [None], [None, None], []]
+    for arrow in (True, False):
+        with monkeypatch.context() as m:
+            if not arrow:
+                m.setattr(parts, "_str_column", lambda: None)
+            for case in cases:
+                got = parts.hex_strings(case)
+                want = parts._strings([None if d is None else d.hex() for d in case])
+                assert type(got) is type(want), case[:2]
+                if isinstance(want, np.ndarray):
+                    assert got.dtype == want.dtype and got.tolist() == want.tolist()
+                else:
+                    assert got.type == want.type and got.equals(want) and got.null_count == 0
+                    assert got.to_pylist() == [d.hex() for d in case]  # type: ignore[union-attr]
+                    got.validate(full=True)
+
+
+def test_meta_columns_of_texts_equal_pandas_conversion() -> None:
+    """``rows._meta_column`` (values that are all ``str``: one arrow array, taken per row) gives
+    the column the pandas conversion gave: ``_records_column``, the take, then
+    ``_object_texts_as_arrow``, as a DataFrame column (dtype and values), for texts, texts with
+    a missing value, numbers, mixes and texts that are not UTF-8."""
+    import random
+
+    import numpy as np
+
+    from evaladdon.adapters.inspect import parts, rows
+
+    rng = random.Random(4)
+    pool = ["p1", "", "é", " two  spaces ", "x" * 3000, "p1"]
+    kinds = [lambda: rng.choice(pool), lambda: rng.choice(pool + [np.nan]), lambda: rng.choice([1, 2.5, True]),
+             lambda: rng.choice(pool + [3, None]), lambda: rng.choice(pool + ["bad \ud800"]), lambda: np.nan]
+    for case in range(60):
+        kind = kinds[case % len(kinds)]
+        n = rng.randint(1, 40)
+        values = parts._objects([kind() for _ in range(n)])
+        take = np.array(sorted(rng.choices(range(n), k=rng.randint(0, 3 * n))), dtype=np.int64)
+        try:
+            want = {"k": parts._records_column(values)[take]}
+        except UnicodeEncodeError:  # (pandas refuses such a text: the same error either way)
+            with pytest.raises(UnicodeEncodeError):
+                rows._meta_column(values, take)
+            continue
+        got = {"k": rows._meta_column(values, take)}
+        parts._object_texts_as_arrow(want)
+        got_df = pd.DataFrame(got, index=pd.RangeIndex(len(take)))
+        want_df = pd.DataFrame(want, index=pd.RangeIndex(len(take)))
+        pd.testing.assert_frame_equal(got_df, want_df, check_exact=True)
+
+
+def test_text_columns_in_chunks_equal_one_conversion(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``parts._chunked_strings`` (many logs' texts converted a chunk of rows at a time) gives
+    ``_strings`` of them all: the same values and type, or the same ``object`` array when one
+    is not a text; and read_runs of the crafted logs with chunks of 7 rows equals the records path."""
+    import random
+
+    import numpy as np
+
+    from evaladdon.adapters.inspect import parts
+
+    rng = random.Random(7)
+    for case in range(40):
+        pool = ["a", "", "é", "long " * 200, None if case % 5 == 0 else "b", 3 if case % 7 == 0 else "c"]
+        values = [rng.choice(pool) for _ in range(rng.randint(0, 50))]
+        for rows_per_chunk in (1, 3, 7, 64):
+            got = parts._chunked_strings(values, rows_per_chunk)
+            want = parts._strings(values)
+            if isinstance(want, np.ndarray):
+                assert isinstance(got, np.ndarray) and got.dtype == want.dtype and got.tolist() == want.tolist()
+            else:
+                assert got.type == want.type and got.to_pylist() == want.to_pylist()
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    _rewrite(SAMPLE / "baseline.eval", logs / "a.eval")
+    _rewrite(SAMPLE / "candidate.eval", logs / "b.eval", _each(lambda i, r: r.update(epoch=1 + i % 2)))
+    _rewrite(SAMPLE / "baseline.eval", logs / "c.eval", _each(lambda i, r: r["scores"]["match"].pop("answer", None)))
+    monkeypatch.setattr(parts, "STRING_CHUNK_ROWS", 7)
+    _both(monkeypatch, [logs])
+    _both(monkeypatch, [logs], cluster="passage.id")
+
+
+def test_member_names_checked_as_bytes_equal_the_texts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       quick_count: list[int]) -> None:
+    """The sample members' names checked against the summaries as one joined, encoded and
+    split text (``native._listed_bytes``) decide as the names built one by one do: an id with
+    a line break, an (id, epoch) twice, a member no summary lists, a
+    listed member missing, several epochs -- each read as the records path reads it."""
+    import zipfile as zf_mod
+
+    src = SAMPLE / "baseline.eval"
+
+    def renamed(i: int, r: dict) -> None:
+        if i == 2:
+            r["id"] = "two\nlines"
+
+    def twice(rows: list[dict]) -> list[dict]:
+        again = json.loads(json.dumps(rows[4]))
+        return rows + [again]
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    a = _rewrite(src, logs / "a_newline.eval", _each(renamed))
+    b = _rewrite(src, logs / "b_twice.eval", twice)
+    c = _rewrite(src, logs / "c_extra.eval")
+    with zf_mod.ZipFile(c, "a") as zf:  # a member no summary lists
+        zf.writestr("samples/zzz_epoch_1.json", json.dumps(json.loads(read_member(zipfile.ZipFile(src),
+                    zipfile.ZipFile(src).getinfo("summaries.json"), str(src)))[0] | {"id": "zzz"}))
+    d = _rewrite(src, logs / "d_missing.eval", drop=lambda n: n.startswith("samples/") and n.endswith("_epoch_1.json")
+                 and n < "samples/q005")
+    e = _rewrite(src, logs / "e_epochs.eval", _each(lambda i, r: r.update(epoch=2)))
+    for one in (a, b, c, d, e):
+        _both(monkeypatch, [one])
+    _both(monkeypatch, [logs])
+    _both(monkeypatch, [logs], cluster="passage.id")
+    assert quick_count[0] >= 5

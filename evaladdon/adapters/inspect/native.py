@@ -34,8 +34,9 @@ import threading
 import zipfile
 import zlib
 from contextlib import nullcontext
+from itertools import repeat
 from pathlib import Path
-from typing import Any, BinaryIO, Callable
+from typing import Any, BinaryIO, Callable, Sequence
 
 import numpy as np
 import orjson
@@ -59,7 +60,7 @@ from evaladdon.adapters.inspect.stream import (
 )
 from evaladdon.adapters.inspect.member_stream import _stream_summaries
 from evaladdon.adapters.inspect.parts import Pending, label_bytes
-from evaladdon.adapters.inspect.records import (SUMMARY_TEXT_LIMIT, item_hash, label_of, nested_scalars,
+from evaladdon.adapters.inspect.records import (SUMMARY_TEXT_LIMIT, item_digest, label_of, nested_scalars,
                                                score_code, thin_metadata, thin_text, truncate_text)
 from evaladdon.adapters.inspect.rows import _CANONICAL, Collector, LogData
 from evaladdon.adapters.tuning import DEFAULT, ReadTuning
@@ -160,8 +161,9 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
     """The rows of an ordinary log's summaries (see :class:`~evaladdon.adapters.inspect.rows.Pending`)
     in one pass: what :func:`record` and ``Collector.flush`` do to each sample, without the
     records.  Anything a rule of ``build_part`` would act on (a sample without id, integer
-    epoch or scores, an (id, epoch) twice, a missing cluster field) raises :class:`_Unordinary`,
-    and the caller takes the records path; a value that cannot be shown or converted raises
+    epoch or scores, a missing cluster field) raises :class:`_Unordinary`, and the caller takes
+    the records path (as it does for an (id, epoch) twice, which it finds in its set of the
+    samples' member names: ``samples/{id}_epoch_{epoch}.json`` names each (id, epoch) apart); a value that cannot be shown or converted raises
     what :func:`~evaladdon.adapters.inspect.rows.score_code` raises, and the caller reads the
     log again with :func:`read_eval_zip` (which words it).
 
@@ -169,10 +171,12 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
     score was most of the loop's cost on small logs): a metadata value or answer that is a
     ``str`` is thinned once per distinct text (:func:`thin_text`; other metadata values as
     :func:`thin_metadata`, key by key), a text target's label is ``truncate_text`` of it
-    (:func:`label_of` of a text), a text input and target hash as :func:`item_hash`'s
+    (:func:`label_of` of a text), a text input and target hash as :func:`item_digest`'s
     common case, a ``str`` or ``float`` value's code as :func:`score_code` (a text's code once
-    per distinct text); everything else goes to those functions.  Oracle: the records path
-    (``tests/adapters/test_inspect_quick.py``, table by table)."""
+    per distinct text); everything else goes to those functions.  The item hashes stay digests
+    (32 bytes, ``None`` without an input): ``pending_columns`` writes them out as hex text for
+    all logs at once (:func:`~evaladdon.adapters.inspect.parts.hex_strings`).  The row lists are
+    tuples.  Oracle: the records path (``tests/adapters/test_inspect_quick.py``, table by table)."""
     n = len(summaries)
     if not n:
         raise _Unordinary("no samples")
@@ -180,23 +184,21 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
     limit_text = SUMMARY_TEXT_LIMIT
     sha256 = hashlib.sha256
     dumps = orjson.dumps
-    per_sample: list[tuple[str, int, bool, str | None, str | None]] = []  # item, epoch, error, hash, label
+    per_sample: list[tuple[str, int, bool, bytes | None, str | None]] = []  # item, epoch, error, digest, label
     add_sample = per_sample.append
     clusters: list[str] | None = [] if cluster is not None else None
     metas: dict[str, list[Any]] = {}
     meta_col: dict[Any, list[Any]] = {}  # a metadata key -> its column in metas
     per_row: list[tuple[str, Any, Any, str | None, float, int]] = []  # metric, raw, code, answer, confidence, sample
     add_row = per_row.append
-    seen: set[tuple[str, int]] = set()
     metric_of: dict[tuple[str, Any], str] = {}
     memo: dict[str, str] = {}  # equal strings as one object
     share = memo.setdefault
     thinned: dict[str, str] = {}  # a text as read (an answer, a metadata value) -> its thinned, shared text
     thinned_get = thinned.get
-    codes: dict[str, Any] = {}  # a text value -> its score code
+    codes: dict[str, tuple[Any, str]] = {}  # a text value -> its score code and the shared text
     all_str = True
     all_number = True  # every value for the converter a float or an int (grades and yes/no mapped)
-    one_row = True  # every sample exactly one row
     any_answer = any_label = any_confidence = False
     plain_cluster = cluster is not None and "." not in cluster
     for j, s in enumerate(summaries):
@@ -204,15 +206,14 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
         sid, epoch, raw_scores = get("id"), get("epoch"), get("scores")
         if sid is None or type(epoch) is not int or type(raw_scores) is not dict or not raw_scores:
             raise _Unordinary("a sample without id, integer epoch or scores")
-        item = str(sid)
-        seen.add((item, epoch))
-        error = bool(get("error"))
+        item = sid if type(sid) is str else str(sid)
+        error = True if get("error") else False  # (bool() without the call)
         limit = get("limit")
         if limit is not None:
             _limit_type(limit)  # evaluated as record() does (a value too deep to show fails there)
         md = get("metadata")
         c: Any = None  # the cluster field's (thinned) value
-        if md and isinstance(md, dict):
+        if md and type(md) is dict:  # (parsed JSON: exact types, here and below)
             thin: dict[str, Any] | None = {} if cluster is not None and not plain_cluster else None
             for mk, mv in md.items():  # thin_metadata, key by key, and the meta.* columns
                 tv = type(mv)
@@ -265,10 +266,10 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
             c = dotted({}, cluster)
         target = get("target")
         inp = get("input")
-        if type(inp) is str and type(target) is str:  # item_hash's common case
-            h: str | None = sha256(dumps({"input": inp[:limit_text], "target": target[:limit_text]})).digest().hex()
+        if type(inp) is str and type(target) is str:  # item_digest's common case
+            h: bytes | None = sha256(dumps({"input": inp[:limit_text], "target": target[:limit_text]})).digest()
         else:
-            h = item_hash(inp, target)
+            h = item_digest(inp, target)
         if type(target) is str:  # truncate_text (label_of of a text)
             label: str | None = target if len(target) <= limit_text else truncate_text(target)
         else:
@@ -278,24 +279,24 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
             any_label = True
         add_sample((item, epoch, error, h, label))
         if clusters is not None:
-            if c is None or isinstance(c, (dict, list)):
-                raise _Unordinary("no cluster field")
-            c = str(c)
+            if type(c) is not str:
+                if c is None or isinstance(c, (dict, list)):
+                    raise _Unordinary("no cluster field")
+                c = str(c)
             clusters.append(share(c, c))
-        k0 = len(per_row)
         for name, sc in raw_scores.items():  # as record() and score_fields
             if type(sc) is not dict:
                 raise _Unordinary("a score that is not an object")
             sget = sc.get
             answer, meta, value = sget("answer"), sget("metadata"), sget("value")
             conf = nan
-            if meta and isinstance(meta, dict):
+            if meta and type(meta) is dict:
                 for key in ("confidence", "probability"):
                     cf = meta.get(key)
                     if isinstance(cf, (int, float)) and not isinstance(cf, bool) and 0.0 <= cf <= 1.0:
                         conf = float(cf)
                         break
-            if isinstance(answer, str):
+            if type(answer) is str:
                 a = thinned_get(answer)
                 if a is None:
                     a = thin_text(answer)
@@ -303,7 +304,7 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
                 answer = a
             else:
                 answer = None
-            if isinstance(value, dict):  # a metric a key
+            if type(value) is dict:  # a metric a key
                 if not value:
                     continue  # no rows
                 pairs = []
@@ -320,11 +321,11 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
                 any_confidence = True
             for metric, v in pairs:
                 tv = type(v)
-                if tv is str:  # score_code of a text, once per distinct text
-                    code = codes.get(v)
-                    if code is None:
-                        code = codes[v] = score_code(v)
-                    v = share(v, v)
+                if tv is str:  # score_code of a text, once per distinct text (with the text shared)
+                    got = codes.get(v)
+                    if got is None:
+                        got = codes[v] = (score_code(v), share(v, v))
+                    code, v = got
                     if type(code) is not float and type(code) is not int:
                         all_number = False
                 elif tv is float:
@@ -339,14 +340,12 @@ def quick_rows(summaries: list[dict[str, Any]], cluster: str | None) -> Pending:
                     if type(code) is not float and type(code) is not int:
                         all_number = False
                 add_row((metric, v, code, answer, conf, j))
-        if len(per_row) - k0 != 1:
-            one_row = False
-    if len(seen) < n:
-        raise _Unordinary("a sample twice")
     if not per_row:
         raise _Unordinary("no rows")
-    items, epochs, errors, hashes, labels = map(list, zip(*per_sample, strict=True))
-    metrics, raws, convert, answers, confidences, row_sample = map(list, zip(*per_row, strict=True))
+    # tuples, as zip gives them (no copy into lists; the collector untracks a tuple of texts and numbers)
+    items, epochs, errors, hashes, labels = zip(*per_sample, strict=True)
+    metrics, raws, convert, answers, confidences, row_sample = zip(*per_row, strict=True)
+    one_row = row_sample == tuple(range(n))  # every sample exactly one row (its own, in order)
     columns = list(_CANONICAL)
     if any_answer:
         columns.append("prediction")
@@ -447,9 +446,8 @@ def _read_eval_ordinary(path: Path, cluster: str | None, quick: bool, fh: Binary
                 return None
             summaries.extend(part)
         source = "the journal summaries"
-    if not isinstance(summaries, list) or not all(isinstance(s, dict) for s in summaries):
+    if not isinstance(summaries, list) or not all(map(isinstance, summaries, repeat(dict))):  # (a C loop)
         return None
-    names = {b.decode("utf-8") for b in sample_names.tolist()}
     rows: Any = None
     if quick:
         try:
@@ -457,13 +455,44 @@ def _read_eval_ordinary(path: Path, cluster: str | None, quick: bool, fh: Binary
         except _Unordinary:
             pass
     if rows is not None:
+        got = _listed_bytes(rows.items, rows.epochs)
+        if got is not None:  # (the common case: one epoch, ids without a line break)
+            member_names = set(sample_names.tolist())
+            if len(got) < rows.n_samples or not member_names <= got:
+                rows = None  # an (id, epoch) twice, or members no summary lists: as below
+            else:
+                return LogData(header=header, records=rows, n_members=len(member_names), unlisted=0,
+                               summary_source=source)
+    names = {b.decode("utf-8") for b in sample_names.tolist()}
+    if rows is not None:
         listed = {f"samples/{item}_epoch_{epoch}.json" for item, epoch in zip(rows.items, rows.epochs, strict=True)}  # per sample
-    else:
+        if len(listed) < rows.n_samples:  # an (id, epoch) twice (the epoch, an int, ends the name): build_part's rule
+            rows = None
+    if rows is None:
         rows = [record(s) for s in summaries]
         listed = {f"samples/{r.id}_epoch_{r.epoch}.json" for r in rows}
     if names - listed:
         return None  # sample members no summary lists: read_eval_zip reads them
     return LogData(header=header, records=rows, n_members=len(names), unlisted=0, summary_source=source)
+
+
+def _listed_bytes(items: Sequence[str], epochs: Sequence[int]) -> set[bytes] | None:
+    """The member names the samples of one epoch list (``samples/{id}_epoch_{epoch}.json``,
+    UTF-8) made by one join, one encoding and one split (no string a sample in Python), as
+    the set of bytes the directory's names are compared with; ``None`` when the samples have
+    several epochs, an id holds a line break or is no UTF-8 (a lone surrogate): the caller
+    then builds the names one by one, as texts.  The same answers either way: UTF-8 is one to
+    one, so bytes are equal exactly when their texts are."""
+    n = len(items)
+    epoch = epochs[0]
+    if epochs.count(epoch) != n:
+        return None
+    tail = f"_epoch_{epoch}.json"
+    try:
+        pieces = ("samples/" + (tail + "\nsamples/").join(items) + tail).encode("utf-8").split(b"\n")
+    except UnicodeEncodeError:
+        return None
+    return set(pieces) if len(pieces) == n else None
 
 
 def _journal(infos: dict[str, zipfile.ZipInfo]) -> list[str]:

@@ -6,11 +6,12 @@ makes the canonical table of them (see :mod:`evaladdon.adapters.inspect.rows`).
 
 from __future__ import annotations
 
+import binascii
 import dataclasses
 import functools
 import hashlib
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
@@ -45,7 +46,7 @@ class _Batch(NamedTuple):
     confidences: np.ndarray  # float64, NaN for none
 
 
-def _objects(values: list[Any]) -> np.ndarray:
+def _objects(values: Sequence[Any]) -> np.ndarray:
     arr = np.empty(len(values), dtype=object)
     arr[:] = values
     return arr
@@ -105,37 +106,84 @@ def _str_column() -> tuple[Any, Any] | None:
     return dtype, dtype.construct_array_type()._from_sequence(probe, dtype=dtype)._pa_array.type
 
 
-def _strings(values: list[Any]) -> Strings:
-    """A batch's texts as arrow when all are ``str`` (see :data:`Strings`)."""
+def _arrow_texts(values: Any) -> Any:
+    """``values`` (a sequence or an ``object`` array) as the arrow array pandas keeps texts in,
+    when pandas keeps them in arrow and every value is a ``str``; else ``None``."""
     spec = _str_column()
-    if spec is not None and values:
+    if spec is None or not len(values):
+        return None
+    import pyarrow as pa
+
+    try:
+        arr = pa.array(values, type=spec[1])
+    except (pa.ArrowTypeError, pa.ArrowInvalid, TypeError, ValueError):  # not all str (or not UTF-8)
+        return None
+    return arr if arr.null_count == 0 else None
+
+
+def _strings(values: Sequence[Any]) -> Strings:
+    """A batch's texts as arrow when all are ``str`` (see :data:`Strings`)."""
+    arr = _arrow_texts(values)
+    return arr if arr is not None else _objects(values)
+
+
+STRING_CHUNK_ROWS = 8192
+"""Rows a chunk of a text column converted for many logs at once (:func:`_chunked_strings`)."""
+
+
+def _chunked_strings(values: Sequence[Any], rows: int | None = None) -> Strings:
+    """:func:`_strings` of many rows, ``rows`` at a time, as one chunked array (the same values
+    and type; an ``object`` array of them all when one is not a ``str``).  One arrow array of
+    100,000 long texts (answers) is built in a buffer that doubles as it grows: tens of MB of
+    fresh memory touched twice, and ~3-10x the time of the same texts in chunks on a host where
+    fresh pages are dear (``benchmarks/bench_inspect.py``, growth to 1,000 logs)."""
+    rows = STRING_CHUNK_ROWS if rows is None else rows
+    if len(values) <= rows:
+        return _strings(values)
+    chunks = []
+    for at in range(0, len(values), rows):  # a call a chunk of rows
+        arr = _arrow_texts(values[at:at + rows])
+        if arr is None:
+            return _objects(values)
+        chunks.append(arr)
+    import pyarrow as pa
+
+    return pa.chunked_array(chunks, type=chunks[0].type)
+
+
+_HEX_WIDTH = 64
+"""Characters of a SHA-256 digest's hex text."""
+
+
+def hex_strings(digests: Sequence[bytes | None]) -> Strings:
+    """SHA-256 digests as their hex texts (``None`` stays missing): the column :func:`_strings`
+    makes of ``[d.hex() for d in digests]``.  When every one is a digest and pandas keeps texts
+    in arrow, the column is ONE hex text of them all (``binascii.hexlify``, the bytes of ``hex()``) cut at fixed
+    64-character offsets (``pyarrow.Array.from_buffers``): no ``str`` a row, none converted
+    one by one.  Oracle: :func:`_strings` of the texts (``tests/adapters/test_inspect_quick.py``)."""
+    spec = _str_column()
+    n = len(digests)
+    if spec is not None and n and None not in digests:
         import pyarrow as pa
 
-        try:
-            arr = pa.array(values, type=spec[1])
-        except (pa.ArrowTypeError, pa.ArrowInvalid, TypeError, ValueError):  # not all str (or not UTF-8)
-            arr = None
-        if arr is not None and arr.null_count == 0:
-            return arr
-    return _objects(values)
+        large = pa.types.is_large_string(spec[1])
+        joined = b"".join(digests)  # type: ignore[arg-type]
+        # (each a sha256 digest, 32 bytes: the total says so; string offsets are int32)
+        if len(joined) * 2 == _HEX_WIDTH * n and (large or _HEX_WIDTH * n < 2**31 - 1):
+            offsets = np.arange(0, _HEX_WIDTH * n + 1, _HEX_WIDTH, dtype=np.int64 if large else np.int32)
+            return pa.Array.from_buffers(spec[1], n, [None, pa.py_buffer(offsets),
+                                                      pa.py_buffer(binascii.hexlify(joined))])
+    return _strings([None if d is None else d.hex() for d in digests])
 
 
 def _object_texts_as_arrow(cols: dict[str, Any]) -> None:
     """Each ``object`` array of ``cols`` whose values are all ``str`` as the column pandas makes
     of it (:func:`_strings` then :func:`_column`: one pyarrow call, without pandas' checks and
     copy before the same call); any other column (a missing value, a number) is left to pandas."""
-    spec = _str_column()
-    if spec is None:
-        return
-    import pyarrow as pa
-
     for key, col in cols.items():
         if isinstance(col, np.ndarray) and col.dtype == object and len(col):
-            try:
-                arr = pa.array(col, type=spec[1])
-            except (pa.ArrowTypeError, pa.ArrowInvalid, TypeError, ValueError):  # not all str (or not UTF-8)
-                continue
-            if arr.null_count == 0:
+            arr = _arrow_texts(col)
+            if arr is not None:
                 cols[key] = _column(arr)
 
 
@@ -239,7 +287,7 @@ class Part:
 
 @dataclass
 class Pending:
-    """An ordinary log's rows as Python lists, as the quick reader of ``.eval`` summaries
+    """An ordinary log's rows as Python sequences (tuples), as the quick reader of ``.eval`` summaries
     (:func:`evaladdon.adapters.inspect.native.quick_rows`) collects them: every sample with an
     id, an integer epoch and scores, no (id, epoch) twice, every value convertible, so that
     no rule of :func:`build_part` (duplicates, unscored rows, errors) applies and its rows are
@@ -250,25 +298,25 @@ class Pending:
 
     cluster: str | None
     n_samples: int
-    items: list[str]  # per sample
-    epochs: list[int]  # per sample
-    metrics: list[str]
-    raws: list[Any]
-    convert: list[Any]  # the value for the converter (grades and yes/no mapped)
+    items: Sequence[str]  # per sample
+    epochs: Sequence[int]  # per sample
+    metrics: Sequence[str]
+    raws: Sequence[Any]
+    convert: Sequence[Any]  # the value for the converter (grades and yes/no mapped)
     all_str: bool  # every raw value a str
     all_number: bool  # every value for the converter a float or an int
-    errors: list[bool]  # per sample: it has an error
-    answers: list[str | None]
-    confidences: list[float]
+    errors: Sequence[bool]  # per sample: it has an error
+    answers: Sequence[str | None]
+    confidences: Sequence[float]
     clusters: list[str] | None  # per sample
-    hashes: list[str | None]  # per sample
-    labels: list[str | None]  # per sample
-    row_sample: list[int]
+    hashes: Sequence[bytes | None]  # per sample: the item hash's SHA-256 digest (hex_strings writes them out)
+    labels: Sequence[str | None]  # per sample
+    row_sample: Sequence[int]
     metas: dict[str, list[Any]]  # per sample
     columns: list[str]  # the log's table's columns, in order
     one_row: bool = False  # every sample has exactly one row (row_sample is 0, 1, 2, ...)
 
-    def per_row(self, attr: str) -> list[Any]:
+    def per_row(self, attr: str) -> Sequence[Any]:
         """A per-sample list (``items`` .. ``labels``) repeated as its samples' rows."""
         values = getattr(self, attr)
         return values if self.one_row else [values[j] for j in self.row_sample]
@@ -291,11 +339,11 @@ def pending_columns(rows: list[Pending]) -> dict[str, Any]:
 
     import pandas as pd
 
-    def cat(attr: str) -> list[Any]:
+    def cat(attr: str) -> Sequence[Any]:
         lists = [getattr(r, attr) for r in rows]
         return lists[0] if len(lists) == 1 else list(itertools.chain.from_iterable(lists))
 
-    def cat_rows(attr: str) -> list[Any]:  # a per-sample list as rows
+    def cat_rows(attr: str) -> Sequence[Any]:  # a per-sample list as rows
         lists = [r.per_row(attr) for r in rows]
         return lists[0] if len(lists) == 1 else list(itertools.chain.from_iterable(lists))
 
@@ -311,9 +359,10 @@ def pending_columns(rows: list[Pending]) -> dict[str, Any]:
     row_errors = np.where(failed, "sample error", value_error)
     raws = cat("raws")
     raw = _objects(raws) if all(r.all_str for r in rows) else raw_strings(pd.Series(raws, dtype=object)).to_numpy()
-    items, hashes, labels = (_strings(cat_rows(a)) for a in ("items", "hashes", "labels"))
+    items, labels = (_chunked_strings(cat_rows(a)) for a in ("items", "labels"))
+    hashes = hex_strings(cat_rows("hashes"))
     return {"metrics": _objects(cat("metrics")), "items": items, "epochs": np.array(cat_rows("epochs"), dtype=np.int64),
-            "values": values, "raws": raw, "errors": row_errors, "answers": _strings(cat("answers")),
+            "values": values, "raws": raw, "errors": row_errors, "answers": _chunked_strings(cat("answers")),
             "confidences": np.array(cat("confidences"), dtype=float),
             "clusters": _objects(cat_rows("clusters")) if rows[0].cluster is not None else None,
             "hashes": hashes, "labels": labels}

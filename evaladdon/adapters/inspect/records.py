@@ -154,13 +154,21 @@ def _norm_target(target: Any) -> Any:
 
 
 def item_hash(inp: Any, target: Any) -> str | None:
+    """The item's content hash: SHA-256 (hex) of orjson's text of ``{"input", "target"}``, each
+    in Inspect's summary form (cut at :data:`SUMMARY_TEXT_LIMIT`); ``None`` without an input."""
+    digest = item_digest(inp, target)
+    return None if digest is None else digest.hex()
+
+
+def item_digest(inp: Any, target: Any) -> bytes | None:
+    """:func:`item_hash` as the 32 bytes of the digest (``hexdigest()`` is ``digest().hex()``)."""
     if type(inp) is str and type(target) is str:  # the common case, as _norm_input/_norm_target do it
         doc: dict[str, Any] = {"input": inp[:SUMMARY_TEXT_LIMIT], "target": target[:SUMMARY_TEXT_LIMIT]}
     elif inp is None or not isinstance(inp, (str, list)):
         return None
     else:
         doc = {"input": _norm_input(inp), "target": _norm_target(target if target is not None else "")}
-    return hashlib.sha256(orjson.dumps(doc)).hexdigest()
+    return hashlib.sha256(orjson.dumps(doc)).digest()
 
 
 def label_of(target: Any) -> str | None:

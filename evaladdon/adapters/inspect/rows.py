@@ -58,6 +58,7 @@ from evaladdon.adapters.inspect.parts import (
     Pending,
     _as_objects,
     _Batch,
+    _arrow_texts,
     _cat,
     _cat_strings,
     _column,
@@ -508,7 +509,7 @@ def frame(parts: list[Part]) -> pd.DataFrame:
 def _meta_columns(parts: list[Part], pending: bool, cols: dict[str, Any]) -> None:
     """The ``meta.*`` columns of ``parts`` (:func:`frame`) into ``cols``: each sample's value on
     its rows, NaN where a log lacks the key; ``pending``: the parts' rows are still lists
-    (their metas and row samples converted here, :func:`pending_metas`)."""
+    (their metas and row samples converted here, :func:`pending_metas`); each as :func:`_meta_column`."""
     keys = list(dict.fromkeys(k for p in parts for k in (p.pending.metas if pending else p.metas)))  # type: ignore[union-attr]
     if not keys:
         return
@@ -521,7 +522,17 @@ def _meta_columns(parts: list[Part], pending: bool, cols: dict[str, Any]) -> Non
     for key in keys:
         values = [h[0][key] if key in h[0] else np.full(p.n_samples, np.nan, dtype=object)
                   for p, h in zip(parts, held, strict=True)]
-        cols.setdefault(key, _records_column(values[0] if len(values) == 1 else np.concatenate(values))[take])
+        cols.setdefault(key, _meta_column(values[0] if len(values) == 1 else np.concatenate(values), take))
+
+
+def _meta_column(values: np.ndarray, take: np.ndarray) -> Any:
+    """A ``meta.*`` column: ``values`` (per sample, ``object``) on the rows ``take``.  Values that
+    are all ``str``: one arrow array taken per row (what :func:`_records_column`, the take and
+    :func:`_object_texts_as_arrow` made of them, without pandas' round trip and the Python
+    ``str`` a row it made back); else :func:`_records_column`'s conversion, taken.  Oracle: that
+    way (``tests/adapters/test_inspect_quick.py``)."""
+    texts = _arrow_texts(values) if len(take) else None  # (no rows: the object column it was)
+    return _column(texts.take(take)) if texts is not None else _records_column(values)[take]
 
 
 def table_of(part: Part) -> pd.DataFrame:
