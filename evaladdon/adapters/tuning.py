@@ -32,7 +32,7 @@ class ReadTuning:
 
     quick: bool = True
     """Read ordinary ``.eval`` summaries straight into row lists
-    (:func:`~evaladdon.adapters.inspect.native.quick_rows`; False: as records through the
+    (:func:`~evaladdon.adapters.inspect.quick.quick_rows`; False: as records through the
     :class:`~evaladdon.adapters.inspect.rows.Collector`, the reference the tests compare with)."""
 
     stream_bytes: int = 8 * 2**20

@@ -288,7 +288,7 @@ class Part:
 @dataclass
 class Pending:
     """An ordinary log's rows as Python sequences (tuples), as the quick reader of ``.eval`` summaries
-    (:func:`evaladdon.adapters.inspect.native.quick_rows`) collects them: every sample with an
+    (:func:`evaladdon.adapters.inspect.quick.quick_rows`) collects them: every sample with an
     id, an integer epoch and scores, no (id, epoch) twice, every value convertible, so that
     no rule of :func:`build_part` (duplicates, unscored rows, errors) applies and its rows are
     the samples' rows in order.  :func:`frame` converts the lists of all such logs at once

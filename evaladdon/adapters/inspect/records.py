@@ -224,7 +224,7 @@ def score_code(v: Any) -> Any:
     to show (``RecursionError``) and ``float()`` of an int past float range
     (``OverflowError``); each caller decides what that means (the collectors record it for
     the sample, the quick reader leaves the log to them).  The one rule of the three row
-    builders (``Collector.flush``, ``columns.flush_lean``, ``native.quick_rows``);
+    builders (``Collector.flush``, ``columns.flush_lean``, ``quick.quick_rows``);
     oracle: ``tests/adapters/test_inspect_quick.py`` (value by value against the mapping written out)."""
     if isinstance(v, str):
         c = _GRADES.get(v)

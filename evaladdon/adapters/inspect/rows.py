@@ -8,7 +8,7 @@ are read, so memory holds columns, not records), :func:`build_part` finishes the
 (one DataFrame and one ``finalize`` for many logs at once: ``read_runs``), so the two
 readers give the identical table by construction, whatever the batch size.  An ordinary
 ``.eval`` (every sample scored, with an id and an integer epoch, none twice) may arrive as
-row lists instead (:class:`Pending`, from ``native.quick_rows``), which ``frame``
+row lists instead (:class:`Pending`, from ``quick.quick_rows``), which ``frame``
 converts for all such logs at once by the same rules.
 
 Rules:

@@ -11,7 +11,7 @@ sink, which keeps it in its own form:
   lean=COLUMNS)``): numbers and codes only, for the pandas-free summarize routes.
 
 The rules of a sample, here and nowhere else (the row builders of both sinks take them as
-made; the quick reader of ordinary ``.eval`` summaries, :func:`~.native.quick_rows`, hands
+made; the quick reader of ordinary ``.eval`` summaries, :func:`~.quick.quick_rows`, hands
 every log one of them would act on to this walk):
 
 - a sample without id, or whose epoch is not an ``int`` (a ``bool`` is not), marks the
