@@ -61,9 +61,30 @@ def _loads(data: bytes, where: str, what: str) -> Any:
         # which orjson refuses and the stdlib parser reads once the depth is bounded
         check_depth(data, where, what)
         try:
-            return json.loads(data)
+            doc = json.loads(data)
         except ValueError as exc:
             raise InputError(f"cannot read as an Inspect log ({what} is not valid JSON: {exc})", where) from None
+        if _SURROGATE_ESCAPE.search(data) is not None:
+            _refuse_lone_surrogates(doc, where, what)
+        return doc
+
+
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+"""A ``\\uD800``-``\\uDFFF`` escape: how a lone surrogate gets into JSON text (raw UTF-8 cannot hold one)."""
+
+
+def _refuse_lone_surrogates(doc: Any, where: str, what: str) -> None:
+    """Refuse, in one line naming the file, a document the stdlib parser read with a lone
+    surrogate in a string (an escape ``\\ud800`` not part of a pair, which orjson refuses):
+    not Unicode text, so no table can hold it (pandas' pyarrow strings, Parquet, the reports)
+    -- it would fail later, far from the file.  Pairs (``\\ud83d\\ude00``) are one character
+    and pass.  Checked by encoding the document's text, only when it holds such an escape."""
+    try:
+        json.dumps(doc, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = exc.object[exc.start:exc.end].encode("utf-8", "backslashreplace").decode("ascii")
+        raise InputError(f"cannot read as an Inspect log ({what} holds a lone surrogate {bad} in a string: "
+                         "not Unicode text)", where) from None
 
 
 def _limit_type(limit: Any) -> str | None:
