@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from evaladdon.report.escape import html_text
-from evaladdon.report.subgroups import COMPARE_COLUMNS, SUMMARY_COLUMNS, compare_rows, interaction_line, summary_rows
+from evaladdon.report.subgroups import (COMPARE_COLUMNS, SUMMARY_COLUMNS, compare_rows, interaction_line, lower_note,
+                                        summary_rows)
 from evaladdon.report.text import fmt
 from evaladdon.report.units import interval
 
@@ -73,7 +74,7 @@ def subgroups_section(found: Any, overall: Sequence[Any], min_size: int) -> str:
     what = "Paired comparisons" if comparing else "Scores"
     adj = " (p adj: across subgroups; (all): across comparisons)" if comparing else ""
     parts = [f"<h2>{what} by {html_text(by)}</h2>", _note(f"subgroups of fewer than {min_size} items are "
-                                                                    f"flagged small{adj}"),
+                                                                    f"flagged small{adj}{lower_note(overall)}"),
              _table(COMPARE_COLUMNS if comparing else SUMMARY_COLUMNS, rows)]
     parts += [_note(interaction_line(t), "verdict") for t in interactions]
     return "\n".join(parts)

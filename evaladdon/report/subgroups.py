@@ -67,6 +67,14 @@ def interaction_line(t: Interaction) -> str:
             f"{w.n_groups} subgroups, {unit})")
 
 
+def lower_note(overall: Sequence[Any]) -> str:
+    """``; lower is better: task/metric, ...`` for the compared metrics where a lower score is
+    better (as each comparison's verdict line says it: :func:`evaladdon.report.compare.direction_note`),
+    so a subgroup table's negative deltas read the right way; nothing otherwise (tables unchanged)."""
+    lower = list(dict.fromkeys(f"{r.task}/{r.metric}" for r in overall if getattr(r, "lower_is_better", False)))
+    return f"; lower is better: {', '.join(lower)}" if lower else ""
+
+
 def render_subgroups(overall: Sequence[Any], found: Any, min_size: int, stream: Any = None,
                      markdown: bool = False, wide: bool = False) -> None:
     """The subgroup table (summaries or comparisons, by what ``found`` holds) and the interaction lines."""
@@ -77,6 +85,7 @@ def render_subgroups(overall: Sequence[Any], found: Any, min_size: int, stream: 
     rows = compare_rows(overall, subs, min_size) if comparing else summary_rows(overall, subs, min_size)
     by = interactions[0].by if interactions else (subs[0].by if subs else "")
     title = f"by {by}" + (" (p adj: across subgroups; (all): across comparisons)" if comparing else "")
+    title += lower_note(overall)
     lines = [interaction_line(t) for t in interactions]
     if markdown:
         con.file.write(f"**{markdown_cell(title)}**\n\n" + markdown_table(columns, rows) + "\n")

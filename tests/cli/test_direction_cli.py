@@ -117,6 +117,27 @@ def test_report_html_says_it(cli: Cli, tmp_path: Path) -> None:
     assert "(lower is better: a negative delta is B better)" in page.read_text()
 
 
+def test_subgroup_tables_say_the_direction(cli: Cli, tmp_path: Path) -> None:
+    """``--by``: the subgroup table of a lower-is-better metric says so in its title (text,
+    markdown, HTML) as the verdict line does; a higher-is-better one's title is unchanged."""
+    a, b = runs(tmp_path, "loss", -2.0)
+    for p in (a, b):
+        t = pd.read_csv(p)
+        t["grp"] = [f"g{i % 3}" for i in range(len(t))]
+        t.to_csv(p, index=False)
+    code, out, err = cli("compare", a, b, "--by", "grp", "--better", "lower")
+    assert code == 0, err
+    assert "by grp (p adj: across subgroups; (all): across comparisons); lower is better: lm/loss" in out
+    code, md, _ = cli("compare", a, b, "--by", "grp", "--better", "lower", "--markdown")
+    assert code == 0 and "lower is better: lm/loss**" in md
+    code, out, _ = cli("compare", a, b, "--by", "grp")
+    assert code == 0 and "lower is better" not in out
+    page = tmp_path / "by.html"
+    code, _, err = cli("report", a, b, "-o", page, "--quiet", "--by", "grp", "--better", "lower")
+    assert code == 0, err
+    assert "(all): across comparisons); lower is better: lm/loss</p>" in page.read_text()
+
+
 def test_report_better_option(cli: Cli, tmp_path: Path) -> None:
     """``report --better lower`` as ``compare --better lower``: the comparisons and the flips
     worded by the user's direction where the logs declare nothing; refused when it contradicts them."""
