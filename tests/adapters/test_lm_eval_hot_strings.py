@@ -24,7 +24,7 @@ from test_lm_eval_reference import write_edge_cases  # noqa: E402
 import evaladdon.adapters as adapters  # noqa: E402
 import evaladdon.adapters.lm_eval.reader as reader_mod  # noqa: E402
 from evaladdon.adapters.lm_eval import read_samples, read_samples_part  # noqa: E402
-from evaladdon.adapters.lm_eval.frame import _HOT_ROWS, _inferred_str_dtype  # noqa: E402
+from evaladdon.adapters.lm_eval.frame import _JOINED_ROWS, _inferred_str_dtype  # noqa: E402
 from evaladdon.errors import InputError  # noqa: E402
 
 ARROW_STRINGS = isinstance(_inferred_str_dtype(), pd.StringDtype) and _inferred_str_dtype().storage == "pyarrow"
@@ -64,8 +64,8 @@ def test_files_are_converted_as_read(tmp_path: Path) -> None:
     assert all(len(part.cols[c]) == part.n for c in converted)
     assert part.column("item").tolist() == [str(i) for i in range(7)]  # objects again, as read
     assert part.metrics == ["acc,none"]
-    big = read_samples_part(_samples(tmp_path / "big", TS.format(2), "t2", _HOT_ROWS + 1), "passage_id")
-    assert not isinstance(big.cols["item_hash"], np.ndarray)  # one call a column above _HOT_ROWS
+    big = read_samples_part(_samples(tmp_path / "big", TS.format(2), "t2", _JOINED_ROWS + 1), "passage_id")
+    assert not isinstance(big.cols["item_hash"], np.ndarray)  # one call a column above _JOINED_ROWS
 
 
 def test_hot_strings_read_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -76,7 +76,7 @@ def test_hot_strings_read_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     e = _samples(tmp_path / "e", TS.format(5), "t5", 0)
     f = _samples(tmp_path / "f", TS.format(6), "t6", 3, cluster_values=False)
     g = _int_clusters(tmp_path / "g", TS.format(7), "t7", 9)
-    big = _samples(tmp_path / "big", TS.format(8), "t8", _HOT_ROWS + 3)
+    big = _samples(tmp_path / "big", TS.format(8), "t8", _JOINED_ROWS + 3)
     write_edge_cases(tmp_path / "edge")
     mixes = [[a], [b], [d], [a, b], [a, b, c, d, e], [a, big, b], [big], [a, f], [a, g], [g], [f"first={a}", b],
              [a, REPO / "sample_logs" / "inspect" / "baseline.eval", b], [tmp_path / "edge"],

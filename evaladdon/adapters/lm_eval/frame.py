@@ -31,7 +31,7 @@ from evaladdon.adapters.tuning import DEFAULT, ReadTuning
 from evaladdon.table import finalize
 from evaladdon.table.usable import MISSING_FROM_LOG
 
-_HOT_ROWS = 5000  # hot_strings: one pyarrow call for a file up to this many rows, one a column above
+_JOINED_ROWS = 5000  # _to_arrow: one pyarrow call for all columns of a table under this many rows
 _BASE_COLUMNS = ("item", "epoch", "metric", "value", "raw", "error", "item_hash", "cluster", "run", "task", "model",
                  "source", "harness")
 
@@ -127,73 +127,67 @@ def _frame(cols: dict[str, np.ndarray], *, run: Any, task: Any, model: Any, sour
 
 def _arrow_strings(data: dict[str, Any], n: int) -> None:
     """The object-array string columns of ``data`` converted to pandas' pyarrow-backed ``str``
-    by pyarrow itself -- the same dtype and values as pandas gives them, at under half its
-    cost (pandas checks and copies each column before the same pyarrow call: ~125 ms for the
-    columns of 50,000 rows against ~55 ms).  A small table: all columns in ONE pyarrow call
-    (then sliced, zero copy), as the per-column overhead dominates a small file; from a few
-    thousand rows one call per column (the joined copy costs more than it saves).  Columns
-    with no string (all missing) stay object, as pandas leaves them; anything else (another
-    pandas, a value that is not a string) is left to pandas."""
-    dtype = _inferred_str_dtype()
-    if not (isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow"):
-        return
+    by pyarrow itself (:func:`_to_arrow`) -- the same dtype and values as pandas gives them, at
+    under half its cost (pandas checks and copies each column before the same pyarrow call:
+    ~125 ms for the columns of 50,000 rows against ~55 ms).  Columns with no string (all
+    missing) stay object, as pandas leaves them; anything else (another pandas, a value that is
+    not a string) is left to pandas."""
     names = [c for c, v in data.items() if isinstance(v, np.ndarray) and v.dtype == object]
-    if not names:
+    arrays = _to_arrow([data[c] for c in names], n) if names else None
+    if arrays is None:
         return
-    try:
-        import pyarrow as pa
-        from pandas.arrays import ArrowStringArray
-    except ImportError:  # pragma: no cover - pandas' pyarrow strings need pyarrow
-        return
-    if n < 5000:
-        try:
-            joined = pa.array(np.concatenate([data[c] for c in names]), pa.large_string(), from_pandas=True)
-        except (TypeError, ValueError):  # a non-string value (ArrowTypeError is a TypeError)
-            return
-        arrays = [joined.slice(j * n, n) for j in range(len(names))]
-    else:
-        arrays = []
-        for c in names:
-            try:
-                arrays.append(pa.array(data[c], pa.large_string(), from_pandas=True))
-            except (TypeError, ValueError):  # this column holds a value that is not a string: pandas converts it
-                arrays.append(None)
+    from pandas.arrays import ArrowStringArray
+
     for c, a in zip(names, arrays, strict=True):
         if a is not None and a.null_count < n:  # all missing: left as object, as pandas leaves it
-            data[c] = ArrowStringArray(a, dtype=dtype)
+            data[c] = ArrowStringArray(a, dtype=_inferred_str_dtype())
+
+
+def _to_arrow(columns: list[np.ndarray], n: int) -> list[Any] | None:
+    """Object columns of ``n`` rows as pyarrow ``large_string`` arrays (None for a column holding
+    a value that is not a string), or None when nothing is converted: pandas does not keep
+    strings in pyarrow, or a small table holds such a value.  A small table (under
+    :data:`_JOINED_ROWS`): all columns in ONE pyarrow call, then sliced (zero copy), as the
+    per-column overhead dominates a small file; above, one call per column (the joined copy
+    costs more than it saves)."""
+    dtype = _inferred_str_dtype()
+    if not (isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow"):
+        return None
+    try:
+        import pyarrow as pa
+    except ImportError:  # pragma: no cover - pandas' pyarrow strings need pyarrow
+        return None
+    if n < _JOINED_ROWS:
+        try:
+            joined = pa.array(np.concatenate(columns), pa.large_string(), from_pandas=True)
+        except (TypeError, ValueError):  # a non-string value (ArrowTypeError is a TypeError)
+            return None
+        return [joined.slice(j * n, n) for j in range(len(columns))]
+    arrays: list[Any] = []
+    for col in columns:
+        try:
+            arrays.append(pa.array(col, pa.large_string(), from_pandas=True))
+        except (TypeError, ValueError):  # this column holds a value that is not a string: left as it is
+            arrays.append(None)
+    return arrays
 
 
 def hot_strings(cols: dict[str, np.ndarray]) -> dict[str, Any]:
     """``cols`` of ONE file with its string columns converted to pyarrow ``large_string`` as the
-    file is read, and their Python strings let go: the columns :func:`_arrow_strings` would
-    convert in the end (object columns of strings), those with nothing missing (a column with a
-    missing value stays as it is: :func:`_frame` decides it).  A file's strings held until the
-    end took ~600 bytes a row (a thousand 100-doc files: 60 MB of fresh pages, then converted
-    cold); freed as read, the next file reuses their memory.  ``cols`` unchanged when pandas does
-    not store strings in pyarrow, or a value is not a string (converted in one call, as
-    :func:`_arrow_strings` converts a small table: then the plain way at the end)."""
+    file is read (:func:`_to_arrow`), and their Python strings let go: the columns
+    :func:`_arrow_strings` would convert in the end, those with nothing missing (a column with a
+    missing value, or a value that is not a string, stays as it is: :func:`_frame` decides it).
+    A file's strings held until the end took ~600 bytes a row (a thousand 100-doc files: 60 MB
+    of fresh pages, then converted cold); freed as read, the next file reuses their memory.
+    ``cols`` unchanged when pandas does not store strings in pyarrow."""
     n = len(cols["metric"])
-    if n == 0:
-        return cols
-    dtype = _inferred_str_dtype()
-    if not (isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow"):
-        return cols
     names = [c for c, v in cols.items() if v.dtype == object]
-    if not names:
-        return cols
-    try:
-        import pyarrow as pa
-
-        if n <= _HOT_ROWS:  # one call: the per-call cost dominates a small file
-            joined = pa.array(np.concatenate([cols[c] for c in names]), pa.large_string(), from_pandas=True)
-            arrays = [joined.slice(j * n, n) for j in range(len(names))]
-        else:
-            arrays = [pa.array(cols[c], pa.large_string(), from_pandas=True) for c in names]
-    except (ImportError, TypeError, ValueError):  # a non-string value (ArrowTypeError is a TypeError)
+    arrays = _to_arrow([cols[c] for c in names], n) if n and names else None
+    if arrays is None:
         return cols
     out = dict(cols)
     for c, a in zip(names, arrays, strict=True):
-        if a.null_count == 0:
+        if a is not None and a.null_count == 0:
             out[c] = a
     return out
 
@@ -341,7 +335,7 @@ class SamplesPart:
     DataFrame of ~20 columns costs about a millisecond to build, most of a small file's read.
     ``run`` may be renamed by ``read_runs`` (``NAME=PATH``, clashing run ids) before the frame."""
 
-    cols: dict[str, np.ndarray]
+    cols: dict[str, Any]  # numpy arrays; text columns pyarrow arrays once converted (hot_strings)
     run: str
     task: str
     model: str
